@@ -11,6 +11,12 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
         },
       },
+      {
+        test: {
+          name: 'properties',
+          include: ['properties/**/*.property.ts'],
+        },
+      },
     ],
   },
 });
