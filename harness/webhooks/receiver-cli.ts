@@ -1,0 +1,119 @@
+/**
+ * `npm run receiver` — runs the webhook receiver until Ctrl-C / SIGTERM.
+ *
+ * Environment:
+ *   RECEIVER_PORT        port to listen on (default 0 = any free port)
+ *   RECEIVER_HOST        interface (default 127.0.0.1)
+ *   WEBHOOK_PUBLIC_URL   the https URL the API must deliver to (e.g. a tunnel to this port)
+ *   RECEIVER_TLS_CERT    path of a PEM certificate to serve instead of a generated one
+ *   RECEIVER_TLS_KEY     path of its PEM private key (both or neither)
+ * Prints the URL, the local URL and the path of the generated CA certificate (a temp file,
+ * removed on exit) that senders pass as `ca`. Configuration errors: one line on stderr, exit 2.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReceiver, type ReceiverOptions } from './receiver.ts';
+
+type Parsed = { ok: true; options: ReceiverOptions } | { ok: false; message: string };
+
+const USAGE = 'configure with env RECEIVER_PORT, RECEIVER_HOST, WEBHOOK_PUBLIC_URL, RECEIVER_TLS_CERT + RECEIVER_TLS_KEY; the command takes no arguments';
+
+function readPem(variable: string, path: string): { ok: true; pem: string } | { ok: false; message: string } {
+  try {
+    return { ok: true, pem: readFileSync(path, 'utf8') };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { ok: false, message: `${variable}=${path} cannot be read (${code}); point it at an existing PEM file` };
+  }
+}
+
+/** Pure validation of the command line and environment into receiver options. */
+export function parseCliConfig(env: Record<string, string | undefined>, argv: readonly string[], read = readPem): Parsed {
+  if (argv.length > 0) return { ok: false, message: `unexpected argument "${argv[0]}"; ${USAGE}` };
+  const options: ReceiverOptions = {};
+  const port = env.RECEIVER_PORT;
+  if (port !== undefined && port !== '') {
+    if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) {
+      return { ok: false, message: `RECEIVER_PORT="${port}" is not a port number; use an integer 0..65535 (0 = any free port)` };
+    }
+    options.port = Number(port);
+  }
+  if (env.RECEIVER_HOST) options.host = env.RECEIVER_HOST;
+  const publicUrl = env.WEBHOOK_PUBLIC_URL;
+  if (publicUrl) {
+    let protocol = '';
+    try {
+      protocol = new URL(publicUrl).protocol;
+    } catch {
+      return { ok: false, message: `WEBHOOK_PUBLIC_URL="${publicUrl}" is not a URL; give an absolute https:// URL` };
+    }
+    if (protocol !== 'https:') return { ok: false, message: `WEBHOOK_PUBLIC_URL="${publicUrl}" must use https (the API only delivers to https targets)` };
+    options.publicUrl = publicUrl;
+  }
+  const certPath = env.RECEIVER_TLS_CERT;
+  const keyPath = env.RECEIVER_TLS_KEY;
+  if (Boolean(certPath) !== Boolean(keyPath)) {
+    return { ok: false, message: 'RECEIVER_TLS_CERT and RECEIVER_TLS_KEY must be set together (or neither, to generate a certificate)' };
+  }
+  if (certPath && keyPath) {
+    const cert = read('RECEIVER_TLS_CERT', certPath);
+    if (!cert.ok) return cert;
+    const key = read('RECEIVER_TLS_KEY', keyPath);
+    if (!key.ok) return key;
+    options.tls = { cert: cert.pem, key: key.pem };
+  }
+  return { ok: true, options };
+}
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`receiver: ${message}\n`);
+  process.exit(code);
+}
+
+function describeStartError(e: unknown, options: ReceiverOptions): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'EADDRINUSE') return `port ${options.port} is already in use; set RECEIVER_PORT to a free port or 0`;
+  if (err.code === 'EADDRNOTAVAIL') return `RECEIVER_HOST=${options.host} is not an address of this machine`;
+  if (options.tls) return `the certificate or key could not be used (${err.message}); check RECEIVER_TLS_CERT / RECEIVER_TLS_KEY are a matching PEM pair`;
+  return `could not start (${err.message})`;
+}
+
+async function main(): Promise<void> {
+  const parsed = parseCliConfig(process.env, process.argv.slice(2));
+  if (!parsed.ok) fail(parsed.message);
+  const receiver = await startReceiver(parsed.options).catch((e: unknown) => fail(describeStartError(e, parsed.options)));
+
+  let caDir: string | undefined;
+  if (receiver.caCertPem) {
+    caDir = mkdtempSync(join(tmpdir(), 'webhook-receiver-'));
+    writeFileSync(join(caDir, 'ca.pem'), receiver.caCertPem);
+  }
+  process.stdout.write(
+    [
+      `Webhook receiver listening on ${receiver.url}`,
+      receiver.url !== receiver.localUrl ? `  local URL:      ${receiver.localUrl}` : undefined,
+      caDir ? `  CA certificate: ${join(caDir, 'ca.pem')} (senders trust it via \`ca\`, or NODE_EXTRA_CA_CERTS for node)` : '  TLS: user-supplied certificate',
+      `  query API:      ${receiver.localUrl}/_receiver/deliveries  (PUT ${receiver.localUrl}/_receiver/paths?path=/hooks/x {secret?, plan?})`,
+      'Ctrl-C to stop.',
+    ]
+      .filter((line) => line !== undefined)
+      .join('\n') + '\n',
+  );
+
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) process.exit(130); // a second Ctrl-C means "now"
+    stopping = true;
+    receiver.close().finally(() => {
+      if (caDir) rmSync(caDir, { recursive: true, force: true });
+      process.stdout.write('Webhook receiver stopped.\n');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+// Run only as the entry point, so parseCliConfig can be imported without side effects.
+if (import.meta.main) await main();
