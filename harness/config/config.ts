@@ -1,0 +1,198 @@
+/**
+ * Suite configuration: read from the environment (and `.env` through dotenv at the CLI edge),
+ * validated once, so a bad value stops the run with one line naming the variable and the rule.
+ *
+ * `loadConfig` is pure over an env record so every rule is testable without touching
+ * process.env. Every variable read here is documented in .env.example.
+ */
+import { existsSync } from 'node:fs';
+import { config as loadDotenvFile } from 'dotenv';
+import { E164_PATTERN, NUMERIC_ID_PATTERN, scopes } from '../contract/openapi.ts';
+
+/** Thrown for configuration a run cannot start with; `message` is the one line to print. */
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, rule: string) {
+    super(`${variable}: ${rule}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+/** Token fixtures a check may need, by the name the reference server's fixtures use. */
+export const tokenNames = [
+  'all', 'none', ...scopes, 'revoked', 'expired', 'suspended', 'noTrunk', 'noDialer',
+] as const;
+export type TokenName = 'all' | 'none' | 'revoked' | 'expired' | 'suspended' | 'noTrunk' | 'noDialer' | (typeof scopes)[number];
+
+/** The environment variable that carries each token: TOKEN_ALL, TOKEN_READ_BALANCE, TOKEN_NO_TRUNK… */
+export function tokenVariable(name: TokenName): string {
+  return `TOKEN_${name.replace(/[:]/g, '_').replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
+
+export type Target =
+  | { readonly kind: 'embedded' }
+  | { readonly kind: 'remote'; readonly baseUrl: string; readonly authUrl: string | undefined };
+
+export interface SuiteConfig {
+  readonly target: Target;
+  readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
+  readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
+  readonly agents: { readonly provisioned?: string; readonly unprovisioned?: string; readonly foreign?: string };
+  readonly destinationNumber: string | undefined;
+  readonly allowOriginate: boolean;
+  readonly webhookPublicUrl: string | undefined;
+  /** Client-side request budget; undefined means unthrottled (the embedded reference). */
+  readonly requestsPerMinute: number | undefined;
+  readonly requestTimeoutMs: number;
+  readonly propertyNumRuns: number;
+  /** Every secret the configuration holds, so redaction can scrub them wherever they appear. */
+  readonly secrets: readonly string[];
+}
+
+export const defaults = {
+  remoteRequestsPerMinute: 80,
+  requestTimeoutMs: 10_000,
+  remotePropertyNumRuns: 5,
+  embeddedPropertyNumRuns: 100,
+} as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+function parseUrl(variable: string, value: string): URL {
+  try {
+    return new URL(value);
+  } catch {
+    throw new ConfigError(variable, `"${value}" is not a valid URL; write it in full, e.g. https://api.example.com/v1`);
+  }
+}
+
+function requireHttpsUnlessLoopback(variable: string, url: URL): void {
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
+  throw new ConfigError(variable, `a remote target must use https (got ${url.protocol}//${url.host}); plain http is allowed on loopback only`);
+}
+
+function positiveInteger(env: Env, variable: string, fallback: number): number;
+function positiveInteger(env: Env, variable: string, fallback: number | undefined): number | undefined;
+function positiveInteger(env: Env, variable: string, fallback: number | undefined): number | undefined {
+  const raw = read(env, variable);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new ConfigError(variable, `must be a whole number of at least 1 (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, variable: string): boolean {
+  const raw = read(env, variable)?.toLowerCase();
+  if (raw === undefined || raw === 'false' || raw === '0' || raw === 'no') return false;
+  if (raw === 'true' || raw === '1' || raw === 'yes') return true;
+  throw new ConfigError(variable, `must be true or false (got "${raw}")`);
+}
+
+function numericId(env: Env, variable: string): string | undefined {
+  const raw = read(env, variable);
+  if (raw !== undefined && !NUMERIC_ID_PATTERN.test(raw)) {
+    throw new ConfigError(variable, `must be a numeric agent id such as 1042 (got "${raw}")`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env): SuiteConfig {
+  const baseUrlRaw = read(env, 'API_BASE_URL');
+  let target: Target = { kind: 'embedded' };
+  if (baseUrlRaw !== undefined) {
+    const url = parseUrl('API_BASE_URL', baseUrlRaw);
+    const path = url.pathname.replace(/\/+$/, '');
+    if (!path.endsWith('/v1')) {
+      throw new ConfigError('API_BASE_URL', `must end in the version prefix /v1, e.g. ${url.origin}/v1 (got path "${url.pathname}")`);
+    }
+    if (url.search !== '' || url.hash !== '') {
+      throw new ConfigError('API_BASE_URL', 'must not carry a query string or fragment');
+    }
+    requireHttpsUnlessLoopback('API_BASE_URL', url);
+    const authRaw = read(env, 'AUTH_URL');
+    let authUrl: string | undefined;
+    if (authRaw !== undefined) {
+      const auth = parseUrl('AUTH_URL', authRaw);
+      requireHttpsUnlessLoopback('AUTH_URL', auth);
+      authUrl = auth.href.replace(/\/+$/, '');
+    }
+    target = { kind: 'remote', baseUrl: `${url.origin}${path}`, authUrl };
+  } else if (read(env, 'AUTH_URL') !== undefined) {
+    throw new ConfigError('AUTH_URL', 'is set without API_BASE_URL; set both for a remote target, or neither for the embedded reference server');
+  }
+
+  const tokens: Partial<Record<TokenName, string>> = {};
+  for (const name of tokenNames) {
+    const value = read(env, tokenVariable(name));
+    if (value === undefined) continue;
+    if (/\s/.test(value)) throw new ConfigError(tokenVariable(name), 'must be a bare token without spaces (leave out "Bearer ")');
+    tokens[name] = value;
+  }
+
+  const clientId = read(env, 'OAUTH_CLIENT_ID');
+  const clientSecret = read(env, 'OAUTH_CLIENT_SECRET');
+  if ((clientId === undefined) !== (clientSecret === undefined)) {
+    throw new ConfigError(clientId === undefined ? 'OAUTH_CLIENT_ID' : 'OAUTH_CLIENT_SECRET', 'OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET go together: set both or neither');
+  }
+
+  const destinationNumber = read(env, 'TEST_DESTINATION_NUMBER');
+  if (destinationNumber !== undefined && !E164_PATTERN.test(destinationNumber)) {
+    throw new ConfigError('TEST_DESTINATION_NUMBER', `must be an E.164 number such as +15005550006 (got "${destinationNumber}")`);
+  }
+  const allowOriginate = boolean(env, 'ALLOW_ORIGINATE');
+  if (allowOriginate && destinationNumber === undefined && target.kind === 'remote') {
+    throw new ConfigError('ALLOW_ORIGINATE', 'is true but TEST_DESTINATION_NUMBER is not set: name the test number calls may ring');
+  }
+
+  const webhookPublicUrlRaw = read(env, 'WEBHOOK_PUBLIC_URL');
+  let webhookPublicUrl: string | undefined;
+  if (webhookPublicUrlRaw !== undefined) {
+    const url = parseUrl('WEBHOOK_PUBLIC_URL', webhookPublicUrlRaw);
+    if (url.protocol !== 'https:') throw new ConfigError('WEBHOOK_PUBLIC_URL', 'must be an https URL: the API only delivers to https targets');
+    webhookPublicUrl = url.href.replace(/\/+$/, '');
+  }
+
+  const remote = target.kind === 'remote';
+  const requestsPerMinute = positiveInteger(env, 'REQUESTS_PER_MINUTE', remote ? defaults.remoteRequestsPerMinute : undefined);
+
+  const secrets = [...Object.values(tokens), clientSecret].filter((value): value is string => value !== undefined);
+
+  return {
+    target,
+    tokens,
+    oauth: clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined,
+    agents: {
+      provisioned: numericId(env, 'TEST_AGENT_ID'),
+      unprovisioned: numericId(env, 'TEST_UNPROVISIONED_AGENT_ID'),
+      foreign: numericId(env, 'FOREIGN_AGENT_ID'),
+    },
+    destinationNumber,
+    allowOriginate,
+    webhookPublicUrl,
+    requestsPerMinute,
+    requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
+    propertyNumRuns: positiveInteger(env, 'PROPERTY_NUM_RUNS', remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns),
+    secrets,
+  };
+}
+
+/**
+ * Reads `.env` (when present) into process.env without overriding what the shell set, then
+ * validates. The only place that touches process.env for configuration.
+ */
+export function loadConfigFromEnvironment(envFile = '.env'): SuiteConfig {
+  if (existsSync(envFile)) loadDotenvFile({ path: envFile, quiet: true, override: false });
+  return loadConfig(process.env);
+}

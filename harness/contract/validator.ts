@@ -1,0 +1,175 @@
+/**
+ * The response validator, built once from openapi.json with ajv's JSON Schema 2020-12 build
+ * (the dialect of OpenAPI 3.1) and ajv-formats.
+ *
+ * Given an operation, a status and a recorded response it answers three questions with
+ * readable messages: is the status documented, does the content type fit, does the body match.
+ * Pure over its inputs; the I/O happened in the client.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { openapi } from './openapi.ts';
+
+// ajv-formats is CommonJS; under Node's ESM loader its default export is the module object.
+type AddFormats = (ajv: Ajv2020) => unknown;
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default
+  ?? (addFormatsModule as unknown as AddFormats);
+
+const DOCUMENT_ID = 'openapi.json';
+
+export interface RecordedResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly rawBody: string;
+  readonly json: unknown;
+  readonly jsonError?: string | undefined;
+}
+
+export interface ResponseVerdict {
+  /** "GET /cdrs" */
+  readonly operation: string;
+  readonly status: number;
+  readonly documented: boolean;
+  /** The response is one the spec leaves unshown (x-unspecified): problems are observations. */
+  readonly unspecified: boolean;
+  /** Empty when the response conforms. */
+  readonly problems: readonly string[];
+}
+
+interface ResponseObject {
+  readonly description?: string;
+  readonly content?: Record<string, { schema: unknown }>;
+  readonly 'x-unspecified'?: boolean;
+  readonly $ref?: string;
+}
+
+type OperationObject = { responses: Record<string, ResponseObject> };
+
+function pointerSegment(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function resolveResponse(response: ResponseObject): { response: ResponseObject; pointer: string | undefined } {
+  if (response.$ref === undefined) return { response, pointer: undefined };
+  const name = response.$ref.replace('#/components/responses/', '');
+  const target = (openapi.components.responses as Record<string, ResponseObject>)[name];
+  if (target === undefined) throw new Error(`openapi.json: unresolved response ${response.$ref}`);
+  return { response: target, pointer: `#/components/responses/${pointerSegment(name)}` };
+}
+
+/** "/hooks/3f0c…" → "/hooks/{id}"; undefined when no path of the document matches. */
+export function matchPathTemplate(concretePath: string): string | undefined {
+  const path = concretePath.split('?')[0]!.replace(/\/+$/, '') || '/';
+  for (const template of Object.keys(openapi.paths)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (pattern.test(path)) return template;
+  }
+  return undefined;
+}
+
+export function formatAjvErrors(errors: readonly ErrorObject[] | null | undefined, root = 'body'): string[] {
+  const all = errors ?? [];
+  // propertyNames reports both the failing name and a bare "must NOT be valid" for its `not`.
+  const namedPaths = new Set(all.filter((e) => e.keyword === 'propertyNames').map((e) => e.instancePath));
+  return all.filter((error) => !(error.keyword === 'not' && namedPaths.has(error.instancePath))).map((error) => {
+    const where = `${root}${error.instancePath}`;
+    switch (error.keyword) {
+      case 'enum':
+        return `${where} is ${JSON.stringify(error.data)}, not one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+      case 'const':
+        return `${where} is ${JSON.stringify(error.data)}, must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+      case 'required':
+        return `${where} lacks required field "${(error.params as { missingProperty: string }).missingProperty}"`;
+      case 'type':
+        return `${where} is ${JSON.stringify(error.data)?.slice(0, 80)}, must be ${(error.params as { type: string | string[] }).type}`;
+      case 'propertyNames':
+        return `${where} has a field named "${(error.params as { propertyName: string }).propertyName}", which the schema forbids`;
+      default:
+        return `${where} ${error.message ?? 'is invalid'}${error.keyword === 'format' || error.keyword === 'pattern' ? ` (got ${JSON.stringify(error.data)?.slice(0, 80)})` : ''}`;
+    }
+  }).filter((message, index, all) => all.indexOf(message) === index);
+}
+
+export interface Contract {
+  checkResponse(method: string, pathTemplate: string, response: RecordedResponse): ResponseVerdict;
+  /** Validate a value against components.schemas[name]; returns problems, empty when valid. */
+  checkSchema(name: string, value: unknown, root?: string): string[];
+  /** Validate a webhook payload against openapi.json `webhooks[event]`. */
+  checkEvent(event: string, payload: unknown): string[];
+  /** Documented statuses of an operation, e.g. ["200", "401", "429"]. */
+  documentedStatuses(method: string, pathTemplate: string): string[];
+}
+
+export function createContract(): Contract {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, verbose: true });
+  addFormats(ajv);
+  ajv.addSchema(openapi as object, DOCUMENT_ID);
+  const compiled = new Map<string, ValidateFunction>();
+  const compile = (pointer: string): ValidateFunction => {
+    let validate = compiled.get(pointer);
+    if (validate === undefined) {
+      validate = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
+      compiled.set(pointer, validate);
+    }
+    return validate;
+  };
+
+  const operationOf = (method: string, pathTemplate: string): OperationObject | undefined =>
+    (openapi.paths as Record<string, Record<string, OperationObject>>)[pathTemplate]?.[method.toLowerCase()];
+
+  return {
+    documentedStatuses(method, pathTemplate) {
+      return Object.keys(operationOf(method, pathTemplate)?.responses ?? {});
+    },
+
+    checkResponse(method, pathTemplate, recorded) {
+      const operationName = `${method.toUpperCase()} ${pathTemplate}`;
+      const operation = operationOf(method, pathTemplate);
+      if (operation === undefined) {
+        return { operation: operationName, status: recorded.status, documented: false, unspecified: false, problems: [`${operationName} is not an operation of openapi.json`] };
+      }
+      const statusKey = String(recorded.status);
+      const rangeKey = `${statusKey[0]}XX`;
+      const key = statusKey in operation.responses ? statusKey : rangeKey in operation.responses ? rangeKey : undefined;
+      if (key === undefined) {
+        const documented = Object.keys(operation.responses).join(', ');
+        return { operation: operationName, status: recorded.status, documented: false, unspecified: false,
+          problems: [`status ${recorded.status} is not documented for ${operationName} (documented: ${documented})`] };
+      }
+      const { response, pointer: sharedPointer } = resolveResponse(operation.responses[key]!);
+      const base = sharedPointer ?? `#/paths/${pointerSegment(pathTemplate)}/${method.toLowerCase()}/responses/${key}`;
+      const problems: string[] = [];
+      const mediaTypes = Object.keys(response.content ?? {});
+      if (mediaTypes.length === 0) {
+        if (recorded.rawBody.length > 0) problems.push(`status ${recorded.status} must have no body, got ${recorded.rawBody.length} bytes`);
+      } else {
+        const contentType = recorded.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+        if (contentType === undefined || !mediaTypes.includes(contentType)) {
+          problems.push(`content type is ${contentType ?? 'missing'}, must be ${mediaTypes.join(' or ')}`);
+        }
+        if (recorded.jsonError !== undefined) {
+          problems.push(recorded.jsonError);
+        } else if (recorded.json === undefined) {
+          problems.push('body is empty, must be JSON');
+        } else {
+          const mediaType = mediaTypes.includes('application/json') ? 'application/json' : mediaTypes[0]!;
+          const validate = compile(`${base}/content/${pointerSegment(mediaType)}/schema`);
+          if (!validate(recorded.json)) problems.push(...formatAjvErrors(validate.errors));
+        }
+      }
+      return { operation: operationName, status: recorded.status, documented: true, unspecified: response['x-unspecified'] === true, problems };
+    },
+
+    checkSchema(name, value, root = 'value') {
+      if (!(name in openapi.components.schemas)) throw new Error(`openapi.json has no schema ${name}`);
+      const validate = compile(`#/components/schemas/${pointerSegment(name)}`);
+      return validate(value) ? [] : formatAjvErrors(validate.errors, root);
+    },
+
+    checkEvent(event, payload) {
+      if (!(event in openapi.webhooks)) return [`${event} is not an event of openapi.json`];
+      const validate = compile(`#/webhooks/${pointerSegment(event)}/post/requestBody/content/application~1json/schema`);
+      return validate(payload) ? [] : formatAjvErrors(validate.errors, 'payload');
+    },
+  };
+}
