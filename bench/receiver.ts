@@ -103,7 +103,7 @@ async function benchReceiver(seconds: number, connections: number, pipelining: n
   const recorded = last?.seq ?? 0;
   const steady = first && last && last.receivedAt > first.at ? (last.seq - first.seq) / ((last.receivedAt - first.at) / 1000) : 0;
   (globalThis as { gc?: () => void }).gc?.();
-  const heapAfterGc = process.memoryUsage().heapUsed;
+  const { heapUsed: heapAfterGc, external } = process.memoryUsage();
   const allVerified = kept.every((d) => d.signature.ok && d.answeredStatus === 200 && d.json !== undefined);
   const rss = process.memoryUsage().rss;
   await receiver.close();
@@ -112,7 +112,7 @@ async function benchReceiver(seconds: number, connections: number, pipelining: n
   console.log(`  deliveries verified+recorded: ${recorded} in total; steady rate ${Math.round(steady)}/s (goal >= 10000/s)`);
   console.log(`  autocannon: avg ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`);
   console.log(`  retained records (ring buffer): ${kept.length}, all verified and answered 200: ${allVerified}`);
-  console.log(`  RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, after ${(rss / 2 ** 20).toFixed(0)} MiB (includes the autocannon worker); heap used${'gc' in globalThis ? ' after gc' : ''} ${(heapAfterGc / 2 ** 20).toFixed(0)} MiB`);
+  console.log(`  RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, after ${(rss / 2 ** 20).toFixed(0)} MiB (includes the autocannon worker); main-thread heap used${'gc' in globalThis ? ' after gc' : ''} ${(heapAfterGc / 2 ** 20).toFixed(0)} MiB, external ${(external / 2 ** 20).toFixed(0)} MiB`);
 }
 
 function benchVerify(iterations: number): void {
