@@ -241,7 +241,8 @@ export function formatExchange(exchange: Exchange): string {
   const requestBody = exchange.requestBody === undefined ? '' : `\n\n  ${truncate(exchange.requestBody)}`;
   if (exchange.status === undefined) return `${request}\n${headersIn}${requestBody}\n→ ${exchange.transportError}`;
   const headersOut = Object.entries(exchange.responseHeaders).map(([k, v]) => `  ${k}: ${v}`).join('\n');
-  return `${request}\n${headersIn}${requestBody}\n→ ${exchange.status} (${exchange.durationMs} ms)\n${headersOut}\n\n  ${truncate(exchange.rawBody)}`;
+  const cut = exchange.transportError === undefined ? '' : `\n  (then: ${exchange.transportError})`;
+  return `${request}\n${headersIn}${requestBody}\n→ ${exchange.status} (${exchange.durationMs} ms)\n${headersOut}\n\n  ${truncate(exchange.rawBody)}${cut}`;
 }
 
 function truncate(text: string, max = 2_000): string {

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, tokenVariable } from '../../harness/config/config.ts';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('targets the embedded reference server, unthrottled, when nothing is configured', () => {
+    const config = loadConfig({});
+    expect(config.target).toEqual({ kind: 'embedded' });
+    expect(config.requestsPerMinute).toBeUndefined();
+    expect(config.allowOriginate).toBe(false);
+  });
+
+  it('throttles a remote target to 80 requests per minute by default and strips a trailing slash', () => {
+    const config = loadConfig({ API_BASE_URL: 'https://api.example.com/v1/' });
+    expect(config.target).toEqual({ kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined });
+    expect(config.requestsPerMinute).toBe(80);
+    expect(config.propertyNumRuns).toBe(5);
+  });
+
+  it('maps every token fixture to its variable and collects the secrets for redaction', () => {
+    expect(tokenVariable('read:balance')).toBe('TOKEN_READ_BALANCE');
+    expect(tokenVariable('noTrunk')).toBe('TOKEN_NO_TRUNK');
+    const config = loadConfig({ TOKEN_ALL: 'tok_all_1234', TOKEN_WRITE_HOOKS: 'tok_hooks_5678', OAUTH_CLIENT_ID: 'cid', OAUTH_CLIENT_SECRET: 'shh-secret' });
+    expect(config.tokens).toEqual({ all: 'tok_all_1234', 'write:hooks': 'tok_hooks_5678' });
+    expect(config.secrets).toEqual(expect.arrayContaining(['tok_all_1234', 'tok_hooks_5678', 'shh-secret']));
+  });
+
+  it.each([
+    [{ API_BASE_URL: 'https://api.example.com/v2' }, 'API_BASE_URL', /must end in the version prefix \/v1/],
+    [{ API_BASE_URL: 'https://api.example.com' }, 'API_BASE_URL', /must end in the version prefix \/v1/],
+    [{ API_BASE_URL: 'http://api.example.com/v1' }, 'API_BASE_URL', /must use https/],
+    [{ API_BASE_URL: 'not a url' }, 'API_BASE_URL', /is not a valid URL/],
+    [{ API_BASE_URL: 'https://api.example.com/v1?x=1' }, 'API_BASE_URL', /query string/],
+    [{ API_BASE_URL: 'https://api.example.com/v1', AUTH_URL: 'http://auth.example.com' }, 'AUTH_URL', /must use https/],
+    [{ AUTH_URL: 'https://auth.example.com' }, 'AUTH_URL', /without API_BASE_URL/],
+    [{ TEST_AGENT_ID: 'agent-7' }, 'TEST_AGENT_ID', /numeric agent id/],
+    [{ FOREIGN_AGENT_ID: '12a' }, 'FOREIGN_AGENT_ID', /numeric agent id/],
+    [{ TEST_DESTINATION_NUMBER: '5551234' }, 'TEST_DESTINATION_NUMBER', /E\.164/],
+    [{ ALLOW_ORIGINATE: 'maybe' }, 'ALLOW_ORIGINATE', /true or false/],
+    [{ API_BASE_URL: 'https://api.example.com/v1', ALLOW_ORIGINATE: 'true' }, 'ALLOW_ORIGINATE', /TEST_DESTINATION_NUMBER is not set/],
+    [{ WEBHOOK_PUBLIC_URL: 'http://tunnel.example.com' }, 'WEBHOOK_PUBLIC_URL', /https/],
+    [{ REQUESTS_PER_MINUTE: '0' }, 'REQUESTS_PER_MINUTE', /whole number of at least 1/],
+    [{ REQUEST_TIMEOUT_MS: '1.5' }, 'REQUEST_TIMEOUT_MS', /whole number/],
+    [{ OAUTH_CLIENT_ID: 'cid' }, 'OAUTH_CLIENT_SECRET', /go together/],
+    [{ TOKEN_ALL: 'Bearer abc' }, 'TOKEN_ALL', /without spaces/],
+  ])('refuses %j naming %s and the rule', (env, variable, rule) => {
+    const error = configError(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toMatch(rule);
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('allows plain http on loopback, for a local vendor server', () => {
+    for (const host of ['127.0.0.1:8080', 'localhost:3000', '[::1]:9000']) {
+      expect(loadConfig({ API_BASE_URL: `http://${host}/v1` }).target.kind).toBe('remote');
+    }
+  });
+
+  it('never echoes a token value in a configuration error', () => {
+    const error = configError({ TOKEN_ALL: 'Bearer super-secret-value' });
+    expect(error.message).not.toContain('super-secret-value');
+  });
+});

@@ -1,0 +1,77 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { eventTypes, operations, scopes } from '../../harness/contract/openapi.ts';
+import { requirements } from '../../requirements/catalogue.ts';
+
+const specPath = '../shared/spec/outbound-calling-api-v1.md';
+
+/** Rows of the markdown table that follows a heading, as arrays of trimmed cells. */
+function tableAfter(markdown: string, heading: string): string[][] {
+  const start = markdown.indexOf(heading);
+  if (start < 0) throw new Error(`spec has no heading ${heading}`);
+  const lines = markdown.slice(start).split('\n').slice(1);
+  const rows: string[][] = [];
+  let inTable = false;
+  for (const line of lines) {
+    if (line.startsWith('|')) {
+      inTable = true;
+      if (/^\|[-| ]+\|$/.test(line)) continue;
+      rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    } else if (inTable) break;
+  }
+  return rows.slice(1);
+}
+
+const covered = (key: 'errorCodes' | 'scopes' | 'operations' | 'events'): Set<string> =>
+  new Set(requirements.flatMap((r) => ('covers' in r && r.covers && key in r.covers ? (r.covers as Record<string, readonly string[]>)[key]! : [])));
+
+describe('requirement catalogue', () => {
+  it('has unique, well-formed ids and complete entries', () => {
+    const ids = requirements.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const r of requirements) {
+      expect(r.id).toMatch(/^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$/);
+      expect(['MUST', 'OBSERVE']).toContain(r.level);
+      expect(r.checks.length).toBeGreaterThan(0);
+      expect(r.text.endsWith('.')).toBe(true);
+      expect(r.section.length).toBeGreaterThan(0);
+    }
+    expect(requirements.length).toBeGreaterThanOrEqual(80);
+  });
+
+  it.runIf(existsSync(specPath))('names every error code of the spec\'s errors table', () => {
+    const spec = readFileSync(specPath, 'utf8');
+    const codes = tableAfter(spec, '## Errors').map((row) => row[0]!);
+    expect(codes.length).toBeGreaterThanOrEqual(14);
+    const missing = codes.filter((code) => !covered('errorCodes').has(code));
+    expect(missing, `error codes no catalogue entry names: ${missing.join(', ')}`).toEqual([]);
+  });
+
+  it.runIf(existsSync(specPath))('names every scope of the spec\'s scope table', () => {
+    const spec = readFileSync(specPath, 'utf8');
+    const specScopes = tableAfter(spec, '5. Scopes:').map((row) => row[0]!);
+    expect(specScopes).toEqual([...scopes]);
+    const missing = specScopes.filter((scope) => !covered('scopes').has(scope));
+    expect(missing, `scopes no catalogue entry names: ${missing.join(', ')}`).toEqual([]);
+  });
+
+  it.runIf(existsSync(specPath))('names every operation of the endpoints table and every event kind', () => {
+    const spec = readFileSync(specPath, 'utf8');
+    const endpointRows = tableAfter(spec, 'All paths are relative to {base_url}.').map((row) => `${row[0]} ${row[1]}`);
+    expect(endpointRows).toEqual(operations.map((op) => op.key));
+    const missingOps = endpointRows.filter((op) => !covered('operations').has(op));
+    expect(missingOps).toEqual([]);
+    const specEvents = tableAfter(spec, '### Event kinds').map((row) => row[0]!);
+    expect(specEvents).toEqual([...eventTypes]);
+    expect(specEvents.filter((event) => !covered('events').has(event))).toEqual([]);
+  });
+
+  it('covers every table of the spec with at least one entry per area', () => {
+    const prefixes = new Set(requirements.map((r) => r.id.split('-')[0]));
+    for (const area of ['FORMAT', 'CONTRACT', 'ME', 'BALANCE', 'CDRS', 'AGENTS', 'CALLS', 'HOOKS', 'AUTH', 'EVENT', 'WEBHOOK', 'RATE', 'VERSION']) {
+      expect(prefixes.has(area), area).toBe(true);
+    }
+    // Things the spec leaves unshown are observations, never failures.
+    expect(requirements.filter((r) => r.level === 'OBSERVE').length).toBeGreaterThan(15);
+  });
+});
