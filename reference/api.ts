@@ -1,0 +1,280 @@
+/**
+ * The /v1 operations of the Outbound Calling REST API, as the spec states them.
+ *
+ * Decisions where the spec is silent (each an OBSERVE requirement in the catalogue):
+ * - Auth comes first on every operation: 401 before any body or parameter validation. The
+ *   scheme is matched case-insensitively (`Bearer`/`bearer`, RFC 7235). A token's last-used
+ *   time is stamped whenever it authenticates (valid, not revoked, not expired), even when it
+ *   then lacks the scope.
+ * - GET /cdrs
+ *   - window edges: [from, till) — from inclusive, till exclusive, so consecutive windows
+ *     (till of one = from of the next) neither lose nor repeat a record;
+ *   - order: startTime ascending; with more rows than `limit`, the earliest `limit` are returned;
+ *   - limit is CLAMPED (the spec gives no error code): > 1000 → 1000, < 1 → 1; a value that
+ *     is not an integer (e.g. `abc`, `2.5`, empty, repeated) is treated as absent (default 100);
+ *   - timestamps: strict RFC 3339 (./timestamps.ts); a date-only string is refused with
+ *     invalid_timestamp; a repeated from/till is invalid_timestamp too;
+ *   - "exactly 31 days" is compared in milliseconds: 31 d accepted, 31 d + 1 ms refused;
+ *   - parameter errors (400) are reported before the account's state (409).
+ * - POST /calls, order of checks (first failing wins):
+ *     401 auth → 400 invalid_input (content type, JSON, object, aiAgentId, toNumber,
+ *     fromNumber, metadata) → 409 account_not_provisioned → 409 dialer_required →
+ *     404 ai_agent_not_found → 409 ai_agent_not_provisioned → 503 engine_not_configured →
+ *     502 originate_failed.
+ *   Account state before the agent (resources live in a provisioned account), environment and
+ *   upstream last (only known when the originate is attempted). The 502 carries the upstream
+ *   `detail` as a string field of the error body next to `message`. Unknown body fields are
+ *   ignored; metadata is accepted and dropped; fromNumber is validated and otherwise ignored.
+ * - POST /hooks: target_url must be an absolute https URI (lowercase `https://`, a host, only
+ *   URI characters, valid %-escapes), at most 512 characters.
+ * - DELETE /hooks/{id}: any RFC 4122 UUID syntax passes the 400 check (case-insensitive); a
+ *   UUID that names no hook of the account (including non-v4 ones) is 404 not_found.
+ * - A suspended account is refused (403) on GET /me only, as the spec states; other operations
+ *   are unaffected.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CDR_WINDOW_MAX_MS, E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits, operations } from '../harness/contract/openapi.ts';
+import type { AgentList, Balance, CdrList, Me, OperationKey } from '../harness/contract/openapi.ts';
+import type { FaultId } from './faults.ts';
+import { isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
+import type { TokenRecord } from './seed.ts';
+import type { ReferenceStore } from './store.ts';
+import { parseDateTime } from './timestamps.ts';
+
+const HOUR_MS = 3_600_000;
+const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const BEARER = /^bearer +([^\s]+) *$/i;
+const ANY_SCHEME = /^[^\s]+ +([^\s]+) *$/;
+const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
+const scopeOf = new Map<OperationKey, string | undefined>(operations.map((o) => [o.key, o.scope]));
+
+function requiredScope(key: OperationKey): string | undefined {
+  if (!scopeOf.has(key)) throw new Error(`openapi.json has no operation ${key}`);
+  return scopeOf.get(key);
+}
+
+export function isHttpsUri(value: string, allowHttp: boolean): boolean {
+  if (!URI_CHARS.test(value) || BAD_ESCAPE.test(value)) return false;
+  if (!value.startsWith('https://') && !(allowHttp && value.startsWith('http://'))) return false;
+  try {
+    return new URL(value).hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The CDR limit after clamping (see the module comment). */
+export function parseLimit(raw: string | undefined | null): number {
+  if (typeof raw !== 'string' || !/^[+-]?[0-9]{1,15}$/.test(raw.trim())) return limits.cdrLimitDefault;
+  return Math.min(limits.cdrLimitMax, Math.max(limits.cdrLimitMin, Number(raw.trim())));
+}
+
+export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
+  const faults = store.faults;
+  const fail = (reply: FastifyReply, status: number, error: string, message: string, extra?: Record<string, unknown>) =>
+    sendError(reply, faults, status, error, message, extra);
+
+  /** The token's record when it may call `key`; otherwise sends 401 and returns undefined. */
+  function authenticate(request: FastifyRequest, reply: FastifyReply, key: OperationKey, scopeFault?: FaultId): TokenRecord | undefined {
+    const header = request.headers.authorization;
+    if (header === undefined) {
+      fail(reply, 401, 'unauthorized', 'missing Authorization header; send Authorization: Bearer <token>');
+      return undefined;
+    }
+    const match = (faults.has('auth-any-scheme-accepted') ? ANY_SCHEME : BEARER).exec(header);
+    if (!match) {
+      fail(reply, 401, 'unauthorized', 'the Authorization header must be Bearer <token>');
+      return undefined;
+    }
+    const record = store.state.tokens.get(match[1]!);
+    if (record === undefined) {
+      fail(reply, 401, 'unauthorized', 'unknown token');
+      return undefined;
+    }
+    if (record.revoked && !faults.has('revoked-token-accepted')) {
+      fail(reply, 401, 'unauthorized', 'the token has been revoked');
+      return undefined;
+    }
+    const now = store.clock.now();
+    if (record.expiresAt !== undefined && record.expiresAt <= now && !faults.has('expired-token-accepted')) {
+      fail(reply, 401, 'unauthorized', 'the token has expired');
+      return undefined;
+    }
+    record.lastUsedAt = now;
+    const scope = requiredScope(key);
+    if (scope !== undefined && !record.scopes.has(scope) && !(scopeFault !== undefined && faults.has(scopeFault))) {
+      fail(reply, 401, 'unauthorized', `the token lacks the ${scope} scope`);
+      return undefined;
+    }
+    if (scope === undefined && record.scopes.size === 0 && faults.has('me-scope-required')) {
+      fail(reply, 401, 'unauthorized', 'the token has no scopes');
+      return undefined;
+    }
+    return record;
+  }
+
+  // ── GET /me ──
+  app.get('/v1/me', (request, reply) => {
+    const token = authenticate(request, reply, 'GET /me');
+    if (!token) return reply;
+    const account = store.state.accounts.get(token.account)!;
+    if (account.suspended && !faults.has('suspended-not-refused')) return fail(reply, 403, 'suspended', 'the account is suspended');
+    const body: Partial<Me> = { customerId: account.customerId, companyName: account.companyName, primaryContactEmail: account.primaryContactEmail };
+    if (faults.has('me-missing-field')) delete body.primaryContactEmail;
+    return reply.code(faults.has('me-wrong-status') ? 201 : 200).send(body);
+  });
+
+  // ── GET /balance ──
+  app.get('/v1/balance', (request, reply) => {
+    const token = authenticate(request, reply, 'GET /balance', 'scope-unchecked-balance');
+    if (!token) return reply;
+    const account = store.state.accounts.get(token.account)!;
+    let stale = false;
+    if (store.switches.balanceUpstreamFails) {
+      if (!faults.has('balance-upstream-failure-hidden')) return fail(reply, 500, 'internal_error', 'the upstream balance snapshot could not be fetched; retry');
+      stale = true;
+    }
+    const body: Balance = { balance: account.balance, currency: account.currency, accountType: account.accountType, creditLimit: account.creditLimit, blocked: account.blocked, stale };
+    const out: Record<string, unknown> = { ...body };
+    if (faults.has('balance-wrong-type')) out.balance = account.balance.toFixed(2);
+    if (faults.has('balance-renamed-field')) {
+      out.amount = out.balance;
+      delete out.balance;
+    }
+    return reply.send(out);
+  });
+
+  // ── GET /cdrs ──
+  app.get('/v1/cdrs', (request, reply) => {
+    const token = authenticate(request, reply, 'GET /cdrs', 'scope-unchecked-cdrs');
+    if (!token) return reply;
+    const fromRaw = singleQuery(request.query, 'from');
+    const tillRaw = singleQuery(request.query, 'till');
+    const invalid = (name: string) => faults.has('cdrs-invalid-timestamp-500')
+      ? fail(reply, 500, 'internal_error', 'unexpected error')
+      : fail(reply, 400, 'invalid_timestamp', `${name} is not an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`);
+    const fromMs = fromRaw === undefined ? undefined : fromRaw === null ? Number.NaN : parseDateTime(fromRaw) ?? Number.NaN;
+    const tillMs = tillRaw === undefined ? undefined : tillRaw === null ? Number.NaN : parseDateTime(tillRaw) ?? Number.NaN;
+    if (Number.isNaN(fromMs)) return invalid('from');
+    if (Number.isNaN(tillMs)) return invalid('till');
+    const till = tillMs ?? store.clock.now();
+    const defaultSpan = (faults.has('cdrs-default-window-48h') ? 48 : limits.cdrDefaultWindowHours) * HOUR_MS;
+    const from = fromMs ?? till - defaultSpan;
+    if (till <= from) return fail(reply, 400, 'till_must_be_after_from', 'till must be later than from');
+    const span = till - from;
+    const tooWide = faults.has('cdrs-window-31d-rejected') ? span >= CDR_WINDOW_MAX_MS : span > CDR_WINDOW_MAX_MS;
+    if (tooWide && !faults.has('cdrs-window-32d-accepted')) {
+      return fail(reply, 400, 'window_too_wide', `the window is longer than ${limits.cdrWindowMaxDays} days; split it into consecutive windows`);
+    }
+    const account = store.state.accounts.get(token.account)!;
+    if (!account.trunk && !faults.has('cdrs-not-provisioned-200')) return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
+    const limitRaw = singleQuery(request.query, 'limit');
+    let limit = parseLimit(limitRaw);
+    if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw)) limit = Math.max(limit, Number(limitRaw));
+    if (faults.has('cdrs-limit-ignored')) limit = limits.cdrLimitDefault;
+    const widen = faults.has('cdrs-rows-outside-window') ? 24 * HOUR_MS : 0;
+    const rows = account.trunk ? store.cdrsIn(token.account, from - widen, till, limit) : [];
+    const body: CdrList = { count: rows.length + (faults.has('cdrs-count-mismatch') ? 1 : 0), calls: rows.map((r) => r.row) };
+    return reply.send(body);
+  });
+
+  // ── GET /agents ──
+  app.get('/v1/agents', (request, reply) => {
+    const token = authenticate(request, reply, 'GET /agents', 'scope-unchecked-agents');
+    if (!token) return reply;
+    const leak = faults.has('agents-credentials-leaked');
+    const agents: Array<Record<string, unknown>> = [];
+    for (const a of store.state.agents.values()) {
+      if (a.account !== token.account) continue;
+      // Projection: only the documented fields ever leave; the SIP password stays here.
+      const row: Record<string, unknown> = { id: a.id, label: a.label, createdAt: a.createdAt };
+      if (a.sipUsername !== undefined) row.sipUsername = a.sipUsername;
+      if (leak) row.sipPassword = a.sipPassword;
+      agents.push(row);
+    }
+    const body: AgentList = { count: agents.length + (faults.has('agents-count-mismatch') ? 1 : 0), agents };
+    return reply.send(body);
+  });
+
+  // ── POST /calls ──
+  app.post('/v1/calls', (request, reply) => {
+    const token = authenticate(request, reply, 'POST /calls', 'scope-unchecked-calls');
+    if (!token) return reply;
+    const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
+    const parsed = readJsonBody(request);
+    if (!parsed.ok) return bad(parsed.message);
+    const body = parsed.value;
+    if (!isPlainObject(body)) return bad('the body must be a JSON object');
+    const { aiAgentId, toNumber, fromNumber, metadata } = body;
+    if (typeof aiAgentId !== 'string' || !NUMERIC_ID_PATTERN.test(aiAgentId)) return bad('aiAgentId is required and must be a numeric string');
+    const checkE164 = !faults.has('calls-e164-not-validated');
+    if (typeof toNumber !== 'string' || (checkE164 && !E164_PATTERN.test(toNumber))) return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
+    if (fromNumber !== undefined && (typeof fromNumber !== 'string' || (checkE164 && !E164_PATTERN.test(fromNumber)))) return bad('fromNumber must be an E.164 number, e.g. +14155550100');
+    if (metadata !== undefined && !isPlainObject(metadata)) return bad('metadata must be a JSON object');
+    if (metadata !== undefined && faults.has('calls-metadata-rejected')) return bad('metadata is not allowed');
+
+    const account = store.state.accounts.get(token.account)!;
+    if (!account.trunk) return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
+    if (!account.dialer && !faults.has('calls-dialer-not-checked')) return fail(reply, 409, 'dialer_required', 'the dialer add-on is needed for outbound originates');
+    const agent = store.state.agents.get(aiAgentId);
+    if (agent === undefined || (agent.account !== token.account && !faults.has('calls-foreign-agent-accepted'))) {
+      return fail(reply, 404, 'ai_agent_not_found', `no agent ${aiAgentId} on this account`);
+    }
+    if (agent.sipUsername === undefined) {
+      return faults.has('calls-unprovisioned-wrong-code')
+        ? fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet')
+        : fail(reply, 409, 'ai_agent_not_provisioned', `agent ${aiAgentId} has no SIP extension yet`);
+    }
+    if (store.switches.engineNotConfigured) return fail(reply, 503, 'engine_not_configured', 'origination is unavailable in this environment');
+    if (store.switches.originateFails) {
+      return fail(reply, 502, 'originate_failed', 'upstream rejected the originate', { detail: 'SIP 503 Service Unavailable from the carrier' });
+    }
+    const call = store.originate(token.account, agent, toNumber);
+    return reply.send({ callId: call.callId, status: 'queued' });
+  });
+
+  // ── POST /hooks ──
+  app.post('/v1/hooks', (request, reply) => {
+    const token = authenticate(request, reply, 'POST /hooks', 'scope-unchecked-hooks');
+    if (!token) return reply;
+    const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
+    const parsed = readJsonBody(request);
+    if (!parsed.ok) return bad(parsed.message);
+    const body = parsed.value;
+    if (!isPlainObject(body)) return bad('the body must be a JSON object');
+    const { event, target_url: targetUrl } = body;
+    const eventOk = typeof event === 'string' && (eventTypes.includes(event as never) || (faults.has('hooks-unknown-event-accepted') && event.length > 0));
+    if (!eventOk) return bad(`event is required and must be one of ${eventTypes.join(', ')}`);
+    if (typeof targetUrl !== 'string') return bad('target_url is required and must be a string');
+    if (targetUrl.length > limits.targetUrlMaxLength && !faults.has('hooks-long-target-accepted')) {
+      return bad(`target_url is longer than ${limits.targetUrlMaxLength} characters`);
+    }
+    if (!isHttpsUri(targetUrl, faults.has('hooks-http-target-accepted'))) return bad('target_url must be an absolute https URI');
+    const hook = store.createHook(token.account, event, targetUrl);
+    return reply.send({ id: hook.id, secret: hook.secret });
+  });
+
+  // ── DELETE /hooks/{id} ──
+  app.delete<{ Params: { id: string } }>('/v1/hooks/:id', (request, reply) => {
+    const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
+    if (!token) return reply;
+    const id = request.params.id;
+    if (!UUID_PATTERN.test(id)) {
+      return faults.has('hooks-non-uuid-404') ? fail(reply, 404, 'not_found', 'no such hook') : fail(reply, 400, 'invalid_input', 'id must be a UUID');
+    }
+    const hook = store.hooks.get(id.toLowerCase());
+    if (hook === undefined || (hook.accountId !== token.account && !faults.has('hooks-foreign-deletable'))) return fail(reply, 404, 'not_found', 'no such hook');
+    if (hook.status !== 'active') {
+      if (faults.has('hooks-delete-twice-204')) return reply.code(204).send();
+      const message = faults.has('hooks-secret-returned-again') ? `hook already disabled (secret ${hook.secret})` : 'the hook is already disabled';
+      return fail(reply, 404, 'not_found', message);
+    }
+    hook.status = 'disabled';
+    hook.disabledReason = 'deleted';
+    if (faults.has('hooks-hard-delete')) store.hooks.delete(hook.id);
+    if (faults.has('hooks-delete-200')) return reply.code(200).send({ id: hook.id, status: 'disabled' });
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,230 @@
+/**
+ * The control API of the reference server: test-only routes OUTSIDE /v1, under /_control,
+ * with no authentication and no rate limit. Only the reference server has them; a suite that
+ * targets a real deployment must not depend on them for MUST checks.
+ *
+ * Bodies are JSON (an empty body reads as {}); errors are {error, message} with 400 for a bad
+ * body or unknown name/id, 404 for an unknown hook or call. Secrets never appear in answers.
+ *
+ *   POST   /_control/reset                {faults?: string[]}          → 200 {ok, faults}
+ *          back to the seeded state (hooks, calls, minted tokens, switches, rate-limit logs
+ *          forgotten); the enabled faults are kept unless `faults` is given (then exactly those).
+ *   GET    /_control/fixtures                                          → 200 ReferenceFixtures
+ *   PATCH  /_control/accounts/:name       {suspended?, trunk?, dialer?} → 200 {name, suspended, trunk, dialer}
+ *          :name is main | other | suspended | noTrunk | noDialer.
+ *   GET    /_control/switches                                          → 200 Switches
+ *   PUT    /_control/switches             {balanceUpstreamFails?, originateFails?, engineNotConfigured?}
+ *                                                                      → 200 Switches (fields not given unchanged)
+ *   POST   /_control/events               {event, account?: 'main', fields?: {...}}
+ *                                                                      → 200 {eventId, deliveries}
+ *          emits one event (payload defaults overridden by `fields`) to the account's ACTIVE
+ *          subscriptions of that kind through the dispatcher; deliveries = subscriptions reached.
+ *   GET    /_control/hooks/:id                                         → 200 {id, account, event, targetUrl,
+ *          status, disabledReason, consecutiveFailures, createdAt, deliveries} (deliveries with attempts)
+ *   GET    /_control/deliveries[?hookId=]                              → 200 {deliveries}
+ *   GET    /_control/calls/:id                                         → 200 CallRecord (status timeline, cdrId)
+ *   GET    /_control/clock                                             → 200 {now, iso, scale}
+ *   POST   /_control/clock/advance        {ms}                         → 200 {now, iso, scale}
+ *   GET    /_control/faults                                            → 200 {faults: [{id, description, violates, enabled}]}
+ *   PUT    /_control/faults               {enable?: string[], disable?: string[]}
+ *                                                                      → 200 {enabled: string[]}; an unknown id → 400 naming it
+ *   POST   /_control/tokens               {account, scopes}            → 200 {token} (an API token)
+ *   DELETE /_control/tokens               {token}                      → 200 {revoked: true}; unknown → 404
+ *          revocation, as "deleted in the portal": refused from the very next request.
+ *   GET    /_control/tokens/last-used[?token=]                         → 200 {tokens: [{token, account, kind,
+ *          label, lastUsedAt (ISO or null), revoked}]}
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { eventTypes, scopes as allScopes } from '../harness/contract/openapi.ts';
+import type { EventType } from '../harness/contract/openapi.ts';
+import { faults as catalogue, UnknownFaultError, unknownFaultIds } from './faults.ts';
+import { isJsonContentType, isPlainObject } from './http.ts';
+import { accountNames } from './seed.ts';
+import type { AccountName } from './seed.ts';
+import type { ReferenceStore, Switches } from './store.ts';
+
+export interface ControlHooks {
+  /** Extra work of a reset beyond the store (rate-limit logs). */
+  onReset(): void;
+  fixtures(): unknown;
+}
+
+type Body = { ok: true; value: Record<string, unknown> } | { ok: false };
+
+function body(request: FastifyRequest): Body {
+  const raw = typeof request.body === 'string' ? request.body : '';
+  if (raw.trim() === '') return { ok: true, value: {} };
+  if (request.headers['content-type'] !== undefined && !isJsonContentType(request.headers['content-type'])) return { ok: false };
+  try {
+    const value: unknown = JSON.parse(raw);
+    return isPlainObject(value) ? { ok: true, value } : { ok: false };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function bad(reply: FastifyReply, message: string, status = 400): FastifyReply {
+  return reply.code(status).send({ error: status === 404 ? 'not_found' : 'invalid_input', message });
+}
+
+/** Deep copy without any `secret` key: control answers never carry a signing secret. */
+function withoutSecrets(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value ?? null, (key, v: unknown) => (key === 'secret' ? undefined : v)));
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+export function registerControl(app: FastifyInstance, store: ReferenceStore, hooks: ControlHooks): void {
+  const clockView = () => ({ now: store.clock.now(), iso: new Date(store.clock.now()).toISOString(), scale: store.clock.scale });
+
+  app.post('/_control/reset', async (request, reply) => {
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const wanted = b.value.faults;
+    if (wanted !== undefined) {
+      if (!isStringArray(wanted)) return bad(reply, 'faults must be an array of fault ids');
+      try {
+        store.faults.set(wanted);
+      } catch (e) {
+        if (e instanceof UnknownFaultError) return bad(reply, e.message);
+        throw e;
+      }
+    }
+    await store.reset();
+    hooks.onReset();
+    return reply.send({ ok: true, faults: store.faults.list() });
+  });
+
+  app.get('/_control/fixtures', (_request, reply) => reply.send(hooks.fixtures()));
+
+  app.patch<{ Params: { name: string } }>('/_control/accounts/:name', (request, reply) => {
+    const name = request.params.name;
+    if (!accountNames.includes(name as AccountName)) return bad(reply, `unknown account ${name}; one of ${accountNames.join(', ')}`);
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const account = store.state.accounts.get(name as AccountName)!;
+    for (const key of ['suspended', 'trunk', 'dialer'] as const) {
+      const v = b.value[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'boolean') return bad(reply, `${key} must be a boolean`);
+    }
+    for (const key of ['suspended', 'trunk', 'dialer'] as const) {
+      const v = b.value[key];
+      if (typeof v === 'boolean') account[key] = v;
+    }
+    return reply.send({ name, suspended: account.suspended, trunk: account.trunk, dialer: account.dialer });
+  });
+
+  app.get('/_control/switches', (_request, reply) => reply.send(store.switches));
+
+  app.put('/_control/switches', (request, reply) => {
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const keys = ['balanceUpstreamFails', 'originateFails', 'engineNotConfigured'] as const;
+    for (const key of Object.keys(b.value)) {
+      if (!keys.includes(key as keyof Switches)) return bad(reply, `unknown switch ${key}; one of ${keys.join(', ')}`);
+      if (typeof b.value[key] !== 'boolean') return bad(reply, `${key} must be a boolean`);
+    }
+    for (const key of keys) if (typeof b.value[key] === 'boolean') store.switches[key] = b.value[key];
+    return reply.send(store.switches);
+  });
+
+  app.post('/_control/events', (request, reply) => {
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const { event, account = 'main', fields = {} } = b.value;
+    if (typeof event !== 'string' || !eventTypes.includes(event as EventType)) return bad(reply, `event must be one of ${eventTypes.join(', ')}`);
+    if (typeof account !== 'string' || !accountNames.includes(account as AccountName)) return bad(reply, `account must be one of ${accountNames.join(', ')}`);
+    if (!isPlainObject(fields)) return bad(reply, 'fields must be an object');
+    return reply.send(store.emit(account as AccountName, event as EventType, fields));
+  });
+
+  app.get<{ Params: { id: string } }>('/_control/hooks/:id', (request, reply) => {
+    const hook = store.hooks.get(request.params.id.toLowerCase());
+    if (hook === undefined) return bad(reply, 'no such hook', 404);
+    return reply.send(withoutSecrets({
+      id: hook.id,
+      account: hook.accountId,
+      event: hook.event,
+      targetUrl: hook.targetUrl,
+      status: hook.status,
+      disabledReason: hook.disabledReason ?? null,
+      consecutiveFailures: hook.consecutiveFailures,
+      createdAt: new Date(hook.createdAt).toISOString(),
+      deliveries: store.dispatcher.deliveries(hook.id),
+    }));
+  });
+
+  app.get<{ Querystring: { hookId?: string } }>('/_control/deliveries', (request, reply) => {
+    const hookId = typeof request.query.hookId === 'string' ? request.query.hookId : undefined;
+    return reply.send(withoutSecrets({ deliveries: store.dispatcher.deliveries(hookId) }));
+  });
+
+  app.get<{ Params: { id: string } }>('/_control/calls/:id', (request, reply) => {
+    const call = store.calls.get(request.params.id);
+    if (call === undefined) return bad(reply, 'no such call', 404);
+    return reply.send(call);
+  });
+
+  app.get('/_control/clock', (_request, reply) => reply.send(clockView()));
+
+  app.post('/_control/clock/advance', (request, reply) => {
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const ms = b.value.ms;
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return bad(reply, 'ms must be a finite number >= 0');
+    try {
+      store.clock.advance(ms);
+    } catch {
+      // A timer callback failed; time has still advanced.
+    }
+    return reply.send(clockView());
+  });
+
+  app.get('/_control/faults', (_request, reply) =>
+    reply.send({ faults: catalogue.map((f) => ({ id: f.id, description: f.description, violates: f.violates, enabled: store.faults.has(f.id) })) }));
+
+  app.put('/_control/faults', (request, reply) => {
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const { enable = [], disable = [] } = b.value;
+    if (!isStringArray(enable) || !isStringArray(disable)) return bad(reply, 'enable and disable must be arrays of fault ids');
+    const unknown = unknownFaultIds([...enable, ...disable]);
+    if (unknown.length > 0) return bad(reply, new UnknownFaultError(unknown).message);
+    store.faults.disable(disable);
+    store.faults.enable(enable);
+    return reply.send({ enabled: store.faults.list() });
+  });
+
+  app.post('/_control/tokens', (request, reply) => {
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const { account, scopes: wanted = [], label = 'control' } = b.value;
+    if (typeof account !== 'string' || !accountNames.includes(account as AccountName)) return bad(reply, `account must be one of ${accountNames.join(', ')}`);
+    if (!isStringArray(wanted)) return bad(reply, 'scopes must be an array of scope names');
+    const unknown = wanted.filter((s) => !allScopes.includes(s));
+    if (unknown.length > 0) return bad(reply, `unknown scope ${unknown.join(', ')}; one of ${allScopes.join(', ')}`);
+    return reply.send({ token: store.mintToken(account as AccountName, wanted, 'api', String(label)) });
+  });
+
+  app.delete('/_control/tokens', (request, reply) => {
+    const b = body(request);
+    if (!b.ok) return bad(reply, 'the body must be a JSON object');
+    const record = typeof b.value.token === 'string' ? store.state.tokens.get(b.value.token) : undefined;
+    if (record === undefined) return bad(reply, 'no such token', 404);
+    record.revoked = true;
+    return reply.send({ revoked: true });
+  });
+
+  app.get<{ Querystring: { token?: string } }>('/_control/tokens/last-used', (request, reply) => {
+    const only = typeof request.query.token === 'string' ? request.query.token : undefined;
+    const tokens = [];
+    for (const t of store.state.tokens.values()) {
+      if (only !== undefined && t.token !== only) continue;
+      tokens.push({ token: t.token, account: t.account, kind: t.kind, label: t.label, lastUsedAt: t.lastUsedAt === undefined ? null : new Date(t.lastUsedAt).toISOString(), revoked: t.revoked });
+    }
+    return reply.send({ tokens });
+  });
+}

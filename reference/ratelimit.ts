@@ -1,0 +1,94 @@
+/**
+ * Per-client-IP rate limiter: a SLIDING-WINDOW LOG. A request is admitted when fewer than
+ * `perWindow` admitted requests fall in the trailing `windowMs` (so at most `perWindow` in ANY
+ * window of that length); a refused request is not logged and so does not count.
+ *
+ * Each IP keeps its admitted timestamps in a ring buffer (Float64Array) that starts small and
+ * doubles up to `perWindow`, so a check is amortised O(1) and memory is bounded by
+ * perWindow × 8 bytes per active IP. IPs idle for a whole window are swept periodically.
+ * Time is the REAL clock (Date.now), never the reference's virtual clock: clients measure
+ * their rate in real time.
+ */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds (ceil) until the oldest logged request leaves the window; 0 with an empty log. */
+  resetSeconds: number;
+  /** Seconds (ceil, ≥ 1) to wait before retrying; only meaningful when refused. */
+  retryAfterSeconds: number;
+}
+
+class Ring {
+  buf: Float64Array;
+  head = 0; // index of the oldest entry
+  size = 0;
+  constructor(capacity: number) {
+    this.buf = new Float64Array(capacity);
+  }
+  oldest(): number {
+    return this.buf[this.head] as number;
+  }
+  newest(): number {
+    return this.buf[(this.head + this.size - 1) % this.buf.length] as number;
+  }
+  shift(): void {
+    this.head = (this.head + 1) % this.buf.length;
+    this.size--;
+  }
+  push(value: number, max: number): void {
+    if (this.size === this.buf.length) {
+      const grown = new Float64Array(Math.max(this.size + 1, Math.min(max, this.buf.length * 2)));
+      for (let i = 0; i < this.size; i++) grown[i] = this.buf[(this.head + i) % this.buf.length] as number;
+      this.buf = grown;
+      this.head = 0;
+    }
+    this.buf[(this.head + this.size) % this.buf.length] = value;
+    this.size++;
+  }
+}
+
+export class SlidingWindowLimiter {
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly #logs = new Map<string, Ring>();
+  #checks = 0;
+
+  constructor(perWindow: number, windowMs: number) {
+    if (!Number.isInteger(perWindow) || perWindow < 1) throw new RangeError('perWindow must be an integer ≥ 1');
+    if (!(windowMs > 0)) throw new RangeError('windowMs must be > 0');
+    this.limit = perWindow;
+    this.windowMs = windowMs;
+  }
+
+  /** `effectiveLimit` lets a fault refuse earlier than the advertised limit. */
+  check(key: string, now: number = Date.now(), effectiveLimit: number = this.limit): RateDecision {
+    if (++this.#checks % 10_000 === 0) this.#sweep(now);
+    let log = this.#logs.get(key);
+    if (log === undefined) {
+      log = new Ring(Math.min(effectiveLimit, 16));
+      this.#logs.set(key, log);
+    }
+    const horizon = now - this.windowMs;
+    while (log.size > 0 && log.oldest() <= horizon) log.shift();
+    const allowed = log.size < effectiveLimit;
+    if (allowed) log.push(now, Math.max(effectiveLimit, 1));
+    const resetSeconds = log.size === 0 ? 0 : Math.ceil((log.oldest() + this.windowMs - now) / 1000);
+    return {
+      allowed,
+      limit: this.limit,
+      remaining: Math.max(0, effectiveLimit - log.size),
+      resetSeconds,
+      retryAfterSeconds: Math.max(1, resetSeconds),
+    };
+  }
+
+  clear(): void {
+    this.#logs.clear();
+  }
+
+  #sweep(now: number): void {
+    const horizon = now - this.windowMs;
+    for (const [key, log] of this.#logs) if (log.size === 0 || log.newest() <= horizon) this.#logs.delete(key);
+  }
+}

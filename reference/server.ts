@@ -1,0 +1,211 @@
+/**
+ * The embedded reference server: a faithful, stateful implementation of the Outbound Calling
+ * REST API v1 (/work/shared/spec/outbound-calling-api-v1.md, written down as openapi.json) that
+ * the suite runs against by default, plus injectable faults (./faults.ts) that prove the suite
+ * catches real deviations, and a control API (./control.ts).
+ *
+ * Why Fastify 5: actively maintained, among the fastest Node HTTP frameworks (the benchmark
+ * hammers GET /v1/me), and its hooks/error handler let us own every byte of every answer. It is
+ * used SCHEMA-FREE here on purpose: request validation is part of what we emulate (the spec's
+ * error codes and their precedence), so every route validates by hand, and the one content-type
+ * parser hands the raw body over as a string (auth first, then the body).
+ *
+ * Routes: /v1/… the API (./api.ts) plus /v1/openapi.json and /v1/docs (./docs.ts);
+ * /oauth/token and /.well-known/oauth-authorization-server (./oauth.ts); /_control/… (./control.ts).
+ *
+ * Rate limit: every /v1 request (API, openapi.json, docs, unknown /v1 paths) counts per client
+ * IP in a sliding-window log (./ratelimit.ts) on the REAL clock; the control and OAuth routes
+ * are exempt (they are not part of {base_url}). Every /v1 answer carries RateLimit-Limit,
+ * RateLimit-Remaining and RateLimit-Reset; a refusal is 429 {error: 'rate_limited', message}
+ * with Retry-After in whole seconds (rounded up).
+ *
+ * Robustness: bodies over 64 KiB → 413 {error: 'payload_too_large'}; unknown path → 404
+ * {error: 'not_found'}; a known path with another method → 405 {error: 'method_not_allowed'}
+ * with Allow; malformed JSON / non-JSON content type on a POST → that endpoint's 400
+ * invalid_input (after auth); any other error → the {error, message} shape, never HTML.
+ */
+import Fastify from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { limits } from '../harness/contract/openapi.ts';
+import { registerApi } from './api.ts';
+import { createClock } from './clock.ts';
+import { registerControl } from './control.ts';
+import { registerDocs } from './docs.ts';
+import { FaultSet } from './faults.ts';
+import { sendError } from './http.ts';
+import { registerOAuth } from './oauth.ts';
+import { SlidingWindowLimiter } from './ratelimit.ts';
+import type { FixtureTokenName } from './seed.ts';
+import { ReferenceStore } from './store.ts';
+
+export interface ReferenceOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Seed of the generated data; default 1. */
+  seed?: number;
+  /** Default { perWindow: limits.requestsPerMinute, windowMs: 60_000 }; false = off. */
+  rateLimit?: { perWindow: number; windowMs: number } | false;
+  /** Fault ids switched on at start. */
+  faults?: string[];
+  /** CAs the webhook dispatcher trusts (PEM). */
+  trustedCaPem?: string[];
+  /** Virtual ms per real ms; default 1. */
+  clockScale?: number;
+  /** Webhook delivery timeout (the dispatcher's default otherwise). */
+  deliveryTimeoutMs?: number;
+  /** Simulated call length in virtual ms; default 300. */
+  callDurationMs?: number;
+  /** OAuth access token lifetime; default 3600. */
+  tokenLifetimeSeconds?: number;
+}
+
+export interface ReferenceFixtures {
+  baseUrl: string;
+  authUrl: string;
+  controlUrl: string;
+  tokens: Record<FixtureTokenName, string>;
+  oauth: { clientId: string; clientSecret: string };
+  agents: { provisioned: string; unprovisioned: string; foreign: string };
+}
+
+export interface ReferenceServer {
+  /** http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  /** http://127.0.0.1:PORT (token at /oauth/token) */
+  authUrl: string;
+  /** http://127.0.0.1:PORT/_control */
+  controlUrl: string;
+  fixtures: ReferenceFixtures;
+  close(): Promise<void>;
+}
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Paths of the /v1 surface and their methods, for 405 answers. */
+const KNOWN_PATHS: Array<{ pattern: RegExp; allow: string }> = [
+  { pattern: /^\/v1\/(me|balance|cdrs|agents|openapi\.json|docs)\/?$/, allow: 'GET, HEAD' },
+  { pattern: /^\/v1\/(calls|hooks)\/?$/, allow: 'POST' },
+  { pattern: /^\/v1\/hooks\/[^/]+\/?$/, allow: 'DELETE' },
+  { pattern: /^\/oauth\/token\/?$/, allow: 'POST' },
+  { pattern: /^\/\.well-known\/oauth-authorization-server\/?$/, allow: 'GET, HEAD' },
+];
+
+function validateOptions(options: ReferenceOptions): void {
+  const int = (name: string, v: unknown, min: number) => {
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min)) throw new RangeError(`${name} must be an integer >= ${min}`);
+  };
+  int('port', options.port, 0);
+  int('seed', options.seed, 0);
+  int('callDurationMs', options.callDurationMs, 0);
+  int('tokenLifetimeSeconds', options.tokenLifetimeSeconds, 1);
+  if (options.rateLimit) {
+    int('rateLimit.perWindow', options.rateLimit.perWindow, 1);
+    if (!(options.rateLimit.windowMs > 0)) throw new RangeError('rateLimit.windowMs must be > 0');
+  }
+}
+
+export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
+  validateOptions(options);
+  const host = options.host ?? '127.0.0.1';
+  const faults = new FaultSet(options.faults ?? []);
+  const clock = createClock({ scale: options.clockScale ?? 1 });
+  const store = new ReferenceStore({
+    seed: options.seed ?? 1,
+    clock,
+    faults,
+    callDurationMs: options.callDurationMs ?? 300,
+    ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
+    ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
+  });
+  const rate = options.rateLimit === false ? undefined : options.rateLimit ?? { perWindow: limits.requestsPerMinute, windowMs: 60_000 };
+  const limiter = rate ? new SlidingWindowLimiter(rate.perWindow, rate.windowMs) : undefined;
+
+  let origin = '';
+  const app: FastifyInstance = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: true,
+    return503OnClosing: false,
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      reply.code(400).send({ error: 'bad_request', message: error.message });
+    },
+  });
+
+  // One parser for every content type: the raw body as a string; routes decide what it means.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  if (limiter) {
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!request.url.startsWith('/v1') || faults.has('no-rate-limit')) return done();
+      const effective = faults.has('rate-limit-half') ? Math.max(1, Math.floor(limiter.limit / 2)) : limiter.limit;
+      const decision = limiter.check(request.ip, Date.now(), effective);
+      reply.header('ratelimit-limit', decision.limit);
+      reply.header('ratelimit-remaining', decision.remaining);
+      reply.header('ratelimit-reset', decision.resetSeconds);
+      if (decision.allowed) return done();
+      reply.header('retry-after', decision.retryAfterSeconds);
+      reply.code(429).send({ error: 'rate_limited', message: `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; retry after ${decision.retryAfterSeconds} s` });
+    });
+  }
+
+  registerApi(app, store);
+  registerDocs(app, faults, () => `${origin}/v1`);
+  registerOAuth(app, store, { authUrl: () => origin, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });
+  const fixtures = (): ReferenceFixtures => ({
+    baseUrl: `${origin}/v1`,
+    authUrl: origin,
+    controlUrl: `${origin}/_control`,
+    tokens: { ...store.state.fixtureTokens },
+    oauth: { clientId: store.state.oauthClient.clientId, clientSecret: store.state.oauthClient.clientSecret },
+    agents: { ...store.state.agentFixtures },
+  });
+  registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const known = KNOWN_PATHS.find((p) => p.pattern.test(path));
+    if (known) {
+      return reply.code(405).header('allow', known.allow).send({ error: 'method_not_allowed', message: `${request.method} is not allowed on ${path}; allowed: ${known.allow}` });
+    }
+    return sendError(reply, faults, 404, 'not_found', `no such resource: ${request.method} ${path}`);
+  });
+
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
+      return reply.code(413).send({ error: 'payload_too_large', message: `the body is larger than ${BODY_LIMIT_BYTES} bytes` });
+    }
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ error: status === 400 ? 'invalid_input' : 'bad_request', message: error.message });
+    }
+    return reply.code(500).send({ error: 'internal_error', message: 'unexpected error' });
+  });
+
+  await app.listen({ host, port: options.port ?? 0 });
+  const address = app.server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  origin = `http://${hostPart}:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    baseUrl: `${origin}/v1`,
+    authUrl: origin,
+    controlUrl: `${origin}/_control`,
+    get fixtures() {
+      return fixtures();
+    },
+    close() {
+      closed ??= (async () => {
+        await app.close();
+        await store.close();
+        clock.close();
+      })();
+      return closed;
+    },
+  };
+}

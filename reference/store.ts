@@ -1,0 +1,292 @@
+/**
+ * The reference server's mutable world: the seeded state, webhook subscriptions, simulated
+ * calls, control switches, and event emission through the webhook dispatcher. Routes
+ * (./api.ts, ./oauth.ts, ./control.ts) read and change it; nothing here speaks HTTP.
+ *
+ * Time is the virtual clock (./clock.ts) everywhere except the rate limiter: CDR windows'
+ * "now", token expiry, last-used stamps, call progress and event timestamps.
+ *
+ * Event payloads (spec, Events): the base fields callId, contactId, phone, dispositionCode,
+ * actor; `eventId` (a UUID, unique per event; one event fanned out to several subscriptions
+ * keeps one eventId, since it IS one event); `event` (the kind); and the timestamp, whose name
+ * the spec does not show: OUR CHOICE is `occurredAt`, an ISO 8601 UTC date-time (requirement
+ * EVENT-TIMESTAMP-FIELD is an OBSERVE). Per kind: call.ended durationSec, hangupReason,
+ * sentimentLabel, transferInitiated; call.transferred transferTarget; disposition.set
+ * terminal, triggersDnc; dnc.added and lead.completed the base fields only.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EventType } from '../harness/contract/openapi.ts';
+import type { Clock } from './clock.ts';
+import type { FaultSet } from './faults.ts';
+import { createDispatcher } from './webhooks/dispatcher.ts';
+import type { Dispatcher, Subscription } from './webhooks/dispatcher.ts';
+import { API_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, countryOf, createSeededState } from './seed.ts';
+import type { AccountName, AgentRecord, CdrRecord, SeededState, TokenRecord } from './seed.ts';
+
+export interface Switches {
+  balanceUpstreamFails: boolean;
+  originateFails: boolean;
+  engineNotConfigured: boolean;
+}
+
+export type CallStatus = 'queued' | 'ringing' | 'answered' | 'ended';
+
+export interface CallRecord {
+  callId: string;
+  account: AccountName;
+  agentId: string;
+  toNumber: string;
+  status: CallStatus;
+  /** Virtual ms of each status reached. */
+  timeline: Array<{ status: CallStatus; at: string }>;
+  cdrId?: string;
+}
+
+export interface StoreOptions {
+  seed: number;
+  clock: Clock;
+  faults: FaultSet;
+  callDurationMs: number;
+  trustedCaPem?: string[];
+  deliveryTimeoutMs?: number;
+}
+
+/** Bounds so a long load run can't grow memory without end. */
+const MAX_CALLS_KEPT = 10_000;
+const MAX_OAUTH_TOKENS = 50_000;
+
+export class ReferenceStore {
+  readonly options: StoreOptions;
+  readonly clock: Clock;
+  readonly faults: FaultSet;
+  state: SeededState;
+  hooks = new Map<string, Subscription>();
+  calls = new Map<string, CallRecord>();
+  switches: Switches = { balanceUpstreamFails: false, originateFails: false, engineNotConfigured: false };
+  dispatcher: Dispatcher;
+  readonly #timers = new Set<symbol>();
+  /** For the event-id-reused fault: the one eventId every event then carries. */
+  readonly #stuckEventId = randomUUID();
+
+  constructor(options: StoreOptions) {
+    this.options = options;
+    this.clock = options.clock;
+    this.faults = options.faults;
+    this.state = createSeededState(options.seed, this.clock.now());
+    this.dispatcher = this.#newDispatcher();
+  }
+
+  #newDispatcher(): Dispatcher {
+    return createDispatcher({
+      clock: this.clock,
+      faults: this.faults,
+      ...(this.options.trustedCaPem !== undefined ? { trustedCaPem: this.options.trustedCaPem } : {}),
+      ...(this.options.deliveryTimeoutMs !== undefined ? { timeoutMs: this.options.deliveryTimeoutMs } : {}),
+    });
+  }
+
+  /** Back to the seeded state: hooks, calls, minted tokens and switches are forgotten. */
+  async reset(): Promise<void> {
+    this.#clearTimers();
+    await this.dispatcher.close();
+    this.state = createSeededState(this.options.seed, this.clock.now());
+    this.hooks = new Map();
+    this.calls = new Map();
+    this.switches = { balanceUpstreamFails: false, originateFails: false, engineNotConfigured: false };
+    this.dispatcher = this.#newDispatcher();
+  }
+
+  async close(): Promise<void> {
+    this.#clearTimers();
+    await this.dispatcher.close();
+  }
+
+  #clearTimers(): void {
+    for (const t of this.#timers) this.clock.clearTimer(t);
+    this.#timers.clear();
+  }
+
+  #at(atVirtualMs: number, fn: () => void): void {
+    const handle = this.clock.setTimer(atVirtualMs, () => {
+      this.#timers.delete(handle);
+      try {
+        fn();
+      } catch {
+        // A simulation step must never crash the server; the call simply stops progressing.
+      }
+    });
+    this.#timers.add(handle);
+  }
+
+  nowIso(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  // ── Tokens ──
+
+  mintToken(account: AccountName, tokenScopes: readonly string[], kind: TokenRecord['kind'], label: string, expiresAt?: number): string {
+    const prefix = kind === 'api' ? API_TOKEN_PREFIX : OAUTH_TOKEN_PREFIX;
+    const token = `${prefix}${randomBytes(24).toString('base64url')}`;
+    if (kind === 'oauth' && this.state.tokens.size > MAX_OAUTH_TOKENS) this.#sweepExpiredTokens();
+    this.state.tokens.set(token, { token, account, scopes: new Set(tokenScopes), kind, label, expiresAt, revoked: false, lastUsedAt: undefined });
+    return token;
+  }
+
+  #sweepExpiredTokens(): void {
+    const now = this.clock.now();
+    for (const [token, record] of this.state.tokens) {
+      if (record.kind === 'oauth' && record.expiresAt !== undefined && record.expiresAt <= now) this.state.tokens.delete(token);
+    }
+  }
+
+  // ── CDRs ──
+
+  /** Rows with from ≤ startTime < till, ascending by startTime, at most `limit`. */
+  cdrsIn(account: AccountName, fromMs: number, tillMs: number, limit: number): CdrRecord[] {
+    const rows = this.state.cdrs.get(account) ?? [];
+    const first = lowerBound(rows, fromMs);
+    const out: CdrRecord[] = [];
+    for (let i = first; i < rows.length && out.length < limit; i++) {
+      const r = rows[i]!;
+      if (r.startMs >= tillMs) break;
+      out.push(r);
+    }
+    return out;
+  }
+
+  #addCdr(account: AccountName, record: CdrRecord): void {
+    const rows = this.state.cdrs.get(account)!;
+    const at = lowerBound(rows, record.startMs + 1);
+    rows.splice(at, 0, record);
+  }
+
+  // ── Calls ──
+
+  /** Starts the simulated call: ringing, answered, ended after callDurationMs, then a CDR and call.ended. */
+  originate(account: AccountName, agent: AgentRecord, toNumber: string): CallRecord {
+    const callId = this.faults.has('calls-callid-not-uuid') ? String(Math.floor(Math.random() * 1e12)) : randomUUID();
+    const t0 = this.clock.now();
+    const call: CallRecord = { callId, account, agentId: agent.id, toNumber, status: 'queued', timeline: [{ status: 'queued', at: new Date(t0).toISOString() }] };
+    if (this.calls.size >= MAX_CALLS_KEPT) {
+      const oldest = this.calls.keys().next().value;
+      if (oldest !== undefined) this.calls.delete(oldest);
+    }
+    this.calls.set(callId, call);
+    const d = this.options.callDurationMs;
+    const step = (status: CallStatus) => {
+      call.status = status;
+      call.timeline.push({ status, at: this.nowIso() });
+    };
+    this.#at(t0 + Math.floor(d * 0.1), () => step('ringing'));
+    this.#at(t0 + Math.floor(d * 0.3), () => step('answered'));
+    this.#at(t0 + d, () => {
+      step('ended');
+      const acct = this.state.accounts.get(account)!;
+      const billsec = Math.round((d * 0.7) / 1000);
+      const durationSec = Math.round(d / 1000);
+      const cents = billsec > 0 ? Math.max(1, Math.ceil(billsec / 60)) : 0;
+      const cdrId = String(this.state.nextCdrId++);
+      call.cdrId = cdrId;
+      this.#addCdr(account, {
+        startMs: t0,
+        row: {
+          id: cdrId,
+          startTime: new Date(t0).toISOString(),
+          duration: durationSec,
+          billsec,
+          src: acct.cli,
+          dst: toNumber,
+          disposition: 'ANSWERED',
+          sipUsername: agent.sipUsername ?? '',
+          sellPriceCents: cents,
+          currency: acct.currency,
+          country: countryOf(toNumber),
+          did: null,
+        },
+      });
+      acct.balance = Math.round((acct.balance - cents / 100) * 100) / 100;
+      this.emit(account, 'call.ended', {
+        callId: this.faults.has('calls-correlation-broken') ? randomUUID() : callId,
+        phone: toNumber,
+        dispositionCode: 'ANSWERED',
+        actor: 'ai',
+        durationSec,
+        hangupReason: 'normal_clearing',
+        sentimentLabel: 'neutral',
+        transferInitiated: false,
+      });
+    });
+    return call;
+  }
+
+  // ── Hooks and events ──
+
+  createHook(account: AccountName, event: string, targetUrl: string): Subscription {
+    const hook: Subscription = {
+      id: randomUUID(),
+      accountId: account,
+      event: event as EventType,
+      targetUrl,
+      secret: `whsec_${randomBytes(24).toString('base64url')}`,
+      status: 'active',
+      consecutiveFailures: 0,
+      createdAt: this.clock.now(),
+    };
+    this.hooks.set(hook.id, hook);
+    if (this.faults.has('hooks-create-emits-event')) {
+      this.dispatcher.dispatch(hook, this.buildPayload(event as EventType, {}));
+    }
+    return hook;
+  }
+
+  /** A full payload of `event`, defaults overridden by `fields`. */
+  buildPayload(event: EventType, fields: Record<string, unknown>): Record<string, unknown> {
+    const base: Record<string, unknown> = {
+      event,
+      eventId: this.faults.has('event-id-reused') ? this.#stuckEventId : randomUUID(),
+      occurredAt: this.nowIso(),
+      callId: randomUUID(),
+      contactId: `ct_${randomBytes(6).toString('hex')}`,
+      phone: '+14155550100',
+      dispositionCode: 'ANSWERED',
+      actor: 'ai',
+    };
+    const extra: Record<string, unknown> =
+      event === 'call.ended' ? { durationSec: 42, hangupReason: 'normal_clearing', sentimentLabel: 'neutral', transferInitiated: false }
+      : event === 'call.transferred' ? { transferTarget: '+14155550199' }
+      : event === 'disposition.set' ? { terminal: true, triggersDnc: false }
+      : {};
+    const payload: Record<string, unknown> = { ...base, ...extra, ...fields, event };
+    if (event === 'call.ended' && this.faults.has('event-missing-field')) delete payload.durationSec;
+    return payload;
+  }
+
+  /** Emits one event to the account's active subscriptions of that kind; returns its eventId and the deliveries started. */
+  emit(account: AccountName, event: EventType, fields: Record<string, unknown>): { eventId: string; deliveries: number } {
+    const payload = this.buildPayload(event, fields);
+    const anyKind = this.faults.has('hooks-wrong-event-delivered');
+    const afterDelete = this.faults.has('delivery-after-delete');
+    let deliveries = 0;
+    for (const hook of this.hooks.values()) {
+      if (hook.accountId !== account) continue;
+      if (!anyKind && hook.event !== event) continue;
+      const live = hook.status === 'active' || (afterDelete && hook.disabledReason === 'deleted');
+      if (!live) continue;
+      this.dispatcher.dispatch(hook, payload);
+      deliveries++;
+    }
+    return { eventId: String(payload.eventId), deliveries };
+  }
+}
+
+/** Index of the first row with startMs ≥ ms. */
+function lowerBound(rows: readonly CdrRecord[], ms: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[mid]!.startMs < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
