@@ -1,0 +1,146 @@
+/**
+ * `npm run reference [-- flags]`: starts the reference server and serves until Ctrl-C/SIGTERM.
+ *
+ *   --port <n>              listen port (default 0: ephemeral)
+ *   --seed <n>              data seed (default 1)
+ *   --rate-limit <n>        requests per window per IP (default 100; 0 = off)
+ *   --rate-window-ms <n>    rate window in ms (default 60000)
+ *   --clock-scale <x>       virtual ms per real ms (default 1)
+ *   --faults <id,id>        faults switched on at start
+ *   --trust-ca <pem path>   a CA the webhook dispatcher trusts (repeatable)
+ *   --json                  print ONE line with the fixtures JSON first (for scripts)
+ *
+ * A bad flag prints one line on stderr saying what is wrong and how to fix it; exit code 2.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { limits } from '../harness/contract/openapi.ts';
+import { unknownFaultIds } from './faults.ts';
+import { startReferenceServer } from './server.ts';
+import type { ReferenceOptions } from './server.ts';
+
+class UsageError extends Error {}
+
+function integer(name: string, raw: string | undefined, min: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new UsageError(`--${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        seed: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'rate-window-ms': { type: 'string' },
+        'clock-scale': { type: 'string' },
+        faults: { type: 'string' },
+        'trust-ca': { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --trust-ca --json)`);
+  }
+  if (values.help) {
+    process.stdout.write('usage: npm run reference -- [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--trust-ca pem] [--json]\n');
+    process.exit(0);
+  }
+  const port = integer('port', values.port, 0);
+  if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  const seed = integer('seed', values.seed, 0);
+  const perWindow = integer('rate-limit', values['rate-limit'], 0);
+  const windowMs = integer('rate-window-ms', values['rate-window-ms'], 1);
+  let clockScale: number | undefined;
+  if (values['clock-scale'] !== undefined) {
+    clockScale = Number(values['clock-scale']);
+    if (values['clock-scale'].trim() === '' || !Number.isFinite(clockScale) || clockScale < 0) {
+      throw new UsageError(`--clock-scale must be a number >= 0 (virtual ms per real ms), got "${values['clock-scale']}"`);
+    }
+  }
+  const faults = values.faults === undefined ? [] : values.faults.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = unknownFaultIds(faults);
+  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_control/faults or reference/faults.ts lists them`);
+  const trustedCaPem = (values['trust-ca'] ?? []).map((path) => {
+    try {
+      const pem = readFileSync(path, 'utf8');
+      if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--trust-ca ${path} holds no PEM certificate`);
+      return pem;
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`--trust-ca ${path} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  });
+  const options: ReferenceOptions = {
+    faults,
+    rateLimit: perWindow === 0 ? false : { perWindow: perWindow ?? limits.requestsPerMinute, windowMs: windowMs ?? 60_000 },
+  };
+  if (port !== undefined) options.port = port;
+  if (seed !== undefined) options.seed = seed;
+  if (clockScale !== undefined) options.clockScale = clockScale;
+  if (trustedCaPem.length > 0) options.trustedCaPem = trustedCaPem;
+  return { options, json: values.json === true };
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`reference: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  let server;
+  try {
+    server = await startReferenceServer(parsed.options);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    process.stderr.write(`reference: cannot start: ${err.code === 'EADDRINUSE' ? 'the port is in use; pick another with --port or use --port 0' : err.message}\n`);
+    process.exit(2);
+  }
+  const f = server.fixtures;
+  if (parsed.json) process.stdout.write(`${JSON.stringify(f)}\n`);
+  const lines = [
+    'Outbound Calling API v1 — reference server',
+    `  base URL     ${f.baseUrl}`,
+    `  auth URL     ${f.authUrl}   (token: ${f.authUrl}/oauth/token)`,
+    `  control URL  ${f.controlUrl}`,
+    `  docs         ${f.baseUrl}/docs`,
+    `  rate limit   ${parsed.options.rateLimit === false ? 'off' : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`}`,
+    `  faults       ${parsed.options.faults?.length ? parsed.options.faults.join(', ') : 'none'}`,
+    '  tokens',
+    ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
+    `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,
+    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  foreign ${f.agents.foreign}`,
+    'Ctrl-C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    server.close().then(
+      () => process.exit(signal === 'SIGINT' || signal === 'SIGTERM' ? 0 : 1),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+await main();
