@@ -22,6 +22,8 @@
  *   GET    /_control/hooks/:id                                         → 200 {id, account, event, targetUrl,
  *          status, disabledReason, consecutiveFailures, createdAt, deliveries} (deliveries with attempts)
  *   GET    /_control/deliveries[?hookId=]                              → 200 {deliveries}
+ *   POST   /_control/idle                                              → 200 {idle: true|false}
+ *          waits (at most 10 s real) until no delivery attempt is in flight or due now.
  *   GET    /_control/calls/:id                                         → 200 CallRecord (status timeline, cdrId)
  *   GET    /_control/clock                                             → 200 {now, iso, scale}
  *   POST   /_control/clock/advance        {ms}                         → 200 {now, iso, scale}
@@ -160,6 +162,16 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
   app.get<{ Querystring: { hookId?: string } }>('/_control/deliveries', (request, reply) => {
     const hookId = typeof request.query.hookId === 'string' ? request.query.hookId : undefined;
     return reply.send(withoutSecrets({ deliveries: store.dispatcher.deliveries(hookId) }));
+  });
+
+  app.post('/_control/idle', async (_request, reply) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), 10_000);
+    });
+    const idle = await Promise.race([store.dispatcher.idle().then(() => true), timeout]);
+    clearTimeout(timer);
+    return reply.send({ idle });
   });
 
   app.get<{ Params: { id: string } }>('/_control/calls/:id', (request, reply) => {
