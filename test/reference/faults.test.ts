@@ -1,0 +1,212 @@
+/**
+ * The fault catalogue: every fault that the server (not the dispatcher) implements changes the
+ * behaviour it names. Each probe answers "is the deviation observable?"; it must say no with the
+ * fault off and yes with it on (switched through the control API). The dispatcher's faults are
+ * probed in webhooks.test.ts against a real HTTPS receiver.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CDR_WINDOW_MAX_MS, CREDENTIAL_FIELD_PATTERN, DAY_MS } from '../../harness/contract/openapi.ts';
+import { faults, FaultSet } from '../../reference/faults.ts';
+import type { FaultId } from '../../reference/faults.ts';
+import { isRequirementId } from '../../requirements/catalogue.ts';
+import { startReferenceServer } from '../../reference/server.ts';
+import type { ReferenceServer } from '../../reference/server.ts';
+import { api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
+import type { Res } from './helpers.ts';
+
+let server: ReferenceServer;
+let limited: ReferenceServer;
+const RATE = 10;
+
+beforeAll(async () => {
+  [server, limited] = await Promise.all([
+    startReferenceServer({ rateLimit: false }),
+    startReferenceServer({ rateLimit: { perWindow: RATE, windowMs: 60_000 } }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([server.close(), limited.close()]);
+});
+
+type S = ReferenceServer;
+const tk = (s: S) => s.fixtures.tokens;
+const json = (r: Res) => r.json as Record<string, unknown>;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TARGET = 'https://127.0.0.1:1/never';
+const now = async (s: S) => (json(await control(s, 'GET', '/clock')).now as number);
+const validCall = (s: S) => ({ aiAgentId: s.fixtures.agents.provisioned, toNumber: '+14155550100' });
+const hook = async (s: S, event = 'call.ended', token = tk(s).all) => json(await postJson(s, '/hooks', token, { event, target_url: TARGET })) as { id: string; secret: string };
+const deliveries = async (s: S, hookId: string) => json(await control(s, 'GET', `/deliveries?hookId=${hookId}`)).deliveries as Array<{ payload: Record<string, unknown> }>;
+const cdrList = async (s: S, query: string) => json(await api(s, 'GET', `/cdrs${query}`, { token: tk(s).all })) as { count: number; calls: Array<{ startTime: string }> };
+const window = async (s: S, spanMs: number, extra = '') => {
+  const till = Math.floor((await now(s)) / 1000) * 1000;
+  return `?from=${iso(till - spanMs)}&till=${iso(till)}${extra}`;
+};
+
+/** For each server-side fault: does the deviation show? */
+const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
+  'me-wrong-status': async (s) => (await api(s, 'GET', '/me', { token: tk(s).all })).status !== 200,
+  'me-missing-field': async (s) => !('primaryContactEmail' in json(await api(s, 'GET', '/me', { token: tk(s).all }))),
+  'me-scope-required': async (s) => (await api(s, 'GET', '/me', { token: tk(s).none })).status === 401,
+  'suspended-not-refused': async (s) => (await api(s, 'GET', '/me', { token: tk(s).suspended })).status === 200,
+  'balance-renamed-field': async (s) => !('balance' in json(await api(s, 'GET', '/balance', { token: tk(s).all }))),
+  'balance-wrong-type': async (s) => typeof json(await api(s, 'GET', '/balance', { token: tk(s).all })).balance !== 'number',
+  'balance-upstream-failure-hidden': async (s) => {
+    await control(s, 'PUT', '/switches', { balanceUpstreamFails: true });
+    return (await api(s, 'GET', '/balance', { token: tk(s).all })).status === 200;
+  },
+  'scope-unchecked-balance': async (s) => (await api(s, 'GET', '/balance', { token: tk(s).none })).status === 200,
+  'scope-unchecked-cdrs': async (s) => (await api(s, 'GET', '/cdrs', { token: tk(s).none })).status === 200,
+  'scope-unchecked-agents': async (s) => (await api(s, 'GET', '/agents', { token: tk(s).none })).status === 200,
+  'scope-unchecked-calls': async (s) => (await postJson(s, '/calls', tk(s).none, validCall(s))).status === 200,
+  'scope-unchecked-hooks': async (s) => (await postJson(s, '/hooks', tk(s).none, { event: 'call.ended', target_url: TARGET })).status === 200,
+  'revoked-token-accepted': async (s) => (await api(s, 'GET', '/me', { token: tk(s).revoked })).status === 200,
+  'expired-token-accepted': async (s) => (await api(s, 'GET', '/me', { token: tk(s).expired })).status === 200,
+  'auth-any-scheme-accepted': async (s) => (await api(s, 'GET', '/me', { headers: { authorization: `Token ${tk(s).all}` } })).status === 200,
+  'oauth-bad-secret-accepted': async (s) => (await http('POST', `${s.authUrl}/oauth/token`, {
+    body: `grant_type=client_credentials&client_id=${s.fixtures.oauth.clientId}&client_secret=wrong`, contentType: 'application/x-www-form-urlencoded',
+  })).status === 200,
+  'cdrs-window-31d-rejected': async (s) => (await api(s, 'GET', `/cdrs${await window(s, CDR_WINDOW_MAX_MS)}`, { token: tk(s).all })).status === 400,
+  'cdrs-window-32d-accepted': async (s) => (await api(s, 'GET', `/cdrs${await window(s, CDR_WINDOW_MAX_MS + DAY_MS)}`, { token: tk(s).all })).status === 200,
+  'cdrs-limit-unbounded': async (s) => (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=5000'))).calls.length > 1000,
+  'cdrs-limit-ignored': async (s) => (await cdrList(s, await window(s, 10 * DAY_MS, '&limit=5'))).calls.length !== 5,
+  'cdrs-default-window-48h': async (s) => {
+    const t = await now(s);
+    return (await cdrList(s, '')).calls.some((c) => Date.parse(c.startTime) < t - DAY_MS - 1000);
+  },
+  'cdrs-count-mismatch': async (s) => {
+    const l = await cdrList(s, '');
+    return l.count !== l.calls.length;
+  },
+  'cdrs-rows-outside-window': async (s) => {
+    const q = await window(s, 5 * DAY_MS, '&limit=1000');
+    const from = Date.parse(new URLSearchParams(q.slice(1)).get('from')!);
+    return (await cdrList(s, q)).calls.some((c) => Date.parse(c.startTime) < from);
+  },
+  'cdrs-invalid-timestamp-500': async (s) => (await api(s, 'GET', '/cdrs?from=garbage', { token: tk(s).all })).status === 500,
+  'cdrs-not-provisioned-200': async (s) => (await api(s, 'GET', '/cdrs', { token: tk(s).noTrunk })).status === 200,
+  'agents-credentials-leaked': async (s) => (json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as object[])
+    .some((a) => Object.keys(a).some((k) => CREDENTIAL_FIELD_PATTERN.test(k))),
+  'agents-count-mismatch': async (s) => {
+    const l = json(await api(s, 'GET', '/agents', { token: tk(s).all }));
+    return l.count !== (l.agents as unknown[]).length;
+  },
+  'calls-callid-not-uuid': async (s) => !UUID.test(String(json(await postJson(s, '/calls', tk(s).all, validCall(s))).callId)),
+  'calls-e164-not-validated': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '5550100' })).status === 200,
+  'calls-metadata-rejected': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), metadata: { a: 1 } })).status === 400,
+  'calls-unprovisioned-wrong-code': async (s) => json(await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: s.fixtures.agents.unprovisioned })).error !== 'ai_agent_not_provisioned',
+  'calls-dialer-not-checked': async (s) => (await postJson(s, '/calls', tk(s).noDialer, { ...validCall(s), aiAgentId: s.fixtures.agents.provisioned })).status !== 409,
+  'calls-foreign-agent-accepted': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: s.fixtures.agents.foreign })).status === 200,
+  'calls-correlation-broken': async (s) => {
+    const h = await hook(s);
+    const { callId } = json(await postJson(s, '/calls', tk(s).all, validCall(s))) as { callId: string };
+    await control(s, 'POST', '/clock/advance', { ms: 1000 });
+    const d = await deliveries(s, h.id);
+    expect(d).toHaveLength(1);
+    return d[0]!.payload.callId !== callId;
+  },
+  'hooks-secret-returned-again': async (s) => {
+    const h = await hook(s);
+    const first = await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all });
+    const second = await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all });
+    return first.rawBody.includes(h.secret) || second.rawBody.includes(h.secret);
+  },
+  'hooks-hard-delete': async (s) => {
+    const h = await hook(s);
+    await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all });
+    return (await control(s, 'GET', `/hooks/${h.id}`)).status === 404;
+  },
+  'hooks-delete-200': async (s) => (await api(s, 'DELETE', `/hooks/${(await hook(s)).id}`, { token: tk(s).all })).status === 200,
+  'hooks-delete-twice-204': async (s) => {
+    const h = await hook(s);
+    await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all });
+    return (await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all })).status === 204;
+  },
+  'hooks-non-uuid-404': async (s) => (await api(s, 'DELETE', '/hooks/123', { token: tk(s).all })).status === 404,
+  'hooks-http-target-accepted': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'http://example.com/x' })).status === 200,
+  'hooks-long-target-accepted': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: `https://example.com/${'a'.repeat(600)}` })).status === 200,
+  'hooks-unknown-event-accepted': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.started', target_url: TARGET })).status === 200,
+  'hooks-foreign-deletable': async (s) => (await api(s, 'DELETE', `/hooks/${(await hook(s)).id}`, { token: tk(s).noDialer })).status === 204,
+  'hooks-create-emits-event': async (s) => (await deliveries(s, (await hook(s)).id)).length > 0,
+  'hooks-wrong-event-delivered': async (s) => {
+    const h = await hook(s, 'dnc.added');
+    await control(s, 'POST', '/events', { event: 'call.ended' });
+    return (await deliveries(s, h.id)).length > 0;
+  },
+  'event-missing-field': async (s) => {
+    const h = await hook(s);
+    await control(s, 'POST', '/events', { event: 'call.ended' });
+    const [d] = await deliveries(s, h.id);
+    return contract.checkEvent('call.ended', d!.payload).length > 0;
+  },
+  'event-id-reused': async (s) => {
+    const a = json(await control(s, 'POST', '/events', { event: 'dnc.added' }));
+    const b = json(await control(s, 'POST', '/events', { event: 'dnc.added' }));
+    return a.eventId === b.eventId;
+  },
+  'error-html-body': async (s) => !(await api(s, 'GET', '/nope', { token: tk(s).all })).headers['content-type']!.startsWith('application/json'),
+  'openapi-removed-operation': async (s) => {
+    const doc = json(await api(s, 'GET', '/openapi.json')) as { paths: Record<string, Record<string, unknown>> };
+    return doc.paths['/hooks/{id}']?.delete === undefined;
+  },
+  'docs-missing': async (s) => (await api(s, 'GET', '/docs')).status === 404,
+  // Run against the server limited to RATE per minute.
+  'no-rate-limit': async (s) => {
+    const statuses = [];
+    for (let i = 0; i < RATE + 2; i++) statuses.push((await api(s, 'GET', '/me', { token: tk(s).all })).status);
+    return !statuses.includes(429);
+  },
+  'rate-limit-half': async (s) => {
+    const statuses = [];
+    for (let i = 0; i < RATE; i++) statuses.push((await api(s, 'GET', '/me', { token: tk(s).all })).status);
+    return statuses.includes(429);
+  },
+};
+
+const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half']);
+const dispatcherFaults = new Set<FaultId>(['signature-without-timestamp', 'signature-wrong-key', 'retry-after-4xx', 'no-retry-after-5xx', 'no-auto-disable',
+  'auto-disable-early', 'backoff-constant', 'retries-new-event-id', 'delivery-after-delete']);
+
+describe('catalogue', () => {
+  it('has at least 40 faults, unique ids, real requirement ids, and a probe for every server-side fault', () => {
+    expect(faults.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(faults.map((f) => f.id)).size).toBe(faults.length);
+    for (const f of faults) {
+      expect(f.violates.length, f.id).toBeGreaterThan(0);
+      for (const id of f.violates) expect(isRequirementId(id), `${f.id} → ${id}`).toBe(true);
+      expect(f.id in probes || dispatcherFaults.has(f.id), `no probe for ${f.id}`).toBe(true);
+    }
+  });
+
+  it('FaultSet refuses unknown ids, the control API names them', async () => {
+    expect(() => new FaultSet(['nope'])).toThrow(/nope/);
+    const r = await control(server, 'PUT', '/faults', { enable: ['me-wrong-status', 'not-a-fault'] });
+    expect(r.status).toBe(400);
+    expect(json(r).message).toContain('not-a-fault');
+    const list = json(await control(server, 'GET', '/faults')).faults as Array<{ id: string; enabled: boolean }>;
+    expect(list.find((f) => f.id === 'me-wrong-status')?.enabled).toBe(false);
+  });
+
+  it('faults given at start are on', async () => {
+    const s = await startReferenceServer({ rateLimit: false, faults: ['me-wrong-status'] });
+    try {
+      expect((await api(s, 'GET', '/me', { token: s.fixtures.tokens.all })).status).toBe(201);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('each fault changes the behaviour it names', () => {
+  for (const [id, probe] of Object.entries(probes) as Array<[FaultId, (s: S) => Promise<boolean>]>) {
+    it(id, async () => {
+      const s = rateFaults.has(id) ? limited : server;
+      await reset(s);
+      expect(await probe(s), `${id}: deviation seen with the fault off`).toBe(false);
+      await reset(s);
+      await setFaults(s, [id]);
+      expect(await probe(s), `${id}: no deviation with the fault on`).toBe(true);
+      await reset(s);
+    });
+  }
+});
