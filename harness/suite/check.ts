@@ -1,0 +1,170 @@
+/**
+ * `check`: a vitest test that reads like the spec, tagged with the requirement ids it verifies
+ * (vitest tags, declared from the catalogue, so an unknown id fails the run), declaring what it
+ * needs and how many requests it sends.
+ *
+ * Every response a check receives through `t.call` is validated against openapi.json for its
+ * exact method, path and status; where the spec is silent (x-unspecified) the problems become
+ * observations instead of failures.
+ */
+import { it, type TestContext } from 'vitest';
+import type { TokenName } from '../config/config.ts';
+import { openapi } from '../contract/openapi.ts';
+import { matchPathTemplate } from '../contract/validator.ts';
+import type { ApiRequest, Exchange } from '../http/client.ts';
+import type { RequirementId } from '../../requirements/catalogue.ts';
+import type { ControlClient } from './control-client.ts';
+import { missingNeeds, type AgentRole, type Needs } from './needs.ts';
+import type { ProvidedTarget } from './provided.ts';
+import type { ReceiverClient } from './receiver-client.ts';
+import { session } from './session.ts';
+
+export class CheckFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckFailure';
+  }
+}
+
+export interface CallRequest extends ApiRequest {
+  /** Skip openapi.json validation (requests outside the documented operations). */
+  readonly validate?: boolean;
+}
+
+export interface CheckTools {
+  readonly target: ProvidedTarget;
+  token(name: TokenName): string;
+  agent(role: AgentRole): string;
+  readonly control: ControlClient;
+  readonly receiver: ReceiverClient;
+  /** Send a request; a transport failure or a response that breaks openapi.json fails the check. */
+  call(request: CallRequest): Promise<Exchange>;
+  /** The status (and error code) the spec requires. */
+  expectStatus(exchange: Exchange, status: number, errorCode?: string): void;
+  /** Fail with a sentence that says what the spec requires and what the target did. */
+  fail(message: string): never;
+  ensure(condition: boolean, message: string): asserts condition;
+  observe(requirement: RequirementId, text: string): void;
+  /** Runs after the check, pass or fail (deleting what it created). */
+  onCleanup(fn: () => Promise<void>): void;
+}
+
+export interface CheckOptions {
+  readonly verifies: readonly [RequirementId, ...RequirementId[]];
+  readonly needs?: Needs;
+  /** Requests the check sends against a remote target (for --dry-run and the budget). */
+  readonly requests: number;
+  readonly timeoutMs?: number;
+}
+
+const EXCHANGES_KEPT_ON_FAILURE = 6;
+
+function describeStatus(exchange: Exchange): string {
+  if (exchange.status === undefined) return `no response (${exchange.transportError})`;
+  const code = (exchange.json as { error?: unknown } | undefined)?.error;
+  return typeof code === 'string' ? `${exchange.status} ${code}` : String(exchange.status);
+}
+
+function operationOf(request: CallRequest): { method: string; template: string } | undefined {
+  if (request.validate === false || /^https?:\/\//.test(request.path)) return undefined;
+  const template = matchPathTemplate(request.path);
+  if (template === undefined) return undefined;
+  const item = (openapi.paths as Record<string, Record<string, unknown>>)[template];
+  return item?.[request.method.toLowerCase()] === undefined ? undefined : { method: request.method, template };
+}
+
+export function check(title: string, options: CheckOptions, body: (t: CheckTools) => Promise<void>): void {
+  const target = session().target;
+  const perRequestMs = target.requestsPerMinute === undefined ? 200 : 60_000 / target.requestsPerMinute;
+  const timeout = options.timeoutMs ?? Math.max(15_000, options.requests * perRequestMs * 2 + 10_000);
+
+  it(title, { tags: [...options.verifies], meta: { plannedRequests: options.requests }, timeout }, async (ctx: TestContext) => {
+    const { api, contract, control, receiver } = session();
+    const meta = ctx.task.meta;
+    if (target.dryRun) return ctx.skip('dry run');
+    const missing = missingNeeds(options.needs ?? {}, target);
+    if (missing.length > 0) {
+      meta.notVerifiable = `not verifiable with this configuration: needs ${missing.join('; ')}`;
+      return ctx.skip(meta.notVerifiable);
+    }
+
+    const firstExchange = api.log.length;
+    const statsBefore = api.stats;
+    const cleanups: Array<() => Promise<void>> = [];
+    const observe = (requirement: RequirementId, text: string): void => {
+      (meta.observations ??= []).push({ requirement, text });
+    };
+    const fail = (message: string): never => {
+      throw new CheckFailure(message);
+    };
+
+    const tools: CheckTools = {
+      target,
+      token(name) {
+        return target.tokens[name] ?? fail(`check bug: token ${name} used but not declared in needs`);
+      },
+      agent(role) {
+        return target.agents[role] ?? fail(`check bug: agent ${role} used but not declared in needs`);
+      },
+      get control() {
+        return control ?? fail('check bug: control API used but not declared in needs');
+      },
+      get receiver() {
+        return receiver ?? fail('check bug: receiver used but not declared in needs');
+      },
+      async call(request) {
+        const exchange = await api.send(request);
+        const where = `${request.method} ${request.path}`;
+        if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
+        const operation = operationOf(request);
+        if (operation !== undefined) {
+          const verdict = contract.checkResponse(operation.method, operation.template, {
+            status: exchange.status!, headers: exchange.responseHeaders, rawBody: exchange.rawBody, json: exchange.json, jsonError: exchange.jsonError,
+          });
+          if (verdict.problems.length > 0) {
+            if (verdict.unspecified) {
+              observe('RATE-LIMIT-RESPONSE-SHAPE', `${verdict.operation} answered ${exchange.status}: ${verdict.problems.join('; ')}`);
+            } else {
+              fail(`${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n- ${verdict.problems.join('\n- ')}`);
+            }
+          }
+        }
+        if (exchange.transportError !== undefined) fail(`${where}: ${exchange.transportError}`);
+        return exchange;
+      },
+      expectStatus(exchange, status, errorCode) {
+        const wanted = errorCode === undefined ? String(status) : `${status} ${errorCode}`;
+        const got = describeStatus(exchange);
+        if (exchange.status !== status || (errorCode !== undefined && (exchange.json as { error?: unknown } | undefined)?.error !== errorCode)) {
+          fail(`${exchange.method} ${new URL(exchange.url).pathname}: expected ${wanted}, got ${got}`);
+        }
+      },
+      fail,
+      ensure(condition, message) {
+        if (!condition) fail(message);
+      },
+      observe,
+      onCleanup(fn) {
+        cleanups.push(fn);
+      },
+    };
+
+    try {
+      await body(tools);
+    } catch (error) {
+      meta.exchanges = api.log.slice(firstExchange).slice(-EXCHANGES_KEPT_ON_FAILURE).map((e) => ({ ...e }));
+      throw error;
+    } finally {
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch (error) {
+          observe(options.verifies[0], `cleanup failed: ${api.redact((error as Error).message)}`);
+        }
+      }
+      const statsAfter = api.stats;
+      meta.requestCount = statsAfter.requestsSent - statsBefore.requestsSent;
+      meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
+    }
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * The per-worker view of the run: one API client (so one throttle and one request count per
+ * worker; remote runs use a single worker), the contract, and the control and receiver
+ * clients when this configuration has them.
+ */
+import { inject } from 'vitest';
+import { createContract, type Contract } from '../contract/validator.ts';
+import { createApiClient, type ApiClient } from '../http/client.ts';
+import { createControlClient, type ControlClient } from './control-client.ts';
+import type { ProvidedTarget } from './provided.ts';
+import { createReceiverClient, type ReceiverClient } from './receiver-client.ts';
+
+export interface Session {
+  readonly target: ProvidedTarget;
+  readonly api: ApiClient;
+  readonly contract: Contract;
+  readonly control: ControlClient | undefined;
+  readonly receiver: ReceiverClient | undefined;
+}
+
+let current: Session | undefined;
+
+export function session(): Session {
+  if (current !== undefined) return current;
+  const target = inject('target');
+  current = {
+    target,
+    api: createApiClient({
+      baseUrl: target.baseUrl,
+      timeoutMs: target.requestTimeoutMs,
+      requestsPerMinute: target.requestsPerMinute,
+      secrets: target.secrets,
+    }),
+    contract: createContract(),
+    control: target.controlUrl === undefined ? undefined : createControlClient(target.controlUrl),
+    receiver: target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
+      ? undefined
+      : createReceiverClient(target.receiverLocalUrl, target.receiverPublicUrl, target.receiverCaPem),
+  };
+  return current;
+}

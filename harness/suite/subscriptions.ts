@@ -1,0 +1,52 @@
+/**
+ * Subscriptions made by checks: created through POST /hooks against a receiver path, written to
+ * the run's journal before anything else happens, registered with the receiver (secret and
+ * response plan), and deleted when the check ends unless the check deleted it itself.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TokenName } from '../config/config.ts';
+import type { EventType } from '../contract/openapi.ts';
+import type { Exchange } from '../http/client.ts';
+import type { ResponsePlan } from '../webhooks/receiver.ts';
+import type { CheckTools } from './check.ts';
+import { journalCreated, journalDeleted } from './hook-journal.ts';
+
+export interface Subscription {
+  readonly id: string;
+  readonly secret: string;
+  readonly event: EventType;
+  /** Receiver path deliveries arrive on. */
+  readonly path: string;
+  readonly creation: Exchange;
+  /** DELETE /hooks/{id} with the creating token; journals a 204. */
+  remove(): Promise<Exchange>;
+}
+
+export async function subscribe(
+  t: CheckTools,
+  options: { event: EventType; tokenName?: TokenName; plan?: ResponsePlan; targetUrl?: string },
+): Promise<Subscription> {
+  const tokenName = options.tokenName ?? 'all';
+  const path = `/hooks/${options.event}/${randomUUID().slice(0, 8)}`;
+  const targetUrl = options.targetUrl ?? (t.target.receiverPublicUrl === undefined ? `https://example.invalid${path}` : `${t.target.receiverPublicUrl}${path}`);
+  const creation = await t.call({ method: 'POST', path: '/hooks', token: t.token(tokenName), json: { event: options.event, target_url: targetUrl } });
+  t.expectStatus(creation, 200);
+  const { id, secret } = creation.json as { id: string; secret: string };
+  journalCreated(t.target.hookJournal, id, tokenName);
+  let removed = false;
+  const remove = async (): Promise<Exchange> => {
+    const exchange = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token(tokenName) });
+    if (exchange.status === 204 || exchange.status === 404) {
+      removed = true;
+      journalDeleted(t.target.hookJournal, id, tokenName);
+    }
+    return exchange;
+  };
+  t.onCleanup(async () => {
+    if (!removed) await remove();
+  });
+  if (t.target.receiverLocalUrl !== undefined && options.targetUrl === undefined) {
+    await t.receiver.register(path, { secret, ...(options.plan === undefined ? {} : { plan: options.plan }) });
+  }
+  return { id, secret, event: options.event, path, creation, remove };
+}

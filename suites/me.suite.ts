@@ -1,0 +1,23 @@
+import { describe } from 'vitest';
+import { check } from '../harness/suite/check.ts';
+
+describe('GET /me', () => {
+  check('GET /me answers 200 with the identity of the token owner', { verifies: ['ME-200-SHAPE', 'FORMAT-JSON-CONTENT-TYPE'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
+    const me = await t.call({ method: 'GET', path: '/me', token: t.token('all') });
+    t.expectStatus(me, 200);
+    t.ensure(me.responseHeaders['content-type']?.startsWith('application/json') === true, `GET /me: content type is ${me.responseHeaders['content-type']}, must be application/json`);
+  });
+
+  check('GET /me accepts a valid token that has no scopes at all', { verifies: ['ME-ANY-SCOPE'], needs: { tokens: ['none'] }, requests: 1 }, async (t) => {
+    t.expectStatus(await t.call({ method: 'GET', path: '/me', token: t.token('none') }), 200);
+  });
+
+  check('GET /me answers 403 suspended for a token of a suspended account', { verifies: ['ME-SUSPENDED-403', 'FORMAT-ERROR-BODY'], needs: { tokens: ['suspended'] }, requests: 1 }, async (t) => {
+    t.expectStatus(await t.call({ method: 'GET', path: '/me', token: t.token('suspended') }), 403, 'suspended');
+  });
+
+  check('API tokens carry a live-token prefix (recorded: its value is not shown)', { verifies: ['AUTH-API-TOKEN-PREFIX'], needs: { tokens: ['all'] }, requests: 0 }, async (t) => {
+    const prefix = /^([A-Za-z]+_(?:[A-Za-z]+_)?)/.exec(t.token('all'))?.[1];
+    t.observe('AUTH-API-TOKEN-PREFIX', prefix === undefined ? 'the all-scope token has no recognisable prefix' : `API tokens start with "${prefix}"`);
+  });
+});
