@@ -26,8 +26,9 @@ describe('auth', () => {
 
   it('refuses a missing header, another scheme, unknown, revoked and expired tokens on every operation with 401 unauthorized', async () => {
     for (const { method, path } of requests) {
-      for (const headers of [{}, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, { authorization: `Token ${t.all}` }, { authorization: 'Bearer oc_live_nope' },
-        { authorization: `Bearer ${t.revoked}` }, { authorization: `Bearer ${t.expired}` }, { authorization: 'Bearer' }]) {
+      const variants: Array<Record<string, string>> = [{}, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, { authorization: `Token ${t.all}` }, { authorization: 'Bearer oc_live_nope' },
+        { authorization: `Bearer ${t.revoked}` }, { authorization: `Bearer ${t.expired}` }, { authorization: 'Bearer' }];
+      for (const headers of variants) {
         const res = await api(server, method, path, { headers });
         expectResponse(method, path, res, 401, 'unauthorized');
       }
