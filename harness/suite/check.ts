@@ -43,7 +43,8 @@ export interface CheckTools {
   expectStatus(exchange: Exchange, status: number, errorCode?: string): void;
   /** Fail with a sentence that says what the spec requires and what the target did. */
   fail(message: string): never;
-  ensure(condition: boolean, message: string): asserts condition;
+  /** Fail with `message` unless `condition` holds. */
+  ensure(condition: boolean, message: string): void;
   observe(requirement: RequirementId, text: string): void;
   /** Runs after the check, pass or fail (deleting what it created). */
   onCleanup(fn: () => Promise<void>): void;
