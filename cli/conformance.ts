@@ -1,0 +1,183 @@
+/**
+ * npm run conformance: runs the conformance suites and the properties against the configured
+ * target (the embedded reference server when nothing is configured) and writes the reports.
+ *
+ * Exit codes: 0 every MUST requirement verified passed; 1 something failed; 2 a configuration
+ * or usage error (one line on stderr, no stack trace); 130/143 interrupted (after cleanup).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startVitest, type Vitest } from 'vitest/node';
+import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../harness/config/config.ts';
+import { createApiClient } from '../harness/http/client.ts';
+import { createRedactor } from '../harness/http/redact.ts';
+import { CheckCollector } from '../harness/report/collector.ts';
+import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
+import { buildReport, exitCodeOf } from '../harness/report/model.ts';
+import { sweepHooks } from '../harness/suite/hook-journal.ts';
+import { isRequirementId } from '../requirements/catalogue.ts';
+
+const usage = `Usage: npm run conformance -- [options]
+
+  --dry-run            list the checks and the requests they would send; send nothing
+  --only <ids>         run only the checks of these requirement ids (comma-separated)
+  --reports-dir <dir>  where reports go (default: reports)
+  --seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)
+  --no-properties      run the conformance suites only
+  -h, --help           this text
+
+Configuration comes from the environment and .env (see .env.example); with nothing set the
+suite runs against the embedded reference server.`;
+
+class UsageError extends Error {}
+
+interface Options {
+  readonly dryRun: boolean;
+  readonly only: readonly string[];
+  readonly reportsDir: string;
+  readonly seed: number | undefined;
+  readonly properties: boolean;
+}
+
+function parseOptions(argv: readonly string[]): Options | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'dry-run': { type: 'boolean', default: false },
+        only: { type: 'string' },
+        'reports-dir': { type: 'string', default: 'reports' },
+        seed: { type: 'string' },
+        'no-properties': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.replace(/\.$/, '')}; run npm run conformance -- --help for the options`);
+  }
+  const { values } = parsed;
+  if (values.help) return 'help';
+  const only = (values.only ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const unknown = only.filter((id) => !isRequirementId(id));
+  if (unknown.length > 0) throw new UsageError(`--only: unknown requirement id ${unknown.join(', ')}; the ids are in requirements/catalogue.ts`);
+  let seed: number | undefined;
+  const seedText = values.seed ?? process.env.PROPERTY_SEED;
+  if (seedText !== undefined && seedText !== '') {
+    if (!/^\d+$/.test(seedText) || Number(seedText) >= 2 ** 31) throw new UsageError(`--seed must be a whole number below 2^31 (got "${seedText}")`);
+    seed = Number(seedText);
+  }
+  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'] };
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const config: SuiteConfig = loadConfigFromEnvironment();
+  const root = process.cwd();
+  const reportsRoot = resolve(options.reportsDir);
+  const startedAt = new Date().toISOString();
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const runDir = join(reportsRoot, runDirectoryName(startedAt));
+  mkdirSync(runDir, { recursive: true });
+
+  // The global set-up and the workers read these; they never carry a secret.
+  process.env.PROPERTY_SEED = String(seed);
+  process.env.OCC_HOOK_JOURNAL = join(runDir, 'hooks.jsonl');
+  process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
+
+  const redact = createRedactor(config.secrets);
+  const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
+  const collector = new CheckCollector({
+    root,
+    redact,
+    progress: { interactive, write: (text) => process.stdout.write(text) },
+    requestsPerMinute: config.requestsPerMinute,
+  });
+  const targetLabel = config.target.kind === 'embedded' ? 'the embedded reference server' : config.target.baseUrl;
+  process.stdout.write(`conformance: ${options.dryRun ? 'dry run against' : 'checking'} ${targetLabel}, seed ${seed}\n`);
+
+  let vitest: Vitest | undefined;
+  let interrupted = false;
+  let signalCode = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) return;
+    interrupted = true;
+    signalCode = signal === 'SIGINT' ? 130 : 143;
+    process.stderr.write(`\nconformance: ${signal} received, stopping the run and deleting the hooks it created…\n`);
+    void vitest?.cancelCurrentRun('keyboard-input');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const started = performance.now();
+  try {
+    vitest = await startVitest([], {
+      run: true,
+      watch: false,
+      project: options.properties ? ['conformance', 'properties'] : ['conformance'],
+      reporters: [collector],
+      ...(options.only.length > 0 ? { tagsFilter: [options.only.join(' || ')] } : {}),
+      passWithNoTests: true,
+    });
+  } finally {
+    await vitest?.close();
+  }
+  const durationMs = Math.round(performance.now() - started);
+
+  // The global teardown sweeps hooks; this second sweep covers a teardown that never ran.
+  let sweepRequests = 0;
+  if (config.target.kind === 'remote' && !options.dryRun) {
+    const api = createApiClient({ baseUrl: config.target.baseUrl, timeoutMs: config.requestTimeoutMs, requestsPerMinute: config.requestsPerMinute, secrets: config.secrets });
+    const { failed } = await sweepHooks(process.env.OCC_HOOK_JOURNAL, api, config.tokens);
+    sweepRequests = api.stats.requestsSent;
+    await api.close();
+    for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}: delete it by hand\n`);
+  }
+
+  const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
+  const report = buildReport({
+    tool: 'outbound-calling-conformance',
+    suiteVersion: (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
+    target,
+    startedAt,
+    durationMs,
+    seed,
+    dryRun: options.dryRun,
+    checks: collector.results,
+    load: options.dryRun ? [] : loadProbeSummaries(reportsRoot),
+    previous: previousRuns(reportsRoot, target),
+    requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0) + sweepRequests,
+    unhandledErrors: collector.unhandledErrors,
+    interrupted,
+  });
+  const { dir } = writeReports(report, reportsRoot, redact);
+
+  if (options.dryRun) {
+    process.stdout.write(`\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:\n`);
+    for (const c of report.checks) process.stdout.write(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]\n`);
+  }
+  const r = report.counts.requirements;
+  process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.notVerifiable} not verifiable, ${r.observed} observed`
+    + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
+    + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
+  if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
+  process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
+  return interrupted ? signalCode : exitCodeOf(report);
+}
+
+main().then(
+  (code) => { process.exitCode = code; },
+  (error: unknown) => {
+    if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
+    else if (error instanceof UsageError) process.stderr.write(`conformance: ${error.message}\n`);
+    else process.stderr.write(`conformance: ${createRedactor()(error instanceof Error ? error.message : String(error))}\n`);
+    process.exitCode = 2;
+  },
+);

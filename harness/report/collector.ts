@@ -1,0 +1,95 @@
+/**
+ * A vitest reporter that turns finished checks into CheckResults for the report model, and
+ * shows progress: one updating line on a terminal (checks done of total, requests used of the
+ * budget, time left), plain lines in CI.
+ */
+import { relative } from 'node:path';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import type { Redactor } from '../http/redact.ts';
+import type { CheckResult } from './model.ts';
+
+export interface ProgressSink {
+  readonly interactive: boolean;
+  write(text: string): void;
+}
+
+export class CheckCollector implements Reporter {
+  readonly results: CheckResult[] = [];
+  readonly unhandledErrors: string[] = [];
+  private total = 0;
+  private plannedRequests = 0;
+  private requestsUsed = 0;
+  private readonly started = Date.now();
+  private readonly root: string;
+  private readonly redact: Redactor;
+  private readonly progress: ProgressSink | undefined;
+  private readonly requestsPerMinute: number | undefined;
+
+  constructor(options: { root: string; redact: Redactor; progress?: ProgressSink; requestsPerMinute?: number | undefined }) {
+    this.root = options.root;
+    this.redact = options.redact;
+    this.progress = options.progress;
+    this.requestsPerMinute = options.requestsPerMinute;
+  }
+
+  onTestModuleCollected(module: TestModule): void {
+    for (const test of module.children.allTests()) {
+      this.total += 1;
+      this.plannedRequests += test.meta().plannedRequests ?? 0;
+    }
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    const result = this.toResult(test);
+    this.results.push(result);
+    this.requestsUsed += result.requests;
+    this.report(result);
+  }
+
+  onTestRunEnd(_modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<{ message: string; name?: string }>): void {
+    for (const error of errors) this.unhandledErrors.push(this.redact(`${error.name ?? 'Error'}: ${error.message}`));
+    if (this.progress?.interactive) this.progress.write('\n');
+  }
+
+  private toResult(test: TestCase): CheckResult {
+    const meta = test.meta();
+    const result = test.result();
+    const diagnostic = test.diagnostic();
+    const failure = result.state === 'failed'
+      ? this.redact(result.errors.map((e) => e.message).join('\n').replace(/\u001b\[[0-9;]*m/g, ''))
+      : undefined;
+    const skipReason = result.state === 'skipped' ? (meta.notVerifiable ?? (result as { note?: string }).note ?? 'skipped') : undefined;
+    return {
+      id: `${test.project.name}:${relative(this.root, test.module.moduleId)}:${test.fullName}`,
+      project: test.project.name,
+      file: relative(this.root, test.module.moduleId),
+      name: test.name,
+      status: result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : 'skipped',
+      durationMs: Math.round(diagnostic?.duration ?? 0),
+      requirements: [...test.tags],
+      failure,
+      skipReason,
+      observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: this.redact(o.text) })),
+      exchanges: result.state === 'failed' ? (meta.exchanges ?? []) : [],
+      requests: meta.requestCount ?? 0,
+      plannedRequests: meta.plannedRequests ?? 0,
+      rateLimited: meta.rateLimited ?? 0,
+    };
+  }
+
+  private report(result: CheckResult): void {
+    if (this.progress === undefined) return;
+    const done = this.results.length;
+    if (this.progress.interactive) {
+      const remaining = Math.max(0, this.plannedRequests - this.requestsUsed);
+      const left = this.requestsPerMinute === undefined ? '' : ` · about ${Math.ceil((remaining * 60) / this.requestsPerMinute)} s left`;
+      const elapsed = Math.round((Date.now() - this.started) / 1000);
+      this.progress.write(`\r\u001b[2K${done}/${this.total} checks · ${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`);
+      if (result.status === 'failed') this.progress.write(`\r\u001b[2K✗ ${result.name}\n`);
+    } else {
+      const mark = result.status === 'passed' ? 'PASS' : result.status === 'failed' ? 'FAIL' : 'SKIP';
+      const why = result.status === 'skipped' ? ` (${result.skipReason})` : '';
+      this.progress.write(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}\n`);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Where reports live: `reports/<timestamp>/` per run and a copy in `reports/latest/`, plus the
+ * earlier runs read back for the trend and the k6 summaries the load probes leave in latest/.
+ * Every file is scrubbed by the redactor on its way to disk.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redactor } from '../http/redact.ts';
+import { renderHtml } from './html.ts';
+import { renderJunit } from './junit.ts';
+import { renderMarkdown } from './markdown.ts';
+import type { LoadProbeSummary, RunReport } from './model.ts';
+
+export const REPORT_FILES = ['report.json', 'report.md', 'report.html', 'junit.xml'] as const;
+
+export function runDirectoryName(startedAt: string): string {
+  return startedAt.replace(/[:.]/g, '-');
+}
+
+export function writeReports(report: RunReport, root: string, redact: Redactor): { dir: string; latest: string } {
+  const dir = join(root, runDirectoryName(report.startedAt));
+  const latest = join(root, 'latest');
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(latest, { recursive: true });
+  const contents: Record<(typeof REPORT_FILES)[number], string> = {
+    'report.json': `${JSON.stringify(report, null, 2)}\n`,
+    'report.md': renderMarkdown(report),
+    'report.html': renderHtml(report),
+    'junit.xml': renderJunit(report),
+  };
+  for (const name of REPORT_FILES) {
+    writeFileSync(join(dir, name), redact(contents[name]));
+    copyFileSync(join(dir, name), join(latest, name));
+  }
+  return { dir, latest };
+}
+
+type PreviousRun = Pick<RunReport, 'startedAt' | 'requirements' | 'counts' | 'target' | 'dryRun'>;
+
+/** Earlier completed runs against the same target, oldest first; unreadable ones are skipped. */
+export function previousRuns(root: string, target: RunReport['target'], limit = 29): PreviousRun[] {
+  if (!existsSync(root)) return [];
+  const runs: PreviousRun[] = [];
+  for (const entry of readdirSync(root)) {
+    if (entry === 'latest') continue;
+    const file = join(root, entry, 'report.json');
+    if (!existsSync(file)) continue;
+    try {
+      const run = JSON.parse(readFileSync(file, 'utf8')) as PreviousRun;
+      const sameTarget = run.target?.kind === target.kind && (target.kind === 'embedded' || run.target.baseUrl === target.baseUrl);
+      if (sameTarget && run.dryRun !== true && Array.isArray(run.requirements)) runs.push(run);
+    } catch {
+      // a report cut short by an interrupted write is not history
+    }
+  }
+  return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt)).slice(-limit);
+}
+
+function isProbeSummary(value: unknown): value is LoadProbeSummary {
+  const v = value as Partial<LoadProbeSummary> | null;
+  return typeof v === 'object' && v !== null && typeof v.probe === 'string' && typeof v.passed === 'boolean'
+    && Array.isArray(v.failedThresholds) && typeof v.requirements === 'object' && Array.isArray(v.observations);
+}
+
+/** The k6 probes' summaries in reports/latest (k6-<probe>.json), when present. */
+export function loadProbeSummaries(root: string): LoadProbeSummary[] {
+  const latest = join(root, 'latest');
+  if (!existsSync(latest)) return [];
+  const summaries: LoadProbeSummary[] = [];
+  for (const entry of readdirSync(latest).filter((name) => /^k6-[\w-]+\.json$/.test(name)).sort()) {
+    try {
+      const parsed = JSON.parse(readFileSync(join(latest, entry), 'utf8')) as { occ?: unknown };
+      const summary = parsed.occ ?? parsed;
+      if (isProbeSummary(summary)) summaries.push(summary);
+    } catch {
+      // a summary k6 did not finish writing is left out
+    }
+  }
+  return summaries;
+}

@@ -1,0 +1,143 @@
+/**
+ * report.html: one self-contained file that works offline: the requirement matrix, each
+ * failure with the redacted HTTP exchange that proved it, the observations, what was not
+ * verifiable and why, the trend against earlier runs, and the load probes' charts.
+ *
+ * Rendered with preact + htm: every string from the target (bodies, headers, messages) is
+ * escaped by the renderer, so a hostile target cannot script the report. SVG charts are built
+ * from numbers by charts.ts and inserted as trusted markup.
+ */
+import htm from 'htm';
+import { h, type VNode } from 'preact';
+import { renderToStaticMarkup } from 'preact-render-to-string';
+import { lines, stackedBars } from './charts.ts';
+import type { LoadProbeSummary, RequirementStatus, RequirementVerdict, RunReport } from './model.ts';
+
+type Html = (strings: TemplateStringsArray, ...values: unknown[]) => VNode;
+// htm's types describe CommonJS; under Node's ESM loader the import is the htm function itself.
+const html = (htm as unknown as { bind(pragma: typeof h): Html }).bind(h);
+
+const statusText: Record<RequirementStatus, string> = {
+  passed: 'passed', failed: 'failed', observed: 'observed', not_verifiable: 'not verifiable', not_checked: 'not checked here',
+};
+
+const css = `
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+main{max-width:1100px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #dde1e7;padding-bottom:4px}
+.meta{color:#5b6475}.cards{display:flex;gap:12px;flex-wrap:wrap;margin:16px 0}
+.card{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:10px 14px;min-width:120px}
+.card b{display:block;font-size:22px}.verdict-passed{color:#137333}.verdict-failed{color:#b3261e}
+table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid #dde1e7;padding:5px 8px;text-align:left;vertical-align:top}
+th{background:#eef1f5;position:sticky;top:0}.badge{border-radius:10px;padding:1px 8px;font-size:12px;white-space:nowrap}
+.passed{background:#e6f4ea;color:#137333}.failed{background:#fce8e6;color:#b3261e}.observed{background:#e8f0fe;color:#1a56c4}
+.not_verifiable{background:#fef7e0;color:#8a5a00}.not_checked{background:#eee;color:#555}
+pre{white-space:pre-wrap;word-break:break-word;background:#fbfbfc;border:1px solid #e3e6eb;padding:8px;font-size:12px;max-height:420px;overflow:auto}
+.failure{background:#fff;border-left:4px solid #b3261e;padding:8px 12px;margin:10px 0}.callout{background:#fce8e6;padding:8px 12px;border-radius:6px}
+.chart{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
+`;
+
+function Svg({ markup }: { markup: string }): VNode {
+  return html`<div class="chart" dangerouslySetInnerHTML=${{ __html: markup }}></div>`;
+}
+
+function Matrix({ rows }: { rows: readonly RequirementVerdict[] }): VNode {
+  return html`<table id="requirement-matrix" aria-label="Requirement matrix">
+    <thead><tr><th>Requirement</th><th>Level</th><th>Section</th><th>Statement</th><th>Status</th><th>Checks</th><th>Notes</th></tr></thead>
+    <tbody>${rows.map((r) => html`<tr data-requirement=${r.id} data-status=${r.status}>
+      <td><code>${r.id}</code></td><td>${r.level}</td><td>${r.section}</td><td>${r.text}</td>
+      <td><span class=${`badge ${r.status}`}>${statusText[r.status]}</span></td>
+      <td>${r.source ?? r.checks.length}</td>
+      <td>${[...r.observations, ...r.notVerifiableBecause].join('; ')}</td></tr>`)}</tbody></table>`;
+}
+
+function Failures({ report }: { report: RunReport }): VNode | null {
+  const failed = report.checks.filter((c) => c.status === 'failed');
+  if (failed.length === 0) return null;
+  return html`<section id="failures"><h2>Failures (${failed.length})</h2>${failed.map((c) => html`<div class="failure">
+    <strong>${c.name}</strong><div class="meta">${c.requirements.join(', ')} · ${c.file}</div>
+    <pre>${c.failure ?? ''}</pre>
+    ${c.exchanges.length > 0 ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}, secrets redacted)</summary>
+      ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>`)}</details>` : null}
+  </div>`)}</section>`;
+}
+
+function formatExchangeRecord(exchange: Record<string, unknown>): string {
+  const headers = (value: unknown) => Object.entries((value ?? {}) as Record<string, string>).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const status = exchange.status === undefined ? `no response: ${String(exchange.transportError)}` : `${String(exchange.status)} (${String(exchange.durationMs)} ms)`;
+  return `${String(exchange.method)} ${String(exchange.url)}\n${headers(exchange.requestHeaders)}${exchange.requestBody === undefined ? '' : `\n\n${String(exchange.requestBody)}`}\n\n→ ${status}\n${headers(exchange.responseHeaders)}\n\n${String(exchange.rawBody ?? '').slice(0, 4000)}`;
+}
+
+function Trend({ report }: { report: RunReport }): VNode {
+  const runs = report.history;
+  const chart = stackedBars('Requirements per run', [
+    { label: 'passed', color: '#34a853', values: runs.map((r) => r.passed) },
+    { label: 'failed', color: '#d93025', values: runs.map((r) => r.failed) },
+    { label: 'not verifiable', color: '#f9ab00', values: runs.map((r) => r.notVerifiable) },
+  ], runs.map((r) => r.startedAt));
+  return html`<section id="trend"><h2>Trend over the last ${runs.length} run${runs.length === 1 ? '' : 's'}</h2>
+    ${report.regressions.length > 0 ? html`<p class="callout"><strong>Regressions since the previous run:</strong> ${report.regressions.join(', ')}</p>` : html`<p>No regression since the previous run.</p>`}
+    ${report.fixed.length > 0 ? html`<p>Fixed since the previous run: ${report.fixed.join(', ')}</p>` : null}
+    <${Svg} markup=${chart} /></section>`;
+}
+
+interface RateChart { seconds: number[]; accepted: number[]; refused: number[] }
+interface RetryChart { deliveries: Array<{ label: string; attemptsMs: number[]; expectedMs: number[] }> }
+
+function LoadProbe({ probe }: { probe: LoadProbeSummary }): VNode {
+  const chart = probe.chart as Partial<RateChart & RetryChart> | undefined;
+  let svg: string | undefined;
+  if (chart?.accepted !== undefined && chart.refused !== undefined) {
+    svg = stackedBars('Accepted and refused requests per second', [
+      { label: 'accepted', color: '#34a853', values: chart.accepted },
+      { label: 'refused', color: '#d93025', values: chart.refused },
+    ], (chart.seconds ?? chart.accepted.map((_, i) => i)).map(String));
+  } else if (chart?.deliveries !== undefined) {
+    const palette = ['#1a73e8', '#e37400', '#188038', '#a142f4'];
+    svg = lines('Attempt times of retried deliveries against the expected backoff', chart.deliveries.flatMap((d, i) => [
+      { label: `${d.label} seen`, color: palette[i % palette.length]!, points: d.attemptsMs.map((ms, n) => [n + 1, ms / 1000] as const) },
+      { label: `${d.label} expected`, color: palette[i % palette.length]!, dashed: true, points: d.expectedMs.map((ms, n) => [n + 1, ms / 1000] as const) },
+    ]));
+  }
+  return html`<div><h3>${probe.probe}: <span class=${`badge ${probe.passed ? 'passed' : 'failed'}`}>${probe.passed ? 'passed' : 'failed'}</span></h3>
+    ${probe.failedThresholds.length > 0 ? html`<p>Failed thresholds: ${probe.failedThresholds.join(', ')}</p>` : null}
+    ${svg === undefined ? null : html`<${Svg} markup=${svg} />`}
+    ${probe.observations.length > 0 ? html`<ul>${probe.observations.map((o) => html`<li>${o}</li>`)}</ul>` : null}</div>`;
+}
+
+function Page({ report }: { report: RunReport }): VNode {
+  const { checks, requirements } = report.counts;
+  const failed = requirements.failed > 0 || checks.failed > 0;
+  const verdict = report.dryRun ? 'dry run' : failed ? 'failed' : 'passed';
+  const observed = report.requirements.filter((r) => r.observations.length > 0);
+  const notVerifiable = report.requirements.filter((r) => r.status === 'not_verifiable');
+  return html`<main>
+    <h1>Outbound Calling API v1 conformance: <span class=${`verdict-${failed ? 'failed' : 'passed'}`}>${verdict}</span></h1>
+    <div class="meta">Target ${report.target.kind === 'embedded' ? 'the embedded reference server' : html`<code>${report.target.baseUrl}</code>`} · started ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} · suite ${report.suiteVersion}</div>
+    ${report.interrupted ? html`<p class="callout">The run was interrupted: results are partial.</p>` : null}
+    <div class="cards">
+      <div class="card"><b>${requirements.passed}</b>MUST passed</div>
+      <div class="card"><b>${requirements.failed}</b>MUST failed</div>
+      <div class="card"><b>${requirements.notVerifiable}</b>not verifiable</div>
+      <div class="card"><b>${requirements.observed}</b>observed</div>
+      <div class="card"><b>${checks.passed}/${checks.passed + checks.failed + checks.skipped}</b>checks passed</div>
+      <div class="card"><b>${report.requests.sent}</b>requests sent · ${report.requests.rateLimited} × 429</div>
+    </div>
+    <${Trend} report=${report} />
+    <${Failures} report=${report} />
+    ${report.unhandledErrors.length > 0 ? html`<section><h2>Errors outside checks</h2>${report.unhandledErrors.map((e) => html`<pre>${e}</pre>`)}</section>` : null}
+    <section id="matrix"><h2>Requirement matrix (${requirements.total})</h2><${Matrix} rows=${report.requirements} /></section>
+    <section id="observations"><h2>Observations (${observed.length}), never failures</h2>
+      ${observed.length === 0 ? html`<p>None.</p>` : html`<ul>${observed.map((r) => html`<li><code>${r.id}</code>: ${r.observations.join('; ')}</li>`)}</ul>`}</section>
+    <section id="not-verifiable"><h2>Not verifiable with this configuration (${notVerifiable.length})</h2>
+      ${notVerifiable.length === 0 ? html`<p>Everything the suites check was verifiable.</p>` : html`<ul>${notVerifiable.map((r) => html`<li><code>${r.id}</code>: ${r.notVerifiableBecause.join('; ')}</li>`)}</ul>`}</section>
+    ${report.load.length > 0 ? html`<section id="load"><h2>Load probes (k6)</h2>${report.load.map((p) => html`<${LoadProbe} probe=${p} />`)}</section>` : null}
+  </main>`;
+}
+
+export function renderHtml(report: RunReport): string {
+  const body = renderToStaticMarkup(html`<${Page} report=${report} />`);
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
+    + `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`
+    + `<title>Conformance report ${report.startedAt}</title><style>${css}</style></head><body>${body}</body></html>\n`;
+}

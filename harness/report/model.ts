@@ -1,0 +1,179 @@
+/**
+ * The report model: what a run found, requirement by requirement, built by pure functions from
+ * the collected check results and the catalogue. Every output format (JSON, Markdown, HTML,
+ * JUnit) renders this one model.
+ */
+import { requirements, type Level } from '../../requirements/catalogue.ts';
+
+export type CheckStatus = 'passed' | 'failed' | 'skipped';
+
+export interface CheckResult {
+  /** Stable id: project, file and full name. */
+  readonly id: string;
+  readonly project: string;
+  readonly file: string;
+  readonly name: string;
+  readonly status: CheckStatus;
+  readonly durationMs: number;
+  readonly requirements: readonly string[];
+  readonly failure?: string | undefined;
+  readonly skipReason?: string | undefined;
+  readonly observations: ReadonlyArray<{ requirement: string; text: string }>;
+  readonly exchanges: ReadonlyArray<Record<string, unknown>>;
+  readonly requests: number;
+  readonly plannedRequests: number;
+  readonly rateLimited: number;
+}
+
+export type RequirementStatus = 'passed' | 'failed' | 'observed' | 'not_verifiable' | 'not_checked';
+
+export interface RequirementVerdict {
+  readonly id: string;
+  readonly level: Level;
+  readonly section: string;
+  readonly text: string;
+  readonly checks: readonly string[];
+  readonly status: RequirementStatus;
+  /** Why it could not be verified with this configuration (skip reasons, de-duplicated). */
+  readonly notVerifiableBecause: readonly string[];
+  readonly observations: readonly string[];
+  /** How it was decided outside the suites, e.g. a k6 probe. */
+  readonly source?: string;
+}
+
+export interface LoadProbeSummary {
+  readonly probe: string;
+  readonly passed: boolean;
+  readonly failedThresholds: readonly string[];
+  readonly requirements: Readonly<Record<string, 'passed' | 'failed'>>;
+  readonly observations: readonly string[];
+  readonly chart?: unknown;
+  readonly finishedAt?: string;
+}
+
+export interface RunReport {
+  readonly tool: string;
+  readonly suiteVersion: string;
+  readonly target: { readonly kind: 'embedded' | 'remote'; readonly baseUrl: string };
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly seed: number;
+  readonly dryRun: boolean;
+  readonly counts: {
+    readonly checks: { passed: number; failed: number; skipped: number };
+    readonly observations: number;
+    readonly requirements: { verified: number; passed: number; failed: number; notVerifiable: number; observed: number; notChecked: number; total: number };
+  };
+  readonly requests: { readonly sent: number; readonly planned: number; readonly rateLimited: number };
+  readonly requirements: readonly RequirementVerdict[];
+  readonly checks: readonly CheckResult[];
+  readonly load: readonly LoadProbeSummary[];
+  readonly regressions: readonly string[];
+  readonly fixed: readonly string[];
+  readonly history: ReadonlyArray<{ startedAt: string; passed: number; failed: number; notVerifiable: number }>;
+  readonly unhandledErrors: readonly string[];
+  readonly interrupted: boolean;
+}
+
+function unique(values: Iterable<string>): string[] {
+  return [...new Set(values)];
+}
+
+/** One requirement's verdict from the checks tagged with it (and any load probe verdict). */
+export function judgeRequirement(
+  requirement: (typeof requirements)[number],
+  checks: readonly CheckResult[],
+  load: readonly LoadProbeSummary[],
+): RequirementVerdict {
+  const tagged = checks.filter((c) => c.requirements.includes(requirement.id));
+  const observations = unique(tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)));
+  const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
+  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, checks: tagged.map((c) => c.name), observations };
+  const failed = tagged.some((c) => c.status === 'failed') || probeVerdicts.some((p) => p.verdict === 'failed');
+  const passed = tagged.some((c) => c.status === 'passed') || probeVerdicts.some((p) => p.verdict === 'passed');
+  const source = probeVerdicts.length > 0 ? `k6 ${probeVerdicts.map((p) => p.probe).join(', ')}` : undefined;
+  const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
+  let status: RequirementStatus;
+  if (requirement.level === 'OBSERVE') {
+    status = passed || failed || observations.length > 0 ? 'observed' : tagged.length > 0 ? 'not_verifiable' : 'not_checked';
+  } else if (failed) status = 'failed';
+  else if (passed) status = 'passed';
+  else status = tagged.length > 0 ? 'not_verifiable' : 'not_checked';
+  return { ...base, status, notVerifiableBecause, ...(source === undefined ? {} : { source }) };
+}
+
+export interface ReportInput {
+  readonly tool: string;
+  readonly suiteVersion: string;
+  readonly target: RunReport['target'];
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly seed: number;
+  readonly dryRun: boolean;
+  readonly checks: readonly CheckResult[];
+  readonly load: readonly LoadProbeSummary[];
+  readonly previous: ReadonlyArray<Pick<RunReport, 'startedAt' | 'requirements' | 'counts'>>;
+  readonly requestsSent: number;
+  readonly unhandledErrors: readonly string[];
+  readonly interrupted: boolean;
+}
+
+export function buildReport(input: ReportInput): RunReport {
+  const verdicts = requirements.map((r) => judgeRequirement(r, input.checks, input.load));
+  const count = (status: RequirementStatus) => verdicts.filter((v) => v.status === status).length;
+  const last = input.previous.at(-1);
+  const before = new Map(last?.requirements.map((r) => [r.id, r.status]) ?? []);
+  const regressions = verdicts.filter((v) => v.status === 'failed' && before.get(v.id) === 'passed').map((v) => v.id);
+  const fixed = verdicts.filter((v) => v.status === 'passed' && before.get(v.id) === 'failed').map((v) => v.id);
+  const requirementCounts = {
+    verified: count('passed') + count('failed'),
+    passed: count('passed'),
+    failed: count('failed'),
+    notVerifiable: count('not_verifiable'),
+    observed: count('observed'),
+    notChecked: count('not_checked'),
+    total: verdicts.length,
+  };
+  return {
+    tool: input.tool,
+    suiteVersion: input.suiteVersion,
+    target: input.target,
+    startedAt: input.startedAt,
+    durationMs: input.durationMs,
+    seed: input.seed,
+    dryRun: input.dryRun,
+    counts: {
+      checks: {
+        passed: input.checks.filter((c) => c.status === 'passed').length,
+        failed: input.checks.filter((c) => c.status === 'failed').length,
+        skipped: input.checks.filter((c) => c.status === 'skipped').length,
+      },
+      observations: verdicts.reduce((sum, v) => sum + v.observations.length, 0),
+      requirements: requirementCounts,
+    },
+    requests: {
+      sent: input.requestsSent,
+      planned: input.checks.reduce((sum, c) => sum + c.plannedRequests, 0),
+      rateLimited: input.checks.reduce((sum, c) => sum + c.rateLimited, 0),
+    },
+    requirements: verdicts,
+    checks: input.checks,
+    load: input.load,
+    regressions,
+    fixed,
+    history: [
+      ...input.previous.map((p) => ({ startedAt: p.startedAt, passed: p.counts.requirements.passed, failed: p.counts.requirements.failed, notVerifiable: p.counts.requirements.notVerifiable })),
+      { startedAt: input.startedAt, passed: requirementCounts.passed, failed: requirementCounts.failed, notVerifiable: requirementCounts.notVerifiable },
+    ].slice(-30),
+    unhandledErrors: input.unhandledErrors,
+    interrupted: input.interrupted,
+  };
+}
+
+/** 0 when every MUST requirement verified passed (and the run completed), 1 otherwise. */
+export function exitCodeOf(report: RunReport): 0 | 1 {
+  if (report.dryRun) return 0;
+  const mustFailed = report.requirements.some((r) => r.level === 'MUST' && r.status === 'failed');
+  const failedChecks = report.counts.checks.failed > 0;
+  return mustFailed || failedChecks || report.unhandledErrors.length > 0 || report.interrupted ? 1 : 0;
+}
