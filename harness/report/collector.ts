@@ -34,12 +34,15 @@ export class CheckCollector implements Reporter {
 
   onTestModuleCollected(module: TestModule): void {
     for (const test of module.children.allTests()) {
+      if (test.options.mode !== 'run') continue;
       this.total += 1;
       this.plannedRequests += test.meta().plannedRequests ?? 0;
     }
   }
 
   onTestCaseResult(test: TestCase): void {
+    // Filtered out (--only) or statically skipped: not part of this run, not "not verifiable".
+    if (test.options.mode !== 'run') return;
     const result = this.toResult(test);
     this.results.push(result);
     this.requestsUsed += result.requests;
