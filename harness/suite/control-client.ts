@@ -9,7 +9,16 @@ export interface HookView {
   readonly status: 'active' | 'disabled';
   readonly disabledReason?: 'deleted' | 'auto_disabled';
   readonly consecutiveFailures: number;
-  readonly deliveries: ReadonlyArray<{ eventId: string; state: string; attempts: ReadonlyArray<{ attempt: number; at: number; outcome: { kind: string; status?: number } }> }>;
+  readonly deliveries: ReadonlyArray<{ eventId: string; state: string; nextAttemptAt?: number; attempts: ReadonlyArray<{ attempt: number; at: number; outcome: { kind: string; status?: number } }> }>;
+}
+
+export interface TokenUsage {
+  readonly account: string;
+  readonly kind: string;
+  readonly label: string;
+  /** ISO date-time of the last authenticated request, null when never used. */
+  readonly lastUsedAt: string | null;
+  readonly revoked: boolean;
 }
 
 export interface ControlClient {
@@ -22,6 +31,12 @@ export interface ControlClient {
   mintToken(account: string, scopes: readonly string[]): Promise<string>;
   revokeToken(token: string): Promise<void>;
   faults(): Promise<Array<{ id: string; violates: string[]; enabled: boolean; description: string }>>;
+  /** Waits (bounded by the server, 10 s real) until no delivery attempt is in flight or due; false when it gave up. */
+  idle(): Promise<boolean>;
+  /** The reference's virtual now, in ms. */
+  clock(): Promise<number>;
+  /** Last-used record of one token (never the token itself); undefined when unknown. */
+  tokenUsage(token: string): Promise<TokenUsage | undefined>;
 }
 
 export function createControlClient(controlUrl: string): ControlClient {
@@ -54,6 +69,15 @@ export function createControlClient(controlUrl: string): ControlClient {
     async advanceClock(ms) { await call('POST', '/clock/advance', { ms }); },
     async mintToken(account, scopes) { return (await call<{ token: string }>('POST', '/tokens', { account, scopes })).json.token; },
     async revokeToken(token) { await call('DELETE', '/tokens', { token }); },
+    async idle() { return (await call<{ idle: boolean }>('POST', '/idle')).json.idle; },
+    async clock() { return (await call<{ now: number }>('GET', '/clock')).json.now; },
+    async tokenUsage(token) {
+      const { json } = await call<{ tokens: Array<TokenUsage & { token?: string }> }>('GET', `/tokens/last-used?token=${encodeURIComponent(token)}`);
+      const found = json.tokens[0];
+      if (found === undefined) return undefined;
+      const { token: _secret, ...usage } = found;
+      return usage;
+    },
     async faults() { return (await call<{ faults: Array<{ id: string; violates: string[]; enabled: boolean; description: string }> }>('GET', '/faults')).json.faults; },
   };
 }
