@@ -1,0 +1,332 @@
+/**
+ * Runs one k6 probe: `node load/run.ts <rate-limit|webhook-retry> [--faults id,id] [--report-dir dir]`
+ * (`npm run load:rate-limit`, `npm run load:webhook-retry`).
+ *
+ * With no API_BASE_URL it starts what the probe needs in-process and stops it afterwards:
+ *   rate-limit     the reference server with a rate limit of LIMIT (100) per a scaled window of
+ *                  4000 ms instead of 60 s, so the probe takes about 20 s;
+ *   webhook-retry  the webhook receiver (its generated CA trusted by the dispatcher) and the
+ *                  reference server with the rate limit off, the virtual clock frozen (scale 0:
+ *                  the probe jumps it to each scheduled retry) and a 1 s delivery timeout;
+ * faults from --faults or OCC_REFERENCE_FAULTS are switched on at start.
+ * With API_BASE_URL (harness/config/config.ts reads it and .env) the same scripts run against
+ * that target with TOKEN_ALL: a 60 s window and RATE_LIMIT_PER_MINUTE (default 100) for
+ * rate-limit; webhook-retry also needs WEBHOOK_PUBLIC_URL, ALLOW_ORIGINATE=true,
+ * TEST_DESTINATION_NUMBER and TEST_AGENT_ID (a real call makes the event happen) and watches
+ * for TIME_BUDGET_S (default 600).
+ *
+ * k6 comes from `bash load/install-k6.sh` (PATH, cache, or a build with Go) and runs offline
+ * (no usage report, no automatic extension resolution). Its exit code is the verdict: 0 pass,
+ * 99 thresholds crossed (one line names them), anything else an error. Bad arguments or
+ * configuration: one line, exit 2. k6 missing and not buildable: one line, exit 3. Tokens are
+ * never printed (k6's own log lines are redacted before they are passed on).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { limits } from '../harness/contract/openapi.ts';
+import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
+import type { SuiteConfig } from '../harness/config/config.ts';
+import { startReceiver } from '../harness/webhooks/receiver.ts';
+import type { Receiver } from '../harness/webhooks/receiver.ts';
+import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
+import { unknownFaultIds } from '../reference/faults.ts';
+import { startReferenceServer } from '../reference/server.ts';
+import type { ReferenceOptions, ReferenceServer } from '../reference/server.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..');
+const PROBES = ['rate-limit', 'webhook-retry'] as const;
+type Probe = (typeof PROBES)[number];
+
+/** The reference server's scaled rate window: the whole probe (4 windows + set-up) stays under 30 s. */
+export const REFERENCE_WINDOW_MS = 4_000;
+/** Real ms a delivery attempt may take on the reference before it counts as a timeout. */
+export const REFERENCE_DELIVERY_TIMEOUT_MS = 1_000;
+export const THRESHOLDS_CROSSED = 99;
+
+class UsageError extends Error {}
+
+interface Args {
+  probe: Probe;
+  faults: string[];
+  reportDir: string;
+}
+
+export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: { faults: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split('\n')[0]}; usage: node load/run.ts <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) throw new UsageError(`usage: node load/run.ts <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
+  if (positionals.length !== 1 || !PROBES.includes(positionals[0] as Probe)) {
+    throw new UsageError(`name one probe: ${PROBES.join(' or ')}${positionals.length ? ` (got "${positionals.join(' ')}")` : ''}`);
+  }
+  const rawFaults = values.faults ?? env.OCC_REFERENCE_FAULTS ?? '';
+  const faults = rawFaults.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = unknownFaultIds(faults);
+  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
+  if (values['report-dir'] !== undefined && values['report-dir'].trim() === '') throw new UsageError('--report-dir needs a directory');
+  return { probe: positionals[0] as Probe, faults, reportDir: resolve(values['report-dir'] ?? join(root, 'reports', 'latest')) };
+}
+
+function positive(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1) throw new UsageError(`${name} must be a whole number >= 1 (got "${raw}")`);
+  return Number(raw);
+}
+
+/** Finds or builds k6 through load/install-k6.sh; its one-line reason when it can't. */
+function findK6(): Promise<{ ok: true; path: string } | { ok: false; message: string }> {
+  return new Promise((done) => {
+    const child = spawn('bash', [join(here, 'install-k6.sh')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (/building k6/.test(d.toString())) process.stderr.write(d); // a first build takes minutes: say so
+    });
+    child.on('error', (e) => done({ ok: false, message: `cannot run bash load/install-k6.sh (${e.message}); install k6 v2 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH` }));
+    child.on('close', (code) => {
+      const path = out.trim().split('\n').pop()?.trim() ?? '';
+      if (code === 0 && path !== '' && existsSync(path)) return done({ ok: true, path });
+      const last = err.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? `load/install-k6.sh exited with ${code}`;
+      done({ ok: false, message: last.replace(/^install-k6: /, '') });
+    });
+  });
+}
+
+interface Prepared {
+  env: Record<string, string>;
+  secrets: string[];
+  timeoutMs: number;
+  cleanup: Array<() => Promise<void> | void>;
+  describe: string;
+}
+
+function missingForRemoteWebhooks(config: SuiteConfig): string[] {
+  const missing: string[] = [];
+  if (config.webhookPublicUrl === undefined) missing.push('WEBHOOK_PUBLIC_URL (a public https URL that reaches the local receiver)');
+  if (!config.allowOriginate) missing.push('ALLOW_ORIGINATE=true (a real call makes the events happen)');
+  if (config.destinationNumber === undefined) missing.push('TEST_DESTINATION_NUMBER');
+  if (config.agents.provisioned === undefined) missing.push('TEST_AGENT_ID');
+  return missing;
+}
+
+/** A CA bundle of the system roots plus the receiver's CA, so k6 verifies both the target and the receiver. */
+function caBundle(receiverCa: string, dir: string): string | undefined {
+  const system = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'].find((p) => existsSync(p));
+  if (system === undefined) return undefined;
+  const path = join(dir, 'ca-bundle.pem');
+  writeFileSync(path, `${readFileSync(system, 'utf8')}\n${receiverCa}\n`);
+  return path;
+}
+
+async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
+  const cleanup: Prepared['cleanup'] = [];
+  const env: Record<string, string> = {};
+  const secrets = [...config.secrets];
+  const remote = config.target.kind === 'remote';
+  if (remote && args.faults.length > 0) throw new UsageError('--faults / OCC_REFERENCE_FAULTS switch faults of the embedded reference server; unset API_BASE_URL to use them');
+
+  if (remote) {
+    const token = config.tokens.all;
+    if (token === undefined) throw new UsageError('TOKEN_ALL is not set: the probes need an all-scope token of the target');
+    const target = config.target as { baseUrl: string };
+    env.BASE_URL = target.baseUrl;
+    env.TOKEN = token;
+    if (args.probe === 'rate-limit') {
+      const limit = positive(process.env, 'RATE_LIMIT_PER_MINUTE', limits.requestsPerMinute);
+      env.LIMIT = String(limit);
+      env.WINDOW_MS = '60000';
+      return { env, secrets, timeoutMs: 6 * 60_000 + 120_000, cleanup, describe: `${target.baseUrl} (limit ${limit} per 60 s)` };
+    }
+    const missing = missingForRemoteWebhooks(config);
+    if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
+    const budget = positive(process.env, 'TIME_BUDGET_S', 600);
+    const parsed = parseCliConfig(process.env, []);
+    if (!parsed.ok) throw new UsageError(parsed.message);
+    const receiver = await startReceiver(parsed.options);
+    cleanup.push(() => receiver.close());
+    env.RECEIVER_URL = receiver.localUrl;
+    env.RECEIVER_PUBLIC_URL = receiver.url;
+    env.TIME_BUDGET_S = String(budget);
+    env.AGENT_ID = config.agents.provisioned as string;
+    env.DESTINATION_NUMBER = config.destinationNumber as string;
+    if (receiver.caCertPem !== undefined) {
+      const dir = mkdtempSync(join(tmpdir(), 'occ-k6-'));
+      cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+      const bundle = caBundle(receiver.caCertPem, dir);
+      if (bundle === undefined) throw new UsageError('no system CA bundle found to add the receiver\'s CA to; give the receiver a trusted certificate with RECEIVER_TLS_CERT and RECEIVER_TLS_KEY');
+      env.SSL_CERT_FILE = bundle;
+    }
+    return { env, secrets, timeoutMs: (budget + 300) * 1000, cleanup, describe: `${target.baseUrl}, receiver ${receiver.url}, budget ${budget} s` };
+  }
+
+  // Embedded reference server (and receiver), loopback only.
+  let receiver: Receiver | undefined;
+  const options: ReferenceOptions = { host: '127.0.0.1', port: 0, faults: args.faults };
+  if (args.probe === 'rate-limit') {
+    options.rateLimit = { perWindow: limits.requestsPerMinute, windowMs: REFERENCE_WINDOW_MS };
+  } else {
+    receiver = await startReceiver({ host: '127.0.0.1', port: 0 });
+    cleanup.push(() => receiver!.close());
+    options.rateLimit = false;
+    options.clockScale = 0;
+    options.deliveryTimeoutMs = REFERENCE_DELIVERY_TIMEOUT_MS;
+    options.trustedCaPem = [receiver.caCertPem as string];
+  }
+  let server: ReferenceServer;
+  try {
+    server = await startReferenceServer(options);
+  } catch (e) {
+    for (const c of cleanup.reverse()) await c();
+    throw e;
+  }
+  cleanup.unshift(() => server.close());
+  secrets.push(...Object.values(server.fixtures.tokens));
+  env.BASE_URL = server.baseUrl;
+  env.TOKEN = server.fixtures.tokens.all;
+  env.CONTROL_URL = server.controlUrl;
+  const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
+  if (args.probe === 'rate-limit') {
+    env.LIMIT = String(limits.requestsPerMinute);
+    env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
+    return { env, secrets, timeoutMs: 90_000, cleanup, describe: `reference server (limit ${limits.requestsPerMinute} per ${REFERENCE_WINDOW_MS} ms${faults})` };
+  }
+  env.RECEIVER_URL = receiver!.localUrl;
+  env.RECEIVER_PUBLIC_URL = receiver!.url;
+  env.INSECURE_SKIP_TLS_VERIFY = 'true'; // our own receiver's generated certificate, on loopback
+  return { env, secrets, timeoutMs: 150_000, cleanup, describe: `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) and receiver` };
+}
+
+function redact(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const s of secrets) if (s.length >= 6) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+function failedThresholds(reportFile: string): string[] {
+  try {
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { failedThresholds?: string[] };
+    return report.failedThresholds ?? [];
+  } catch {
+    return [];
+  }
+}
+
+function runK6(k6: string, script: string, prepared: Prepared, reportDir: string): Promise<{ code: number; stderrTail: string }> {
+  return new Promise((done) => {
+    const env: Record<string, string> = {
+      ...Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : []))),
+      K6_NO_USAGE_REPORT: 'true',
+      K6_AUTO_EXTENSION_RESOLUTION: 'false',
+      REPORT_DIR: reportDir,
+      ...prepared.env,
+    };
+    const child = spawn(k6, ['run', '--quiet', '--no-color', script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    let pending = '';
+    const timer = setTimeout(() => {
+      process.stderr.write(`load: k6 ran longer than ${prepared.timeoutMs / 1000} s; stopping it\n`);
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    }, prepared.timeoutMs);
+    child.stdout.on('data', (d: Buffer) => process.stdout.write(redact(d.toString(), prepared.secrets)));
+    child.stderr.on('data', (d: Buffer) => {
+      pending += d.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const raw of lines) {
+        const line = redact(raw, prepared.secrets);
+        if (line.trim() === '') continue;
+        tail = line;
+        // The crossed-threshold verdict is ours to print, in one line.
+        if (/thresholds on metrics .* have been crossed/.test(line)) continue;
+        process.stderr.write(`${line}\n`);
+      }
+    });
+    const stop = (signal: NodeJS.Signals) => child.kill(signal);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      done({ code: 1, stderrTail: `cannot start k6 at ${k6}: ${e.message}` });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      if (pending.trim() !== '') tail = redact(pending, prepared.secrets);
+      done({ code: code ?? (signal ? 1 : 0), stderrTail: tail });
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  let args: Args;
+  let config: SuiteConfig;
+  try {
+    args = parseRunArgs(process.argv.slice(2), process.env);
+    config = loadConfigFromEnvironment(join(root, '.env'));
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      process.stderr.write(`load: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const k6 = await findK6();
+  if (!k6.ok) {
+    process.stderr.write(`load: k6 is needed and could not be found or built: ${k6.message}\n`);
+    return 3;
+  }
+  let prepared: Prepared;
+  try {
+    prepared = await prepare(args, config);
+  } catch (e) {
+    process.stderr.write(`load: ${e instanceof UsageError || e instanceof ConfigError ? e.message : `cannot start the probe's services: ${(e as Error).message}`}\n`);
+    return 2;
+  }
+  try {
+    mkdirSync(args.reportDir, { recursive: true });
+    process.stderr.write(`load: ${args.probe} against ${prepared.describe}\n`);
+    const started = Date.now();
+    const result = await runK6(k6.path, join(here, `${args.probe}.ts`), prepared, args.reportDir);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    if (result.code === 0) return 0;
+    if (result.code === THRESHOLDS_CROSSED) {
+      const failed = failedThresholds(join(args.reportDir, `k6-${args.probe}.json`));
+      process.stderr.write(`load: ${args.probe} FAILED after ${seconds} s: thresholds crossed: ${failed.length ? failed.join('; ') : '(see the k6 summary above)'}\n`);
+      return THRESHOLDS_CROSSED;
+    }
+    process.stderr.write(`load: ${args.probe}: k6 exited with code ${result.code}${result.stderrTail ? `: ${result.stderrTail.slice(0, 400)}` : ''}\n`);
+    return result.code === 0 ? 1 : result.code;
+  } finally {
+    for (const c of prepared.cleanup) {
+      try {
+        await c();
+      } catch {
+        // best effort: the process exits next
+      }
+    }
+  }
+}
+
+// Exit explicitly: a lingering keep-alive socket must not hold the verdict back.
+// Only as the entry point: test/load imports parseRunArgs (which also puts this file under the
+// root typecheck, whose tsconfig excludes load/).
+if (import.meta.main) process.exit(await main());
