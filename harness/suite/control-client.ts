@@ -31,6 +31,8 @@ export interface ControlClient {
   mintToken(account: string, scopes: readonly string[]): Promise<string>;
   revokeToken(token: string): Promise<void>;
   faults(): Promise<Array<{ id: string; violates: string[]; enabled: boolean; description: string }>>;
+  /** The reference's record of a call (status timeline); undefined when unknown. */
+  call(callId: string): Promise<Record<string, unknown> | undefined>;
   /** Waits (bounded by the server, 10 s real) until no delivery attempt is in flight or due; false when it gave up. */
   idle(): Promise<boolean>;
   /** The reference's virtual now, in ms. */
@@ -69,6 +71,10 @@ export function createControlClient(controlUrl: string): ControlClient {
     async advanceClock(ms) { await call('POST', '/clock/advance', { ms }); },
     async mintToken(account, scopes) { return (await call<{ token: string }>('POST', '/tokens', { account, scopes })).json.token; },
     async revokeToken(token) { await call('DELETE', '/tokens', { token }); },
+    async call(callId) {
+      const { status, json } = await call<Record<string, unknown>>('GET', `/calls/${encodeURIComponent(callId)}`);
+      return status === 404 ? undefined : json;
+    },
     async idle() { return (await call<{ idle: boolean }>('POST', '/idle')).json.idle; },
     async clock() { return (await call<{ now: number }>('GET', '/clock')).json.now; },
     async tokenUsage(token) {
