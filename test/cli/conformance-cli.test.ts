@@ -1,0 +1,126 @@
+/**
+ * npm run conformance as users run it: a child process, its exit code, its one-line errors,
+ * the reports it leaves, and what it never does (send requests on --dry-run, leak a secret).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
+import { tokenVariable, tokenNames } from '../../harness/config/config.ts';
+
+/** The environment of a CI job: none of the developer's configuration leaks in. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true' };
+  return { ...env, ...extra };
+}
+
+function runCli(args: string[], extra: Record<string, string> = {}, timeout = 120_000) {
+  const result = spawnSync(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(extra), encoding: 'utf8', timeout });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+describe('npm run conformance, the command', () => {
+  it('prints its options with --help and exits 0', () => {
+    const { code, stdout } = runCli(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('--dry-run');
+  });
+
+  it.each([
+    [['--bogus'], {}, /^conformance: Unknown option '--bogus'; run npm run conformance -- --help for the options$/],
+    [['--seed', 'abc'], {}, /^conformance: --seed must be a whole number/],
+    [['--only', 'NOT-AN-ID'], {}, /^conformance: --only: unknown requirement id NOT-AN-ID/],
+    [[], { API_BASE_URL: 'https://api.example.com/v2' }, /^conformance: configuration error: API_BASE_URL: must end in the version prefix \/v1/],
+    [[], { API_BASE_URL: 'http://api.example.com/v1' }, /^conformance: configuration error: API_BASE_URL: a remote target must use https/],
+    [[], { TEST_AGENT_ID: 'seven' }, /^conformance: configuration error: TEST_AGENT_ID: must be a numeric agent id/],
+  ])('refuses %j %j with one line and exit code 2', (args, env, message) => {
+    const { code, stderr } = runCli(args, env);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toMatch(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).not.toMatch(/\bat .+:\d+:\d+/); // no stack trace
+  });
+
+  it('exits 1 when a MUST requirement fails, with the failure in the reports', () => {
+    const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+    const { code, stdout } = runCli(['--only', 'ME-200-SHAPE', '--reports-dir', reports], { OCC_REFERENCE_FAULTS: 'me-missing-field' });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/0 MUST passed, \d+ failed/);
+    const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
+    expect(report.requirements.find((r: { id: string }) => r.id === 'ME-200-SHAPE').status).toBe('failed');
+    expect(readFileSync(join(reports, 'latest', 'junit.xml'), 'utf8')).toContain('<failure');
+  });
+});
+
+describe('npm run conformance against a remote target', () => {
+  let target: ReferenceServer;
+  let secrets: string[];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    // A second reference server stands in for staging: the suite sees only its URL and .env-style fixtures.
+    target = await startReferenceServer({ rateLimit: false });
+    const { fixtures } = target;
+    env = {
+      API_BASE_URL: target.baseUrl,
+      AUTH_URL: target.authUrl,
+      OAUTH_CLIENT_ID: fixtures.oauth.clientId,
+      OAUTH_CLIENT_SECRET: fixtures.oauth.clientSecret,
+      TEST_AGENT_ID: fixtures.agents.provisioned,
+      TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
+      FOREIGN_AGENT_ID: fixtures.agents.foreign,
+      TEST_DESTINATION_NUMBER: '+15005550006',
+      ALLOW_ORIGINATE: 'true',
+      REQUESTS_PER_MINUTE: '6000',
+      PROPERTY_NUM_RUNS: '2',
+    };
+    for (const name of tokenNames) env[tokenVariable(name)] = fixtures.tokens[name as keyof typeof fixtures.tokens];
+    secrets = [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret];
+  });
+  afterAll(async () => { await target.close(); });
+
+  it('--dry-run lists every check with its planned requests, within the 150-request budget, and sends nothing', async () => {
+    let received = 0;
+    const counter = createServer((_req, res) => { received += 1; res.end(); });
+    await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+    try {
+      const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+      const port = (counter.address() as AddressInfo).port;
+      const { code, stdout } = runCli(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}` });
+      expect(code).toBe(0);
+      const planned = Number(/(\d+) requests planned against a remote target/.exec(stdout)?.[1]);
+      expect(planned).toBeGreaterThan(0);
+      expect(planned).toBeLessThanOrEqual(150);
+      expect(stdout).toMatch(/^\s+\d+ {2}GET \/me answers 200/m);
+      expect(received).toBe(0);
+    } finally {
+      counter.close();
+    }
+  });
+
+  it('a run with every secret configured leaves none of them in any report file', { timeout: 180_000 }, () => {
+    const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+    const { code, stdout, stderr } = runCli(['--reports-dir', reports], env, 170_000);
+    expect(stderr).not.toMatch(/could not delete hook/);
+    expect([0, 1]).toContain(code);
+    expect(stdout).toMatch(/reports in /);
+    const files = filesUnder(reports);
+    expect(files.some((f) => f.endsWith('report.html'))).toBe(true);
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const secret of secrets) expect(text.includes(secret), `${secret.slice(0, 6)}… found in ${file}`).toBe(false);
+      expect(text, `a whsec_ secret in ${file}`).not.toMatch(/whsec_(?!\[REDACTED\])[A-Za-z0-9]/);
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { buildReport, exitCodeOf, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
+import { requirements } from '../../requirements/catalogue.ts';
+import { checkResult } from './fixtures.ts';
+
+const must = requirements.find((r) => r.id === 'CDRS-WINDOW-MAX-31D')!;
+const observe = requirements.find((r) => r.id === 'CDRS-ORDER')!;
+
+function input(checks: ReportInput['checks'], previous: ReportInput['previous'] = []): ReportInput {
+  return {
+    tool: 't', suiteVersion: '1', target: { kind: 'embedded', baseUrl: 'x' }, startedAt: '2026-11-21T10:00:00.000Z', durationMs: 5, seed: 7,
+    dryRun: false, checks, load: [], previous, requestsSent: checks.length, unhandledErrors: [], interrupted: false,
+  };
+}
+
+describe('requirement verdicts', () => {
+  it('a MUST fails when any tagged check fails, even if another passed', () => {
+    const verdict = judgeRequirement(must, [
+      checkResult({ name: 'a', status: 'passed', requirements: [must.id] }),
+      checkResult({ name: 'b', status: 'failed', requirements: [must.id], failure: 'expected 400' }),
+    ], []);
+    expect(verdict.status).toBe('failed');
+    expect(verdict.checks).toEqual(['a', 'b']);
+  });
+
+  it('a MUST whose checks were all skipped is not verifiable, with the reasons', () => {
+    const verdict = judgeRequirement(must, [checkResult({ name: 'a', status: 'skipped', requirements: [must.id], skipReason: 'needs TOKEN_READ_CDRS' })], []);
+    expect(verdict).toMatchObject({ status: 'not_verifiable', notVerifiableBecause: ['needs TOKEN_READ_CDRS'] });
+  });
+
+  it('an OBSERVE requirement is observed, never failed, and carries its observations', () => {
+    const verdict = judgeRequirement(observe, [checkResult({ name: 'a', status: 'passed', requirements: [observe.id], observations: [{ requirement: observe.id, text: 'ascending' }, { requirement: 'OTHER', text: 'x' }] })], []);
+    expect(verdict).toMatchObject({ status: 'observed', observations: ['ascending'] });
+  });
+
+  it('takes a k6 probe verdict for a requirement no suite checks', () => {
+    const rate = requirements.find((r) => r.id === 'RATE-LIMIT-ENFORCED')!;
+    expect(judgeRequirement(rate, [], []).status).toBe('not_checked');
+    const verdict = judgeRequirement(rate, [], [{ probe: 'rate-limit', passed: false, failedThresholds: ['x'], requirements: { 'RATE-LIMIT-ENFORCED': 'failed' }, observations: [] }]);
+    expect(verdict).toMatchObject({ status: 'failed', source: 'k6 rate-limit' });
+  });
+});
+
+describe('the run report', () => {
+  it('counts checks and requirements and sums the requests', () => {
+    const report = buildReport(input([
+      checkResult({ name: 'a', status: 'passed', requirements: [must.id], requests: 3, rateLimited: 1 }),
+      checkResult({ name: 'b', status: 'skipped', requirements: ['ME-200-SHAPE'], skipReason: 'needs TOKEN_ALL', requests: 0 }),
+    ]));
+    expect(report.counts.checks).toEqual({ passed: 1, failed: 0, skipped: 1 });
+    expect(report.counts.requirements).toMatchObject({ passed: 1, failed: 0, notVerifiable: 1, total: requirements.length });
+    expect(report.requests).toEqual({ sent: 2, planned: 2, rateLimited: 1 });
+    expect(exitCodeOf(report)).toBe(0);
+  });
+
+  it('names regressions and fixes against the previous run and keeps the history', () => {
+    const previous = buildReport(input([
+      checkResult({ name: 'a', status: 'passed', requirements: [must.id] }),
+      checkResult({ name: 'b', status: 'failed', requirements: ['ME-200-SHAPE'] }),
+    ]));
+    const now = buildReport({ ...input([
+      checkResult({ name: 'a', status: 'failed', requirements: [must.id] }),
+      checkResult({ name: 'b', status: 'passed', requirements: ['ME-200-SHAPE'] }),
+    ], [previous]), startedAt: '2026-11-22T10:00:00.000Z' });
+    expect(now.regressions).toEqual([must.id]);
+    expect(now.fixed).toEqual(['ME-200-SHAPE']);
+    expect(now.history.map((h) => h.startedAt)).toEqual(['2026-11-21T10:00:00.000Z', '2026-11-22T10:00:00.000Z']);
+    expect(exitCodeOf(now)).toBe(1);
+  });
+
+  it('exits 1 on an interrupted run or errors outside checks, 0 on a dry run', () => {
+    const clean = input([checkResult({ name: 'a', status: 'passed', requirements: [must.id] })]);
+    expect(exitCodeOf(buildReport({ ...clean, interrupted: true }))).toBe(1);
+    expect(exitCodeOf(buildReport({ ...clean, unhandledErrors: ['boom'] }))).toBe(1);
+    expect(exitCodeOf(buildReport({ ...clean, dryRun: true, checks: [checkResult({ name: 'x', status: 'skipped', requirements: [must.id] })] }))).toBe(0);
+  });
+});

@@ -1,0 +1,75 @@
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRedactor } from '../../harness/http/redact.ts';
+import { loadProbeSummaries, previousRuns, writeReports } from '../../harness/report/files.ts';
+import { renderHtml } from '../../harness/report/html.ts';
+import { renderJunit } from '../../harness/report/junit.ts';
+import { renderMarkdown } from '../../harness/report/markdown.ts';
+import { buildReport } from '../../harness/report/model.ts';
+import { checkResult } from './fixtures.ts';
+
+const hostile = '<script>alert(1)</script>|pipe';
+const report = buildReport({
+  tool: 't', suiteVersion: '1', target: { kind: 'remote', baseUrl: 'https://api.example.com/v1' }, startedAt: '2026-11-21T10:00:00.000Z',
+  durationMs: 1234, seed: 42, dryRun: false, load: [], previous: [], requestsSent: 2, unhandledErrors: [], interrupted: false,
+  checks: [
+    checkResult({ name: 'GET /cdrs rejects a window longer than 31 days with 400 window_too_wide', status: 'failed', requirements: ['CDRS-WINDOW-MAX-31D'],
+      failure: `expected 400 window_too_wide, got 200 ${hostile}`,
+      exchanges: [{ method: 'GET', url: 'https://api.example.com/v1/cdrs', requestHeaders: { authorization: 'Bearer [REDACTED]' }, status: 200, responseHeaders: { 'content-type': 'text/html' }, rawBody: hostile, durationMs: 3 }] }),
+    checkResult({ name: 'GET /me answers 403 suspended', status: 'skipped', requirements: ['ME-SUSPENDED-403'], skipReason: 'not verifiable with this configuration: needs TOKEN_SUSPENDED' }),
+    checkResult({ name: 'order', status: 'passed', requirements: ['CDRS-ORDER'], observations: [{ requirement: 'CDRS-ORDER', text: `ascending ${hostile}` }] }),
+  ],
+});
+
+describe('report renderers', () => {
+  it('HTML escapes everything the target controls and carries the matrix, failures and reasons', () => {
+    const page = renderHtml(report);
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('&lt;script>alert(1)&lt;/script>');
+    expect(page).toContain('id="requirement-matrix"');
+    expect(page).toContain('needs TOKEN_SUSPENDED');
+    expect(page).toContain('HTTP exchanges behind this failure');
+    expect(page).toMatch(/<svg[^>]+aria-label="Requirements per run"/);
+    expect(page).not.toMatch(/<(link|script)[^>]+(src|href)=/); // self-contained
+  });
+
+  it('Markdown gives the verdict, the failure, the reasons and keeps table cells on one line', () => {
+    const md = renderMarkdown(report);
+    expect(md.split('\n')[0]).toBe('# Outbound Calling API v1 conformance: FAILED');
+    expect(md).toContain('### GET /cdrs rejects a window longer than 31 days with 400 window_too_wide');
+    expect(md).toContain('| ME-SUSPENDED-403 | not verifiable with this configuration: needs TOKEN_SUSPENDED |');
+    expect(md).toContain('ascending <script>alert(1)</script>\\|pipe');
+  });
+
+  it('JUnit XML has one testcase per check with requirement properties, failures and skips', () => {
+    const xml = renderJunit(report);
+    expect(xml).toMatch(/<testsuites[^>]*tests="3"[^>]*failures="1"[^>]*skipped="1"|<testsuites[^>]*failures="1"/);
+    expect(xml).toContain('name="GET /cdrs rejects a window longer than 31 days with 400 window_too_wide"');
+    expect(xml).toContain('<property name="requirements" value="CDRS-WINDOW-MAX-31D"/>');
+    expect(xml).toContain('<skipped/>');
+    // Target text is escaped in attributes; the exchanges travel in CDATA, inert to XML readers.
+    expect(xml).toContain('message="expected 400 window_too_wide, got 200 &lt;script>alert(1)&lt;/script>|pipe"');
+    expect(xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '')).not.toContain('<script>');
+  });
+
+  it('writes a timestamped run and latest/, redacting secrets, and reads them back as history', () => {
+    const root = mkdtempSync(join(tmpdir(), 'occ-reports-'));
+    const withSecret = { ...report, checks: report.checks.map((c) => ({ ...c, failure: `${c.failure ?? ''} token tok_SUPERSECRET_1` })) };
+    const { dir, latest } = writeReports(withSecret, root, createRedactor(['tok_SUPERSECRET_1']));
+    expect(readdirSync(dir).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
+    for (const name of readdirSync(latest)) expect(readFileSync(join(latest, name), 'utf8')).not.toContain('tok_SUPERSECRET_1');
+    expect(previousRuns(root, report.target).map((r) => r.startedAt)).toEqual([report.startedAt]);
+    expect(previousRuns(root, { kind: 'remote', baseUrl: 'https://other.example.com/v1' })).toEqual([]);
+  });
+
+  it('reads k6 probe summaries from latest/ and ignores anything malformed', () => {
+    const root = mkdtempSync(join(tmpdir(), 'occ-reports-'));
+    mkdirSync(join(root, 'latest'));
+    writeFileSync(join(root, 'latest', 'k6-rate-limit.json'), JSON.stringify({ occ: { probe: 'rate-limit', passed: true, failedThresholds: [], requirements: { 'RATE-LIMIT-ENFORCED': 'passed' }, observations: ['429 with Retry-After'] } }));
+    writeFileSync(join(root, 'latest', 'k6-broken.json'), '{"probe": ');
+    writeFileSync(join(root, 'latest', 'k6-other.json'), '{"metrics": {}}');
+    expect(loadProbeSummaries(root).map((s) => s.probe)).toEqual(['rate-limit']);
+  });
+});
