@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { describe } from 'vitest';
+import { eventTypes, limits, type HookCreated } from '../harness/contract/openapi.ts';
+import type { Exchange } from '../harness/http/client.ts';
+import { check, type CheckTools } from '../harness/suite/check.ts';
+import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts';
+import { subscribe, type Subscription } from '../harness/suite/subscriptions.ts';
+import { codeOf, expectError } from '../harness/suite/verdicts.ts';
+import type { RequirementId } from '../requirements/catalogue.ts';
+
+/** An https URL of exactly `length` characters under `base` (padding in the last path segment). */
+export function urlOfLength(base: string, length: number): string {
+  const prefix = `${base}/hooks/len-`;
+  if (prefix.length > length) throw new Error(`${base} is too long for a ${length}-character URL`);
+  return prefix + 'a'.repeat(length - prefix.length);
+}
+
+/** Which of `secrets` appear anywhere in the given answers (status line aside). */
+export function secretsIn(exchanges: readonly Pick<Exchange, 'rawBody' | 'responseHeaders'>[], secrets: readonly string[]): string[] {
+  return secrets.filter((secret) => exchanges.some((e) => e.rawBody.includes(secret) || Object.values(e.responseHeaders).some((v) => v.includes(secret))));
+}
+
+const NOWHERE = 'https://example.invalid';
+
+/**
+ * POST /hooks with a body a correct target refuses. Should a broken target create the hook
+ * anyway, it is journaled and deleted like any other, so nothing is left behind.
+ */
+async function expectCreationRefused(t: CheckTools, body: { raw?: string; json?: unknown }, what: string): Promise<void> {
+  const exchange = await t.call({
+    method: 'POST', path: '/hooks', token: t.token('write:hooks'),
+    ...(body.raw === undefined ? { json: body.json } : { body: body.raw, contentType: 'application/json' }),
+  });
+  const created = exchange.json as Partial<HookCreated> | undefined;
+  if (exchange.status === 200 && typeof created?.id === 'string') {
+    const id = created.id;
+    journalCreated(t.target.hookJournal, id, 'write:hooks');
+    t.onCleanup(async () => {
+      const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token('write:hooks') });
+      if (gone.status === 204 || gone.status === 404) journalDeleted(t.target.hookJournal, id, 'write:hooks');
+    });
+  }
+  t.ensure(exchange.status === 400, `POST /hooks with ${what}: expected 400 invalid_input, got ${codeOf(exchange)}`);
+  expectError(t, exchange, 400, 'invalid_input');
+}
+
+describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () => {
+  check('POST /hooks subscribes a 512-character target to each of the five events (UUID id, whsec_ secret), the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and the secret never reappears', {
+    verifies: ['HOOKS-CREATE', 'HOOKS-EVENT-ENUM', 'HOOKS-SEVERAL-SUBSCRIPTIONS', 'HOOKS-TARGET-MAX-512', 'HOOKS-SECRET-ONCE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-MAX-SUBSCRIPTIONS', 'CONTRACT-DOCUMENTED-STATUS'],
+    needs: { tokens: ['all'] }, requests: 13,
+  }, async (t) => {
+    const target = urlOfLength(t.target.receiverPublicUrl ?? NOWHERE, limits.targetUrlMaxLength);
+    const subscriptions: Subscription[] = [];
+    // One per event, plus a second call.ended to the same target: two subscriptions of one
+    // event and target must still get distinct ids and secrets.
+    for (const event of [...eventTypes, eventTypes[0]!]) subscriptions.push(await subscribe(t, { event, targetUrl: target }));
+    const ids = new Set(subscriptions.map((s) => s.id));
+    const secrets = subscriptions.map((s) => s.secret);
+    t.ensure(ids.size === subscriptions.length, `POST /hooks returned ${ids.size} distinct ids for ${subscriptions.length} subscriptions`);
+    t.ensure(new Set(secrets).size === secrets.length, 'two subscriptions of the same event and target got the same secret');
+    t.observe('HOOKS-MAX-SUBSCRIPTIONS', `${subscriptions.length} subscriptions of one account coexisted; no limit was met`);
+
+    const later: Exchange[] = [];
+    for (const subscription of subscriptions) {
+      const deletion = await subscription.remove();
+      later.push(deletion);
+      t.ensure(deletion.status === 204, `DELETE /hooks/{id} of an active subscription: expected 204, got ${codeOf(deletion)}`);
+      t.ensure(deletion.rawBody === '', `DELETE /hooks/{id} answered 204 with a body (${deletion.rawBody.length} bytes), must have none`);
+    }
+    const again = await t.call({ method: 'DELETE', path: `/hooks/${subscriptions[0]!.id}`, token: t.token('all') });
+    later.push(again);
+    t.ensure(again.status === 404, `DELETE /hooks/{id} of an already disabled subscription: expected 404 not_found, got ${codeOf(again)}`);
+    expectError(t, again, 404, 'not_found');
+    const leaked = secretsIn(later, secrets);
+    t.ensure(leaked.length === 0, `${leaked.length} signing secret(s) reappeared in a response after creation (DELETE answers): a secret is returned only once`);
+  });
+
+  check('DELETE /hooks/{id} answers 404 not_found, in JSON, for a UUID that names no hook', { verifies: ['HOOKS-DELETE-UNKNOWN-404', 'FORMAT-ERROR-BODY', 'FORMAT-JSON-CONTENT-TYPE', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: 1 }, async (t) => {
+    const exchange = await t.call({ method: 'DELETE', path: `/hooks/${randomUUID()}`, token: t.token('write:hooks') });
+    t.ensure(exchange.status === 404, `DELETE /hooks/{unknown uuid}: expected 404 not_found, got ${codeOf(exchange)}`);
+    expectError(t, exchange, 404, 'not_found');
+  });
+
+  check('DELETE /hooks/{id} answers 400 invalid_input for an id that is not a UUID', { verifies: ['HOOKS-DELETE-NON-UUID-400', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: 1 }, async (t) => {
+    const exchange = await t.call({ method: 'DELETE', path: '/hooks/not-a-uuid', token: t.token('write:hooks') });
+    t.ensure(exchange.status === 400, `DELETE /hooks/not-a-uuid: expected 400 invalid_input, got ${codeOf(exchange)}`);
+    expectError(t, exchange, 400, 'invalid_input');
+  });
+
+  check('DELETE /hooks/{id} of another account\'s hook answers 404 not_found and leaves it active', { verifies: ['HOOKS-DELETE-FOREIGN-404'], needs: { tokens: ['all', 'noDialer'] }, requests: 3 }, async (t) => {
+    // The noDialer token belongs to another account than `all`.
+    const foreign = await subscribe(t, { event: 'dnc.added', tokenName: 'noDialer', targetUrl: `${t.target.receiverPublicUrl ?? NOWHERE}/hooks/foreign/${randomUUID().slice(0, 8)}` });
+    const exchange = await t.call({ method: 'DELETE', path: `/hooks/${foreign.id}`, token: t.token('all') });
+    t.ensure(exchange.status === 404, `DELETE of another account's hook: expected 404 not_found, got ${codeOf(exchange)}`);
+    expectError(t, exchange, 404, 'not_found');
+    if (t.target.controlUrl !== undefined) {
+      const view = await t.control.hook(foreign.id);
+      t.ensure(view?.status === 'active', `after another account's DELETE the hook is ${view?.status ?? 'gone'}, must still be active`);
+    }
+    // Its owner can still delete it: it was left active.
+    const own = await foreign.remove();
+    t.ensure(own.status === 204, `DELETE by the owning account after a foreign DELETE: expected 204 (still active), got ${codeOf(own)}`);
+  });
+
+  check('A soft-deleted hook keeps its delivery history (seen through the control API)', { verifies: ['HOOKS-DELETE-HISTORY-KEPT', 'HOOKS-DELETE-SOFT'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 2 }, async (t) => {
+    const hook = await subscribe(t, { event: 'lead.completed' });
+    const { eventId } = await t.control.emit('lead.completed');
+    const arrived = await t.receiver.waitFor(hook.path, (list) => list.some((d) => d.eventId === eventId), 3_000);
+    t.ensure(arrived.some((d) => d.eventId === eventId), `the lead.completed delivery ${eventId} did not arrive within 3 s`);
+    t.expectStatus(await hook.remove(), 204);
+    const view = await t.control.hook(hook.id);
+    if (view === undefined) return t.fail('after DELETE the subscription record is gone: a soft delete keeps it, with its delivery history');
+    t.ensure(view.status === 'disabled', `after DELETE the subscription is ${view.status}, must be disabled`);
+    t.ensure(view.deliveries.some((d) => d.eventId === eventId), `after DELETE the delivery history lacks event ${eventId}`);
+  });
+});
+
+describe('POST /hooks: validation (400 invalid_input)', () => {
+  const cases: Array<{ title: string; verifies: RequirementId; bodies: Array<{ body: { raw?: string; json?: unknown }; what: string }> }> = [
+    { title: 'a body that is not JSON', verifies: 'HOOKS-INVALID-JSON', bodies: [
+      { body: { raw: `{"event": "call.ended", "target_url": "${NOWHERE}/x"` }, what: 'a truncated JSON body' },
+    ] },
+    { title: 'a body without event, and one without target_url', verifies: 'HOOKS-REQUIRED-FIELDS', bodies: [
+      { body: { json: { target_url: `${NOWHERE}/x` } }, what: 'no event' },
+      { body: { json: { event: 'call.ended' } }, what: 'no target_url' },
+    ] },
+    { title: 'an event outside the enumeration', verifies: 'HOOKS-EVENT-ENUM', bodies: [
+      { body: { json: { event: 'call.started', target_url: `${NOWHERE}/x` } }, what: 'event "call.started"' },
+    ] },
+    { title: 'a plain http target_url, and one that is not a URI', verifies: 'HOOKS-TARGET-HTTPS', bodies: [
+      { body: { json: { event: 'call.ended', target_url: 'http://example.invalid/x' } }, what: 'an http target_url' },
+      { body: { json: { event: 'call.ended', target_url: 'https://exa mple.invalid/<hook>' } }, what: 'a target_url that is not a URI' },
+    ] },
+    { title: 'a target_url of 513 characters', verifies: 'HOOKS-TARGET-MAX-512', bodies: [
+      { body: { json: { event: 'call.ended', target_url: urlOfLength(NOWHERE, limits.targetUrlMaxLength + 1) } }, what: 'a 513-character target_url' },
+    ] },
+  ];
+  for (const c of cases) {
+    check(`POST /hooks answers 400 invalid_input to ${c.title}`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: c.bodies.length }, async (t) => {
+      for (const { body, what } of c.bodies) await expectCreationRefused(t, body, what);
+    });
+  }
+});
+
+describe('No API operation emits an event', () => {
+  check('Creating and deleting a hook sends it no delivery', { verifies: ['HOOKS-NO-DIRECT-EMIT'], needs: { tokens: ['all'], webhooks: true }, requests: 2 }, async (t) => {
+    const hook = await subscribe(t, { event: 'call.transferred' });
+    let expected: string | undefined;
+    if (t.target.controlUrl !== undefined) {
+      // A delivery that must arrive, so that "nothing else arrived" means something.
+      expected = (await t.control.emit('call.transferred')).eventId;
+      const list = await t.receiver.waitFor(hook.path, (l) => l.some((d) => d.eventId === expected), 3_000);
+      t.ensure(list.some((d) => d.eventId === expected), `the emitted call.transferred ${expected} did not arrive within 3 s`);
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    t.expectStatus(await hook.remove(), 204);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const unexpected = (await t.receiver.deliveries(hook.path)).filter((d) => d.eventId === undefined || d.eventId !== expected);
+    t.ensure(unexpected.length === 0, `creating or deleting the hook sent ${unexpected.length} delivery(ies) to it (event ${unexpected.map((d) => String((d.json as { event?: unknown } | undefined)?.event)).join(', ')}): no API operation emits events`);
+  });
+});
