@@ -1,0 +1,151 @@
+/**
+ * The k6 probes, for real: `node load/run.ts <probe>` as a child process against the reference
+ * server it starts. Both probes pass on the faithful reference, and each fault they exist to
+ * catch makes them fail with k6's threshold verdict (exit 99):
+ *   rate-limit     no-rate-limit, rate-limit-half
+ *   webhook-retry  retry-after-4xx, no-auto-disable, backoff-constant
+ *
+ * Two lanes run side by side (2 cores): the rate-limit runs one after another (each is ~21 s of
+ * wall clock, mostly waiting), the webhook-retry runs one after another (~3 s each). Every run
+ * must finish within 30 s; the vitest timeout of a run also covers its wait in the lane.
+ *
+ * k6 comes from load/install-k6.sh (built with Go once per machine). When it cannot be found or
+ * built, the file FAILS with install-k6's message: CI has Go, so a missing k6 is a broken set-up.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRunArgs } from '../../load/run.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const node = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
+const RUN_LIMIT_MS = 30_000;
+const THRESHOLDS_CROSSED = 99;
+const dirs: string[] = [];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  reportDir: string;
+}
+
+function run(args: string[], killAfterMs = 60_000): Promise<Run> {
+  const reportDir = mkdtempSync(join(tmpdir(), 'occ-k6-test-'));
+  dirs.push(reportDir);
+  const started = Date.now();
+  return new Promise((done) => {
+    const child = spawn(node, ['load/run.ts', ...args, '--report-dir', reportDir], {
+      cwd: root,
+      // The embedded reference server whatever the developer's .env says.
+      env: { ...process.env, API_BASE_URL: '', AUTH_URL: '', OCC_REFERENCE_FAULTS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr, ms: Date.now() - started, reportDir });
+    });
+  });
+}
+
+function report(r: Run, probe: string): { passed: boolean; failedThresholds: string[]; observations: Record<string, any>; chart: Record<string, any> } {
+  return JSON.parse(readFileSync(join(r.reportDir, `k6-${probe}.json`), 'utf8'));
+}
+
+function describeRun(r: Run): string {
+  return `exit ${r.code} after ${r.ms} ms\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+}
+
+/** Runs of one lane go one after another; the two lanes run side by side. */
+const lanes: Record<'rate' | 'webhook', Promise<unknown>> = { rate: Promise.resolve(), webhook: Promise.resolve() };
+function inLane<T>(lane: 'rate' | 'webhook', fn: () => Promise<T>): Promise<T> {
+  const next = lanes[lane].then(fn);
+  lanes[lane] = next.catch(() => undefined);
+  return next;
+}
+
+beforeAll(() => {
+  // Find or build k6 once, before the lanes start (a first build takes about 2 minutes).
+  const found = spawnSync('bash', [join(root, 'load/install-k6.sh')], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+  if (found.status !== 0) {
+    const reason = (found.stderr ?? '').trim().split('\n').pop() ?? `install-k6.sh exited with ${found.status}`;
+    throw new Error(`k6 is required for the load probes and could not be found or built: ${reason}`);
+  }
+}, 250_000);
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('load/run.ts arguments', () => {
+  it('parses a probe, faults and a report directory', () => {
+    const args = parseRunArgs(['webhook-retry', '--faults', 'backoff-constant, no-auto-disable', '--report-dir', '/tmp/x'], {});
+    expect(args).toEqual({ probe: 'webhook-retry', faults: ['backoff-constant', 'no-auto-disable'], reportDir: '/tmp/x' });
+    expect(parseRunArgs(['rate-limit'], { OCC_REFERENCE_FAULTS: 'no-rate-limit' }).faults).toEqual(['no-rate-limit']);
+  });
+
+  it('refuses bad arguments with one line and exit 2, no stack trace', async () => {
+    for (const args of [['no-such-probe'], ['rate-limit', '--faults', 'not-a-fault'], ['rate-limit', '--bogus']]) {
+      const r = await run(args);
+      expect(r.code, describeRun(r)).toBe(2);
+      expect(r.stderr.trim().split('\n'), describeRun(r)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^load: /);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 30_000);
+});
+
+describe.concurrent('k6 probes against the reference server', () => {
+  it('rate-limit passes, estimating the limit within ±2 of the configured one', async () => {
+    const r = await inLane('rate', () => run(['rate-limit']));
+    expect(r.code, describeRun(r)).toBe(0);
+    expect(r.ms, describeRun(r)).toBeLessThan(RUN_LIMIT_MS);
+    const { observations } = report(r, 'rate-limit');
+    const configured = observations.configured.limit as number;
+    const estimate = observations.estimate.limit as number;
+    // Figures for the README (load/README.md).
+    console.info(`rate-limit: configured ${configured} per ${observations.configured.windowMs} ms, estimated ${estimate} over ${observations.estimate.windowsUsed} windows, probe ${r.ms} ms`);
+    expect(Math.abs(estimate - configured)).toBeLessThanOrEqual(2);
+    expect(observations.estimate.windowsUsed).toBeLessThanOrEqual(2);
+    expect(observations['RATE-LIMIT-RESPONSE-SHAPE'].refusal.status).toBe(429);
+    expect(observations['RATE-LIMIT-WINDOW-BEHAVIOUR'].servedAgainAfterRefusal).toBe(true);
+  }, 120_000);
+
+  for (const fault of ['no-rate-limit', 'rate-limit-half']) {
+    it(`rate-limit fails with ${fault}`, async () => {
+      const r = await inLane('rate', () => run(['rate-limit', '--faults', fault]));
+      expect(r.code, describeRun(r)).toBe(THRESHOLDS_CROSSED);
+      expect(r.ms, describeRun(r)).toBeLessThan(RUN_LIMIT_MS);
+      expect(r.stderr).toMatch(/^load: rate-limit FAILED after .* thresholds crossed: /m);
+      expect(report(r, 'rate-limit').failedThresholds.length).toBeGreaterThan(0);
+    }, 120_000);
+  }
+
+  it('webhook-retry passes', async () => {
+    const r = await inLane('webhook', () => run(['webhook-retry']));
+    expect(r.code, describeRun(r)).toBe(0);
+    expect(r.ms, describeRun(r)).toBeLessThan(RUN_LIMIT_MS);
+    const { observations, chart } = report(r, 'webhook-retry');
+    const server5xx = observations.plans.find((p: { plan: string }) => p.plan === 'server5xx');
+    console.info(`webhook-retry: server5xx ${server5xx.attempts} attempts, intervals ${server5xx.intervalsS.join(', ')} s (virtual), probe ${r.ms} ms`);
+    expect(server5xx.attempts).toBe(10);
+    expect(chart.series.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  for (const fault of ['retry-after-4xx', 'no-auto-disable', 'backoff-constant']) {
+    it(`webhook-retry fails with ${fault}`, async () => {
+      const r = await inLane('webhook', () => run(['webhook-retry', '--faults', fault]));
+      expect(r.code, describeRun(r)).toBe(THRESHOLDS_CROSSED);
+      expect(r.ms, describeRun(r)).toBeLessThan(RUN_LIMIT_MS);
+      expect(r.stderr).toMatch(/^load: webhook-retry FAILED after .* thresholds crossed: /m);
+    }, 120_000);
+  }
+});
