@@ -14,6 +14,10 @@ const againstTarget = {
   tags,
 };
 
+// Tests that start whole runs (the CLI, every fault of the catalogue, k6): they measure timing,
+// so they run after everything else, one file at a time, with the machine to themselves.
+const wholeRuns = ['test/self-proof/**/*.test.ts', 'test/load/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/properties/properties-catch-faults.test.ts'];
+
 // One vitest project per concern, so `npm test` runs them all and each can be run alone
 // with `vitest run --project <name>`.
 export default defineConfig({
@@ -23,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          exclude: wholeRuns,
         },
       },
       {
@@ -37,6 +42,14 @@ export default defineConfig({
           name: 'properties',
           include: ['properties/**/*.property.ts'],
           ...againstTarget,
+        },
+      },
+      {
+        test: {
+          name: 'whole-runs',
+          include: wholeRuns,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
