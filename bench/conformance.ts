@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const env = { ...process.env, CI: 'true' };
+const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
 delete env.API_BASE_URL;
 delete env.AUTH_URL;
 
