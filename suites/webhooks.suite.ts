@@ -1,0 +1,168 @@
+import { createHmac } from 'node:crypto';
+import { describe } from 'vitest';
+import { eventTypes, type EventType } from '../harness/contract/openapi.ts';
+import { check, type CheckTools } from '../harness/suite/check.ts';
+import { session } from '../harness/suite/session.ts';
+import { subscribe } from '../harness/suite/subscriptions.ts';
+import { duplicates } from '../harness/suite/verdicts.ts';
+import type { Delivery } from '../harness/webhooks/receiver.ts';
+import { parseSignatureHeader, SIGNATURE_HEADER, signPayload, verifySignature } from '../harness/webhooks/signature.ts';
+import type { RequirementId } from '../requirements/catalogue.ts';
+
+const payloadRequirement: Record<EventType, RequirementId> = {
+  'call.ended': 'EVENT-CALL-ENDED-PAYLOAD',
+  'call.transferred': 'EVENT-CALL-TRANSFERRED-PAYLOAD',
+  'disposition.set': 'EVENT-DISPOSITION-SET-PAYLOAD',
+  'dnc.added': 'EVENT-DNC-ADDED-PAYLOAD',
+  'lead.completed': 'EVENT-LEAD-COMPLETED-PAYLOAD',
+};
+
+/** The spec's Events table: base fields, eventId, and each kind's own fields. */
+const documentedKeys: Record<EventType, readonly string[]> = {
+  'call.ended': ['durationSec', 'hangupReason', 'sentimentLabel', 'transferInitiated'],
+  'call.transferred': ['transferTarget'],
+  'disposition.set': ['terminal', 'triggersDnc'],
+  'dnc.added': [],
+  'lead.completed': [],
+};
+const BASE_KEYS = ['eventId', 'callId', 'contactId', 'phone', 'dispositionCode', 'actor'];
+
+/** Keys of a payload beyond the documented ones (EVENT-ADDITIONAL-KEYS). */
+export function additionalKeys(event: EventType, payload: Record<string, unknown>): string[] {
+  const known = new Set([...BASE_KEYS, ...documentedKeys[event]]);
+  return Object.keys(payload).filter((key) => !known.has(key));
+}
+
+/** Keys whose value reads as an ISO 8601 date-time: candidates for the unshown timestamp field. */
+export function timestampKeys(payload: Record<string, unknown>): string[] {
+  return Object.entries(payload)
+    .filter(([, value]) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value)))
+    .map(([key]) => key);
+}
+
+/**
+ * Why a delivery's signature does not verify with `secret`, naming the usual mistakes: the HMAC
+ * over the body alone (no `t.`), or keyed with the secret minus its whsec_ prefix.
+ */
+export function signatureDiagnosis(delivery: Pick<Delivery, 'headers' | 'rawBody'>, secret: string): string | undefined {
+  const header = delivery.headers[SIGNATURE_HEADER];
+  const verdict = verifySignature({ header, rawBody: delivery.rawBody, secret });
+  if (verdict.ok) return undefined;
+  if (verdict.reason !== 'signature_mismatch' || header === undefined) return verdict.detail;
+  const parsed = parseSignatureHeader(header);
+  if (!parsed.ok) return verdict.detail;
+  const bodyOnly = createHmac('sha256', secret).update(delivery.rawBody, 'utf8').digest('hex');
+  if (parsed.signatures.includes(bodyOnly)) return 'the HMAC was computed over the raw body alone, without the timestamp and dot the spec puts first';
+  const unprefixed = signPayload(secret.replace(/^whsec_/, ''), parsed.timestamp, delivery.rawBody).split('v1=')[1]!;
+  if (parsed.signatures.includes(unprefixed)) return 'the HMAC was keyed with the secret minus its whsec_ prefix, not with the secret POST /hooks returned';
+  return verdict.detail;
+}
+
+function parse(delivery: Delivery): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(delivery.rawBody);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for `count` deliveries at `path`; fails saying how many came. */
+async function awaitDeliveries(t: CheckTools, path: string, count: number, what: string): Promise<Delivery[]> {
+  const list = await t.receiver.waitFor(path, (l) => l.length >= count, 3_000);
+  t.ensure(list.length >= count, `${what}: ${list.length} of ${count} deliveries arrived within 3 s`);
+  return list;
+}
+
+describe('Webhook deliveries of each event', () => {
+  for (const event of eventTypes) {
+    const other = eventTypes.find((e) => e !== event)!;
+    check(`${event} is delivered by POST with a JSON body signed over t.body with the subscription's secret, fresh, of the event's schema, with a unique eventId, and only to ${event} subscriptions`, {
+      verifies: ['WEBHOOK-POST-JSON', 'WEBHOOK-SIGNATURE-FORMAT', 'WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY', 'WEBHOOK-SIGNATURE-FRESH', 'EVENT-BASE-FIELDS', 'EVENT-ID-PRESENT-UNIQUE', payloadRequirement[event], 'HOOKS-ONE-EVENT-PER-SUBSCRIPTION', 'EVENT-TIMESTAMP-FIELD', 'EVENT-ADDITIONAL-KEYS'],
+      needs: { tokens: ['all'], control: true, webhooks: true }, requests: 4,
+    }, async (t) => {
+      const hook = await subscribe(t, { event });
+      const witness = await subscribe(t, { event: other });
+      const emitted = [(await t.control.emit(event)).eventId, (await t.control.emit(event)).eventId];
+      const otherId = (await t.control.emit(other)).eventId;
+      // The other kind's delivery must reach its own subscription; then anything of that kind
+      // at ours would have arrived too.
+      await awaitDeliveries(t, witness.path, 1, `the ${other} subscription`);
+      await awaitDeliveries(t, hook.path, 2, `the ${event} subscription`);
+      await sleep(150);
+      const deliveries = await t.receiver.deliveries(hook.path);
+
+      const payloads: Array<Record<string, unknown>> = [];
+      for (const delivery of deliveries) {
+        t.ensure(delivery.method === 'POST', `a ${event} delivery came as ${delivery.method}, must be POST`);
+        const type = delivery.headers['content-type'] ?? '';
+        t.ensure(/^application\/json\b/i.test(type), `a ${event} delivery has content type "${type}", must be application/json`);
+        const payload = parse(delivery);
+        if (payload === undefined) return t.fail(`a ${event} delivery body is not a JSON object: ${delivery.rawBody.slice(0, 80)}`);
+        payloads.push(payload);
+        const header = delivery.headers[SIGNATURE_HEADER];
+        t.ensure(header !== undefined && parseSignatureHeader(header).ok, `a ${event} delivery's X-Service-Signature is ${header === undefined ? 'missing' : `malformed: ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}`}, must be t=<unix>,v1=<hex>`);
+        const problem = signatureDiagnosis(delivery, hook.secret);
+        t.ensure(problem === undefined, `a ${event} delivery's signature does not verify with the secret POST /hooks returned: ${problem}`);
+      }
+      const foreign = payloads.filter((p) => p.eventId === otherId || (typeof p.eventId === 'string' && !emitted.includes(p.eventId)));
+      t.ensure(foreign.length === 0, `the ${event} subscription received ${foreign.length} delivery(ies) of other events (${foreign.map((p) => String(p.event ?? p.eventId)).join(', ')}): one subscription covers one event kind`);
+      t.ensure(payloads.length === 2, `the ${event} subscription received ${payloads.length} deliveries for 2 emitted ${event} events`);
+      for (const payload of payloads) {
+        const problems = session().contract.checkEvent(event, payload);
+        t.ensure(problems.length === 0, `a ${event} payload breaks its schema: ${problems.join('; ')}`);
+      }
+      const ids = payloads.map((p) => p.eventId);
+      t.ensure(ids.every((id) => typeof id === 'string' && id !== ''), `a ${event} payload has no eventId`);
+      t.ensure(duplicates(ids).length === 0, `two distinct ${event} events carry the same eventId ${String(duplicates(ids)[0])}`);
+      t.observe('EVENT-TIMESTAMP-FIELD', `${event}: date-time fields ${timestampKeys(payloads[0]!).join(', ') || 'none'}`);
+      t.observe('EVENT-ADDITIONAL-KEYS', `${event}: keys beyond the documented ones: ${additionalKeys(event, payloads[0]!).join(', ') || 'none'}`);
+    });
+  }
+
+  check('Several events to one subscription all arrive, each with its own eventId (the arrival order is recorded)', { verifies: ['WEBHOOK-ORDERING', 'EVENT-ID-PRESENT-UNIQUE'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 2 }, async (t) => {
+    const hook = await subscribe(t, { event: 'dnc.added' });
+    const emitted: string[] = [];
+    for (let i = 0; i < 5; i++) emitted.push((await t.control.emit('dnc.added', { contactId: `ct_order_${i}` })).eventId);
+    const list = await awaitDeliveries(t, hook.path, emitted.length, 'five dnc.added events');
+    const arrived = list.map((d) => String(parse(d)?.eventId));
+    t.ensure(duplicates(arrived).length === 0 && emitted.every((id) => arrived.includes(id)), `the five events arrived with eventIds ${arrived.join(', ')}; emitted ${emitted.join(', ')}`);
+    const inOrder = arrived.every((id, index) => id === emitted[index]);
+    t.observe('WEBHOOK-ORDERING', inOrder ? 'five events sent in a row arrived in emission order' : `five events arrived out of emission order: ${arrived.map((id) => emitted.indexOf(id)).join(', ')}`);
+  });
+});
+
+describe('No delivery to a disabled subscription', () => {
+  check('After DELETE /hooks/{id} no further event is delivered to the subscription', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 4 }, async (t) => {
+    const deleted = await subscribe(t, { event: 'disposition.set' });
+    const live = await subscribe(t, { event: 'disposition.set' });
+    await t.control.emit('disposition.set');
+    await awaitDeliveries(t, deleted.path, 1, 'the first event');
+    t.expectStatus(await deleted.remove(), 204);
+    await t.control.emit('disposition.set');
+    // The live subscription gets the second event: after that, the deleted one would have too.
+    await awaitDeliveries(t, live.path, 2, 'the live subscription');
+    await sleep(300);
+    const after = await t.receiver.deliveries(deleted.path);
+    t.ensure(after.length === 1, `a deleted subscription received ${after.length - 1} delivery(ies) after DELETE`);
+  });
+
+  check('A delivery being retried stops when its subscription is deleted', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 4 }, async (t) => {
+    const deleted = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500 }] });
+    // A witness whose retry must come: 500 once, then 200.
+    const witness = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500, times: 1 }, { status: 200 }] });
+    await t.control.emit('call.transferred');
+    await awaitDeliveries(t, deleted.path, 1, 'the first attempt');
+    await awaitDeliveries(t, witness.path, 1, 'the witness\'s first attempt');
+    await t.control.idle();
+    t.expectStatus(await deleted.remove(), 204);
+    await t.control.advanceClock(10 * 60_000);
+    await t.control.idle();
+    await awaitDeliveries(t, witness.path, 2, 'the witness\'s retry');
+    await sleep(300);
+    const after = await t.receiver.deliveries(deleted.path);
+    t.ensure(after.length === 1, `the retries of a deleted subscription went on: ${after.length} attempts, only the first (before DELETE) may arrive`);
+  });
+});
