@@ -1,0 +1,94 @@
+/**
+ * The request-rate limit. The shared conformance reference runs with its limit off (the other
+ * suites would trip it), so this check starts its own reference with the spec's 100 requests
+ * per window, the window shortened to 1 s so the run stays fast, and the same faults the run
+ * was started with. Its requests go through a client of its own: that server is not the target,
+ * and nothing here is sent to a remote target (embedded only).
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { describe } from 'vitest';
+import { limits } from '../harness/contract/openapi.ts';
+import { check } from '../harness/suite/check.ts';
+import { startReferenceServer } from '../reference/server.ts';
+
+const WINDOW_MS = 1_000;
+const PER_WINDOW = limits.requestsPerMinute;
+
+/** Same reading of the variable as the global set-up. */
+function faultsOfThisRun(): string[] {
+  return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** One request per endpoint of the API, in turn: the limit must count them all together. */
+function endpointRequest(index: number): { method: 'GET' | 'POST' | 'DELETE'; path: string; body?: string } {
+  const all = [
+    { method: 'GET', path: '/me' },
+    { method: 'GET', path: '/balance' },
+    { method: 'GET', path: '/cdrs?limit=1' },
+    { method: 'GET', path: '/agents' },
+    // Bodies a correct server refuses (400) after counting them: nothing is created or rung.
+    { method: 'POST', path: '/calls', body: JSON.stringify({ aiAgentId: '1', toNumber: 'not-a-phone-number' }) },
+    { method: 'POST', path: '/hooks', body: JSON.stringify({ event: 'not.an.event', target_url: 'http://example.invalid/x' }) },
+    { method: 'DELETE', path: `/hooks/${randomUUID()}` },
+  ] as const;
+  return all[index % all.length]!;
+}
+
+/** The refusals among answers (429, the usual status; anything else is recorded as shape). */
+export function refused(answers: readonly Pick<Answer, 'status'>[]): number {
+  return answers.filter((a) => a.status === 429).length;
+}
+
+describe('Request rate limit', () => {
+  check(`${PER_WINDOW} requests in one window, spread over every endpoint, are all served; the next is refused; after the window requests are served again`, {
+    verifies: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'],
+    needs: { control: true }, requests: 0,
+  }, async (t) => {
+    const server = await startReferenceServer({ rateLimit: { perWindow: PER_WINDOW, windowMs: WINDOW_MS }, faults: faultsOfThisRun() });
+    const agent = new Agent({ connections: 32 });
+    t.onCleanup(async () => {
+      await agent.close();
+      await server.close();
+    });
+    const token = server.fixtures.tokens.all;
+    const send = async (index: number): Promise<Answer> => {
+      const { method, path, body } = endpointRequest(index);
+      const response = await request(`${server.baseUrl}${path}`, {
+        method, dispatcher: agent, headersTimeout: 5_000, bodyTimeout: 5_000,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body }),
+      });
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      return { status: response.statusCode, headers, body: await response.body.text() };
+    };
+
+    const firstAt = Date.now();
+    const answers: Answer[] = [];
+    // Batches in parallel: the whole burst must fit well inside one window.
+    for (let start = 0; start < PER_WINDOW; start += 25) {
+      answers.push(...(await Promise.all(Array.from({ length: Math.min(25, PER_WINDOW - start) }, (_, i) => send(start + i)))));
+    }
+    const burstMs = Date.now() - firstAt;
+    t.ensure(burstMs < WINDOW_MS * 0.8, `the burst of ${PER_WINDOW} requests took ${burstMs} ms, too long to prove anything about a ${WINDOW_MS} ms window (machine overloaded?)`);
+    const early = refused(answers);
+    t.ensure(early === 0, `${early} of ${PER_WINDOW} requests within one window were refused for rate (first refused: #${answers.findIndex((a) => a.status === 429) + 1}); the limit is ${PER_WINDOW} per window`);
+
+    const extra = await send(PER_WINDOW);
+    const shape = `status ${extra.status}, body ${extra.body.slice(0, 160)}, Retry-After ${extra.headers['retry-after'] ?? '(none)'}, RateLimit-Limit ${extra.headers['ratelimit-limit'] ?? '(none)'}, RateLimit-Remaining ${extra.headers['ratelimit-remaining'] ?? '(none)'}, RateLimit-Reset ${extra.headers['ratelimit-reset'] ?? '(none)'}`;
+    t.observe('RATE-LIMIT-RESPONSE-SHAPE', `request ${PER_WINDOW + 1} in the window: ${shape}`);
+    t.ensure(extra.status === 429, `request ${PER_WINDOW + 1} within one window (the ${PER_WINDOW} before spread over every endpoint) was served with ${extra.status}: the limit must refuse the excess, counting every endpoint`);
+
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstAt + WINDOW_MS + 150 - Date.now())));
+    const later = await send(0);
+    t.observe('RATE-LIMIT-WINDOW-BEHAVIOUR', `${Date.now() - firstAt} ms after the burst began (window ${WINDOW_MS} ms) a request was ${later.status === 429 ? 'still refused' : `served (${later.status})`}; Retry-After had said ${extra.headers['retry-after'] ?? 'nothing'}`);
+    t.ensure(later.status !== 429, `a request after the window had passed was still refused (${later.status}): the limit must free up once the window has passed`);
+  });
+});
