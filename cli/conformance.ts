@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startVitest, type Vitest } from 'vitest/node';
+import { createVitest, type Vitest } from 'vitest/node';
 import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../harness/config/config.ts';
 import { createApiClient } from '../harness/http/client.ts';
 import { createRedactor } from '../harness/http/redact.ts';
@@ -113,12 +113,11 @@ async function main(): Promise<number> {
     process.stderr.write(`\nconformance: ${signal} received, stopping the run and deleting the hooks it created…\n`);
     void vitest?.cancelCurrentRun('keyboard-input');
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
 
   const started = performance.now();
   try {
-    vitest = await startVitest([], {
+    const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
+    vitest = await createVitest({
       run: true,
       watch: false,
       project: options.properties ? ['conformance', 'properties'] : ['conformance'],
@@ -126,6 +125,13 @@ async function main(): Promise<number> {
       ...(options.only.length > 0 ? { tagsFilter: [options.only.join(' || ')] } : {}),
       passWithNoTests: true,
     });
+    // Vitest exits the process on SIGINT/SIGTERM; a run that created hooks must first delete
+    // them and write its reports, so its handlers make way for ours.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) if (!signalListenersBefore.has(listener)) process.off(signal, listener);
+      process.on(signal, onSignal);
+    }
+    await vitest.start();
   } finally {
     await vitest?.close();
   }

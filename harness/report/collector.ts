@@ -44,6 +44,12 @@ export class CheckCollector implements Reporter {
     // Filtered out (--only) or statically skipped: not part of this run, not "not verifiable".
     if (test.options.mode !== 'run') return;
     const result = this.toResult(test);
+    // An aborted run reports the check in flight a second time: keep the last word on it.
+    const earlier = this.results.findIndex((r) => r.id === result.id);
+    if (earlier >= 0) {
+      this.requestsUsed -= this.results[earlier]!.requests;
+      this.results.splice(earlier, 1);
+    }
     this.results.push(result);
     this.requestsUsed += result.requests;
     this.report(result);

@@ -2,8 +2,8 @@
  * npm run conformance as users run it: a child process, its exit code, its one-line errors,
  * the reports it leaves, and what it never does (send requests on --dry-run, leak a secret).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -121,6 +121,76 @@ describe('npm run conformance against a remote target', () => {
       const text = readFileSync(file, 'utf8');
       for (const secret of secrets) expect(text.includes(secret), `${secret.slice(0, 6)}… found in ${file}`).toBe(false);
       expect(text, `a whsec_ secret in ${file}`).not.toMatch(/whsec_(?!\[REDACTED\])[A-Za-z0-9]/);
+    }
+  });
+});
+
+describe('npm run conformance against a target that answers garbage', () => {
+  it('turns HTML, truncated JSON, resets and hangs into failures with clear messages, and finishes', { timeout: 90_000 }, async () => {
+    const server = createServer((req, res) => {
+      const path = req.url?.split('?')[0];
+      if (path === '/v1/agents') return; // hangs
+      if (path === '/v1/balance') { req.socket.destroy(); return; }
+      if (path === '/v1/me') { res.writeHead(200, { 'content-type': 'application/json', 'content-length': '80' }); res.write('{"customerId": "c1", "comp'); setTimeout(() => req.socket.destroy(), 10); return; }
+      res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+      const started = Date.now();
+      const child = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        let stdout = '';
+        const proc = spawn(process.execPath, ['cli/conformance.ts', '--no-properties', '--only', 'ME-200-SHAPE,BALANCE-200-SHAPE,AGENTS-200-SHAPE,CDRS-NOT-PROVISIONED-409', '--reports-dir', reports], {
+          env: cleanEnv({ API_BASE_URL: `http://127.0.0.1:${port}/v1`, TOKEN_ALL: 'tok_a', TOKEN_READ_BALANCE: 'tok_b', TOKEN_READ_AGENTS: 'tok_c', TOKEN_NO_TRUNK: 'tok_d', REQUEST_TIMEOUT_MS: '500', REQUESTS_PER_MINUTE: '6000' }),
+        });
+        proc.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+        proc.on('close', (code) => resolve({ code, stdout }));
+      });
+      expect(child.code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(60_000);
+      const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
+      const failures = report.checks.filter((c: { status: string }) => c.status === 'failed').map((c: { failure: string }) => c.failure).join('\n');
+      expect(failures).toMatch(/no complete response within 500 ms \(the target hung\)/);
+      expect(failures).toMatch(/connection reset|transport error/);
+      expect(failures).toMatch(/answered 502, which breaks openapi.json:\n- status 502 is not documented/);
+      expect(report.unhandledErrors).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('npm run conformance interrupted', () => {
+  it('on SIGTERM stops, deletes every hook it created, writes partial reports and exits 143', { timeout: 120_000 }, async () => {
+    const target = await startReferenceServer({ rateLimit: false });
+    try {
+      const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+      const proc = spawn(process.execPath, ['cli/conformance.ts', '--no-properties', '--only', 'HOOKS-CREATE,HOOKS-SECRET-ONCE,HOOKS-SEVERAL-SUBSCRIPTIONS', '--reports-dir', reports], {
+        // Throttled to one request every 2 s, so the run is still going when the signal comes.
+        env: cleanEnv({ API_BASE_URL: target.baseUrl, TOKEN_ALL: target.fixtures.tokens.all, TOKEN_WRITE_HOOKS: target.fixtures.tokens['write:hooks'], TOKEN_NO_DIALER: target.fixtures.tokens.noDialer, REQUESTS_PER_MINUTE: '30' }),
+      });
+      const exited = new Promise<number | null>((resolve) => proc.on('close', resolve));
+      const journal = (): string => {
+        const run = readdirSync(reports).find((name) => name !== 'latest');
+        try { return run === undefined ? '' : readFileSync(join(reports, run, 'hooks.jsonl'), 'utf8'); } catch { return ''; }
+      };
+      const deadline = Date.now() + 60_000;
+      while (!journal().includes('"created"') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(journal()).toContain('"created"');
+      proc.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      const created = journal().split('\n').filter((line) => line.includes('"created"')).map((line) => JSON.parse(line).hookId as string);
+      expect(created.length).toBeGreaterThan(0);
+      for (const id of created) {
+        const view = await (await fetch(`${target.controlUrl}/hooks/${id}`)).json() as { status: string };
+        expect(view.status, `hook ${id} left active`).toBe('disabled');
+      }
+      expect(existsSync(join(reports, 'latest', 'report.json'))).toBe(true);
+      expect(JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')).interrupted).toBe(true);
+    } finally {
+      await target.close();
     }
   });
 });
