@@ -62,6 +62,57 @@ function isProbeSummary(value: unknown): value is LoadProbeSummary {
     && Array.isArray(v.failedThresholds) && typeof v.requirements === 'object' && Array.isArray(v.observations);
 }
 
+interface K6ProbeJson {
+  probe: string;
+  passed: boolean;
+  failedThresholds: string[];
+  generatedAt?: string;
+  thresholds: Array<{ requirement?: string; ok: boolean }>;
+  observations?: Record<string, unknown>;
+  chart?: {
+    perSecond?: Array<{ second: number; accepted: number; refused: number }>;
+    expected?: { attemptAtS: number[] };
+    series?: Array<{ plan: string; attemptAtS: number[] }>;
+  };
+}
+
+/** The summary a k6 probe writes (load/lib/summary.ts), in the report model's terms. */
+export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
+  const requirements: Record<string, 'passed' | 'failed'> = {};
+  for (const threshold of json.thresholds) {
+    if (threshold.requirement === undefined) continue;
+    requirements[threshold.requirement] = requirements[threshold.requirement] === 'failed' || !threshold.ok ? 'failed' : 'passed';
+  }
+  const observations = Object.entries(json.observations ?? {}).map(([key, value]) => `${key}: ${JSON.stringify(value)}`.slice(0, 400));
+  let chart: unknown;
+  if (json.chart?.perSecond !== undefined) {
+    chart = {
+      seconds: json.chart.perSecond.map((p) => p.second),
+      accepted: json.chart.perSecond.map((p) => p.accepted),
+      refused: json.chart.perSecond.map((p) => p.refused),
+    };
+  } else if (json.chart?.series !== undefined) {
+    const expected = json.chart.expected?.attemptAtS ?? [];
+    chart = {
+      deliveries: json.chart.series.map((s) => ({
+        label: s.plan,
+        attemptsMs: s.attemptAtS.map((at) => at * 1000),
+        expectedMs: expected.slice(0, s.attemptAtS.length).map((at) => at * 1000),
+      })),
+    };
+  }
+  return {
+    probe: json.probe, passed: json.passed, failedThresholds: json.failedThresholds, requirements, observations,
+    ...(chart === undefined ? {} : { chart }), ...(json.generatedAt === undefined ? {} : { finishedAt: json.generatedAt }),
+  };
+}
+
+function isK6ProbeJson(value: unknown): value is K6ProbeJson {
+  const v = value as Partial<K6ProbeJson> | null;
+  return typeof v === 'object' && v !== null && typeof v.probe === 'string' && typeof v.passed === 'boolean'
+    && Array.isArray(v.failedThresholds) && Array.isArray(v.thresholds);
+}
+
 /** The k6 probes' summaries in reports/latest (k6-<probe>.json), when present. */
 export function loadProbeSummaries(root: string): LoadProbeSummary[] {
   const latest = join(root, 'latest');
@@ -69,9 +120,9 @@ export function loadProbeSummaries(root: string): LoadProbeSummary[] {
   const summaries: LoadProbeSummary[] = [];
   for (const entry of readdirSync(latest).filter((name) => /^k6-[\w-]+\.json$/.test(name)).sort()) {
     try {
-      const parsed = JSON.parse(readFileSync(join(latest, entry), 'utf8')) as { occ?: unknown };
-      const summary = parsed.occ ?? parsed;
-      if (isProbeSummary(summary)) summaries.push(summary);
+      const parsed: unknown = JSON.parse(readFileSync(join(latest, entry), 'utf8'));
+      if (isK6ProbeJson(parsed)) summaries.push(fromK6Summary(parsed));
+      else if (isProbeSummary(parsed)) summaries.push(parsed);
     } catch {
       // a summary k6 did not finish writing is left out
     }

@@ -67,9 +67,25 @@ describe('report renderers', () => {
   it('reads k6 probe summaries from latest/ and ignores anything malformed', () => {
     const root = mkdtempSync(join(tmpdir(), 'occ-reports-'));
     mkdirSync(join(root, 'latest'));
-    writeFileSync(join(root, 'latest', 'k6-rate-limit.json'), JSON.stringify({ occ: { probe: 'rate-limit', passed: true, failedThresholds: [], requirements: { 'RATE-LIMIT-ENFORCED': 'passed' }, observations: ['429 with Retry-After'] } }));
+    writeFileSync(join(root, 'latest', 'k6-rate-limit.json'), JSON.stringify({
+      probe: 'rate-limit', passed: false, failedThresholds: ['refused_under count==0'],
+      thresholds: [{ key: 'refused_under', ok: false, requirement: 'RATE-LIMIT-100-PER-MIN' }, { key: 'x', ok: true, requirement: 'RATE-LIMIT-ENFORCED' }],
+      observations: { 'RATE-LIMIT-RESPONSE-SHAPE': { status: 429 } },
+      chart: { perSecond: [{ second: 0, accepted: 50, refused: 0 }, { second: 1, accepted: 50, refused: 25 }] },
+    }));
+    writeFileSync(join(root, 'latest', 'k6-webhook-retry.json'), JSON.stringify({
+      probe: 'webhook-retry', passed: true, failedThresholds: [], thresholds: [{ key: 'y', ok: true, requirement: 'WEBHOOK-5XX-RETRY' }],
+      observations: {}, chart: { expected: { attemptAtS: [0, 60, 180] }, series: [{ plan: 'server5xx', attemptAtS: [0, 61, 182] }] },
+    }));
     writeFileSync(join(root, 'latest', 'k6-broken.json'), '{"probe": ');
     writeFileSync(join(root, 'latest', 'k6-other.json'), '{"metrics": {}}');
-    expect(loadProbeSummaries(root).map((s) => s.probe)).toEqual(['rate-limit']);
+    const [rate, retry] = loadProbeSummaries(root);
+    expect(rate).toMatchObject({ probe: 'rate-limit', passed: false, requirements: { 'RATE-LIMIT-100-PER-MIN': 'failed', 'RATE-LIMIT-ENFORCED': 'passed' },
+      observations: ['RATE-LIMIT-RESPONSE-SHAPE: {"status":429}'], chart: { seconds: [0, 1], accepted: [50, 50], refused: [0, 25] } });
+    expect(retry).toMatchObject({ probe: 'webhook-retry', chart: { deliveries: [{ label: 'server5xx', attemptsMs: [0, 61_000, 182_000], expectedMs: [0, 60_000, 180_000] }] } });
+    expect(loadProbeSummaries(root)).toHaveLength(2);
+    const page = renderHtml({ ...report, load: [rate!, retry!] });
+    expect(page).toContain('aria-label="Accepted and refused requests per second"');
+    expect(page).toContain('aria-label="Attempt times of retried deliveries against the expected backoff"');
   });
 });
