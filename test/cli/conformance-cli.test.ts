@@ -14,7 +14,8 @@ import { tokenVariable, tokenNames } from '../../harness/config/config.ts';
 
 /** The environment of a CI job: none of the developer's configuration leaks in. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true' };
+  // The operating system's own variables only (the Node 24 binary is found through PATH).
+  const env: NodeJS.ProcessEnv = { ...Object.fromEntries(['PATH', 'HOME'].map((name) => [name, process.env[name]])), CI: 'true' };
   return { ...env, ...extra };
 }
 
