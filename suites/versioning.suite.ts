@@ -1,0 +1,58 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe } from 'vitest';
+import { compareDocuments, operationsOf } from '../harness/contract/compatibility.ts';
+import { openapi } from '../harness/contract/openapi.ts';
+import { check, type CheckTools } from '../harness/suite/check.ts';
+import { codeOf } from '../harness/suite/verdicts.ts';
+
+async function servedDocument(t: CheckTools): Promise<unknown> {
+  // A description is public documentation, but a target may still want the token: send it.
+  const exchange = await t.call({ method: 'GET', path: '/openapi.json', token: t.token('all') });
+  t.ensure(exchange.status === 200, `GET {base_url}/openapi.json: expected 200, got ${codeOf(exchange)}`);
+  t.ensure(exchange.json !== undefined, `GET {base_url}/openapi.json is not JSON: ${exchange.jsonError ?? exchange.rawBody.slice(0, 80)}`);
+  return exchange.json;
+}
+
+/** The first server URL of a document with its variables at their defaults. */
+export function serverUrl(doc: unknown): string | undefined {
+  const server = (doc as { servers?: Array<{ url?: unknown; variables?: Record<string, { default?: unknown }> }> }).servers?.[0];
+  if (typeof server?.url !== 'string') return undefined;
+  return server.url.replace(/\{([^}]+)\}/g, (_, name: string) => String(server.variables?.[name]?.default ?? ''));
+}
+
+describe('Versioning', () => {
+  check('{base_url}/openapi.json serves a valid OpenAPI 3.1 description, with every operation under /v1', { verifies: ['VERSION-OPENAPI-SERVED', 'VERSION-PATH-V1'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
+    t.ensure(new URL(t.target.baseUrl).pathname.replace(/\/+$/, '').endsWith('/v1'), `the base URL ${t.target.baseUrl} does not end in /v1`);
+    const served = await servedDocument(t);
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(served) as Parameters<Validator['validate']>[0]);
+    t.ensure(result.valid, `the served description is not a valid OpenAPI document: ${String(JSON.stringify(result.errors ?? result)).slice(0, 300)}`);
+    t.ensure(validator.version === '3.1', `the served description is OpenAPI ${validator.version}, must be 3.1`);
+    const server = serverUrl(served);
+    t.ensure(server === undefined || server.replace(/\/+$/, '').endsWith('/v1'), `the served description's server URL is ${server}, must end in /v1`);
+    const missing = [...operationsOf(openapi).keys()].filter((key) => !operationsOf(served).has(key));
+    t.ensure(missing.length === 0, `the served description under /v1 lacks: ${missing.join(', ')}`);
+  });
+
+  check('The served description makes no breaking change to v1 in place (additions are recorded)', { verifies: ['VERSION-NO-BREAKING-IN-PLACE', 'VERSION-ADDITIVE-CHANGES'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
+    const { breaking, additions } = compareDocuments(openapi, await servedDocument(t));
+    t.observe('VERSION-ADDITIVE-CHANGES', additions.length === 0 ? 'the served description adds nothing to the bundled v1' : `additions: ${additions.join('; ')}`);
+    t.ensure(breaking.length === 0, `the served description breaks v1 in place (breaking changes ship under a new prefix): ${breaking.join('; ')}`);
+  });
+
+  check('{base_url}/docs serves an interactive reference as an HTML page', { verifies: ['VERSION-DOCS-SERVED'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
+    const exchange = await t.call({ method: 'GET', path: '/docs', token: t.token('all'), headers: { accept: 'text/html' } });
+    t.ensure(exchange.status === 200, `GET {base_url}/docs: expected 200, got ${codeOf(exchange)}`);
+    const type = exchange.responseHeaders['content-type'] ?? '';
+    t.ensure(/^text\/html\b/i.test(type), `GET {base_url}/docs has content type "${type}", must be an HTML page`);
+    t.ensure(/<html[\s>]/i.test(exchange.rawBody), 'GET {base_url}/docs answered text/html without an <html> document');
+  });
+
+  check('The API answers under /v1 (whether a /v2 prefix answers is recorded)', { verifies: ['VERSION-PATH-V1', 'VERSION-PREVIOUS-12-MONTHS'], needs: { tokens: ['all'] }, requests: 2 }, async (t) => {
+    t.expectStatus(await t.call({ method: 'GET', path: '/me', token: t.token('all') }), 200);
+    const base = new URL(t.target.baseUrl);
+    const v2 = `${base.origin}${base.pathname.replace(/\/v1\/?$/, '/v2')}/me`;
+    const exchange = await t.call({ method: 'GET', path: v2, token: t.token('all') });
+    t.observe('VERSION-PREVIOUS-12-MONTHS', `GET {origin}/v2/me answered ${codeOf(exchange)}: ${exchange.status === 200 ? 'a v2 is served next to v1' : 'no v2 yet, so v1 is the current version'}`);
+  });
+});
