@@ -160,8 +160,8 @@ export function cdrVerdict(query: CdrQuery, now: NowRange): CdrVerdict {
   }
   const fromNs = from?.kind === 'instant' ? from.ns : undefined;
   const tillNs = till?.kind === 'instant' ? till.ns : undefined;
-  const earliest = BigInt(now.earliestMs) * MS_NS;
-  const latest = BigInt(now.latestMs) * MS_NS;
+  const earliest = BigInt(Math.floor(now.earliestMs)) * MS_NS;
+  const latest = BigInt(Math.ceil(now.latestMs)) * MS_NS;
 
   // The window at both ends of the possible "now"; with till given, now plays no part.
   const windowAt = (nowNs: bigint): { fromNs: bigint; tillNs: bigint } => {
