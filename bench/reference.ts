@@ -11,20 +11,9 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  duration: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-// autocannon ships no types; this is the slice of its API used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { autocannon } from './autocannon.ts';
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
