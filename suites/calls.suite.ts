@@ -128,8 +128,11 @@ describe('POST /calls: origination', () => {
     t.ensure(queued.status === 'queued', `status is ${JSON.stringify(queued.status)}, must be queued`);
     if (t.target.controlUrl !== undefined) {
       // The reference's own record of the call (embedded only): what follows queued, and whether metadata stuck.
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      const record = await t.control.call(queued.callId);
+      let record = await t.control.call(queued.callId);
+      for (let i = 0; i < 40 && record?.status !== 'ended'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        record = await t.control.call(queued.callId);
+      }
       const timeline = (record?.timeline as Array<{ status: string }> | undefined)?.map((step) => step.status) ?? [];
       t.observe('CALLS-TRANSITIONS', `the call went through: ${timeline.join(' → ') || 'no record'}`);
       t.observe('CALLS-METADATA-NOT-PERSISTED', JSON.stringify(record ?? {}).includes(METADATA_MARKER) ? 'metadata was persisted in the call record' : 'metadata does not appear in the call record');

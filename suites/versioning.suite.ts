@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe } from 'vitest';
-import { compareDocuments, operationsOf } from '../harness/contract/compatibility.ts';
+import { compareDocuments } from '../harness/contract/compatibility.ts';
 import { openapi } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { codeOf } from '../harness/suite/verdicts.ts';
@@ -21,7 +21,9 @@ export function serverUrl(doc: unknown): string | undefined {
 }
 
 describe('Versioning', () => {
-  check('{base_url}/openapi.json serves a valid OpenAPI 3.1 description, with every operation under /v1', { verifies: ['VERSION-OPENAPI-SERVED', 'VERSION-PATH-V1'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
+  check('{base_url}/openapi.json serves a valid OpenAPI 3.1 description with every operation under /v1, making no breaking change to v1 in place (additions are recorded)', {
+    verifies: ['VERSION-OPENAPI-SERVED', 'VERSION-PATH-V1', 'VERSION-NO-BREAKING-IN-PLACE', 'VERSION-ADDITIVE-CHANGES'], needs: { tokens: ['all'] }, requests: 1,
+  }, async (t) => {
     t.ensure(new URL(t.target.baseUrl).pathname.replace(/\/+$/, '').endsWith('/v1'), `the base URL ${t.target.baseUrl} does not end in /v1`);
     const served = await servedDocument(t);
     const validator = new Validator();
@@ -30,12 +32,7 @@ describe('Versioning', () => {
     t.ensure(validator.version === '3.1', `the served description is OpenAPI ${validator.version}, must be 3.1`);
     const server = serverUrl(served);
     t.ensure(server === undefined || server.replace(/\/+$/, '').endsWith('/v1'), `the served description's server URL is ${server}, must end in /v1`);
-    const missing = [...operationsOf(openapi).keys()].filter((key) => !operationsOf(served).has(key));
-    t.ensure(missing.length === 0, `the served description under /v1 lacks: ${missing.join(', ')}`);
-  });
-
-  check('The served description makes no breaking change to v1 in place (additions are recorded)', { verifies: ['VERSION-NO-BREAKING-IN-PLACE', 'VERSION-ADDITIVE-CHANGES'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
-    const { breaking, additions } = compareDocuments(openapi, await servedDocument(t));
+    const { breaking, additions } = compareDocuments(openapi, served);
     t.observe('VERSION-ADDITIVE-CHANGES', additions.length === 0 ? 'the served description adds nothing to the bundled v1' : `additions: ${additions.join('; ')}`);
     t.ensure(breaking.length === 0, `the served description breaks v1 in place (breaking changes ship under a new prefix): ${breaking.join('; ')}`);
   });
@@ -48,11 +45,12 @@ describe('Versioning', () => {
     t.ensure(/<html[\s>]/i.test(exchange.rawBody), 'GET {base_url}/docs answered text/html without an <html> document');
   });
 
-  check('The API answers under /v1 (whether a /v2 prefix answers is recorded)', { verifies: ['VERSION-PATH-V1', 'VERSION-PREVIOUS-12-MONTHS'], needs: { tokens: ['all'] }, requests: 2 }, async (t) => {
-    t.expectStatus(await t.call({ method: 'GET', path: '/me', token: t.token('all') }), 200);
+  check('A /v2 prefix is probed next to /v1 (whether it answers is recorded)', { verifies: ['VERSION-PREVIOUS-12-MONTHS'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
     const base = new URL(t.target.baseUrl);
     const v2 = `${base.origin}${base.pathname.replace(/\/v1\/?$/, '/v2')}/me`;
     const exchange = await t.call({ method: 'GET', path: v2, token: t.token('all') });
+    // A v2 may or may not exist; either way the answer must be an HTTP answer, not a hang.
+    t.ensure(exchange.status !== undefined, 'GET {origin}/v2/me got no answer');
     t.observe('VERSION-PREVIOUS-12-MONTHS', `GET {origin}/v2/me answered ${codeOf(exchange)}: ${exchange.status === 200 ? 'a v2 is served next to v1' : 'no v2 yet, so v1 is the current version'}`);
   });
 });

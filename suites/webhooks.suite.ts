@@ -91,7 +91,7 @@ describe('Webhook deliveries of each event', () => {
       // at ours would have arrived too.
       await awaitDeliveries(t, witness.path, 1, `the ${other} subscription`);
       await awaitDeliveries(t, hook.path, 2, `the ${event} subscription`);
-      await sleep(150);
+      await sleep(100);
       const deliveries = await t.receiver.deliveries(hook.path);
 
       const payloads: Array<Record<string, unknown>> = [];
@@ -144,7 +144,7 @@ describe('No delivery to a disabled subscription', () => {
     await t.control.emit('disposition.set');
     // The live subscription gets the second event: after that, the deleted one would have too.
     await awaitDeliveries(t, live.path, 2, 'the live subscription');
-    await sleep(300);
+    await sleep(250);
     const after = await t.receiver.deliveries(deleted.path);
     t.ensure(after.length === 1, `a deleted subscription received ${after.length - 1} delivery(ies) after DELETE`);
   });
@@ -161,7 +161,7 @@ describe('No delivery to a disabled subscription', () => {
     await t.control.advanceClock(10 * 60_000);
     await t.control.idle();
     await awaitDeliveries(t, witness.path, 2, 'the witness\'s retry');
-    await sleep(300);
+    await sleep(250);
     const after = await t.receiver.deliveries(deleted.path);
     t.ensure(after.length === 1, `the retries of a deleted subscription went on: ${after.length} attempts, only the first (before DELETE) may arrive`);
   });
