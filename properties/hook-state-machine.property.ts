@@ -1,0 +1,313 @@
+/**
+ * The webhook subscription state table as a model-based property (fc.commands +
+ * fc.asyncModelRun): generated sequences of POST /hooks and DELETE /hooks/{id} (of active,
+ * already deleted, unknown and non-UUID ids) — and, on the embedded reference, deliveries that
+ * fail — run against the target and against ./models/hook-state-model.ts; every answer must be
+ * the model's, and every answer must also fit openapi.json (t.call checks that).
+ *
+ * Every hook created is journaled before anything else happens and deleted at the end of its
+ * run (the journal's sweep catches what a crash leaves behind).
+ *
+ * Proof — verified failing against the reference server with (OCC_REFERENCE_FAULTS=<id>):
+ *   create/delete state machine     hooks-delete-200, hooks-delete-twice-204, hooks-non-uuid-404
+ *   delivery failures (embedded)    no-auto-disable, auto-disable-early, hooks-delete-200
+ * hooks-hard-delete is not observable through the API (a removed record and a disabled one both
+ * answer a second DELETE with 404), so no API property can catch it; the hooks suite does,
+ * through the control API's delivery history.
+ */
+import fc from 'fast-check';
+import { describe } from 'vitest';
+import { eventTypes, type EventType } from '../harness/contract/openapi.ts';
+import type { Exchange } from '../harness/http/client.ts';
+import { check, type CheckTools } from '../harness/suite/check.ts';
+import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts';
+import { assertProperty } from '../harness/suite/property.ts';
+import { session } from '../harness/suite/session.ts';
+import {
+  AUTO_DISABLE_AFTER, DELETE_NON_UUID, DELETE_UNKNOWN, deleteTransition, deliveryTransition, isUuid,
+  type Expected, type ModelHook,
+} from './models/hook-state-model.ts';
+
+const target = session().target;
+const numRuns = target.propertyNumRuns;
+const remote = target.kind === 'remote';
+const TOKEN = 'all' as const;
+
+// Remote: few commands and at most one live hook per run (so the end-of-run delete is one
+// request): at most MAX_COMMANDS + 1 requests per run. Embedded: longer sequences, several hooks.
+const MAX_COMMANDS = remote ? 3 : 12;
+const MAX_ACTIVE = remote ? 1 : 3;
+
+interface Model {
+  hooks: ModelHook[];
+  /** The event of each hook: no two active hooks share one, so an emitted event reaches one hook. */
+  events: EventType[];
+}
+
+interface RealHook {
+  readonly id: string;
+  readonly path: string;
+  /** Set once a 204 or 404 told us it is gone (journaled). */
+  gone: boolean;
+}
+
+interface Real {
+  readonly t: CheckTools;
+  readonly hooks: RealHook[];
+}
+
+const codeOf = (exchange: Exchange): string | undefined => {
+  const code = (exchange.json as { error?: unknown } | undefined)?.error;
+  return typeof code === 'string' ? code : undefined;
+};
+
+/** Fails unless the answer is the model's: status, error code, and no body on a 204. */
+function expectAnswer(t: CheckTools, exchange: Exchange, expected: Expected, what: string): void {
+  const got = `${exchange.status}${codeOf(exchange) === undefined ? '' : ` ${codeOf(exchange)}`}`;
+  const wanted = `${expected.status}${expected.code === undefined ? '' : ` ${expected.code}`}`;
+  if (exchange.status !== expected.status || (expected.code !== undefined && codeOf(exchange) !== expected.code)) {
+    t.fail(`${what}: the state table requires ${wanted}, got ${got}`);
+  }
+  if (expected.status === 204 && exchange.rawBody.length > 0) t.fail(`${what}: 204 must carry no body, got ${JSON.stringify(exchange.rawBody.slice(0, 80))}`);
+}
+
+async function deleteHook(real: Real, hook: RealHook): Promise<Exchange> {
+  const exchange = await real.t.call({ method: 'DELETE', path: `/hooks/${hook.id}`, token: real.t.token(TOKEN) });
+  if (exchange.status === 204 || exchange.status === 404) {
+    if (!hook.gone) journalDeleted(real.t.target.hookJournal, hook.id, TOKEN);
+    hook.gone = true;
+  }
+  return exchange;
+}
+
+/** The index of the `pick`-th hook (mod their number) whose model state is `state`, if any. */
+function nth(model: Model, state: ModelHook['state'], pick: number): number | undefined {
+  const indices = model.hooks.flatMap((hook, index) => (hook.state === state ? [index] : []));
+  return indices.length === 0 ? undefined : indices[pick % indices.length];
+}
+
+const activeCount = (model: Model): number => model.hooks.filter((hook) => hook.state === 'active').length;
+
+class CreateHook implements fc.AsyncCommand<Model, Real> {
+  readonly event: EventType;
+  constructor(event: EventType) {
+    this.event = event;
+  }
+  check(model: Readonly<Model>): boolean {
+    return activeCount(model) < MAX_ACTIVE && !model.hooks.some((hook, index) => hook.state === 'active' && model.events[index] === this.event);
+  }
+  async run(model: Model, real: Real): Promise<void> {
+    const { t } = real;
+    const path = `/property/hooks/${crypto.randomUUID().slice(0, 8)}`;
+    const base = t.target.receiverPublicUrl ?? 'https://example.invalid';
+    const exchange = await t.call({ method: 'POST', path: '/hooks', token: t.token(TOKEN), json: { event: this.event, target_url: `${base}${path}` } });
+    expectAnswer(t, exchange, { status: 200 }, `POST /hooks {event: ${this.event}}`);
+    const { id, secret } = exchange.json as { id: string; secret: string };
+    journalCreated(t.target.hookJournal, id, TOKEN);
+    real.hooks.push({ id, path, gone: false });
+    model.hooks.push({ state: 'active', failures: 0 });
+    model.events.push(this.event);
+    if (t.target.receiverLocalUrl !== undefined) await t.receiver.register(path, { secret, plan: [{ status: 200 }] });
+  }
+  toString(): string {
+    return `create(${this.event})`;
+  }
+}
+
+class DeleteActive implements fc.AsyncCommand<Model, Real> {
+  readonly pick: number;
+  constructor(pick: number) {
+    this.pick = pick;
+  }
+  check(model: Readonly<Model>): boolean {
+    return nth(model, 'active', this.pick) !== undefined;
+  }
+  async run(model: Model, real: Real): Promise<void> {
+    const index = nth(model, 'active', this.pick)!;
+    const { expected, next } = deleteTransition('active');
+    expectAnswer(real.t, await deleteHook(real, real.hooks[index]!), expected, `DELETE /hooks/{id} of active hook #${index}`);
+    model.hooks[index]!.state = next;
+  }
+  toString(): string {
+    return `deleteActive(${this.pick})`;
+  }
+}
+
+class DeleteDisabled implements fc.AsyncCommand<Model, Real> {
+  readonly pick: number;
+  constructor(pick: number) {
+    this.pick = pick;
+  }
+  check(model: Readonly<Model>): boolean {
+    return nth(model, 'disabled', this.pick) !== undefined;
+  }
+  async run(model: Model, real: Real): Promise<void> {
+    const index = nth(model, 'disabled', this.pick)!;
+    const { expected, next } = deleteTransition('disabled');
+    expectAnswer(real.t, await deleteHook(real, real.hooks[index]!), expected, `DELETE /hooks/{id} of disabled hook #${index}`);
+    model.hooks[index]!.state = next;
+  }
+  toString(): string {
+    return `deleteDisabled(${this.pick})`;
+  }
+}
+
+class DeleteUnknown implements fc.AsyncCommand<Model, Real> {
+  readonly id: string;
+  constructor(id: string) {
+    this.id = id;
+  }
+  check(): boolean {
+    return true;
+  }
+  async run(_model: Model, real: Real): Promise<void> {
+    const exchange = await real.t.call({ method: 'DELETE', path: `/hooks/${this.id}`, token: real.t.token(TOKEN) });
+    expectAnswer(real.t, exchange, DELETE_UNKNOWN, `DELETE /hooks/${this.id} (a UUID v4 no hook has)`);
+  }
+  toString(): string {
+    return `deleteUnknown(${this.id})`;
+  }
+}
+
+class DeleteNonUuid implements fc.AsyncCommand<Model, Real> {
+  readonly id: string;
+  constructor(id: string) {
+    this.id = id;
+  }
+  check(): boolean {
+    return true;
+  }
+  async run(_model: Model, real: Real): Promise<void> {
+    const exchange = await real.t.call({ method: 'DELETE', path: `/hooks/${encodeURIComponent(this.id)}`, token: real.t.token(TOKEN) });
+    expectAnswer(real.t, exchange, DELETE_NON_UUID, `DELETE /hooks/${JSON.stringify(this.id)} (not a UUID)`);
+  }
+  toString(): string {
+    return `deleteNonUuid(${JSON.stringify(this.id)})`;
+  }
+}
+
+/** Ids that are not UUIDs: near misses of one (a character off, cut short, no dashes, braces) and other text. */
+const nonUuid: fc.Arbitrary<string> = fc.oneof(
+  fc.uuid({ version: 4 }).chain((uuid) => fc.oneof(
+    fc.constant(uuid.slice(0, -1)),
+    fc.constant(`${uuid}0`),
+    fc.constant(uuid.replaceAll('-', '')),
+    fc.constant(`{${uuid}}`),
+    fc.integer({ min: 0, max: 35 }).map((at) => `${uuid.slice(0, at)}g${uuid.slice(at + 1)}`),
+    fc.constant(` ${uuid}`),
+  )),
+  fc.stringMatching(/^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,40}$/),
+  fc.constantFrom('0', 'null', 'undefined', 'hook_123', '00000000000000000000000000000000'),
+).filter((id) => !isUuid(id) && id !== '' && id !== '.' && id !== '..');
+
+const apiCommands = [
+  fc.constantFrom(...eventTypes).map((event) => new CreateHook(event)),
+  fc.nat().map((pick) => new DeleteActive(pick)),
+  fc.nat().map((pick) => new DeleteDisabled(pick)),
+  fc.uuid({ version: 4 }).map((id) => new DeleteUnknown(id)),
+  nonUuid.map((id) => new DeleteNonUuid(id)),
+];
+
+/**
+ * Ends a run: every hook still live is deleted, and that DELETE is one more observation of the
+ * model (active → 204, disabled → 404), so each run ends by reading the state of every hook.
+ */
+async function settle(model: Model, real: Real): Promise<void> {
+  for (const [index, hook] of real.hooks.entries()) {
+    const state = model.hooks[index]?.state;
+    if (hook.gone && state === 'disabled') continue;
+    const exchange = await deleteHook(real, hook);
+    if (state !== undefined) expectAnswer(real.t, exchange, deleteTransition(state).expected, `DELETE /hooks/{id} of hook #${index} at the end of the run (model: ${state})`);
+  }
+}
+
+// ── Deliveries (embedded reference only: the control API moves the virtual clock) ──────────
+
+/** Emits one event and drives its delivery to the end through the virtual clock; bounded. */
+async function deliverOnce(t: CheckTools, hookId: string, event: EventType): Promise<void> {
+  const { eventId } = await t.control.emit(event);
+  for (let step = 0; step < 4 * AUTO_DISABLE_AFTER; step++) {
+    await t.control.idle();
+    const view = await t.control.hook(hookId);
+    const delivery = view?.deliveries.find((d) => d.eventId === eventId);
+    if (delivery === undefined || delivery.state !== 'pending') return;
+    if (delivery.nextAttemptAt === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 10)); // an attempt in flight
+      continue;
+    }
+    await t.control.advanceClock(Math.max(0, delivery.nextAttemptAt - (await t.control.clock())) + 1);
+  }
+  t.fail(`the delivery of ${event} ${eventId} to hook ${hookId} was still pending after ${4 * AUTO_DISABLE_AFTER} steps of the virtual clock`);
+}
+
+class FailingDelivery implements fc.AsyncCommand<Model, Real> {
+  readonly pick: number;
+  readonly failing: number;
+  constructor(pick: number, failing: number) {
+    this.pick = pick;
+    this.failing = failing;
+  }
+  check(model: Readonly<Model>): boolean {
+    return nth(model, 'active', this.pick) !== undefined;
+  }
+  async run(model: Model, real: Real): Promise<void> {
+    const { t } = real;
+    const index = nth(model, 'active', this.pick)!;
+    const hook = real.hooks[index]!;
+    const { attempts, next } = deliveryTransition(model.hooks[index]!, this.failing);
+    const plan = this.failing === 0 ? [{ status: 200 }] : [{ status: 500, times: this.failing }, { status: 200 }];
+    await t.receiver.register(hook.path, { plan });
+    const before = (await t.receiver.deliveries(hook.path)).length;
+    await deliverOnce(t, hook.id, model.events[index]!);
+    const arrived = (await t.receiver.deliveries(hook.path)).length - before;
+    t.ensure(arrived === attempts, `a receiver failing the first ${this.failing} attempt(s) of a delivery got ${arrived} attempt(s); the model expects ${attempts} (retried until acknowledged, disabled after ${AUTO_DISABLE_AFTER} consecutive failures${next.state === 'disabled' ? ', which these reach' : ''})`);
+    model.hooks[index] = next;
+  }
+  toString(): string {
+    return `failDelivery(${this.pick}, ${this.failing} × 500 then 200)`;
+  }
+}
+
+// fc.commands picks its arbitraries uniformly: listing create and the failing delivery twice
+// makes most runs reach a delivery, and failure counts around the limit are weighted up.
+const failingDelivery = fc.tuple(
+  fc.nat(),
+  fc.oneof({ weight: 3, arbitrary: fc.constantFrom(AUTO_DISABLE_AFTER - 1, AUTO_DISABLE_AFTER, AUTO_DISABLE_AFTER + 1) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: AUTO_DISABLE_AFTER + 2 }) }),
+).map(([pick, failing]) => new FailingDelivery(pick, failing));
+const deliveryCommands = [apiCommands[0]!, apiCommands[0]!, failingDelivery, failingDelivery, apiCommands[1]!, apiCommands[2]!];
+
+async function runModel(t: CheckTools, commands: Iterable<fc.AsyncCommand<Model, Real>>): Promise<void> {
+  const model: Model = { hooks: [], events: [] };
+  const real: Real = { t, hooks: [] };
+  try {
+    await fc.asyncModelRun(() => ({ model, real }), commands);
+  } finally {
+    await settle(model, real);
+  }
+}
+
+describe('Webhook subscription state table (model-based)', () => {
+  const apiTitle = 'POST /hooks and DELETE /hooks/{id} in any order follow the subscription state table';
+  check(apiTitle, {
+    verifies: ['HOOKS-CREATE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-UNKNOWN-404', 'HOOKS-DELETE-NON-UUID-400'],
+    needs: { tokens: [TOKEN] },
+    // At most MAX_COMMANDS commands of one request each, plus one end-of-run DELETE per live hook.
+    requests: numRuns * (MAX_COMMANDS + MAX_ACTIVE),
+  }, async (t) => {
+    await assertProperty(t, { title: apiTitle, requirement: 'HOOKS-CREATE' }, fc.asyncProperty(fc.commands(apiCommands, { maxCommands: MAX_COMMANDS }), (commands) => runModel(t, commands)));
+  });
+
+  // Each delivery is up to 11 attempts driven through the virtual clock (~40 control calls), so
+  // this property runs fewer times than the others: min(numRuns, 15) keeps it near 3 s.
+  const deliveryRuns = Math.min(numRuns, 15);
+  const deliveryTitle = 'Failing deliveries disable a subscription after exactly 10 consecutive failures, after which DELETE answers 404';
+  check(deliveryTitle, {
+    verifies: ['WEBHOOK-AUTO-DISABLE-10', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-SOFT'],
+    needs: { tokens: [TOKEN], control: true, webhooks: true },
+    requests: deliveryRuns * 8,
+    timeoutMs: 60_000,
+  }, async (t) => {
+    await assertProperty(t, { title: deliveryTitle, requirement: 'WEBHOOK-AUTO-DISABLE-10', numRuns: deliveryRuns },
+      fc.asyncProperty(fc.commands(deliveryCommands, { maxCommands: 5 }), (commands) => runModel(t, commands)));
+  });
+});
