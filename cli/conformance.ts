@@ -167,10 +167,16 @@ async function main(): Promise<number> {
 
   if (options.dryRun) {
     process.stdout.write(`\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:\n`);
-    for (const c of report.checks) process.stdout.write(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]\n`);
+    for (const c of report.checks) {
+      const why = c.skipReason !== undefined && c.skipReason !== 'dry run' ? `  (${c.skipReason})` : '';
+      process.stdout.write(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}\n`);
+    }
   }
   const r = report.counts.requirements;
-  process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.notVerifiable} not verifiable, ${r.observed} observed`
+  if (options.dryRun) {
+    const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
+    process.stdout.write(`conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`);
+  } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.notVerifiable} not verifiable, ${r.observed} observed`
     + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
     + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
