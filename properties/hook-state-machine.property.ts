@@ -27,6 +27,7 @@ import {
   AUTO_DISABLE_AFTER, DELETE_NON_UUID, DELETE_UNKNOWN, deleteTransition, deliveryTransition, isUuid,
   type Expected, type ModelHook,
 } from './models/hook-state-model.ts';
+import { titles } from './titles.ts';
 
 const target = session().target;
 const numRuns = target.propertyNumRuns;
@@ -287,7 +288,7 @@ async function runModel(t: CheckTools, commands: Iterable<fc.AsyncCommand<Model,
 }
 
 describe('Webhook subscription state table (model-based)', () => {
-  const apiTitle = 'POST /hooks and DELETE /hooks/{id} in any order follow the subscription state table';
+  const apiTitle = titles.hookStateMachine;
   check(apiTitle, {
     verifies: ['HOOKS-CREATE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-UNKNOWN-404', 'HOOKS-DELETE-NON-UUID-400'],
     needs: { tokens: [TOKEN] },
@@ -300,7 +301,7 @@ describe('Webhook subscription state table (model-based)', () => {
   // Each delivery is up to 11 attempts driven through the virtual clock (~40 control calls), so
   // this property runs fewer times than the others: min(numRuns, 15) keeps it near 3 s.
   const deliveryRuns = Math.min(numRuns, 15);
-  const deliveryTitle = 'Failing deliveries disable a subscription after exactly 10 consecutive failures, after which DELETE answers 404';
+  const deliveryTitle = titles.hookAutoDisable;
   check(deliveryTitle, {
     verifies: ['WEBHOOK-AUTO-DISABLE-10', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-SOFT'],
     needs: { tokens: [TOKEN], control: true, webhooks: true },

@@ -29,6 +29,7 @@ import { session } from '../harness/suite/session.ts';
 import { brokenCallBody, brokenHookBody, couldOriginate, validHookBody, type Body } from './arbitraries/bodies.ts';
 import { unparseable } from './arbitraries/cdr-query.ts';
 import { cdrVerdict } from './models/cdr-window-model.ts';
+import { titles } from './titles.ts';
 
 const target = session().target;
 const numRuns = target.propertyNumRuns;
@@ -68,7 +69,7 @@ function expectRefused(t: CheckTools, exchange: Exchange, code: string, what: st
 }
 
 describe.skipIf(target.kind === 'remote')('Negative data against openapi.json (embedded reference only: the remote budget goes to the other properties)', () => {
-  const callsTitle = 'POST /calls refuses every schema-invalid body with 400 invalid_input';
+  const callsTitle = titles.callsNegative;
   check(callsTitle, {
     verifies: ['CALLS-INVALID-JSON', 'CALLS-REQUIRED-FIELDS', 'CALLS-AGENT-ID-NUMERIC', 'CALLS-TO-NUMBER-E164', 'CONTRACT-DOCUMENTED-STATUS'],
     needs: { tokens: [TOKEN] },
@@ -85,7 +86,7 @@ describe.skipIf(target.kind === 'remote')('Negative data against openapi.json (e
     }));
   });
 
-  const hooksTitle = 'POST /hooks refuses every schema-invalid body with 400 invalid_input';
+  const hooksTitle = titles.hooksNegative;
   check(hooksTitle, {
     verifies: ['HOOKS-INVALID-JSON', 'HOOKS-REQUIRED-FIELDS', 'HOOKS-EVENT-ENUM', 'HOOKS-TARGET-HTTPS', 'HOOKS-TARGET-MAX-512', 'CONTRACT-DOCUMENTED-STATUS'],
     needs: { tokens: [TOKEN] },
@@ -104,7 +105,7 @@ describe.skipIf(target.kind === 'remote')('Negative data against openapi.json (e
     }));
   });
 
-  const cdrsTitle = 'GET /cdrs refuses every unparseable from or till with 400 invalid_timestamp, whatever else the query holds';
+  const cdrsTitle = titles.cdrsNegative;
   check(cdrsTitle, {
     verifies: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-DOCUMENTED-STATUS'],
     needs: { tokens: ['read:cdrs'] },
@@ -127,7 +128,7 @@ describe.skipIf(target.kind === 'remote')('Negative data against openapi.json (e
     }));
   });
 
-  const validTitle = 'POST /hooks accepts every schema-valid body (any of the five events, any https URL up to 512 characters) with 200';
+  const validTitle = titles.hooksPositive;
   check(validTitle, {
     verifies: ['HOOKS-CREATE', 'HOOKS-EVENT-ENUM', 'HOOKS-TARGET-HTTPS', 'HOOKS-TARGET-MAX-512', 'CONTRACT-DOCUMENTED-STATUS'],
     needs: { tokens: [TOKEN] },
