@@ -4,13 +4,13 @@
  * (./models/cdr-window-model.ts).
  *
  * Proof — each check fails against the reference server with these faults on
- * (OCC_REFERENCE_FAULTS=<id> npx vitest run --project properties), verified:
- * (remote targets run only the window-status check: numRuns requests, one per run)
+ * (OCC_REFERENCE_FAULTS=<id> npx vitest run --project properties), verified (3 runs each, 3/3):
  *   window status                   cdrs-window-31d-rejected, cdrs-window-32d-accepted,
  *                                   cdrs-invalid-timestamp-500
  *   rows, count and limit on 200s   cdrs-limit-unbounded, cdrs-limit-ignored,
  *                                   cdrs-rows-outside-window, cdrs-count-mismatch,
- *                                   cdrs-default-window-48h
+ *                                   cdrs-default-window-48h, cdrs-window-31d-rejected
+ * Remote targets run only the window-status check (numRuns requests, one per run).
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';

@@ -10,7 +10,8 @@
  *
  * Proof — verified failing against the reference server with (OCC_REFERENCE_FAULTS=<id>):
  *   create/delete state machine     hooks-delete-200, hooks-delete-twice-204, hooks-non-uuid-404
- *   delivery failures (embedded)    no-auto-disable, auto-disable-early, hooks-delete-200
+ *   delivery failures (embedded)    no-auto-disable, auto-disable-early, hooks-delete-200,
+ *                                   hooks-delete-twice-204
  * hooks-hard-delete is not observable through the API (a removed record and a disabled one both
  * answer a second DELETE with 404), so no API property can catch it; the hooks suite does,
  * through the control API's delivery history.

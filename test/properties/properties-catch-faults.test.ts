@@ -1,0 +1,54 @@
+/**
+ * The API properties prove themselves: run as users run them (the local vitest binary, the
+ * properties project, one check selected with -t) against the embedded reference server with
+ * one fault of the catalogue on, each must fail; with no fault, they must all pass.
+ *
+ * A fixed PROPERTY_SEED makes every child run the same inputs, so this test is deterministic;
+ * the full list of (property, fault) pairs verified by hand is at the top of each property file.
+ */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { titlePattern } from '../../harness/suite/property.ts';
+import { titles } from '../../properties/titles.ts';
+
+const VITEST = 'node_modules/.bin/vitest';
+const SEED = '20260101';
+const CHILD_TIMEOUT_MS = 40_000;
+
+function runProperties(title: string | undefined, fault: string | undefined): { status: number | null; output: string } {
+  const args = ['run', '--project', 'properties', ...(title === undefined ? [] : ['-t', titlePattern(title)])];
+  const result = spawnSync(VITEST, args, {
+    encoding: 'utf8',
+    timeout: CHILD_TIMEOUT_MS,
+    // No .env of the developer may point the children at a remote target.
+    env: { ...process.env, OCC_REFERENCE_FAULTS: fault ?? '', PROPERTY_SEED: SEED, API_BASE_URL: '', NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+const pairs: Array<{ title: string; fault: string }> = [
+  { title: titles.cdrWindowStatus, fault: 'cdrs-window-32d-accepted' },
+  { title: titles.cdrRows, fault: 'cdrs-limit-ignored' },
+  { title: titles.hookStateMachine, fault: 'hooks-delete-twice-204' },
+  { title: titles.hookAutoDisable, fault: 'auto-disable-early' },
+  { title: titles.hooksNegative, fault: 'hooks-http-target-accepted' },
+  { title: titles.callsNegative, fault: 'calls-e164-not-validated' },
+];
+
+describe('the API properties catch the reference server\'s faults', () => {
+  for (const { title, fault } of pairs) {
+    it(`"${title}" fails with ${fault} on`, { timeout: CHILD_TIMEOUT_MS + 5_000 }, () => {
+      const { status, output } = runProperties(title, fault);
+      expect(status, output.slice(-3000)).not.toBe(0);
+      // The failure is this property's, with its replay command, not a run that found nothing.
+      expect(output).toContain(`PROPERTY_SEED=${SEED} npx vitest run --project properties -t`);
+      expect(output).toMatch(/1 failed/);
+    });
+  }
+
+  it('every property passes with no fault on', { timeout: CHILD_TIMEOUT_MS + 5_000 }, () => {
+    const { status, output } = runProperties(undefined, undefined);
+    expect(status, output.slice(-3000)).toBe(0);
+    expect(output).not.toMatch(/failed/);
+  });
+});
