@@ -137,7 +137,7 @@ describe.skipIf(session().target.kind === 'remote')('GET /cdrs rows properties (
   check(rowsTitle, {
     verifies: ['CDRS-ROWS-IN-WINDOW', 'CDRS-COUNT-MATCHES-ROWS', 'CDRS-LIMIT-HONOURED', 'CDRS-LIMIT-MAX-1000', 'CDRS-DEFAULT-WINDOW', 'CDRS-LIMIT-OUT-OF-RANGE'],
     needs: { tokens: ['read:cdrs'] },
-    requests: numRuns,
+    requests: session().target.kind === 'remote' ? 0 : numRuns, // skipped there; the budget counts planned requests
   }, async (t) => {
     const { now } = await targetNow(t);
     const seen = observations();
