@@ -30,7 +30,11 @@ export interface ResponseVerdict {
   readonly operation: string;
   readonly status: number;
   readonly documented: boolean;
-  /** The response is one the spec leaves unshown (x-unspecified): problems are observations. */
+  /**
+   * The response is an assumption of ours, not the spec's (x-assumed: the 429 the spec leaves
+   * unshown), so its problems are observations. x-unspecified alone marks a detail the spec
+   * leaves open inside an otherwise specified response, whose schema still binds.
+   */
   readonly unspecified: boolean;
   /** Empty when the response conforms. */
   readonly problems: readonly string[];
@@ -40,6 +44,7 @@ interface ResponseObject {
   readonly description?: string;
   readonly content?: Record<string, { schema: unknown }>;
   readonly 'x-unspecified'?: boolean;
+  readonly 'x-assumed'?: boolean;
   readonly $ref?: string;
 }
 
@@ -157,7 +162,7 @@ export function createContract(): Contract {
           if (!validate(recorded.json)) problems.push(...formatAjvErrors(validate.errors));
         }
       }
-      return { operation: operationName, status: recorded.status, documented: true, unspecified: response['x-unspecified'] === true, problems };
+      return { operation: operationName, status: recorded.status, documented: true, unspecified: response['x-assumed'] === true, problems };
     },
 
     checkSchema(name, value, root = 'value') {

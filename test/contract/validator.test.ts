@@ -54,6 +54,14 @@ describe('response validator', () => {
     expect(matchPathTemplate('/invoices')).toBeUndefined();
   });
 
+  it('binds a response whose details the spec leaves open: only the assumed 429 is an observation', () => {
+    // GET /cdrs 200 and POST /calls 502 carry x-unspecified notes, yet their schemas bind.
+    const cdrs = contract.checkResponse('GET', '/cdrs', json(200, { count: 1, calls: [{ duration: 'long' }] }));
+    expect(cdrs.unspecified).toBe(false);
+    expect(cdrs.problems).toEqual(['body/calls/0/duration is "long", must be integer']);
+    expect(contract.checkResponse('POST', '/calls', json(502, { error: 'engine_not_configured' })).unspecified).toBe(false);
+  });
+
   it('lists an operation that openapi.json does not have as a problem', () => {
     expect(contract.checkResponse('PUT', '/me', json(200, {})).problems).toEqual(['PUT /me is not an operation of openapi.json']);
   });
