@@ -24,6 +24,19 @@ function runCli(args: string[], extra: Record<string, string> = {}, timeout = 12
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Asynchronous, for runs against a server in this very process (spawnSync would starve it). */
+function runCliAsync(args: string[], extra: Record<string, string>, timeout: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(extra) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -98,7 +111,8 @@ describe('npm run conformance against a remote target', () => {
     try {
       const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
       const port = (counter.address() as AddressInfo).port;
-      const { code, stdout } = runCli(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}` });
+      // Asynchronous: the counting server lives in this process and must be free to count.
+      const { code, stdout } = await runCliAsync(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}` }, 60_000);
       expect(code).toBe(0);
       const planned = Number(/(\d+) requests planned against a remote target/.exec(stdout)?.[1]);
       expect(planned).toBeGreaterThan(0);
@@ -110,11 +124,13 @@ describe('npm run conformance against a remote target', () => {
     }
   });
 
-  it('a run with every secret configured leaves none of them in any report file', { timeout: 180_000 }, () => {
+  it('a run with every secret configured leaves none of them in any report file', { timeout: 180_000 }, async () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
-    const { code, stdout, stderr } = runCli(['--reports-dir', reports], env, 170_000);
+    const { code, stdout, stderr } = await runCliAsync(['--reports-dir', reports], env, 170_000);
     expect(stderr).not.toMatch(/could not delete hook/);
-    expect([0, 1]).toContain(code);
+    // The stand-in target is the reference itself: the whole run passes.
+    expect(code, stdout.split('\n').filter((line) => line.startsWith('FAIL')).join('\n')).toBe(0);
+    expect(stdout).toMatch(/0 failed/);
     expect(stdout).toMatch(/reports in /);
     const files = filesUnder(reports);
     expect(files.some((f) => f.endsWith('report.html'))).toBe(true);
