@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventTypes, operations, scopes } from '../../harness/contract/openapi.ts';
 import { requirements } from '../../requirements/catalogue.ts';
@@ -73,5 +74,20 @@ describe('requirement catalogue', () => {
     }
     // Things the spec leaves unshown are observations, never failures.
     expect(requirements.filter((r) => r.level === 'OBSERVE').length).toBeGreaterThan(15);
+  });
+
+  it('says truthfully which kind of check covers each requirement, and every MUST has one', () => {
+    const folders = { suite: 'suites', property: 'properties', load: 'load' } as const;
+    const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? (entry.name === 'k6-build' ? [] : sources(join(dir, entry.name))) : entry.name.endsWith('.ts') ? [readFileSync(join(dir, entry.name), 'utf8')] : []);
+    const text = Object.fromEntries(Object.entries(folders).map(([kind, dir]) => [kind, sources(dir).join('\n')]));
+    const mismatches: string[] = [];
+    for (const requirement of requirements) {
+      const tagged = new RegExp(`['"\`]${requirement.id}['"\`]`);
+      const found = Object.keys(folders).filter((kind) => tagged.test(text[kind]!)).sort();
+      const declared = [...requirement.checks].sort();
+      if (found.join(',') !== declared.join(',')) mismatches.push(`${requirement.id}: declared ${declared.join('+')}, tagged in ${found.join('+') || 'nothing'}`);
+    }
+    expect(mismatches).toEqual([]);
   });
 });
