@@ -26,7 +26,8 @@ function axis(max: number): string {
 }
 
 function legend(series: readonly Series[]): string {
-  return series.map((s, i) => `<rect x="${PAD.left + i * 130}" y="${HEIGHT - 10}" width="10" height="10" fill="${s.color}"/><text x="${PAD.left + 14 + i * 130}" y="${HEIGHT - 1}" font-size="11">${escapeXml(s.label)}</text>`).join('');
+  const step = Math.min(130, (WIDTH - PAD.left) / Math.max(1, series.length));
+  return series.map((s, i) => `<rect x="${PAD.left + i * step}" y="${HEIGHT - 10}" width="10" height="10" fill="${s.color}"/><text x="${PAD.left + 14 + i * step}" y="${HEIGHT - 1}" font-size="11">${escapeXml(s.label)}</text>`).join('');
 }
 
 /** Stacked bars, one per x position (runs in the trend, seconds in a load probe). */

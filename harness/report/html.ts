@@ -35,6 +35,7 @@ th{background:#eef1f5;position:sticky;top:0}.badge{border-radius:10px;padding:1p
 pre{white-space:pre-wrap;word-break:break-word;background:#fbfbfc;border:1px solid #e3e6eb;padding:8px;font-size:12px;max-height:420px;overflow:auto}
 .failure{background:#fff;border-left:4px solid #b3261e;padding:8px 12px;margin:10px 0}.callout{background:#fce8e6;padding:8px 12px;border-radius:6px}
 .chart{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
+li,td{overflow-wrap:anywhere}
 `;
 
 function Svg({ markup }: { markup: string }): VNode {
