@@ -26,6 +26,7 @@ const harnessProperties = ['properties/hmac-signing.property.ts'];
 // with `vitest run --project <name>`.
 export default defineConfig({
   test: {
+    reporters: ['default', './harness/report/closing-line.ts'],
     projects: [
       {
         test: {
