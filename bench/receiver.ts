@@ -14,20 +14,12 @@ import { startReceiver } from '../harness/webhooks/receiver.ts';
 import { signPayload, verifySignature } from '../harness/webhooks/signature.ts';
 
 import { autocannon } from './autocannon.ts';
+import { intFromEnv } from './options.ts';
 
 const SECRET = 'whsec_bench_0123456789abcdef';
 const PATH = '/hooks/bench';
 const BODY_BYTES = 1024;
 
-function intFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const n = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) {
-    process.stderr.write(`bench: ${name}="${raw}" must be a positive integer\n`);
-    process.exit(2);
-  }
-  return n;
-}
 
 /** A call.ended payload padded to exactly `size` bytes. */
 export function makeBody(i: number, size = BODY_BYTES): string {

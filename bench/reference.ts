@@ -14,16 +14,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { autocannon } from './autocannon.ts';
+import { intFromEnv } from './options.ts';
 
-function intFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const n = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) {
-    process.stderr.write(`bench: ${name}="${raw}" must be a positive integer\n`);
-    process.exit(2);
-  }
-  return n;
-}
 
 const seconds = intFromEnv('BENCH_SECONDS', 10);
 const connections = intFromEnv('BENCH_CONNECTIONS', 32);
