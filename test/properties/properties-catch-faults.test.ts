@@ -49,6 +49,6 @@ describe('the API properties catch the reference server\'s faults', () => {
   it('every property passes with no fault on', { timeout: CHILD_TIMEOUT_MS + 5_000 }, () => {
     const { status, output } = runProperties(undefined, undefined);
     expect(status, output.slice(-3000)).toBe(0);
-    expect(output).not.toMatch(/failed/);
+    expect(output).not.toMatch(/\b[1-9]\d* failed/);
   });
 });
