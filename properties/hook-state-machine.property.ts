@@ -138,26 +138,12 @@ class DeleteInState implements fc.AsyncCommand<Model, Real> {
   }
 }
 
-class DeleteUnknown implements fc.AsyncCommand<Model, Real> {
+/** DELETE of an id no hook was ever given: an unknown UUID v4 (404) or a non-UUID (400). */
+class DeleteNeverIssued implements fc.AsyncCommand<Model, Real> {
+  readonly kind: 'unknown' | 'nonUuid';
   readonly id: string;
-  constructor(id: string) {
-    this.id = id;
-  }
-  check(): boolean {
-    return true;
-  }
-  async run(_model: Model, real: Real): Promise<void> {
-    const exchange = await real.t.call({ method: 'DELETE', path: `/hooks/${this.id}`, token: real.t.token(TOKEN) });
-    expectAnswer(real.t, exchange, DELETE_UNKNOWN, `DELETE /hooks/${this.id} (a UUID v4 no hook has)`);
-  }
-  toString(): string {
-    return `deleteUnknown(${this.id})`;
-  }
-}
-
-class DeleteNonUuid implements fc.AsyncCommand<Model, Real> {
-  readonly id: string;
-  constructor(id: string) {
+  constructor(kind: 'unknown' | 'nonUuid', id: string) {
+    this.kind = kind;
     this.id = id;
   }
   check(): boolean {
@@ -165,10 +151,11 @@ class DeleteNonUuid implements fc.AsyncCommand<Model, Real> {
   }
   async run(_model: Model, real: Real): Promise<void> {
     const exchange = await real.t.call({ method: 'DELETE', path: `/hooks/${encodeURIComponent(this.id)}`, token: real.t.token(TOKEN) });
-    expectAnswer(real.t, exchange, DELETE_NON_UUID, `DELETE /hooks/${JSON.stringify(this.id)} (not a UUID)`);
+    const [expected, what] = this.kind === 'unknown' ? [DELETE_UNKNOWN, 'a UUID v4 no hook has'] : [DELETE_NON_UUID, 'not a UUID'];
+    expectAnswer(real.t, exchange, expected, `DELETE /hooks/${JSON.stringify(this.id)} (${what})`);
   }
   toString(): string {
-    return `deleteNonUuid(${JSON.stringify(this.id)})`;
+    return `delete${this.kind === 'unknown' ? 'Unknown' : 'NonUuid'}(${JSON.stringify(this.id)})`;
   }
 }
 
@@ -190,8 +177,8 @@ const apiCommands = [
   fc.constantFrom(...eventTypes).map((event) => new CreateHook(event)),
   fc.nat().map((pick) => new DeleteInState('active', pick)),
   fc.nat().map((pick) => new DeleteInState('disabled', pick)),
-  fc.uuid({ version: 4 }).map((id) => new DeleteUnknown(id)),
-  nonUuid.map((id) => new DeleteNonUuid(id)),
+  fc.uuid({ version: 4 }).map((id) => new DeleteNeverIssued('unknown', id)),
+  nonUuid.map((id) => new DeleteNeverIssued('nonUuid', id)),
 ];
 
 /**

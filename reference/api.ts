@@ -76,6 +76,20 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
   const fail = (reply: FastifyReply, status: number, error: string, message: string, extra?: Record<string, unknown>) =>
     sendError(reply, faults, status, error, message, extra);
 
+  /** The JSON object a POST carries; otherwise sends 400 invalid_input and returns undefined. */
+  function objectBody(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> | undefined {
+    const parsed = readJsonBody(request);
+    if (!parsed.ok) {
+      fail(reply, 400, 'invalid_input', parsed.message);
+      return undefined;
+    }
+    if (!isPlainObject(parsed.value)) {
+      fail(reply, 400, 'invalid_input', 'the body must be a JSON object');
+      return undefined;
+    }
+    return parsed.value;
+  }
+
   /** The token's record when it may call `key`; otherwise sends 401 and returns undefined. */
   function authenticate(request: FastifyRequest, reply: FastifyReply, key: OperationKey, scopeFault?: FaultId): TokenRecord | undefined {
     const header = request.headers.authorization;
@@ -202,11 +216,9 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
   app.post('/v1/calls', (request, reply) => {
     const token = authenticate(request, reply, 'POST /calls', 'scope-unchecked-calls');
     if (!token) return reply;
+    const body = objectBody(request, reply);
+    if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
-    const parsed = readJsonBody(request);
-    if (!parsed.ok) return bad(parsed.message);
-    const body = parsed.value;
-    if (!isPlainObject(body)) return bad('the body must be a JSON object');
     const { aiAgentId, toNumber, fromNumber, metadata } = body;
     if (typeof aiAgentId !== 'string' || !NUMERIC_ID_PATTERN.test(aiAgentId)) return bad('aiAgentId is required and must be a numeric string');
     const checkE164 = !faults.has('calls-e164-not-validated');
@@ -239,11 +251,9 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
   app.post('/v1/hooks', (request, reply) => {
     const token = authenticate(request, reply, 'POST /hooks', 'scope-unchecked-hooks');
     if (!token) return reply;
+    const body = objectBody(request, reply);
+    if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
-    const parsed = readJsonBody(request);
-    if (!parsed.ok) return bad(parsed.message);
-    const body = parsed.value;
-    if (!isPlainObject(body)) return bad('the body must be a JSON object');
     const { event, target_url: targetUrl } = body;
     const eventOk = typeof event === 'string' && (eventTypes.includes(event as never) || (faults.has('hooks-unknown-event-accepted') && event.length > 0));
     if (!eventOk) return bad(`event is required and must be one of ${eventTypes.join(', ')}`);
