@@ -8,12 +8,15 @@
 import { existsSync } from 'node:fs';
 import { config as loadDotenvFile } from 'dotenv';
 import { E164_PATTERN, NUMERIC_ID_PATTERN, scopes } from '../contract/openapi.ts';
+import { parseCliConfig } from '../webhooks/receiver-cli.ts';
+import type { ReceiverOptions } from '../webhooks/receiver.ts';
 
 /** Thrown for configuration a run cannot start with; `message` is the one line to print. */
 export class ConfigError extends Error {
   readonly variable: string;
-  constructor(variable: string, rule: string) {
-    super(`${variable}: ${rule}`);
+  /** `line` is the whole message when the rule already names the variable. */
+  constructor(variable: string, rule: string, line?: string) {
+    super(line ?? `${variable}: ${rule}`);
     this.name = 'ConfigError';
     this.variable = variable;
   }
@@ -42,6 +45,8 @@ export interface SuiteConfig {
   readonly destinationNumber: string | undefined;
   readonly allowOriginate: boolean;
   readonly webhookPublicUrl: string | undefined;
+  /** The local receiver's port and certificate (RECEIVER_*), as `npm run receiver` reads them. */
+  readonly receiver: ReceiverOptions;
   /** Client-side request budget; undefined means unthrottled (the embedded reference). */
   readonly requestsPerMinute: number | undefined;
   readonly requestTimeoutMs: number;
@@ -164,6 +169,13 @@ export function loadConfig(env: Env): SuiteConfig {
     webhookPublicUrl = url.href.replace(/\/+$/, '');
   }
 
+  // One reading of the receiver's variables, shared with `npm run receiver`.
+  const receiverSettings = parseCliConfig(env, []);
+  if (!receiverSettings.ok) {
+    const variable = /^[A-Z_]+/.exec(receiverSettings.message)?.[0] ?? 'RECEIVER_PORT';
+    throw new ConfigError(variable, receiverSettings.message, receiverSettings.message);
+  }
+
   const remote = target.kind === 'remote';
   const requestsPerMinute = positiveInteger(env, 'REQUESTS_PER_MINUTE', remote ? defaults.remoteRequestsPerMinute : undefined);
 
@@ -181,6 +193,7 @@ export function loadConfig(env: Env): SuiteConfig {
     destinationNumber,
     allowOriginate,
     webhookPublicUrl,
+    receiver: receiverSettings.options,
     requestsPerMinute,
     requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
     propertyNumRuns: positiveInteger(env, 'PROPERTY_NUM_RUNS', remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns),

@@ -63,10 +63,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     };
   } else {
     if (!dryRun && config.webhookPublicUrl !== undefined) {
-      receiver = await startReceiver({
-        publicUrl: config.webhookPublicUrl,
-        ...(process.env.RECEIVER_PORT === undefined ? {} : { port: Number(process.env.RECEIVER_PORT) }),
-      });
+      // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
+      receiver = await startReceiver({ ...config.receiver, publicUrl: config.webhookPublicUrl });
     }
     target = {
       ...common,

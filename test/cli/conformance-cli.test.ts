@@ -3,7 +3,7 @@
  * the reports it leaves, and what it never does (send requests on --dry-run, leak a secret).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { tokenVariable, tokenNames } from '../../harness/config/config.ts';
+import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 
 /** The environment of a CI job: none of the developer's configuration leaks in. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -206,6 +207,37 @@ describe('npm run conformance interrupted', () => {
       }
       expect(existsSync(join(reports, 'latest', 'report.json'))).toBe(true);
       expect(JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')).interrupted).toBe(true);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+describe('npm run conformance with webhooks against a remote target', () => {
+  it('delivers to the local receiver through WEBHOOK_PUBLIC_URL and verifies the call.ended correlation', { timeout: 120_000 }, async () => {
+    // The receiver serves a certificate the stand-in target trusts, as a vendor's tunnel would.
+    const tls = await generateTlsMaterial();
+    const dir = mkdtempSync(join(tmpdir(), 'occ-tls-'));
+    writeFileSync(join(dir, 'cert.pem'), tls.cert);
+    writeFileSync(join(dir, 'key.pem'), tls.key);
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => { const { port: free } = probe.address() as AddressInfo; probe.close(() => resolve(free)); });
+    });
+    const target = await startReferenceServer({ rateLimit: false, trustedCaPem: [tls.caCertPem] });
+    try {
+      const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+      const { code, stdout } = await runCliAsync(['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED,HOOKS-NO-DIRECT-EMIT', '--reports-dir', reports], {
+        API_BASE_URL: target.baseUrl, TOKEN_ALL: target.fixtures.tokens.all, TOKEN_WRITE_CALLS: target.fixtures.tokens['write:calls'], TEST_AGENT_ID: target.fixtures.agents.provisioned,
+        ALLOW_ORIGINATE: 'true', TEST_DESTINATION_NUMBER: '+15005550006', REQUESTS_PER_MINUTE: '6000',
+        WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${port}`, RECEIVER_PORT: String(port),
+        RECEIVER_TLS_CERT: join(dir, 'cert.pem'), RECEIVER_TLS_KEY: join(dir, 'key.pem'),
+      }, 110_000);
+      const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
+      const verdict = (id: string) => report.requirements.find((r: { id: string }) => r.id === id).status;
+      expect(code, stdout).toBe(0);
+      expect(verdict('CALLS-CORRELATE-CALL-ENDED')).toBe('passed');
+      expect(verdict('HOOKS-NO-DIRECT-EMIT')).toBe('passed');
+      expect(report.counts.checks.skipped).toBe(0);
     } finally {
       await target.close();
     }

@@ -71,3 +71,14 @@ describe('configuration', () => {
     expect(error.message).not.toContain('super-secret-value');
   });
 });
+
+describe('receiver configuration', () => {
+  it('reads the receiver variables the way npm run receiver does, and refuses bad ones in one line', () => {
+    expect(loadConfig({ RECEIVER_PORT: '8443' }).receiver).toMatchObject({ port: 8443 });
+    const error = configError({ RECEIVER_PORT: 'eighty' });
+    expect(error.variable).toBe('RECEIVER_PORT');
+    expect(error.message).toBe('RECEIVER_PORT="eighty" is not a port number; use an integer 0..65535 (0 = any free port)');
+    expect(configError({ RECEIVER_TLS_CERT: '/nope.pem' }).message).toMatch(/RECEIVER_TLS_CERT and RECEIVER_TLS_KEY must be set together/);
+    expect(configError({ RECEIVER_TLS_CERT: '/nope.pem', RECEIVER_TLS_KEY: '/nope.key' }).message).toMatch(/^RECEIVER_TLS_CERT=\/nope.pem cannot be read \(ENOENT\)/);
+  });
+});
