@@ -105,7 +105,7 @@ describe('npm run conformance against a remote target', () => {
   });
   afterAll(async () => { await target.close(); });
 
-  it('--dry-run lists every check with its planned requests, within the 150-request budget, and sends nothing', async () => {
+  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', async () => {
     let received = 0;
     const counter = createServer((_req, res) => { received += 1; res.end(); });
     await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
@@ -113,7 +113,7 @@ describe('npm run conformance against a remote target', () => {
       const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
       const port = (counter.address() as AddressInfo).port;
       // Asynchronous: the counting server lives in this process and must be free to count.
-      const { code, stdout } = await runCliAsync(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}` }, 60_000);
+      const { code, stdout } = await runCliAsync(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}`, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com' }, 60_000);
       expect(code).toBe(0);
       const planned = Number(/(\d+) requests planned against a remote target/.exec(stdout)?.[1]);
       expect(planned).toBeGreaterThan(0);
