@@ -101,6 +101,7 @@ function LoadProbe({ probe }: { probe: LoadProbeSummary }): VNode {
     ]));
   }
   return html`<div><h3>${probe.probe}: <span class=${`badge ${probe.passed ? 'passed' : 'failed'}`}>${probe.passed ? 'passed' : 'failed'}</span></h3>
+    ${probe.finishedAt === undefined ? null : html`<div class="meta">k6 run finished ${probe.finishedAt} (its own run, read from reports/latest)</div>`}
     ${probe.failedThresholds.length > 0 ? html`<p>Failed thresholds: ${probe.failedThresholds.join(', ')}</p>` : null}
     ${svg === undefined ? null : html`<${Svg} markup=${svg} />`}
     ${probe.observations.length > 0 ? html`<ul>${probe.observations.map((o) => html`<li>${o}</li>`)}</ul>` : null}</div>`;

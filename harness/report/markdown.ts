@@ -62,8 +62,8 @@ export function renderMarkdown(report: RunReport): string {
     lines.push('');
   }
   if (report.load.length > 0) {
-    lines.push('## Load probes (k6)', '', '| Probe | Verdict | Failed thresholds |', '|---|---|---|');
-    for (const probe of report.load) lines.push(`| ${probe.probe} | ${probe.passed ? '✅ passed' : '❌ failed'} | ${cell(probe.failedThresholds.join(', ') || '–')} |`);
+    lines.push('## Load probes (k6)', '', '| Probe | Verdict | Failed thresholds | Finished |', '|---|---|---|---|');
+    for (const probe of report.load) lines.push(`| ${probe.probe} | ${probe.passed ? '✅ passed' : '❌ failed'} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${probe.finishedAt ?? '–'} |`);
     lines.push('');
   }
   lines.push('## Requirement matrix', '', '| Requirement | Level | Status | Checks |', '|---|---|---|---|');
