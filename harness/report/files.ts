@@ -56,12 +56,6 @@ export function previousRuns(root: string, target: RunReport['target'], limit = 
   return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt)).slice(-limit);
 }
 
-function isProbeSummary(value: unknown): value is LoadProbeSummary {
-  const v = value as Partial<LoadProbeSummary> | null;
-  return typeof v === 'object' && v !== null && typeof v.probe === 'string' && typeof v.passed === 'boolean'
-    && Array.isArray(v.failedThresholds) && typeof v.requirements === 'object' && Array.isArray(v.observations);
-}
-
 interface K6ProbeJson {
   probe: string;
   passed: boolean;
@@ -122,7 +116,6 @@ export function loadProbeSummaries(root: string): LoadProbeSummary[] {
     try {
       const parsed: unknown = JSON.parse(readFileSync(join(latest, entry), 'utf8'));
       if (isK6ProbeJson(parsed)) summaries.push(fromK6Summary(parsed));
-      else if (isProbeSummary(parsed)) summaries.push(parsed);
     } catch {
       // a summary k6 did not finish writing is left out
     }
