@@ -107,7 +107,9 @@ async function main(): Promise<number> {
   const reference = await startRemoteReference({ withControl: !values['no-control'], faults: values.faults?.split(',').filter((id) => id !== '') ?? [] });
   try {
     process.stdout.write(`remote reference: ${reference.fixtures.baseUrl} (a separate process)${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`);
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...reference.env };
+    // A clean environment (a developer's .env must not leak in), but the property settings pass through.
+    const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_')));
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...passed, ...reference.env };
     const child = spawn(process.execPath, ['cli/conformance.ts', ...positionals], { stdio: 'inherit', env });
     return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   } finally {

@@ -97,6 +97,8 @@ describe('npm run conformance against a remote target', () => {
       TEST_AGENT_ID: fixtures.agents.provisioned,
       TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
       FOREIGN_AGENT_ID: fixtures.agents.foreign,
+      NO_TRUNK_AGENT_ID: fixtures.agents.noTrunk,
+      NO_DIALER_AGENT_ID: fixtures.agents.noDialer,
       TEST_DESTINATION_NUMBER: '+15005550006',
       ALLOW_ORIGINATE: 'true',
       REQUESTS_PER_MINUTE: '6000',
