@@ -69,7 +69,7 @@ describe('npm run conformance, the command', () => {
     expect(stderr).not.toMatch(/\bat .+:\d+:\d+/); // no stack trace
   });
 
-  it('exits 1 when a MUST requirement fails, with the failure in the reports', () => {
+  it('exits 1 when a MUST requirement fails, with the failure in the reports', { timeout: 120_000 }, () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     const { code, stdout } = runCli(['--only', 'ME-200-SHAPE', '--reports-dir', reports], { OCC_REFERENCE_FAULTS: 'me-missing-field' });
     expect(code).toBe(1);
@@ -109,7 +109,7 @@ describe('npm run conformance against a remote target', () => {
   });
   afterAll(async () => { await target.close(); });
 
-  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', async () => {
+  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', { timeout: 90_000 }, async () => {
     let received = 0;
     const counter = createServer((_req, res) => { received += 1; res.end(); });
     await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
