@@ -66,49 +66,65 @@ afterAll(() => {
   for (const child of started) if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
 });
 
+interface RecipeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  reports: string;
+  fixtures: Record<string, unknown>;
+}
+
+/**
+ * Runs the README's recipe (the stand-in keeps running until afterAll, so its hooks can be inspected): its reference command (plus `referenceExtra`), its variables, and its
+ * conformance command (plus `runExtra` and a reports directory).
+ */
+async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = []): Promise<RecipeRun> {
+  const recipe = parseRecipe(readFileSync('README.md', 'utf8'));
+  const dir = mkdtempSync(join(tmpdir(), 'occ-recipe-'));
+  const tls = await generateTlsMaterial();
+  const files: Record<string, string> = {
+    '/path/to/ca.pem': join(dir, 'ca.pem'), '/path/to/receiver-cert.pem': join(dir, 'cert.pem'), '/path/to/receiver-key.pem': join(dir, 'key.pem'),
+  };
+  writeFileSync(files['/path/to/ca.pem']!, tls.caCertPem);
+  writeFileSync(files['/path/to/receiver-cert.pem']!, tls.cert);
+  writeFileSync(files['/path/to/receiver-key.pem']!, tls.key);
+  const port = String(await freePort());
+  const substitute = (text: string): string => (files[text] ?? text).replace(/\b8443\b/g, port);
+
+  // Step 1: the stand-in target, through npm as written.
+  const [npm, ...referenceArgs] = recipe.reference.map(substitute);
+  const reference = spawn(npm!, [...referenceArgs, ...referenceExtra], { env: cleanEnv({}), detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  started.push(reference);
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: reference.stdout! });
+    lines.once('line', resolve);
+    reference.once('exit', (code) => reject(new Error(`the reference exited ${code} before printing its fixtures`)));
+  });
+  reference.stdout!.resume();
+  const fixtures = JSON.parse(firstLine) as Record<string, unknown>;
+
+  // Step 2: the configuration, placeholders filled from the JSON line.
+  const env: Record<string, string> = {};
+  for (const [name, value] of recipe.env) env[name] = substitute(value).replace(/^<(.+)>$/, (_, path: string) => fixtureValue(fixtures, path));
+  expect(env.RECEIVER_PORT).toBe(port);
+  const reports = mkdtempSync(join(tmpdir(), 'occ-recipe-reports-'));
+
+  // Step 3: the run, as written, plus where its reports go.
+  const [npmRun, ...runArgs] = recipe.run;
+  expect(runArgs).toEqual(['run', 'conformance']);
+  const run = spawn(npmRun!, [...runArgs, '--', '--reports-dir', reports, ...runExtra], { env: cleanEnv(env), detached: true });
+  started.push(run);
+  let stdout = '';
+  let stderr = '';
+  run.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  run.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
+  return { code, stdout, stderr, reports, fixtures };
+}
+
 describe("the README's remote webhook recipe", () => {
   it('runs to the end: a full run (properties included) against a second reference process, exit 0, every hook deleted', { timeout: 300_000 }, async () => {
-    const recipe = parseRecipe(readFileSync('README.md', 'utf8'));
-    const dir = mkdtempSync(join(tmpdir(), 'occ-recipe-'));
-    const tls = await generateTlsMaterial();
-    const files: Record<string, string> = {
-      '/path/to/ca.pem': join(dir, 'ca.pem'), '/path/to/receiver-cert.pem': join(dir, 'cert.pem'), '/path/to/receiver-key.pem': join(dir, 'key.pem'),
-    };
-    writeFileSync(files['/path/to/ca.pem']!, tls.caCertPem);
-    writeFileSync(files['/path/to/receiver-cert.pem']!, tls.cert);
-    writeFileSync(files['/path/to/receiver-key.pem']!, tls.key);
-    const port = String(await freePort());
-    const substitute = (text: string): string => (files[text] ?? text).replace(/\b8443\b/g, port);
-
-    // Step 1: the stand-in target, through npm as written.
-    const [npm, ...referenceArgs] = recipe.reference.map(substitute);
-    const reference = spawn(npm!, referenceArgs, { env: cleanEnv({}), detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
-    started.push(reference);
-    const firstLine = await new Promise<string>((resolve, reject) => {
-      const lines = createInterface({ input: reference.stdout! });
-      lines.once('line', resolve);
-      reference.once('exit', (code) => reject(new Error(`the reference exited ${code} before printing its fixtures`)));
-    });
-    reference.stdout!.resume();
-    const fixtures = JSON.parse(firstLine) as Record<string, unknown>;
-
-    // Step 2: the configuration, placeholders filled from the JSON line.
-    const env: Record<string, string> = {};
-    for (const [name, value] of recipe.env) env[name] = substitute(value).replace(/^<(.+)>$/, (_, path: string) => fixtureValue(fixtures, path));
-    expect(env.RECEIVER_PORT).toBe(port);
-    const reports = mkdtempSync(join(tmpdir(), 'occ-recipe-reports-'));
-
-    // Step 3: the full run, as written, plus where its reports go.
-    const [npmRun, ...runArgs] = recipe.run;
-    expect(runArgs).toEqual(['run', 'conformance']);
-    const run = spawn(npmRun!, [...runArgs, '--', '--reports-dir', reports], { env: cleanEnv(env), detached: true });
-    started.push(run);
-    let stdout = '';
-    let stderr = '';
-    run.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    run.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
-
+    const { code, stdout, stderr, reports, fixtures } = await runRecipe();
     expect(stderr, stderr).not.toMatch(/EADDRINUSE|could not delete hook/);
     expect(code, `${stdout.split('\n').filter((line) => /FAIL|failed|error/i.test(line)).join('\n')}\n${stderr}`).toBe(0);
     const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
@@ -118,7 +134,7 @@ describe("the README's remote webhook recipe", () => {
     const correlation = (report.requirements as Array<{ id: string; status: string }>).find((r) => r.id === 'CALLS-CORRELATE-CALL-ENDED');
     expect(correlation?.status).toBe('passed');
 
-    // Every hook the run created was deleted on the target.
+    // Every hook the run created was deleted on the target (the hook journal names them).
     const runDir = readdirSync(reports).find((name) => name !== 'latest')!;
     const created = readFileSync(join(reports, runDir, 'hooks.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"created"')).map((line) => JSON.parse(line).hookId as string);
     expect(created.length).toBeGreaterThan(0);
@@ -126,5 +142,17 @@ describe("the README's remote webhook recipe", () => {
       const view = await (await fetch(`${fixtureValue(fixtures, 'controlUrl')}/hooks/${id}`)).json() as { status: string };
       expect(view.status, `hook ${id} left active`).toBe('disabled');
     }
+  });
+
+  it('against a target that signs wrongly, the correlation check fails at once with the part of the signature that is wrong', { timeout: 300_000 }, async () => {
+    const { code, reports } = await runRecipe(['--faults', 'signature-without-timestamp'], ['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED']);
+    expect(code).toBe(1);
+    const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
+    const check = (report.checks as Array<{ name: string; status: string; failure?: string; durationMs: number }>).find((c) => c.name.includes('call.ended delivery'))!;
+    expect(check.status).toBe('failed');
+    expect(check.failure).toMatch(/refused by the receiver with 401: signature_mismatch: .*the signed input is the raw body alone, without the `t\.` prefix/);
+    expect(check.failure).not.toMatch(/undefined/);
+    // Not the 120 s a remote call.ended may take: the refusal ended the wait.
+    expect(check.durationMs).toBeLessThan(60_000);
   });
 });
