@@ -61,6 +61,10 @@ export function isHttpsUri(value: string, allowHttp: boolean, faults?: { has(id:
   // RFC 3986 §3.1: the scheme is case-insensitive, so HTTPS://host is an https URI.
   const scheme = faults?.has('hooks-target-scheme-case-sensitive') ? value : value.toLowerCase();
   if (!scheme.startsWith('https://') && !(allowHttp && scheme.startsWith('http://'))) return false;
+  // RFC 3986 reads the host from the authority itself; WHATWG URL would take "hooks" as the host of
+  // https:///hooks/x, which RFC 9110 §4.2.2 says a recipient must reject (an empty host).
+  const authority = value.slice(value.indexOf('//') + 2).split(/[/?#]/, 1)[0]!;
+  if (authority.replace(/^[^@]*@/, '').replace(/:[0-9]*$/, '') === '') return false;
   try {
     return new URL(value).hostname.length > 0;
   } catch {
