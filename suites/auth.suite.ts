@@ -72,7 +72,7 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
       // A valid token under another scheme: a server that only looks at the token would let it in.
       // Remotely one of the two per run (the budget), the operations taking turns.
       const probes = [
-        { authorization: `Basic ${t.token('all')}`, what: 'Authorization: Basic <valid token>' },
+        { authorization: `Basic ${t.token('all')}`, what: 'a Basic scheme carrying a valid token' },
         { authorization: 'Bearer', what: 'a bare "Bearer" without a token' },
       ];
       for (const probe of probesForRun(t, rotated(probes, operations.indexOf(op)), 1, 'AUTH-MALFORMED-SCHEME', (p) => p.what)) {
