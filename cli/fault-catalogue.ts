@@ -6,6 +6,12 @@
  * Each fault runs only the checks tagged with the requirements it violates (--only): a check
  * that fails there fails in a full run too, since checks undo every state they set, and the
  * catalogue is checked in a fraction of the time.
+ *
+ * --remote: the same proof against the reference run as a REMOTE target: a separate process per
+ * fault (./remote-reference.ts), reached only through API_BASE_URL, every fixture, CONTROL_URL
+ * and a receiver it delivers to, as a staging build would be. A fault whose requirements a remote
+ * run cannot verify at all (e.g. the rate limit, which needs --with-load) is listed as such and
+ * left out of the kill rate; every other fault must be caught.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { faults } from '../reference/faults.ts';
 import type { RunReport } from '../harness/report/model.ts';
 import { entryPoint } from './package-root.ts';
+import { remoteRunEnvironment, startRemoteReference } from './remote-reference.ts';
 
 export interface FaultVerdict {
   readonly fault: string;
@@ -25,6 +32,16 @@ export interface FaultVerdict {
   readonly exitCode: number | null;
   readonly durationMs: number;
   readonly problem?: string;
+  /** Remote mode: none of the violated requirements was verifiable in the run (the reasons). */
+  readonly notVerifiableRemotely?: string;
+}
+
+/** Remote mode: why none of the fault's requirements could be verified, or undefined when one was. Pure. */
+export function unverifiable(violates: readonly string[], report: Pick<RunReport, 'requirements'>): string | undefined {
+  const mine = report.requirements.filter((r) => violates.includes(r.id));
+  if (mine.some((r) => r.status === 'passed' || r.status === 'failed')) return undefined;
+  const reasons = [...new Set(mine.flatMap((r) => r.notVerifiableBecause))];
+  return reasons.length > 0 ? reasons.join('; ') : 'no check of these requirements ran';
 }
 
 /** Caught when a failing check carries one of the requirement ids the fault names. Pure. */
@@ -34,13 +51,27 @@ export function judgeFault(violates: readonly string[], report: Pick<RunReport, 
     .map((check) => check.name);
 }
 
-function runOne(fault: (typeof faults)[number], workDir: string): Promise<FaultVerdict> {
+async function runOne(fault: (typeof faults)[number], workDir: string, remote: boolean): Promise<FaultVerdict> {
+  if (!remote) {
+    const env: NodeJS.ProcessEnv = { ...process.env, OCC_REFERENCE_FAULTS: fault.id, CI: process.env.CI ?? 'true' };
+    // The embedded reference: a configured remote target has no fault switches.
+    delete env.API_BASE_URL;
+    delete env.AUTH_URL;
+    delete env.CONTROL_URL;
+    delete env.CONTROL_TOKEN;
+    return runAgainst(fault, workDir, env, false);
+  }
+  const reference = await startRemoteReference({ faults: [fault.id] });
+  try {
+    return await runAgainst(fault, workDir, remoteRunEnvironment(reference), true);
+  } finally {
+    await reference.close();
+  }
+}
+
+function runAgainst(fault: (typeof faults)[number], workDir: string, env: NodeJS.ProcessEnv, remote: boolean): Promise<FaultVerdict> {
   const reportsDir = join(workDir, fault.id);
   const started = Date.now();
-  const env: NodeJS.ProcessEnv = { ...process.env, OCC_REFERENCE_FAULTS: fault.id, CI: process.env.CI ?? 'true' };
-  // Always the embedded reference: a configured remote target has no fault switches.
-  delete env.API_BASE_URL;
-  delete env.AUTH_URL;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--only', fault.violates.join(','), '--reports-dir', reportsDir], {
       env, stdio: ['ignore', 'ignore', 'pipe'],
@@ -54,7 +85,8 @@ function runOne(fault: (typeof faults)[number], workDir: string): Promise<FaultV
       try {
         const report = JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport;
         const caughtBy = judgeFault(fault.violates, report);
-        resolve({ ...base, caught: caughtBy.length > 0 && code === 1, caughtBy });
+        const notVerifiableRemotely = remote && caughtBy.length === 0 ? unverifiable(fault.violates, report) : undefined;
+        resolve({ ...base, caught: caughtBy.length > 0 && code === 1, caughtBy, ...(notVerifiableRemotely === undefined ? {} : { notVerifiableRemotely }) });
       } catch {
         resolve({ ...base, caught: false, caughtBy: [], problem: `no report (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}` });
       }
@@ -66,12 +98,14 @@ const usage = `Usage: occ self-proof [options]   (npm run self-proof)
 
   --concurrency <n>  faults checked at once, 1 to 8 (default 2)
   --only <ids>       only these faults of the reference's catalogue (comma-separated)
+  --remote           against the reference run as a remote target (a separate process per fault,
+                     every fixture, CONTROL_URL, a receiver it delivers to)
   -h, --help         this text`;
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { concurrency: { type: 'string', default: '2' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    ({ values } = parseArgs({ args: [...argv], options: { concurrency: { type: 'string', default: '2' }, only: { type: 'string' }, remote: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, strict: true }));
   } catch (error) {
     throw new Error(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ self-proof --help for the options`);
   }
@@ -90,8 +124,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     const queue = [...selected];
     await Promise.all(Array.from({ length: concurrency }, async () => {
       for (let fault = queue.shift(); fault !== undefined; fault = queue.shift()) {
-        const verdict = await runOne(fault, workDir);
+        const verdict = await runOne(fault, workDir, values.remote === true);
         verdicts.push(verdict);
+        if (verdict.notVerifiableRemotely !== undefined) {
+          process.stdout.write(`- ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  not verifiable remotely: ${verdict.notVerifiableRemotely}\n`);
+          continue;
+        }
         const line = verdict.caught ? `caught by: ${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}` : `NOT CAUGHT ${verdict.problem ?? `(violates ${verdict.violates.join(', ')})`}`;
         process.stdout.write(`${verdict.caught ? '✓' : '✗'} ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ${line}\n`);
       }
@@ -99,10 +137,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
-  const caught = verdicts.filter((v) => v.caught).length;
-  const rate = (100 * caught) / verdicts.length;
-  process.stdout.write(`kill rate: ${caught}/${verdicts.length} faults caught (${rate.toFixed(1)} %) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  return caught === verdicts.length ? 0 : 1;
+  const judged = verdicts.filter((v) => v.notVerifiableRemotely === undefined);
+  const caught = judged.filter((v) => v.caught).length;
+  const rate = judged.length === 0 ? 100 : (100 * caught) / judged.length;
+  const skipped = verdicts.length - judged.length;
+  process.stdout.write(`kill rate${values.remote ? ' (remote target)' : ''}: ${caught}/${judged.length} faults caught (${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return caught === judged.length ? 0 : 1;
 }
 
 if (import.meta.main) {
