@@ -1,0 +1,67 @@
+/**
+ * What each variable unlocks, measured: full conformance runs (properties included) against the
+ * reference run as a REMOTE target (a separate process, cli/remote-reference.ts) with every
+ * fixture, then once without each variable group. A MUST requirement is unlocked by a group when
+ * it is verified (passed or failed) with every fixture and not without that group. Prints the
+ * Markdown table README.md carries, and the counts of MUST requirements not verifiable.
+ *
+ *   node bench/variable-unlocks.ts            (about a minute per run; 9 runs)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { entryPoint } from '../cli/package-root.ts';
+import { remoteRunEnvironment, startRemoteReference } from '../cli/remote-reference.ts';
+import type { RunReport } from '../harness/report/model.ts';
+
+const groups: ReadonlyArray<{ label: string; variables: readonly string[] }> = [
+  { label: '`CONTROL_URL` + `CONTROL_TOKEN`', variables: ['CONTROL_URL', 'CONTROL_TOKEN'] },
+  { label: '`WEBHOOK_PUBLIC_URL` (+ `RECEIVER_*`)', variables: ['WEBHOOK_PUBLIC_URL', 'RECEIVER_PORT', 'RECEIVER_TLS_CERT', 'RECEIVER_TLS_KEY'] },
+  { label: '`TOKEN_NO_TRUNK` + `NO_TRUNK_AGENT_ID`, `TOKEN_NO_DIALER` + `NO_DIALER_AGENT_ID`', variables: ['TOKEN_NO_TRUNK', 'NO_TRUNK_AGENT_ID', 'TOKEN_NO_DIALER', 'NO_DIALER_AGENT_ID'] },
+  { label: '`NO_TRUNK_AGENT_ID`, `NO_DIALER_AGENT_ID` (the tokens kept)', variables: ['NO_TRUNK_AGENT_ID', 'NO_DIALER_AGENT_ID'] },
+  { label: '`ALLOW_ORIGINATE=true` + `TEST_DESTINATION_NUMBER`', variables: ['ALLOW_ORIGINATE', 'TEST_DESTINATION_NUMBER'] },
+  { label: '`AUTH_URL` + `OAUTH_CLIENT_ID` + `OAUTH_CLIENT_SECRET`', variables: ['AUTH_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET'] },
+  { label: '`TOKEN_SUSPENDED`, `TOKEN_REVOKED`, `TOKEN_EXPIRED`', variables: ['TOKEN_SUSPENDED', 'TOKEN_REVOKED', 'TOKEN_EXPIRED'] },
+  { label: '`TEST_UNPROVISIONED_AGENT_ID`, `FOREIGN_AGENT_ID`', variables: ['TEST_UNPROVISIONED_AGENT_ID', 'FOREIGN_AGENT_ID'] },
+];
+
+function run(env: NodeJS.ProcessEnv, reportsDir: string): Promise<RunReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--reports-dir', reportsDir], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const timer = setTimeout(() => child.kill('SIGTERM'), 600_000);
+    child.on('close', () => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+const verifiedMust = (report: RunReport) => new Set(report.requirements.filter((r) => r.level === 'MUST' && (r.status === 'passed' || r.status === 'failed')).map((r) => r.id));
+const summary = (report: RunReport) => `${report.counts.requirements.passed} MUST passed, ${report.counts.requirements.failed} failed, ${report.counts.requirements.notVerifiable} not verifiable; ${report.requests.sent} requests`;
+
+const reference = await startRemoteReference();
+const work = mkdtempSync(join(tmpdir(), 'occ-unlocks-'));
+try {
+  const full = await run(remoteRunEnvironment(reference), join(work, 'full'));
+  process.stdout.write(`every fixture, CONTROL_URL set: ${summary(full)}\n`);
+  const all = verifiedMust(full);
+  const rows: string[] = [];
+  for (const [index, group] of groups.entries()) {
+    const env = remoteRunEnvironment(reference);
+    for (const name of group.variables) delete env[name];
+    const without = await run(env, join(work, String(index)));
+    const verified = verifiedMust(without);
+    const unlocked = [...all].filter((id) => !verified.has(id)).sort();
+    process.stdout.write(`without ${group.variables.join(', ')}: ${summary(without)}\n`);
+    rows.push(`| ${group.label} | ${unlocked.length} | ${unlocked.join(', ') || '–'} |`);
+  }
+  process.stdout.write(`\n| variable | MUST requirements it unlocks | which |\n|---|---|---|\n${rows.join('\n')}\n`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+  await reference.close();
+}
