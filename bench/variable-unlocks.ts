@@ -4,6 +4,8 @@
  * fixture, then once without each variable group. A MUST requirement is unlocked by a group when
  * it is verified (passed or failed) with every fixture and not without that group. Prints the
  * Markdown table README.md carries, and the counts of MUST requirements not verifiable.
+ * Each run gets a fresh reference process: a run that advanced the target's virtual clock
+ * (clock-advanced) would otherwise move "now" under the next run's CDR window checks.
  *
  *   node bench/variable-unlocks.ts            (about a minute per run; 9 runs)
  */
@@ -44,17 +46,26 @@ function run(env: NodeJS.ProcessEnv, reportsDir: string): Promise<RunReport> {
 const verifiedMust = (report: RunReport) => new Set(report.requirements.filter((r) => r.level === 'MUST' && (r.status === 'passed' || r.status === 'failed')).map((r) => r.id));
 const summary = (report: RunReport) => `${report.counts.requirements.passed} MUST passed, ${report.counts.requirements.failed} failed, ${report.counts.requirements.notVerifiable} not verifiable; ${report.requests.sent} requests`;
 
-const reference = await startRemoteReference();
+/** One conformance run against a fresh reference process, without the variables named. */
+async function runWithout(variables: readonly string[], reportsDir: string): Promise<RunReport> {
+  const reference = await startRemoteReference();
+  try {
+    const env = remoteRunEnvironment(reference);
+    for (const name of variables) delete env[name];
+    return await run(env, reportsDir);
+  } finally {
+    await reference.close();
+  }
+}
+
 const work = mkdtempSync(join(tmpdir(), 'occ-unlocks-'));
 try {
-  const full = await run(remoteRunEnvironment(reference), join(work, 'full'));
+  const full = await runWithout([], join(work, 'full'));
   process.stdout.write(`every fixture, CONTROL_URL set: ${summary(full)}\n`);
   const all = verifiedMust(full);
   const rows: string[] = [];
   for (const [index, group] of groups.entries()) {
-    const env = remoteRunEnvironment(reference);
-    for (const name of group.variables) delete env[name];
-    const without = await run(env, join(work, String(index)));
+    const without = await runWithout(group.variables, join(work, String(index)));
     const verified = verifiedMust(without);
     const unlocked = [...all].filter((id) => !verified.has(id)).sort();
     process.stdout.write(`without ${group.variables.join(', ')}: ${summary(without)}\n`);
@@ -63,5 +74,4 @@ try {
   process.stdout.write(`\n| variable | MUST requirements it unlocks | which |\n|---|---|---|\n${rows.join('\n')}\n`);
 } finally {
   rmSync(work, { recursive: true, force: true });
-  await reference.close();
 }

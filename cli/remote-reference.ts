@@ -48,6 +48,10 @@ export async function startRemoteReference(options: { faults?: readonly string[]
   const args = [entryPoint('reference/cli'), '--port', '0', '--json', '--rate-limit', '0', '--trust-ca', join(dir, 'ca.pem')];
   if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  // Never outlive the process that started it (a crash, an uncaught error, process.exit).
+  const orphanGuard = () => child.kill('SIGTERM');
+  process.once('exit', orphanGuard);
+  child.once('exit', () => process.off('exit', orphanGuard));
   const fixtures = await new Promise<ReferenceFixtures>((resolve, reject) => {
     let out = '';
     let err = '';
