@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { judgeFault, unverifiable } from '../../cli/fault-catalogue.ts';
+import { judgeFault, slicesReported, unverifiable } from '../../cli/fault-catalogue.ts';
 import { faults } from '../../reference/faults.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 
@@ -28,6 +28,12 @@ describe('the fault catalogue', () => {
     const requirement = (id: string, status: string, notVerifiableBecause: string[] = []) => ({ id, status, notVerifiableBecause }) as never;
     expect(unverifiable(['A-1', 'B-2'], { requirements: [requirement('A-1', 'not_verifiable', ['needs X']), requirement('B-2', 'passed')] })).toBeUndefined();
     expect(unverifiable(['A-1'], { requirements: [requirement('A-1', 'not_verifiable', ['needs X']), requirement('C-3', 'failed')] })).toBe('needs X');
+  });
+
+  it('remotely, runs again with the next seeds as long as a rotating check has slices not yet sent', () => {
+    const check = (texts: string[]) => ({ observations: texts.map((text) => ({ requirement: 'X', text })) }) as never;
+    expect(slicesReported({ checks: [check(['a 201'])] })).toBe(1);
+    expect(slicesReported({ checks: [check(['request budget: this run (seed 1) sent slice 2 of 4 of this check\'s near-miss probes (…)']), check(['… slice 1 of 3 …'])] })).toBe(4);
   });
 
   it('remotely (the reference as a separate process, every fixture, CONTROL_URL): faults seen only through the control endpoint or the new fixtures are caught; the rate limit is set aside', { timeout: 400_000 }, () => {
