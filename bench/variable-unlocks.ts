@@ -1,8 +1,10 @@
 /**
  * What each variable unlocks, measured: full conformance runs (properties included) against the
- * reference run as a REMOTE target (a separate process, cli/remote-reference.ts) with every
- * fixture, then once without each variable group. A MUST requirement is unlocked by a group when
- * it is verified (passed or failed) with every fixture and not without that group. Prints the
+ * reference run as a REMOTE target (a separate process, cli/remote-reference.ts). CONTROL_URL is
+ * measured against every fixture; every other group against every fixture WITHOUT CONTROL_URL
+ * (what a vendor without the protocol gets: the control states would otherwise stand in for some
+ * fixtures). A MUST requirement is unlocked by a group when it is verified (passed or failed)
+ * with the group and not without it. Prints the
  * Markdown table README.md carries, and the counts of MUST requirements not verifiable.
  * Each run gets a fresh reference process: a run that advanced the target's virtual clock
  * (clock-advanced) would otherwise move "now" under the next run's CDR window checks.
@@ -17,8 +19,8 @@ import { entryPoint } from '../cli/package-root.ts';
 import { remoteRunEnvironment, startRemoteReference } from '../cli/remote-reference.ts';
 import type { RunReport } from '../harness/report/model.ts';
 
+const CONTROL = ['CONTROL_URL', 'CONTROL_TOKEN'];
 const groups: ReadonlyArray<{ label: string; variables: readonly string[] }> = [
-  { label: '`CONTROL_URL` + `CONTROL_TOKEN`', variables: ['CONTROL_URL', 'CONTROL_TOKEN'] },
   { label: '`WEBHOOK_PUBLIC_URL` (+ `RECEIVER_*`)', variables: ['WEBHOOK_PUBLIC_URL', 'RECEIVER_PORT', 'RECEIVER_TLS_CERT', 'RECEIVER_TLS_KEY'] },
   { label: '`TOKEN_NO_TRUNK` + `NO_TRUNK_AGENT_ID`, `TOKEN_NO_DIALER` + `NO_DIALER_AGENT_ID`', variables: ['TOKEN_NO_TRUNK', 'NO_TRUNK_AGENT_ID', 'TOKEN_NO_DIALER', 'NO_DIALER_AGENT_ID'] },
   { label: '`NO_TRUNK_AGENT_ID`, `NO_DIALER_AGENT_ID` (the tokens kept)', variables: ['NO_TRUNK_AGENT_ID', 'NO_DIALER_AGENT_ID'] },
@@ -60,16 +62,20 @@ async function runWithout(variables: readonly string[], reportsDir: string): Pro
 
 const work = mkdtempSync(join(tmpdir(), 'occ-unlocks-'));
 try {
+  const row = (label: string, withIt: RunReport, without: RunReport): string => {
+    const verified = verifiedMust(without);
+    const unlocked = [...verifiedMust(withIt)].filter((id) => !verified.has(id)).sort();
+    return `| ${label} | ${unlocked.length} | ${unlocked.join(', ') || '–'} |`;
+  };
   const full = await runWithout([], join(work, 'full'));
   process.stdout.write(`every fixture, CONTROL_URL set: ${summary(full)}\n`);
-  const all = verifiedMust(full);
-  const rows: string[] = [];
+  const noControl = await runWithout(CONTROL, join(work, 'no-control'));
+  process.stdout.write(`every fixture, no CONTROL_URL: ${summary(noControl)}\n`);
+  const rows = [row('`CONTROL_URL` + `CONTROL_TOKEN`', full, noControl)];
   for (const [index, group] of groups.entries()) {
-    const without = await runWithout(group.variables, join(work, String(index)));
-    const verified = verifiedMust(without);
-    const unlocked = [...all].filter((id) => !verified.has(id)).sort();
-    process.stdout.write(`without ${group.variables.join(', ')}: ${summary(without)}\n`);
-    rows.push(`| ${group.label} | ${unlocked.length} | ${unlocked.join(', ') || '–'} |`);
+    const without = await runWithout([...CONTROL, ...group.variables], join(work, String(index)));
+    process.stdout.write(`no CONTROL_URL, without ${group.variables.join(', ')}: ${summary(without)}\n`);
+    rows.push(row(group.label, noControl, without));
   }
   process.stdout.write(`\n| variable | MUST requirements it unlocks | which |\n|---|---|---|\n${rows.join('\n')}\n`);
 } finally {
