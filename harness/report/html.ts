@@ -11,7 +11,7 @@ import htm from 'htm';
 import { h, type VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { lines, stackedBars } from './charts.ts';
-import type { LoadProbeSummary, RequirementStatus, RequirementVerdict, RunReport } from './model.ts';
+import { failedRequirementsText, type LoadProbeSummary, type RequirementStatus, type RequirementVerdict, type RunReport } from './model.ts';
 
 type Html = (strings: TemplateStringsArray, ...values: unknown[]) => VNode;
 // htm's types describe CommonJS; under Node's ESM loader the import is the htm function itself.
@@ -56,7 +56,7 @@ function Failures({ report }: { report: RunReport }): VNode | null {
   const failed = report.checks.filter((c) => c.status === 'failed');
   if (failed.length === 0) return null;
   return html`<section id="failures"><h2>Failures (${failed.length})</h2>${failed.map((c) => html`<div class="failure">
-    <strong>${c.name}</strong><div class="meta">${c.requirements.join(', ')} · ${c.file}</div>
+    <strong>${c.name}</strong><div class="meta">${failedRequirementsText(c)} · ${c.file}</div>
     <pre>${c.failure ?? ''}</pre>
     ${c.exchanges.length > 0 ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}, secrets redacted)</summary>
       ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>`)}</details>` : null}

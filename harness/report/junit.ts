@@ -18,6 +18,7 @@ export function renderJunit(report: RunReport): string {
     for (const check of checks) {
       const testCase = suite.testCase().className(file.replace(/\.(suite|property)\.ts$/, '').replace(/\//g, '.')).name(check.name).time(check.durationMs / 1000);
       testCase.property('requirements', check.requirements.join(' '));
+      if (check.failedRequirements !== undefined) testCase.property('failed-requirements', check.failedRequirements.join(' '));
       if (check.status === 'failed') {
         testCase.failure(check.failure ?? 'failed');
         if (check.exchanges.length > 0) testCase.standardOutput(JSON.stringify(check.exchanges, null, 2));

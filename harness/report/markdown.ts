@@ -1,7 +1,7 @@
 /**
  * report.md: ready for a CI job summary (GitHub's $GITHUB_STEP_SUMMARY and the like).
  */
-import type { RequirementStatus, RunReport } from './model.ts';
+import { failedRequirementsText, type RequirementStatus, type RunReport } from './model.ts';
 
 const statusLabel: Record<RequirementStatus, string> = {
   passed: '✅ passed',
@@ -43,7 +43,7 @@ export function renderMarkdown(report: RunReport): string {
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const failure of failures) {
-      lines.push(`### ${failure.name}`, '', `Requirements: ${failure.requirements.join(', ')} · \`${failure.file}\``, '', '```text', (failure.failure ?? '').slice(0, 3000), '```', '');
+      lines.push(`### ${failure.name}`, '', `Requirements: ${failedRequirementsText(failure)} · \`${failure.file}\``, '', '```text', (failure.failure ?? '').slice(0, 3000), '```', '');
     }
   }
   if (report.unhandledErrors.length > 0) {

@@ -23,6 +23,22 @@ export interface CheckResult {
   readonly requests: number;
   readonly plannedRequests: number;
   readonly rateLimited: number;
+  /** Set when the check failed only by per-requirement verdicts (t.verify): the ids it failed. */
+  readonly failedRequirements?: readonly string[] | undefined;
+}
+
+/** The requirements a failed check fails: those its verdicts name, or every one it verifies. */
+export function requirementsFailedBy(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): readonly string[] {
+  if (check.status !== 'failed') return [];
+  return check.failedRequirements ?? check.requirements;
+}
+
+/** "A, B" for a plain failure; "failed A · passed B, C" when per-requirement verdicts split it. */
+export function failedRequirementsText(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): string {
+  const failed = requirementsFailedBy(check);
+  if (check.failedRequirements === undefined) return failed.join(', ');
+  const passed = check.requirements.filter((id) => !failed.includes(id));
+  return `failed ${failed.join(', ')}${passed.length > 0 ? ` · passed ${passed.join(', ')}` : ''}`;
 }
 
 export type RequirementStatus = 'passed' | 'failed' | 'observed' | 'not_verifiable' | 'not_checked';
@@ -89,8 +105,10 @@ export function judgeRequirement(
   const observations = unique(tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)));
   const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
   const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, checks: tagged.map((c) => c.name), observations };
-  const failed = tagged.some((c) => c.status === 'failed') || probeVerdicts.some((p) => p.verdict === 'failed');
-  const passed = tagged.some((c) => c.status === 'passed') || probeVerdicts.some((p) => p.verdict === 'passed');
+  // A check that failed only other requirements' verdicts (t.verify) passed this one.
+  const failsThis = (c: CheckResult) => requirementsFailedBy(c).includes(requirement.id);
+  const failed = tagged.some(failsThis) || probeVerdicts.some((p) => p.verdict === 'failed');
+  const passed = tagged.some((c) => c.status === 'passed' || (c.status === 'failed' && !failsThis(c))) || probeVerdicts.some((p) => p.verdict === 'passed');
   const source = probeVerdicts.length > 0 ? `k6 ${probeVerdicts.map((p) => p.probe).join(', ')}` : undefined;
   const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
   let status: RequirementStatus;

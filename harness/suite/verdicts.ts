@@ -42,6 +42,28 @@ export function codeOf(exchange: Exchange): string {
   return `${exchange.status ?? 'no response'}${typeof code === 'string' ? ` ${code}` : ''}`;
 }
 
+/**
+ * What is wrong with a CdrList's `count` (spec: "count (integer, required)", nothing more);
+ * undefined when it holds under a reading the spec allows: the number of records returned, or,
+ * when `limit` truncated the answer (calls holds exactly `limit`), the larger number of records
+ * in the window.
+ */
+export function cdrCountProblem(list: { count: unknown; calls: readonly unknown[] }, limit: number): string | undefined {
+  const { count, calls } = list;
+  if (typeof count !== 'number' || !Number.isInteger(count)) return `count is ${JSON.stringify(count)}, must be an integer`;
+  if (count === calls.length) return undefined;
+  if (calls.length === limit && count > calls.length) return undefined;
+  return calls.length === limit
+    ? `count is ${count} but calls holds ${calls.length} records (= limit): count must be the records returned or the larger total in the window`
+    : `count is ${count} but calls holds ${calls.length} records, fewer than limit ${limit}: count must equal the records returned`;
+}
+
+/** Which reading of `count` a target uses, for the observation (undefined when it cannot tell). */
+export function cdrCountReading(list: { count: unknown; calls: readonly unknown[] }, limit: number): string | undefined {
+  if (list.calls.length !== limit) return undefined;
+  return list.count === list.calls.length ? 'count is the number of records returned (limit reached)' : `count is the total in the window (${String(list.count)} for ${list.calls.length} returned)`;
+}
+
 /** Keys of `value` that components.schemas[schema] does not name (CONTRACT-UNKNOWN-FIELDS). */
 export function extraFields(value: unknown, schema: keyof typeof openapi.components.schemas): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
