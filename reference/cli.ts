@@ -7,6 +7,7 @@
  *   --rate-window-ms <n>    rate window in ms (default 60000)
  *   --clock-scale <x>       virtual ms per real ms (default 1)
  *   --faults <id,id>        faults switched on at start
+ *   --variants <id,id|all>  conformant variants switched on at start (reference/variants.ts; never faults)
  *   --trust-ca <pem path>   a CA the webhook dispatcher trusts (repeatable)
  *   --json                  print ONE line with the fixtures JSON first (for scripts)
  *
@@ -17,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { limits } from '../harness/contract/openapi.ts';
 import { unknownFaultIds } from './faults.ts';
 import { startReferenceServer } from './server.ts';
+import { expandVariantIds, unknownVariantIds } from './variants.ts';
 import type { ReferenceOptions } from './server.ts';
 
 class UsageError extends Error {}
@@ -43,16 +45,17 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
         'rate-window-ms': { type: 'string' },
         'clock-scale': { type: 'string' },
         faults: { type: 'string' },
+        variants: { type: 'string' },
         'trust-ca': { type: 'string', multiple: true },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --trust-ca --json)`);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --json)`);
   }
   if (values.help) {
-    process.stdout.write('usage: npm run reference -- [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--trust-ca pem] [--json]\n');
+    process.stdout.write('usage: npm run reference -- [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--json]\n');
     process.exit(0);
   }
   const port = integer('port', values.port, 0);
@@ -70,6 +73,9 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   const faults = values.faults === undefined ? [] : values.faults.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const unknown = unknownFaultIds(faults);
   if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_control/faults or reference/faults.ts lists them`);
+  const variantIds = expandVariantIds(values.variants === undefined ? [] : values.variants.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const unknownVariants = unknownVariantIds(variantIds);
+  if (unknownVariants.length > 0) throw new UsageError(`unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them (or use --variants all)`);
   const trustedCaPem = (values['trust-ca'] ?? []).map((path) => {
     try {
       const pem = readFileSync(path, 'utf8');
@@ -82,6 +88,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   });
   const options: ReferenceOptions = {
     faults,
+    variants: variantIds,
     rateLimit: perWindow === 0 ? false : { perWindow: perWindow ?? limits.requestsPerMinute, windowMs: windowMs ?? 60_000 },
   };
   if (port !== undefined) options.port = port;
@@ -120,6 +127,7 @@ async function main(): Promise<void> {
     `  docs         ${f.baseUrl}/docs`,
     `  rate limit   ${parsed.options.rateLimit === false ? 'off' : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`}`,
     `  faults       ${parsed.options.faults?.length ? parsed.options.faults.join(', ') : 'none'}`,
+    `  variants     ${parsed.options.variants?.length ? parsed.options.variants.join(', ') : 'none'}`,
     '  tokens',
     ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
     `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,

@@ -11,11 +11,17 @@ import { loadConfig, type SuiteConfig } from '../config/config.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
+import { expandVariantIds } from '../../reference/variants.ts';
 import { sweepHooks } from './hook-journal.ts';
 import type { ProvidedTarget } from './provided.ts';
 
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+}
+
+/** Conformant variants of the embedded reference (reference/variants.ts), e.g. `all`. */
+function variantsFromEnvironment(): string[] {
+  return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -41,6 +47,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         rateLimit: false,
         trustedCaPem: receiver.caCertPem === undefined ? [] : [receiver.caCertPem],
         faults: faultsFromEnvironment(),
+        variants: variantsFromEnvironment(),
         deliveryTimeoutMs: 1_000,
       });
     }
