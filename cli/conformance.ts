@@ -15,6 +15,7 @@ import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
+import { readable } from '../harness/report/readable.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 
@@ -31,6 +32,9 @@ Configuration comes from the environment and .env (see .env.example); with nothi
 suite runs against the embedded reference server.`;
 
 class UsageError extends Error {}
+
+/** Scrubs an unexpected error's message; knows the configured secrets once they are read. */
+let redactErrors = createRedactor();
 
 interface Options {
   readonly dryRun: boolean;
@@ -93,6 +97,7 @@ async function main(): Promise<number> {
   process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
 
   const redact = createRedactor(config.secrets);
+  redactErrors = redact;
   const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
   const collector = new CheckCollector({
     root,
@@ -110,6 +115,7 @@ async function main(): Promise<number> {
     if (interrupted) return;
     interrupted = true;
     signalCode = signal === 'SIGINT' ? 130 : 143;
+    collector.interrupt();
     process.stderr.write(`\nconformance: ${signal} received, stopping the run and deleting the hooks it created…\n`);
     void vitest?.cancelCurrentRun('keyboard-input');
   };
@@ -157,19 +163,20 @@ async function main(): Promise<number> {
     seed,
     dryRun: options.dryRun,
     checks: collector.results,
-    load: options.dryRun ? [] : loadProbeSummaries(reportsRoot),
+    // Written by k6 with its own redaction; scrubbed once more of the configured secrets.
+    load: options.dryRun ? [] : redact.value(loadProbeSummaries(reportsRoot)),
     previous: previousRuns(reportsRoot, target),
     requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0) + sweepRequests,
     unhandledErrors: collector.unhandledErrors,
     interrupted,
   });
-  const { dir } = writeReports(report, reportsRoot, redact);
+  const { dir } = writeReports(report, reportsRoot);
 
   if (options.dryRun) {
     process.stdout.write(`\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:\n`);
     for (const c of report.checks) {
       const why = c.skipReason !== undefined && c.skipReason !== 'dry run' ? `  (${c.skipReason})` : '';
-      process.stdout.write(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}\n`);
+      process.stdout.write(`${readable(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}`)}\n`);
     }
   }
   const r = report.counts.requirements;
@@ -178,6 +185,7 @@ async function main(): Promise<number> {
     process.stdout.write(`conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`);
   } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.notVerifiable} not verifiable, ${r.observed} observed`
     + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
+    + (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '')
     + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
@@ -189,7 +197,7 @@ main().then(
   (error: unknown) => {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
     else if (error instanceof UsageError) process.stderr.write(`conformance: ${error.message}\n`);
-    else process.stderr.write(`conformance: ${createRedactor()(error instanceof Error ? error.message : String(error))}\n`);
+    else process.stderr.write(`conformance: ${readable(redactErrors(error instanceof Error ? error.message : String(error)))}\n`);
     process.exitCode = 2;
   },
 );
