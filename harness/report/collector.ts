@@ -104,8 +104,9 @@ export class CheckCollector implements Reporter {
       ? this.redact(result.errors.map((e) => e.message).join('\n').replace(/\u001b\[[0-9;]*m/g, ''))
       : undefined;
     const note = (result as { note?: string }).note;
-    // A check the cancelled run never started comes back skipped with no reason of its own.
-    const cancelled = result.state === 'skipped' && this.interrupted && meta.notVerifiable === undefined && note === undefined;
+    // After the signal, a check that comes back skipped without a not-verifiable reason of its own
+    // was cancelled before it started or aborted in flight ("The test run was aborted"): not run.
+    const cancelled = result.state === 'skipped' && this.interrupted && meta.notVerifiable === undefined && note !== 'dry run';
     const status: CheckStatus = result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : cancelled ? 'not_run' : 'skipped';
     const skipReason = status === 'skipped' ? this.redact(meta.notVerifiable ?? note ?? 'skipped') : undefined;
     return {

@@ -7,7 +7,11 @@
  * XML 1.0 cannot carry NUL, most C0 control characters, lone surrogates or U+FFFE/U+FFFF at
  * all, not even escaped. Rather than let them vanish, every text is passed through `xmlText`,
  * which writes each such character visibly as `\uXXXX`; a testsuite where that happened says so
- * in its `text-encoding` property. The builder escapes the rest (and splits `]]>` in CDATA).
+ * in its `text-encoding` property. The builder escapes attributes fully, but its CDATA writer
+ * (xmlbuilder 15, bundled) splits only the first `]]>` of a text, so a second one would end the
+ * section early: text bound for CDATA (failure details, system-out, system-err) goes through
+ * `cdataText`, which writes `]]>` as `]]\u003e` inside the JSON of the exchanges (the same JSON to
+ * a JSON reader) and as `]]&gt;` in plain text, and the testsuite says so too.
  */
 import junitModule, { type Builder } from 'junit-report-builder';
 import type { RunReport } from './model.ts';
@@ -19,6 +23,7 @@ const junit: Builder = (junitModule as unknown as { default?: Builder }).default
 const notXmlChar = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export const XML_ESCAPE_NOTE = 'characters XML 1.0 cannot carry (NUL, control characters, lone surrogates) are written as \\uXXXX';
+export const CDATA_ESCAPE_NOTE = 'a "]]>" inside system-out, system-err or a failure text is written as "]]\\u003e" in JSON and "]]&gt;" in plain text';
 
 /** Text XML 1.0 can carry: every character it cannot is written visibly as \uXXXX. */
 export function xmlText(text: string): { text: string; escaped: boolean } {
@@ -30,15 +35,29 @@ export function xmlText(text: string): { text: string; escaped: boolean } {
   return { text: out, escaped };
 }
 
+/** Text for a CDATA section, which must not hold `]]>` (see above); `json` for JSON text. */
+export function cdataText(text: string, json = false): { text: string; escaped: boolean } {
+  const safe = xmlText(text);
+  if (!safe.text.includes(']]>')) return safe;
+  return { text: safe.text.replaceAll(']]>', json ? ']]\\u003e' : ']]&gt;'), escaped: true };
+}
+
 export function renderJunit(report: RunReport): string {
   const builder = junit.newBuilder().name('outbound-calling-conformance');
   const byFile = new Map<string, RunReport['checks'][number][]>();
   for (const check of report.checks) byFile.set(check.file, [...(byFile.get(check.file) ?? []), check]);
   for (const [file, checks] of byFile) {
     let escaped = false;
+    let cdataEscaped = false;
     const x = (text: string): string => {
       const safe = xmlText(text);
       escaped ||= safe.escaped;
+      return safe.text;
+    };
+    const c = (text: string, json = false): string => {
+      const safe = cdataText(text, json);
+      escaped ||= xmlText(text).escaped;
+      cdataEscaped ||= text.includes(']]>');
       return safe.text;
     };
     const suite = builder.testSuite().name(x(file)).property('target', x(report.target.baseUrl)).property('seed', String(report.seed));
@@ -47,19 +66,21 @@ export function renderJunit(report: RunReport): string {
       const testCase = suite.testCase().className(x(file.replace(/\.(suite|property)\.ts$/, '').replace(/\//g, '.'))).name(x(check.name)).time(check.durationMs / 1000);
       testCase.property('requirements', x(check.requirements.join(' ')));
       if (check.status === 'failed') {
-        testCase.failure(x(check.failure ?? 'failed'));
+        // The message attribute for one-line displays, the full text as the failure's body.
+        testCase.failure(x(check.failure ?? 'failed')).stacktrace(c(check.failure ?? 'failed'));
         if (check.exchanges.length > 0) {
           const omitted = check.exchangesOmitted === undefined ? '' : `${check.exchangesOmitted} earlier exchanges of this check left out\n`;
-          testCase.standardOutput(x(`${omitted}${JSON.stringify(check.exchanges, null, 2)}`));
+          testCase.standardOutput(`${omitted}${c(JSON.stringify(check.exchanges, null, 2), true)}`);
         }
       } else if (check.status === 'skipped') {
-        testCase.skipped().standardOutput(x(check.skipReason ?? 'skipped'));
+        testCase.skipped().standardOutput(c(check.skipReason ?? 'skipped'));
       } else if (check.status === 'not_run') {
         testCase.skipped().property('status', 'not run (interrupted)').standardOutput('not run (interrupted)');
       }
-      if (check.observations.length > 0) testCase.standardError(x(check.observations.map((o) => `${o.requirement}: ${o.text}`).join('\n')));
+      if (check.observations.length > 0) testCase.standardError(c(check.observations.map((o) => `${o.requirement}: ${o.text}`).join('\n')));
     }
     if (escaped) suite.property('text-encoding', XML_ESCAPE_NOTE);
+    if (cdataEscaped) suite.property('cdata-encoding', CDATA_ESCAPE_NOTE);
   }
   for (const probe of report.load) {
     const name = xmlText(probe.probe).text;

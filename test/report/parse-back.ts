@@ -44,3 +44,16 @@ export function markdownTableProblems(markdown: string): string[] {
   }
   return problems;
 }
+
+/** The Markdown outside fenced code blocks (whose content is shown literally). */
+export function outsideFences(markdown: string): string {
+  const out: string[] = [];
+  let fence: string | undefined;
+  for (const line of markdown.split('\n')) {
+    const open = /^(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === undefined && open !== undefined) fence = open;
+    else if (fence !== undefined && line.startsWith(fence) && line.slice(fence.length).trim() === '') fence = undefined;
+    else if (fence === undefined) out.push(line);
+  }
+  return out.join('\n');
+}
