@@ -47,6 +47,7 @@ export async function startRecordingProxy(
   alter: (request: ProxiedRequest) => ProxyAnswer | ProxiedRequest | undefined = () => undefined,
 ): Promise<RecordingProxy> {
   const handedOut = new Set<string>();
+  let origin = '';
   const server = createServer((req, res) => {
     void (async () => {
       const incoming: ProxiedRequest = {
@@ -65,7 +66,9 @@ export async function startRecordingProxy(
       const answer = await fetch(`${targetOrigin}${request.path}`, {
         method: request.method, headers, ...(request.body === '' || request.method === 'GET' ? {} : { body: request.body }),
       });
-      const body = await answer.text();
+      // As a reverse proxy with forwarded-host headers would: the target names the public origin
+      // (the RFC 8414 metadata's issuer and token endpoint).
+      const body = (await answer.text()).replaceAll(targetOrigin, origin);
       try {
         const json = JSON.parse(body) as Record<string, unknown>;
         for (const field of credentialFields) if (typeof json[field] === 'string') handedOut.add(json[field]);
@@ -80,8 +83,9 @@ export async function startRecordingProxy(
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin,
     handedOut,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
