@@ -18,15 +18,24 @@ import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { readable } from '../harness/report/readable.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
+import { packageRoot, vitestConfigFile } from './package-root.ts';
 
-const usage = `Usage: npm run conformance -- [options]
+/**
+ * The flags of `occ run`, one entry each: the parser options and the usage text both come from
+ * here, so a new flag is one entry plus its handling in parseOptions.
+ */
+const flags = {
+  'dry-run': { type: 'boolean', default: false, usage: '--dry-run            list the checks and the requests they would send; send nothing' },
+  only: { type: 'string', usage: '--only <ids>         run only the checks of these requirement ids (comma-separated)' },
+  'reports-dir': { type: 'string', default: 'reports', usage: '--reports-dir <dir>  where reports go (default: reports)' },
+  seed: { type: 'string', usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)' },
+  'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
+  help: { type: 'boolean', short: 'h', default: false, usage: '-h, --help           this text' },
+} as const satisfies Record<string, { type: 'boolean' | 'string'; short?: string; default?: boolean | string; usage: string }>;
 
-  --dry-run            list the checks and the requests they would send; send nothing
-  --only <ids>         run only the checks of these requirement ids (comma-separated)
-  --reports-dir <dir>  where reports go (default: reports)
-  --seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)
-  --no-properties      run the conformance suites only
-  -h, --help           this text
+const usage = `Usage: occ run [options]   (npm run conformance -- [options])
+
+${Object.values(flags).map((flag) => `  ${flag.usage}`).join('\n')}
 
 Configuration comes from the environment and .env (see .env.example); with nothing set the
 suite runs against the embedded reference server.`;
@@ -51,17 +60,11 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       args: [...argv],
       strict: true,
       allowPositionals: false,
-      options: {
-        'dry-run': { type: 'boolean', default: false },
-        only: { type: 'string' },
-        'reports-dir': { type: 'string', default: 'reports' },
-        seed: { type: 'string' },
-        'no-properties': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      // parseArgs rejects the extra `usage` key, so strip it.
+      options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as { [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'> },
     });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\.$/, '')}; run npm run conformance -- --help for the options`);
+    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ run --help for the options`);
   }
   const { values } = parsed;
   if (values.help) return 'help';
@@ -77,14 +80,15 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'] };
 }
 
-async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2));
+/** `occ run`: returns the exit code; usage and configuration errors throw (see runAsEntryPoint). */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  const options = parseOptions(argv);
   if (options === 'help') {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
   const config: SuiteConfig = loadConfigFromEnvironment();
-  const root = process.cwd();
+  const root = packageRoot;
   const reportsRoot = resolve(options.reportsDir);
   const startedAt = new Date().toISOString();
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
@@ -124,6 +128,8 @@ async function main(): Promise<number> {
   try {
     const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
     vitest = await createVitest({
+      root,
+      config: vitestConfigFile(),
       run: true,
       watch: false,
       project: options.properties ? ['conformance', 'properties'] : ['conformance'],
@@ -192,12 +198,16 @@ async function main(): Promise<number> {
   return interrupted ? signalCode : exitCodeOf(report);
 }
 
-main().then(
-  (code) => { process.exitCode = code; },
-  (error: unknown) => {
+/** Runs main and turns every error into one line on stderr and exit code 2. */
+export async function runAsEntryPoint(argv: readonly string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
     else if (error instanceof UsageError) process.stderr.write(`conformance: ${error.message}\n`);
     else process.stderr.write(`conformance: ${readable(redactErrors(error instanceof Error ? error.message : String(error)))}\n`);
-    process.exitCode = 2;
-  },
-);
+    return 2;
+  }
+}
+
+if (import.meta.main) process.exitCode = await runAsEntryPoint(process.argv.slice(2));

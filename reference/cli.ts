@@ -52,7 +52,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
     throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --trust-ca --json)`);
   }
   if (values.help) {
-    process.stdout.write('usage: npm run reference -- [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--trust-ca pem] [--json]\n');
+    process.stdout.write('usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--trust-ca pem] [--json]\n');
     process.exit(0);
   }
   const port = integer('port', values.port, 0);
@@ -91,10 +91,10 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   return { options, json: values.json === true };
 }
 
-async function main(): Promise<void> {
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   let parsed;
   try {
-    parsed = parse(process.argv.slice(2));
+    parsed = parse([...argv]);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`reference: ${e.message}\n`);
@@ -143,4 +143,5 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-await main();
+// Only as the entry point: `occ reference` imports main.
+if (import.meta.main) await main();

@@ -153,8 +153,10 @@ describe('POST /calls: origination', () => {
     // The reference ends a call in 300 ms; a real call rings and hangs up, so allow it time.
     const waitMs = t.target.kind === 'embedded' ? 5_000 : 120_000;
     const ofThisCall = (d: { json: unknown }) => (d.json as { callId?: unknown } | undefined)?.callId === callId;
-    const deliveries = await t.receiver.waitFor(hook.path, (list) => list.some(ofThisCall), waitMs);
-    const seen = deliveries.map((d) => String((d.json as { callId?: unknown } | undefined)?.callId));
+    // A delivery the receiver refused (or whose signature fails) ends the wait at once, with its reason.
+    const deliveries = await t.receiver.waitFor(hook.path, (list) => list.some(ofThisCall), waitMs)
+      .catch((error: unknown) => t.fail(`waiting for the call.ended delivery of callId ${callId}: ${(error as Error).message}`));
+    const seen = deliveries.map((d) => { const id = (d.json as { callId?: unknown } | undefined)?.callId; return id === undefined ? 'no callId' : JSON.stringify(id); });
     t.ensure(deliveries.some(ofThisCall), `no call.ended delivery carries callId ${callId} within ${waitMs / 1000} s; call.ended deliveries seen carry: ${seen.join(', ') || 'none arrived'}`);
     const ended = deliveries.find(ofThisCall)!;
     t.observe('CALLS-METADATA-NOT-PERSISTED', ended.rawBody.includes(METADATA_MARKER) ? 'the metadata reappears in the call.ended payload' : 'the metadata does not reappear in the call.ended payload');

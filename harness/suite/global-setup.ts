@@ -2,6 +2,13 @@
  * Vitest global set-up of the conformance and property projects: decides the target from the
  * configuration, starts the embedded reference server and the webhook receiver when nothing
  * is configured, hands workers what they need, and at the end sweeps every hook the run created.
+ *
+ * One run per process, shared by every project. Vitest 5 runs a project's globalSetup once per
+ * project (each through its own module runner, so module state is not shared), and tears them
+ * all down when it closes. A root-level globalSetup would run once, but also for `--project unit`
+ * alone. So the first project that needs a target starts the run and parks it on `globalThis`;
+ * the others reuse it, and the last teardown ends it: one receiver on RECEIVER_PORT, one
+ * reference server, one sweep.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +25,29 @@ function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
 }
 
+interface SharedRun {
+  readonly target: ProvidedTarget;
+  users: number;
+  end(): Promise<void>;
+}
+
+const RUN = Symbol.for('outbound-calling-conformance.global-setup.run');
+const shared = globalThis as { [RUN]?: Promise<SharedRun> };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  shared[RUN] ??= startRun();
+  const run = await shared[RUN];
+  run.users += 1;
+  project.provide('target', run.target);
+  return async () => {
+    run.users -= 1;
+    if (run.users > 0) return;
+    delete shared[RUN];
+    await run.end();
+  };
+}
+
+async function startRun(): Promise<SharedRun> {
   const config: SuiteConfig = loadConfig(process.env);
   const dryRun = process.env.OCC_DRY_RUN === '1';
   const hookJournal = process.env.OCC_HOOK_JOURNAL ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
@@ -54,6 +83,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       receiverLocalUrl: receiver?.localUrl ?? 'https://127.0.0.1:0',
       receiverPublicUrl: receiver?.url ?? 'https://127.0.0.1:0',
       receiverCaPem: receiver?.caCertPem,
+      receiverRemote: false,
+      receiverToken: undefined,
       tokens: fixtures?.tokens ?? {},
       oauth: fixtures?.oauth,
       agents: fixtures?.agents ?? {},
@@ -75,6 +106,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       receiverLocalUrl: receiver?.localUrl,
       receiverPublicUrl: receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined),
       receiverCaPem: receiver?.caCertPem,
+      receiverRemote: false,
+      receiverToken: undefined,
       tokens: config.tokens,
       oauth: config.oauth,
       agents: config.agents,
@@ -83,9 +116,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       secrets: config.secrets,
     };
   }
-  project.provide('target', target);
-
-  return async () => {
+  const end = async (): Promise<void> => {
     if (!dryRun) {
       const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, secrets: target.secrets });
       try {
@@ -98,4 +129,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await reference?.close();
     await receiver?.close();
   };
+  return { target, users: 0, end };
 }

@@ -10,11 +10,15 @@ export interface ProvidedTarget {
   readonly authUrl: string | undefined;
   /** The reference server's control API; only on the embedded target. */
   readonly controlUrl: string | undefined;
-  /** Local URL of the webhook receiver (its query API); undefined when deliveries can't reach it. */
+  /** The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one. */
   readonly receiverLocalUrl: string | undefined;
   /** The https URL the target must deliver to (the receiver, or WEBHOOK_PUBLIC_URL). */
   readonly receiverPublicUrl: string | undefined;
   readonly receiverCaPem: string | undefined;
+  /** A remote, store-only receiver (RECEIVER_URL): never sent a secret. */
+  readonly receiverRemote: boolean;
+  /** RECEIVER_TOKEN of a remote receiver (a secret, redacted like the others). */
+  readonly receiverToken: string | undefined;
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
   readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
   readonly agents: { readonly provisioned?: string | undefined; readonly unprovisioned?: string | undefined; readonly foreign?: string | undefined };

@@ -35,7 +35,10 @@ export function session(): Session {
     control: target.controlUrl === undefined ? undefined : createControlClient(target.controlUrl),
     receiver: target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
       ? undefined
-      : createReceiverClient(target.receiverLocalUrl, target.receiverPublicUrl, target.receiverCaPem),
+      : createReceiverClient({
+        queryUrl: target.receiverLocalUrl, publicUrl: target.receiverPublicUrl, caPem: target.receiverCaPem,
+        token: target.receiverToken, remote: target.receiverRemote,
+      }),
   };
   return current;
 }
