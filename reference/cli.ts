@@ -9,6 +9,8 @@
  *   --faults <id,id>        faults switched on at start
  *   --variants <id,id|all>  conformant variants switched on at start (reference/variants.ts; never faults)
  *   --trust-ca <pem path>   a CA the webhook dispatcher trusts (repeatable)
+ *   --control-token <t>     bearer token of the test-control protocol (default: random, printed;
+ *                           or the CONTROL_TOKEN environment variable)
  *   --json                  print ONE line with the fixtures JSON first (for scripts)
  *
  * A bad flag prints one line on stderr saying what is wrong and how to fix it; exit code 2.
@@ -47,15 +49,16 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
         faults: { type: 'string' },
         variants: { type: 'string' },
         'trust-ca': { type: 'string', multiple: true },
+        'control-token': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --json)`);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --control-token --json)`);
   }
   if (values.help) {
-    process.stdout.write('usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--json]\n');
+    process.stdout.write('usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n');
     process.exit(0);
   }
   const port = integer('port', values.port, 0);
@@ -72,7 +75,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   }
   const faults = values.faults === undefined ? [] : values.faults.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const unknown = unknownFaultIds(faults);
-  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_control/faults or reference/faults.ts lists them`);
+  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_reference/faults or reference/faults.ts lists them`);
   const variantIds = expandVariantIds(values.variants === undefined ? [] : values.variants.split(',').map((s) => s.trim()).filter((s) => s !== ''));
   const unknownVariants = unknownVariantIds(variantIds);
   if (unknownVariants.length > 0) throw new UsageError(`unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them (or use --variants all)`);
@@ -95,6 +98,11 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   if (seed !== undefined) options.seed = seed;
   if (clockScale !== undefined) options.clockScale = clockScale;
   if (trustedCaPem.length > 0) options.trustedCaPem = trustedCaPem;
+  const controlToken = values['control-token'] ?? process.env.CONTROL_TOKEN;
+  if (controlToken !== undefined) {
+    if (!/^[\x21-\x7e]{16,}$/.test(controlToken)) throw new UsageError('--control-token (or CONTROL_TOKEN) must be at least 16 printable characters without spaces');
+    options.controlToken = controlToken;
+  }
   return { options, json: values.json === true };
 }
 
@@ -123,7 +131,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     'Outbound Calling API v1 — reference server',
     `  base URL     ${f.baseUrl}`,
     `  auth URL     ${f.authUrl}   (token: ${f.authUrl}/oauth/token)`,
-    `  control URL  ${f.controlUrl}`,
+    `  control URL  ${f.controlUrl}   (test-control protocol, control-openapi.json; token ${f.controlToken})`,
+    `  reference    ${f.referenceUrl}   (faults, reset: reference only)`,
     `  docs         ${f.baseUrl}/docs`,
     `  rate limit   ${parsed.options.rateLimit === false ? 'off' : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`}`,
     `  faults       ${parsed.options.faults?.length ? parsed.options.faults.join(', ') : 'none'}`,
@@ -131,7 +140,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     '  tokens',
     ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
     `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,
-    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  foreign ${f.agents.foreign}`,
+    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  foreign ${f.agents.foreign}  noTrunk ${f.agents.noTrunk}  noDialer ${f.agents.noDialer}`,
     'Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
