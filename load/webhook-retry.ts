@@ -4,12 +4,11 @@
  * (load/run.ts starts the receiver, and the reference server unless API_BASE_URL is set).
  *
  *   BASE_URL             API base, …/v1             TOKEN          token with write:hooks (and write:calls remotely)
- *   RECEIVER_URL         the receiver, as k6 reaches it (its /_receiver/ query API; loopback https)
+ *   RECEIVER_URL         the receiver, as k6 reaches it (its /_receiver/ query API, on its plain-HTTP loopback query port)
  *   RECEIVER_PUBLIC_URL  the receiver, as the target reaches it (target_url prefix; default RECEIVER_URL)
  *   CONTROL_URL          the reference server's control API; empty against a remote target
  *   TIME_BUDGET_S        remote only: how long to watch deliveries (default 600)
  *   AGENT_ID, DESTINATION_NUMBER   remote only: POST /calls makes the call.ended event happen
- *   INSECURE_SKIP_TLS_VERIFY       "true" only when every https peer is our own loopback receiver
  *
  * One subscription per response plan, all for call.ended, so ONE event reaches all of them:
  *   ack        200                        a 2xx ends the retries (WEBHOOK-ACK-2XX)
@@ -112,8 +111,6 @@ for (let n = 1; n <= MAX_ATTEMPTS_CHARTED; n++) {
 }
 
 export const options: Options = {
-  // Loopback only: the runner sets this for its own receiver when the target is loopback too.
-  insecureSkipTLSVerify: __ENV.INSECURE_SKIP_TLS_VERIFY === 'true',
   summaryTrendStats: ['avg', 'min', 'med', 'max'],
   scenarios: {
     retries: {
