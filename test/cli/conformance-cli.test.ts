@@ -105,7 +105,7 @@ describe('npm run conformance against a remote target', () => {
   });
   afterAll(async () => { await target.close(); });
 
-  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', async () => {
+  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', { timeout: 70_000 }, async () => {
     let received = 0;
     const counter = createServer((_req, res) => { received += 1; res.end(); });
     await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
