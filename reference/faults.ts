@@ -1,7 +1,7 @@
 /**
  * The fault catalogue of the reference server: each entry is one real, detectable deviation
  * from the spec, implemented at its point in the code (grep for the id) and switched on at
- * start (`faults` option, `--faults` flag) or at run time (PUT /_control/faults).
+ * start (`faults` option, `--faults` flag) or at run time (PUT /_reference/faults).
  *
  * A conformance suite run against the reference with a fault on must fail at least one check
  * tagged with one of the requirement ids the fault `violates`; that is how the suite proves it
@@ -165,7 +165,7 @@ export class FaultSet {
 export class UnknownFaultError extends Error {
   readonly ids: readonly string[];
   constructor(ids: readonly string[]) {
-    super(`unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_control/faults lists the catalogue)`);
+    super(`unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_reference/faults lists the catalogue)`);
     this.ids = ids;
   }
 }
