@@ -30,7 +30,7 @@ export function session(): Session {
       baseUrl: target.baseUrl,
       timeoutMs: target.requestTimeoutMs,
       requestsPerMinute: target.requestsPerMinute,
-      secrets: target.secrets,
+      secrets: [...target.secrets, ...(target.receiverToken === undefined ? [] : [target.receiverToken])],
     }),
     contract: createContract(),
     control: target.control === undefined ? undefined : createControlTransport(target.control),
