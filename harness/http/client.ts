@@ -6,6 +6,7 @@
  * reports are built from holds only redacted copies.
  */
 import { Agent, errors as undiciErrors } from 'undici';
+import { curlCommand } from '../report/curl.ts';
 import { createRedactor, redactHeaders, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
 
@@ -25,6 +26,8 @@ export interface Exchange {
   readonly transportError: string | undefined;
   readonly startedAt: string;
   readonly durationMs: number;
+  /** In the log only: a curl command replaying the request, secrets as their variables (report/curl.ts). */
+  readonly curl?: string;
 }
 
 export interface ApiRequest {
@@ -53,6 +56,8 @@ export interface ClientOptions {
   readonly secrets?: readonly string[];
   readonly maxBodyBytes?: number;
   readonly throttle?: Throttle;
+  /** Secret value → the variable holding it, so replay commands name the variable (report/curl.ts). */
+  readonly secretVariables?: ReadonlyMap<string, string>;
 }
 
 export interface ClientStats {
@@ -144,7 +149,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       seq: ++seq, method: request.method, url: url.href, requestHeaders: headers, requestBody: body,
       status, responseHeaders, rawBody, json, jsonError, transportError, startedAt, durationMs,
     };
-    log.push(redactExchange(exchange, redact));
+    log.push({ ...redactExchange(exchange, redact), curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact) });
     return exchange;
   };
 

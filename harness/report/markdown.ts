@@ -2,10 +2,12 @@
  * report.md: ready for a CI job summary (GitHub's $GITHUB_STEP_SUMMARY and the like).
  */
 import type { RequirementStatus, RunReport } from './model.ts';
+import { describeWaiver, waiverModeText } from './waivers.ts';
 
 const statusLabel: Record<RequirementStatus, string> = {
   passed: '✅ passed',
   failed: '❌ failed',
+  waived: '⚠️ waived (failed, known)',
   observed: '👁 observed',
   not_verifiable: '⏭ not verifiable',
   not_checked: '· not checked here',
@@ -16,9 +18,18 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').slice(0, 400);
 }
 
+/** The curl command of each exchange behind a failure, with the status the check saw. */
+function replayLines(exchanges: RunReport['checks'][number]['exchanges']): string[] {
+  const replays = exchanges.filter((e) => typeof e.curl === 'string');
+  if (replays.length === 0) return [];
+  return ['Reproduce (secrets are the variables that hold them; export your .env first):', '', ...replays.flatMap((e) => [
+    `- ${String(e.method)} ${cell(String(e.url))} → ${e.status === undefined ? 'no response' : String(e.status)}`, '', '  ```sh', `  ${String(e.curl)}`, '  ```', '',
+  ])];
+}
+
 export function renderMarkdown(report: RunReport): string {
   const { checks, requirements } = report.counts;
-  const verdict = report.dryRun ? 'DRY RUN (nothing sent)' : requirements.failed > 0 || checks.failed > 0 ? 'FAILED' : 'PASSED';
+  const verdict = report.dryRun ? 'DRY RUN (nothing sent)' : requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0 ? 'FAILED' : 'PASSED';
   const lines: string[] = [
     `# Outbound Calling API v1 conformance: ${verdict}`,
     '',
@@ -28,11 +39,14 @@ export function renderMarkdown(report: RunReport): string {
     '|---|---|',
     `| MUST verified and passed | ${requirements.passed} |`,
     `| MUST verified and failed | ${requirements.failed} |`,
+    `| MUST failed but waived | ${requirements.waived} |`,
     `| not verifiable with this configuration | ${requirements.notVerifiable} |`,
     `| observed (the spec leaves it unshown) | ${requirements.observed} |`,
     `| no check in this run | ${requirements.notChecked} |`,
     '',
-    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.skipped} skipped · requests sent ${report.requests.sent} (planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
+    `Waivers: ${cell(waiverModeText(report.waivers))}`,
+    '',
+    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.waived} waived, ${checks.skipped} skipped · requests sent ${report.requests.sent} (planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
     '',
   ];
   if (report.interrupted) lines.push('**The run was interrupted; results are partial.**', '');
@@ -43,8 +57,21 @@ export function renderMarkdown(report: RunReport): string {
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const failure of failures) {
-      lines.push(`### ${failure.name}`, '', `Requirements: ${failure.requirements.join(', ')} · \`${failure.file}\``, '', '```text', (failure.failure ?? '').slice(0, 3000), '```', '');
+      lines.push(`### ${failure.name}`, '', `Requirements: ${failure.requirements.join(', ')} · \`${failure.file}\``, '', '```text', (failure.failure ?? '').slice(0, 3000), '```', '', ...replayLines(failure.exchanges));
     }
+  }
+  const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);
+  const { expired, unused } = report.waivers;
+  if (waived.length > 0 || expired.length > 0 || unused.length > 0) {
+    lines.push('## Waivers', '');
+    for (const w of expired) lines.push(`- **expired, fails the run**: ${cell(describeWaiver(w))}`);
+    for (const w of unused) lines.push(`- **unused** (its check ran and did not fail: remove it): ${cell(describeWaiver(w))}`);
+    for (const c of waived) {
+      lines.push(`### ${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${c.name}`, '', `Waived requirements: ${(c.waivedRequirements ?? []).join(', ')} · \`${c.file}\``, '');
+      for (const w of c.waivers ?? []) lines.push(`- ${cell(describeWaiver(w))}`);
+      lines.push('', '```text', (c.failure ?? '').slice(0, 3000), '```', '');
+    }
+    lines.push('');
   }
   if (report.unhandledErrors.length > 0) {
     lines.push('## Errors outside checks', '', ...report.unhandledErrors.map((e) => `- ${cell(e)}`), '');
