@@ -5,7 +5,8 @@
  * Exit codes: 0 every MUST requirement verified passed; 1 something failed; 2 a configuration
  * or usage error (one line on stderr, no stack trace); 130/143 interrupted (after cleanup).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createVitest, type Vitest } from 'vitest/node';
@@ -16,6 +17,8 @@ import { CheckCollector } from '../harness/report/collector.ts';
 import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
+import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
+import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { packageRoot, vitestConfigFile } from './package-root.ts';
@@ -108,6 +111,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.env.PROPERTY_SEED = String(seed);
   process.env.OCC_HOOK_JOURNAL = join(runDir, 'hooks.jsonl');
   process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
+  // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
+  const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
+  process.env.OCC_CONTROL_JOURNAL = join(controlJournalDir, 'states.jsonl');
+  // CONTROL_URL is read once, here, so that a broken endpoint stops the run with one line.
+  if (config.control !== undefined && !options.dryRun) {
+    try {
+      const { states, inspections } = await createControlTransport(config.control).capabilities();
+      process.env.OCC_CONTROL_CAPABILITIES = JSON.stringify([...states, ...inspections]);
+    } catch (error) {
+      rmSync(controlJournalDir, { recursive: true, force: true });
+      if (error instanceof ControlError) throw new ConfigError('CONTROL_URL', '', `CONTROL_URL: ${error.message}; check CONTROL_URL and CONTROL_TOKEN (protocol: control-openapi.json)`);
+      throw error;
+    }
+  }
 
   const redact = createRedactor(config.secrets);
   const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
@@ -165,6 +182,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     await api.close();
     for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}: delete it by hand\n`);
   }
+  // Likewise for test-control states (the global teardown tears down; this covers one that never ran).
+  if (config.control !== undefined && !options.dryRun) {
+    for (const line of await sweepStates(process.env.OCC_CONTROL_JOURNAL, createControlTransport(config.control))) {
+      process.stderr.write(`conformance: could not tear down control state ${line}\n`);
+    }
+  }
+  rmSync(controlJournalDir, { recursive: true, force: true });
 
   const waived = applyWaivers(collector.results, waivers, { strict: options.strict, today: startedAt.slice(0, 10), file: waiverFile });
   const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
@@ -208,6 +232,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       const added = updateWaiverFile(waiverFile, report.checks);
       process.stdout.write(`conformance: --update-waivers: ${added} failure${added === 1 ? '' : 's'} added to ${waiverFile} (fill in reason, ticket and expires)\n`);
     }
+  }
+  if (!options.dryRun && report.controlGaps.length > 0) {
+    process.stdout.write(`conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`);
+    for (const gap of report.controlGaps) process.stdout.write(`  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`);
   }
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);

@@ -200,7 +200,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   secrets.push(...Object.values(server.fixtures.tokens));
   env.BASE_URL = server.baseUrl;
   env.TOKEN = server.fixtures.tokens.all;
-  env.CONTROL_URL = server.controlUrl;
+  env.CONTROL_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
   const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
   if (args.probe === 'rate-limit') {
     env.LIMIT = String(limits.requestsPerMinute);

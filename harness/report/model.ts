@@ -5,6 +5,7 @@
  */
 import { requirements, type Level } from '../../requirements/catalogue.ts';
 import type { Waiver, WaiverSummary } from './waivers.ts';
+import { controlGaps, type ControlGap } from './control-gaps.ts';
 
 /** `waived`: failed, and a waiver covers every requirement it failed (harness/report/waivers.ts). */
 export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'waived';
@@ -80,6 +81,8 @@ export interface RunReport {
   readonly interrupted: boolean;
   /** Which waiver mode the run ran in, and what its waivers did. */
   readonly waivers: WaiverSummary;
+  /** Test-control states/inspections the target does not offer, and what each would unlock. */
+  readonly controlGaps: readonly ControlGap[];
 }
 
 function unique(values: Iterable<string>): string[] {
@@ -182,6 +185,7 @@ export function buildReport(input: ReportInput): RunReport {
     unhandledErrors: input.unhandledErrors,
     interrupted: input.interrupted,
     waivers: input.waivers ?? { mode: 'none', entries: 0, applied: [], expired: [], unused: [] },
+    controlGaps: controlGaps(input.checks, verdicts),
   };
 }
 

@@ -7,7 +7,7 @@ import { inject } from 'vitest';
 import { createContract, type Contract } from '../contract/validator.ts';
 import { createApiClient, type ApiClient } from '../http/client.ts';
 import { secretVariables } from '../report/curl.ts';
-import { createControlClient, type ControlClient } from './control-client.ts';
+import { createControlTransport, type ControlTransport } from './control-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 import { createReceiverClient, type ReceiverClient } from './receiver-client.ts';
 
@@ -15,7 +15,8 @@ export interface Session {
   readonly target: ProvidedTarget;
   readonly api: ApiClient;
   readonly contract: Contract;
-  readonly control: ControlClient | undefined;
+  /** The test-control endpoint's transport; each check gets its own client over it (check.ts). */
+  readonly control: ControlTransport | undefined;
   readonly receiver: ReceiverClient | undefined;
 }
 
@@ -34,7 +35,7 @@ export function session(): Session {
       secretVariables: secretVariables(target.tokens, target.oauth),
     }),
     contract: createContract(),
-    control: target.controlUrl === undefined ? undefined : createControlClient(target.controlUrl),
+    control: target.control === undefined ? undefined : createControlTransport(target.control),
     receiver: target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
       ? undefined
       : createReceiverClient({
