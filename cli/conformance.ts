@@ -17,6 +17,7 @@ import { CheckCollector } from '../harness/report/collector.ts';
 import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
+import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
 import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
@@ -47,6 +48,9 @@ Configuration comes from the environment and .env (see .env.example); with nothi
 suite runs against the embedded reference server.`;
 
 class UsageError extends Error {}
+
+/** Scrubs an unexpected error's message; knows the configured secrets once they are read. */
+let redactErrors = createRedactor();
 
 interface Options {
   readonly dryRun: boolean;
@@ -127,6 +131,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
 
   const redact = createRedactor(config.secrets);
+  redactErrors = redact;
   const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
   const collector = new CheckCollector({
     root,
@@ -144,6 +149,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (interrupted) return;
     interrupted = true;
     signalCode = signal === 'SIGINT' ? 130 : 143;
+    collector.interrupt();
     process.stderr.write(`\nconformance: ${signal} received, stopping the run and deleting the hooks it created…\n`);
     void vitest?.cancelCurrentRun('keyboard-input');
   };
@@ -202,19 +208,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     dryRun: options.dryRun,
     checks: waived.checks,
     waivers: waived.summary,
-    load: options.dryRun ? [] : loadProbeSummaries(reportsRoot),
+    // Written by k6 with its own redaction; scrubbed once more of the configured secrets.
+    load: options.dryRun ? [] : redact.value(loadProbeSummaries(reportsRoot)),
     previous: previousRuns(reportsRoot, target),
     requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0) + sweepRequests,
     unhandledErrors: collector.unhandledErrors,
     interrupted,
   });
-  const { dir } = writeReports(report, reportsRoot, redact);
+  const { dir } = writeReports(report, reportsRoot);
 
   if (options.dryRun) {
     process.stdout.write(`\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:\n`);
     for (const c of report.checks) {
       const why = c.skipReason !== undefined && c.skipReason !== 'dry run' ? `  (${c.skipReason})` : '';
-      process.stdout.write(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}\n`);
+      process.stdout.write(`${readable(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}`)}\n`);
     }
   }
   const r = report.counts.requirements;
@@ -223,6 +230,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`);
   } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.waived} waived, ${r.notVerifiable} not verifiable, ${r.observed} observed`
     + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
+    + (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '')
     + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
   if (!options.dryRun) {
     process.stdout.write(`conformance: waivers: ${waiverModeText(report.waivers)}\n`);
@@ -249,7 +257,7 @@ export async function runAsEntryPoint(argv: readonly string[]): Promise<number> 
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
     else if (error instanceof UsageError || error instanceof WaiverError) process.stderr.write(`conformance: ${error.message}\n`);
-    else process.stderr.write(`conformance: ${createRedactor()(error instanceof Error ? error.message : String(error))}\n`);
+    else process.stderr.write(`conformance: ${readable(redactErrors(error instanceof Error ? error.message : String(error)))}\n`);
     return 2;
   }
 }

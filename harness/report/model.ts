@@ -7,8 +7,11 @@ import { requirements, type Level } from '../../requirements/catalogue.ts';
 import type { Waiver, WaiverSummary } from './waivers.ts';
 import { controlGaps, type ControlGap } from './control-gaps.ts';
 
-/** `waived`: failed, and a waiver covers every requirement it failed (harness/report/waivers.ts). */
-export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'waived';
+/**
+ * `waived`: failed, and a waiver covers every requirement it failed (harness/report/waivers.ts).
+ * `not_run`: the run was interrupted before the check ran (neither a skip nor "not verifiable").
+ */
+export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'waived' | 'not_run';
 
 export interface CheckResult {
   /** Stable id: project, file and full name. */
@@ -23,6 +26,8 @@ export interface CheckResult {
   readonly skipReason?: string | undefined;
   readonly observations: ReadonlyArray<{ requirement: string; text: string }>;
   readonly exchanges: ReadonlyArray<Record<string, unknown>>;
+  /** Earlier exchanges of a failed check left out of `exchanges` (the cap per check). */
+  readonly exchangesOmitted?: number;
   readonly requests: number;
   readonly plannedRequests: number;
   readonly rateLimited: number;
@@ -31,7 +36,7 @@ export interface CheckResult {
   readonly waivers?: readonly Waiver[];
 }
 
-export type RequirementStatus = 'passed' | 'failed' | 'waived' | 'observed' | 'not_verifiable' | 'not_checked';
+export type RequirementStatus = 'passed' | 'failed' | 'waived' | 'observed' | 'not_verifiable' | 'not_run' | 'not_checked';
 
 export interface RequirementVerdict {
   readonly id: string;
@@ -66,9 +71,9 @@ export interface RunReport {
   readonly seed: number;
   readonly dryRun: boolean;
   readonly counts: {
-    readonly checks: { passed: number; failed: number; skipped: number; waived: number };
+    readonly checks: { passed: number; failed: number; skipped: number; waived: number; notRun: number };
     readonly observations: number;
-    readonly requirements: { verified: number; passed: number; failed: number; waived: number; notVerifiable: number; observed: number; notChecked: number; total: number };
+    readonly requirements: { verified: number; passed: number; failed: number; waived: number; notVerifiable: number; observed: number; notRun: number; notChecked: number; total: number };
   };
   readonly requests: { readonly sent: number; readonly planned: number; readonly rateLimited: number };
   readonly requirements: readonly RequirementVerdict[];
@@ -106,13 +111,15 @@ export function judgeRequirement(
   const passed = tagged.some((c) => c.status === 'passed') || probeVerdicts.some((p) => p.verdict === 'passed');
   const source = probeVerdicts.length > 0 ? `k6 ${probeVerdicts.map((p) => p.probe).join(', ')}` : undefined;
   const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
+  // Checks an interrupted run never reached say nothing about the target: "not run", not "not verifiable".
+  const undecided: RequirementStatus = tagged.some((c) => c.status === 'skipped') ? 'not_verifiable' : tagged.length > 0 ? 'not_run' : 'not_checked';
   let status: RequirementStatus;
   if (requirement.level === 'OBSERVE') {
-    status = passed || failed || observations.length > 0 ? 'observed' : tagged.length > 0 ? 'not_verifiable' : 'not_checked';
+    status = passed || failed || observations.length > 0 ? 'observed' : undecided;
   } else if (failed) status = 'failed';
   else if (waived) status = 'waived';
   else if (passed) status = 'passed';
-  else status = tagged.length > 0 ? 'not_verifiable' : 'not_checked';
+  else status = undecided;
   return { ...base, status, notVerifiableBecause, ...(source === undefined ? {} : { source }) };
 }
 
@@ -147,6 +154,7 @@ export function buildReport(input: ReportInput): RunReport {
     waived: count('waived'),
     notVerifiable: count('not_verifiable'),
     observed: count('observed'),
+    notRun: count('not_run'),
     notChecked: count('not_checked'),
     total: verdicts.length,
   };
@@ -164,6 +172,7 @@ export function buildReport(input: ReportInput): RunReport {
         failed: input.checks.filter((c) => c.status === 'failed').length,
         skipped: input.checks.filter((c) => c.status === 'skipped').length,
         waived: input.checks.filter((c) => c.status === 'waived').length,
+        notRun: input.checks.filter((c) => c.status === 'not_run').length,
       },
       observations: verdicts.reduce((sum, v) => sum + v.observations.length, 0),
       requirements: requirementCounts,
