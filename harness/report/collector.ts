@@ -11,7 +11,11 @@ import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { Redactor } from '../http/redact.ts';
 import type { CheckResult, CheckStatus } from './model.ts';
-import { readable } from './readable.ts';
+import { clip, readable } from './readable.ts';
+
+/** Longest failure and observation texts a report keeps (a target can make them huge); the cut is said in the text. */
+const FAILURE_CHARS = 20_000;
+const OBSERVATION_CHARS = 4_000;
 
 export interface ProgressSink {
   readonly interactive: boolean;
@@ -101,7 +105,7 @@ export class CheckCollector implements Reporter {
     const result = test.result();
     const diagnostic = test.diagnostic();
     const failure = result.state === 'failed'
-      ? this.redact(result.errors.map((e) => e.message).join('\n').replace(/\u001b\[[0-9;]*m/g, ''))
+      ? clip(this.redact(result.errors.map((e) => e.message).join('\n').replace(/\u001b\[[0-9;]*m/g, '')), FAILURE_CHARS)
       : undefined;
     const note = (result as { note?: string }).note;
     // After the signal, a check that comes back skipped without a not-verifiable reason of its own
@@ -119,7 +123,7 @@ export class CheckCollector implements Reporter {
       requirements: [...test.tags],
       failure,
       skipReason,
-      observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: this.redact(o.text) })),
+      observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: clip(this.redact(o.text), OBSERVATION_CHARS) })),
       exchanges: result.state === 'failed' ? (meta.exchanges ?? []) : [],
       ...(result.state === 'failed' && meta.exchangesOmitted !== undefined ? { exchangesOmitted: meta.exchangesOmitted } : {}),
       requests: meta.requestCount ?? 0,

@@ -15,13 +15,14 @@
  */
 import junitModule, { type Builder } from 'junit-report-builder';
 import type { RunReport } from './model.ts';
+import { LONE_SURROGATE } from './readable.ts';
 
 // CommonJS under Node's ESM loader: the builder is the module's default export.
 const junit: Builder = (junitModule as unknown as { default?: Builder }).default ?? (junitModule as unknown as Builder);
 import { describeWaiver, waiverModeText } from './waivers.ts';
 
 // Outside XML 1.0's Char production: C0 controls but tab, LF, CR; lone surrogates; U+FFFE, U+FFFF.
-const notXmlChar = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const notXmlChar = new RegExp(`[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|${LONE_SURROGATE}`, 'g');
 
 export const XML_ESCAPE_NOTE = 'characters XML 1.0 cannot carry (NUL, control characters, lone surrogates) are written as \\uXXXX';
 export const CDATA_ESCAPE_NOTE = 'a "]]>" inside system-out, system-err or a failure text is written as "]]\\u003e" in JSON and "]]&gt;" in plain text';

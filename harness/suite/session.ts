@@ -31,7 +31,7 @@ export function session(): Session {
       baseUrl: target.baseUrl,
       timeoutMs: target.requestTimeoutMs,
       requestsPerMinute: target.requestsPerMinute,
-      secrets: target.secrets,
+      secrets: [...target.secrets, ...(target.receiverToken === undefined ? [] : [target.receiverToken])],
       secretVariables: secretVariables(target.tokens, target.oauth),
     }),
     contract: createContract(),
