@@ -17,7 +17,8 @@
  *   POST /hooks refuses schema-invalid bodies     hooks-http-target-accepted, hooks-long-target-accepted,
  *                                                 hooks-unknown-event-accepted
  *   GET /cdrs refuses unparseable timestamps      cdrs-invalid-timestamp-500
- *   POST /hooks accepts schema-valid bodies       hooks-delete-200 (its clean-up DELETE breaks openapi.json)
+ *   POST /hooks accepts schema-valid bodies       hooks-delete-200 (its clean-up DELETE breaks openapi.json),
+ *                                                 hooks-target-scheme-case-sensitive (HTTPS:// targets)
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
