@@ -80,6 +80,7 @@ export const faults = [
   { id: 'me-email-not-validated', description: 'GET /me returns the contact e-mail as typed in the portal ("billing at example.com"), not an e-mail address.', violates: ['ME-200-SHAPE'] },
   { id: 'balance-flags-as-strings', description: 'GET /balance returns blocked and stale as the strings "false"/"true" (a form value passed through).', violates: ['BALANCE-200-SHAPE'] },
   { id: 'agents-id-number', description: 'GET /agents returns each id as a JSON number (the database integer), not a numeric string.', violates: ['AGENTS-200-SHAPE'] },
+  { id: 'agents-empty-list-null', description: 'GET /agents for an account without lines answers agents: null (a nil list) instead of [].', violates: ['AGENTS-200-SHAPE'] },
   { id: 'scope-table-copy-paste', description: 'GET /agents also accepts a read:cdrs token (a copy-pasted line in the scope table).', violates: ['AUTH-SCOPE-AGENTS'] },
   { id: 'cdrs-default-limit-99', description: 'Without limit GET /cdrs returns at most 99 records (an off-by-one default).', violates: ['CDRS-LIMIT-DEFAULT-100'] },
   { id: 'cdrs-limit-1000-capped-999', description: 'limit=1000 returns at most 999 records (the maximum checked with < instead of <=).', violates: ['CDRS-LIMIT-HONOURED'] },

@@ -7,7 +7,7 @@
  *   main       provisioned (trunk), dialer add-on, five agents (one without SIP extension), ~3,000 CDRs over 60 days
  *   other      provisioned, dialer; owns the "foreign" agent; a second account for foreign checks
  *   suspended  suspended (GET /me → 403 suspended)
- *   noTrunk    no trunk allocated (GET /cdrs and POST /calls → 409 account_not_provisioned)
+ *   noTrunk    no trunk allocated (GET /cdrs and POST /calls → 409 account_not_provisioned), no agent
  *   noDialer   trunk but no dialer add-on (POST /calls → 409 dialer_required)
  *
  * API tokens: OUR CHOICE of live-token prefix is `oc_live_` (the spec says only "a live-token
@@ -212,7 +212,7 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
   const unprovisioned = addAgent('main', 'New agent (pending extension)', false);
   const foreign = addAgent('other', 'Globex AI', true);
   addAgent('suspended', 'Initech AI', true);
-  addAgent('noTrunk', 'Umbrella AI', true);
+  // noTrunk has no line yet (no trunk, no SIP line): its GET /agents is the empty list.
   addAgent('noDialer', 'Hooli AI', true);
 
   // CDRs for main: SEED_CDR_COUNT over the last SEED_CDR_SPAN_DAYS, sorted by start.
