@@ -5,7 +5,8 @@
  * Exit codes: 0 every MUST requirement verified passed; 1 something failed; 2 a configuration
  * or usage error (one line on stderr, no stack trace); 130/143 interrupted (after cleanup).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createVitest, type Vitest } from 'vitest/node';
@@ -15,6 +16,9 @@ import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
+import { readable } from '../harness/report/readable.ts';
+import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
+import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { packageRoot, vitestConfigFile } from './package-root.ts';
@@ -40,6 +44,9 @@ Configuration comes from the environment and .env (see .env.example); with nothi
 suite runs against the embedded reference server.`;
 
 class UsageError extends Error {}
+
+/** Scrubs an unexpected error's message; knows the configured secrets once they are read. */
+let redactErrors = createRedactor();
 
 interface Options {
   readonly dryRun: boolean;
@@ -95,8 +102,23 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.env.PROPERTY_SEED = String(seed);
   process.env.OCC_HOOK_JOURNAL = join(runDir, 'hooks.jsonl');
   process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
+  // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
+  const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
+  process.env.OCC_CONTROL_JOURNAL = join(controlJournalDir, 'states.jsonl');
+  // CONTROL_URL is read once, here, so that a broken endpoint stops the run with one line.
+  if (config.control !== undefined && !options.dryRun) {
+    try {
+      const { states, inspections } = await createControlTransport(config.control).capabilities();
+      process.env.OCC_CONTROL_CAPABILITIES = JSON.stringify([...states, ...inspections]);
+    } catch (error) {
+      rmSync(controlJournalDir, { recursive: true, force: true });
+      if (error instanceof ControlError) throw new ConfigError('CONTROL_URL', '', `CONTROL_URL: ${error.message}; check CONTROL_URL and CONTROL_TOKEN (protocol: control-openapi.json)`);
+      throw error;
+    }
+  }
 
   const redact = createRedactor(config.secrets);
+  redactErrors = redact;
   const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
   const collector = new CheckCollector({
     root,
@@ -114,6 +136,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (interrupted) return;
     interrupted = true;
     signalCode = signal === 'SIGINT' ? 130 : 143;
+    collector.interrupt();
     process.stderr.write(`\nconformance: ${signal} received, stopping the run and deleting the hooks it created…\n`);
     void vitest?.cancelCurrentRun('keyboard-input');
   };
@@ -152,6 +175,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     await api.close();
     for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}: delete it by hand\n`);
   }
+  // Likewise for test-control states (the global teardown tears down; this covers one that never ran).
+  if (config.control !== undefined && !options.dryRun) {
+    for (const line of await sweepStates(process.env.OCC_CONTROL_JOURNAL, createControlTransport(config.control))) {
+      process.stderr.write(`conformance: could not tear down control state ${line}\n`);
+    }
+  }
+  rmSync(controlJournalDir, { recursive: true, force: true });
 
   const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
   const report = buildReport({
@@ -163,19 +193,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     seed,
     dryRun: options.dryRun,
     checks: collector.results,
-    load: options.dryRun ? [] : loadProbeSummaries(reportsRoot),
+    // Written by k6 with its own redaction; scrubbed once more of the configured secrets.
+    load: options.dryRun ? [] : redact.value(loadProbeSummaries(reportsRoot)),
     previous: previousRuns(reportsRoot, target),
     requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0) + sweepRequests,
     unhandledErrors: collector.unhandledErrors,
     interrupted,
   });
-  const { dir } = writeReports(report, reportsRoot, redact);
+  const { dir } = writeReports(report, reportsRoot);
 
   if (options.dryRun) {
     process.stdout.write(`\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:\n`);
     for (const c of report.checks) {
       const why = c.skipReason !== undefined && c.skipReason !== 'dry run' ? `  (${c.skipReason})` : '';
-      process.stdout.write(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}\n`);
+      process.stdout.write(`${readable(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}`)}\n`);
     }
   }
   const r = report.counts.requirements;
@@ -184,7 +215,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`);
   } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.notVerifiable} not verifiable, ${r.observed} observed`
     + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
+    + (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '')
     + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
+  if (!options.dryRun && report.controlGaps.length > 0) {
+    process.stdout.write(`conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`);
+    for (const gap of report.controlGaps) process.stdout.write(`  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`);
+  }
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
   return interrupted ? signalCode : exitCodeOf(report);
@@ -197,7 +233,7 @@ export async function runAsEntryPoint(argv: readonly string[]): Promise<number> 
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
     else if (error instanceof UsageError) process.stderr.write(`conformance: ${error.message}\n`);
-    else process.stderr.write(`conformance: ${createRedactor()(error instanceof Error ? error.message : String(error))}\n`);
+    else process.stderr.write(`conformance: ${readable(redactErrors(error instanceof Error ? error.message : String(error)))}\n`);
     return 2;
   }
 }

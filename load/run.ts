@@ -28,6 +28,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { limits } from '../harness/contract/openapi.ts';
+import { createRedactor } from '../harness/http/redact.ts';
 import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';
 import { startReceiver } from '../harness/webhooks/receiver.ts';
@@ -200,7 +201,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   secrets.push(...Object.values(server.fixtures.tokens));
   env.BASE_URL = server.baseUrl;
   env.TOKEN = server.fixtures.tokens.all;
-  env.CONTROL_URL = server.controlUrl;
+  env.CONTROL_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
   const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
   if (args.probe === 'rate-limit') {
     env.LIMIT = String(limits.requestsPerMinute);
@@ -214,9 +215,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
 }
 
 function redact(line: string, secrets: readonly string[]): string {
-  let out = line;
-  for (const s of secrets) if (s.length >= 6) out = out.split(s).join('[redacted]');
-  return out;
+  return createRedactor(secrets)(line);
 }
 
 function failedThresholds(reportFile: string): string[] {

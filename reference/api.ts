@@ -243,7 +243,6 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       agents.push(row);
     }
     const body: AgentList = { count: agents.length + (faults.has('agents-count-mismatch') ? 1 : 0), agents };
-    if (agents.length === 0 && faults.has('agents-empty-list-null')) return reply.send({ ...body, agents: null });
     return reply.send(body);
   });
 

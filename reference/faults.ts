@@ -1,7 +1,7 @@
 /**
  * The fault catalogue of the reference server: each entry is one real, detectable deviation
  * from the spec, implemented at its point in the code (grep for the id) and switched on at
- * start (`faults` option, `--faults` flag) or at run time (PUT /_control/faults).
+ * start (`faults` option, `--faults` flag) or at run time (PUT /_reference/faults).
  *
  * A conformance suite run against the reference with a fault on must fail at least one check
  * tagged with one of the requirement ids the fault `violates`; that is how the suite proves it
@@ -80,7 +80,6 @@ export const faults = [
   { id: 'me-email-not-validated', description: 'GET /me returns the contact e-mail as typed in the portal ("billing at example.com"), not an e-mail address.', violates: ['ME-200-SHAPE'] },
   { id: 'balance-flags-as-strings', description: 'GET /balance returns blocked and stale as the strings "false"/"true" (a form value passed through).', violates: ['BALANCE-200-SHAPE'] },
   { id: 'agents-id-number', description: 'GET /agents returns each id as a JSON number (the database integer), not a numeric string.', violates: ['AGENTS-200-SHAPE'] },
-  { id: 'agents-empty-list-null', description: 'GET /agents for an account without lines answers agents: null (a nil list) instead of [].', violates: ['AGENTS-200-SHAPE'] },
   { id: 'scope-table-copy-paste', description: 'GET /agents also accepts a read:cdrs token (a copy-pasted line in the scope table).', violates: ['AUTH-SCOPE-AGENTS'] },
   { id: 'cdrs-default-limit-99', description: 'Without limit GET /cdrs returns at most 99 records (an off-by-one default).', violates: ['CDRS-LIMIT-DEFAULT-100'] },
   { id: 'cdrs-limit-1000-capped-999', description: 'limit=1000 returns at most 999 records (the maximum checked with < instead of <=).', violates: ['CDRS-LIMIT-HONOURED'] },
@@ -167,7 +166,7 @@ export class FaultSet {
 export class UnknownFaultError extends Error {
   readonly ids: readonly string[];
   constructor(ids: readonly string[]) {
-    super(`unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_control/faults lists the catalogue)`);
+    super(`unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_reference/faults lists the catalogue)`);
     this.ids = ids;
   }
 }

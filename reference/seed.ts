@@ -7,7 +7,7 @@
  *   main       provisioned (trunk), dialer add-on, five agents (one without SIP extension), ~3,000 CDRs over 60 days
  *   other      provisioned, dialer; owns the "foreign" agent; a second account for foreign checks
  *   suspended  suspended (GET /me → 403 suspended)
- *   noTrunk    no trunk allocated (GET /cdrs and POST /calls → 409 account_not_provisioned), no agent
+ *   noTrunk    no trunk allocated (GET /cdrs and POST /calls → 409 account_not_provisioned)
  *   noDialer   trunk but no dialer add-on (POST /calls → 409 dialer_required)
  *
  * API tokens: OUR CHOICE of live-token prefix is `oc_live_` (the spec says only "a live-token
@@ -102,7 +102,7 @@ export interface SeededState {
   tokens: Map<string, TokenRecord>;
   fixtureTokens: Record<FixtureTokenName, string>;
   oauthClient: OAuthClient;
-  agentFixtures: { provisioned: string; unprovisioned: string; foreign: string };
+  agentFixtures: { provisioned: string; unprovisioned: string; foreign: string; noTrunk: string; noDialer: string };
   nextCdrId: number;
 }
 
@@ -212,8 +212,8 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
   const unprovisioned = addAgent('main', 'New agent (pending extension)', false);
   const foreign = addAgent('other', 'Globex AI', true);
   addAgent('suspended', 'Initech AI', true);
-  // noTrunk has no line yet (no trunk, no SIP line): its GET /agents is the empty list.
-  addAgent('noDialer', 'Hooli AI', true);
+  const noTrunkAgent = addAgent('noTrunk', 'Umbrella AI', true);
+  const noDialerAgent = addAgent('noDialer', 'Hooli AI', true);
 
   // CDRs for main: SEED_CDR_COUNT over the last SEED_CDR_SPAN_DAYS, sorted by start.
   const starts: number[] = [];
@@ -281,7 +281,7 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     tokens,
     fixtureTokens,
     oauthClient,
-    agentFixtures: { provisioned: mainAgents[0]!.id, unprovisioned: unprovisioned.id, foreign: foreign.id },
+    agentFixtures: { provisioned: mainAgents[0]!.id, unprovisioned: unprovisioned.id, foreign: foreign.id, noTrunk: noTrunkAgent.id, noDialer: noDialerAgent.id },
     nextCdrId: cdrId + 1,
   };
 }

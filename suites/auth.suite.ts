@@ -114,10 +114,9 @@ describe('Scopes: each operation needs exactly its scope', () => {
       needs: { tokens: [scope] },
       requests: 1 + probesPlanned(available.length, LACKING_PER_RUN),
     }, async (t) => {
-      if (t.target.controlUrl !== undefined) {
-        // Embedded: the sharpest probe, a token with every scope but this one.
-        const allBut = await t.control.mintToken('main', scopes.filter((s) => s !== scope));
-        t.onCleanup(() => t.control.revokeToken(allBut));
+      if (t.target.kind === 'embedded' && t.control.offers('token-issued')) {
+        // Embedded: the sharpest probe, a token with every scope but this one (deleted at teardown).
+        const allBut = await t.control.mintToken(scopes.filter((s) => s !== scope));
         await expectUnauthorized(t, op, { token: allBut }, `a token with every scope except ${scope}`);
       }
       const missing = lacking.filter((other) => t.target.tokens[other] === undefined);
@@ -135,8 +134,8 @@ describe('Scopes: each operation needs exactly its scope', () => {
     });
   });
 
-  check('A token revoked in the portal is refused from the very next request', { verifies: ['AUTH-REVOKE-IMMEDIATE', 'AUTH-REVOKED-TOKEN'], needs: { control: true }, requests: 2 }, async (t) => {
-    const token = await t.control.mintToken('main', ['read:balance']);
+  check('A token revoked in the portal is refused from the very next request', { verifies: ['AUTH-REVOKE-IMMEDIATE', 'AUTH-REVOKED-TOKEN'], needs: { control: ['token-issued', 'token-revoked'] }, requests: 2 }, async (t) => {
+    const token = await t.control.mintToken(['read:balance']);
     t.expectStatus(await t.call({ method: 'GET', path: '/balance', token }), 200);
     await t.control.revokeToken(token);
     const after = await t.call({ method: 'GET', path: '/balance', token });
@@ -144,9 +143,8 @@ describe('Scopes: each operation needs exactly its scope', () => {
     expectError(t, after, 401, 'unauthorized');
   });
 
-  check('The last-used time of a token is recorded when it authenticates (seen through the control API)', { verifies: ['AUTH-LAST-USED'], needs: { control: true }, requests: 1 }, async (t) => {
-    const token = await t.control.mintToken('main', []);
-    t.onCleanup(() => t.control.revokeToken(token));
+  check('The last-used time of a token is recorded when it authenticates (seen through the control endpoint)', { verifies: ['AUTH-LAST-USED'], needs: { control: ['token-issued', 'token-last-used'] }, requests: 1 }, async (t) => {
+    const token = await t.control.mintToken([]);
     const before = await t.control.tokenUsage(token);
     t.expectStatus(await t.call({ method: 'GET', path: '/me', token }), 200);
     const after = await t.control.tokenUsage(token);

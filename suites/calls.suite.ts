@@ -24,15 +24,16 @@ async function expectRefused(t: CheckTools, body: { raw?: string; contentType?: 
   expectError(t, exchange, status, code);
 }
 
-/** Puts the reference into a state for one check and always puts it back. */
-async function withAccountState(t: CheckTools, flags: { trunk?: boolean; dialer?: boolean }): Promise<void> {
-  await t.control.setAccount('main', flags);
-  t.onCleanup(() => t.control.setAccount('main', { trunk: true, dialer: true }));
+/** POST /calls with `token` for `agent` (a fictional destination): one request, its exchange. */
+function originateAs(t: CheckTools, token: string, agent: string) {
+  return t.call({ method: 'POST', path: '/calls', token, json: { aiAgentId: agent, toNumber: FICTIONAL_E164 } });
 }
 
-async function withSwitch(t: CheckTools, switches: { originateFails?: boolean; engineNotConfigured?: boolean }): Promise<void> {
-  await t.control.setSwitches(switches);
-  t.onCleanup(() => t.control.setSwitches({ originateFails: false, engineNotConfigured: false }));
+/** The refusal POST /calls must give `token`/`agent`, where only the condition `what` holds. */
+async function expectStateRefusal(t: CheckTools, token: string, agent: string, status: number, code: string, what: string): Promise<void> {
+  const exchange = await originateAs(t, token, agent);
+  t.ensure(exchange.status === status, `POST /calls for ${what}: expected ${status} ${code}, got ${codeOf(exchange)}`);
+  expectError(t, exchange, status, code);
 }
 
 /** Where the 502's `detail` sits, for the observation. */
@@ -116,27 +117,44 @@ describe('POST /calls: agents and account state', () => {
     await expectRefused(t, { json: { aiAgentId: t.agent('unprovisioned'), toNumber: FICTIONAL_E164 } }, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');
   });
 
-  check('POST /calls answers 409 account_not_provisioned when the account has no trunk', { verifies: ['CALLS-NOT-PROVISIONED-409'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withAccountState(t, { trunk: false });
-    await expectRefused(t, { json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } }, 409, 'account_not_provisioned', 'an account without trunk');
+  // The spec gives no precedence between ai_agent_not_found and the account-state 409s, so each
+  // request meets exactly one condition: an agent OF the account in that state (with a SIP
+  // extension), from the configured fixtures (TOKEN_NO_TRUNK + NO_TRUNK_AGENT_ID…) or from the
+  // target's control endpoint (a state that returns such a token and agent). Either proves it.
+  const accountStates = [
+    { title: '409 account_not_provisioned when the account has no trunk', verifies: 'CALLS-NOT-PROVISIONED-409', status: 409, code: 'account_not_provisioned', what: 'an account without trunk (its own provisioned agent)', token: 'noTrunk', agent: 'noTrunk', state: 'account-without-trunk' },
+    { title: '409 dialer_required when the account lacks the dialer add-on', verifies: 'CALLS-DIALER-REQUIRED-409', status: 409, code: 'dialer_required', what: 'an account without the dialer add-on (its own provisioned agent)', token: 'noDialer', agent: 'noDialer', state: 'account-without-dialer' },
+  ] as const;
+  for (const c of accountStates) {
+    check(`POST /calls answers ${c.title} (configured fixtures)`, { verifies: [c.verifies], needs: { tokens: [c.token], agents: [c.agent] }, requests: 1 }, async (t) => {
+      await expectStateRefusal(t, t.token(c.token), t.agent(c.agent), c.status, c.code, c.what);
+    });
+    check(`POST /calls answers ${c.title} (control state ${c.state})`, { verifies: [c.verifies], needs: { control: [c.state] }, requests: 1 }, async (t) => {
+      const { token, agentId } = await t.control.account(c.state);
+      if (agentId === undefined) return t.fail(`control: setup of ${c.state} failed: its answer has no agentId`);
+      await expectStateRefusal(t, token, agentId, c.status, c.code, c.what);
+    });
+  }
+
+  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension (control state agent-not-provisioned)', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409'], needs: { control: ['agent-not-provisioned'] }, requests: 1 }, async (t) => {
+    const { token, agentId } = await t.control.account('agent-not-provisioned');
+    if (agentId === undefined) return t.fail('control: setup of agent-not-provisioned failed: its answer has no agentId');
+    await expectStateRefusal(t, token, agentId, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');
   });
 
-  check('POST /calls answers 409 dialer_required when the account lacks the dialer add-on', { verifies: ['CALLS-DIALER-REQUIRED-409'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withAccountState(t, { dialer: false });
-    await expectRefused(t, { json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } }, 409, 'dialer_required', 'an account without the dialer add-on');
-  });
-
-  check('POST /calls answers 502 originate_failed when upstream rejects the originate (where its detail sits is recorded)', { verifies: ['CALLS-ORIGINATE-FAILED-502', 'CALLS-ORIGINATE-FAILED-DETAIL'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withSwitch(t, { originateFails: true });
-    const exchange = await t.call({ method: 'POST', path: '/calls', token: t.token('write:calls'), json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } });
+  check('POST /calls answers 502 originate_failed when upstream rejects the originate (where its detail sits is recorded)', { verifies: ['CALLS-ORIGINATE-FAILED-502', 'CALLS-ORIGINATE-FAILED-DETAIL'], needs: { control: ['originate-failing'] }, requests: 1 }, async (t) => {
+    const { token, agentId } = await t.control.account('originate-failing');
+    if (agentId === undefined) return t.fail('control: setup of originate-failing failed: its answer has no agentId');
+    const exchange = await originateAs(t, token, agentId);
     t.ensure(exchange.status === 502, `POST /calls when upstream rejects the originate: expected 502 originate_failed, got ${codeOf(exchange)}`);
     expectError(t, exchange, 502, 'originate_failed');
     t.observe('CALLS-ORIGINATE-FAILED-DETAIL', `the 502 carries its detail in ${detailLocation(exchange.json)}`);
   });
 
-  check('POST /calls answers 503 engine_not_configured when origination is unavailable in the environment', { verifies: ['CALLS-ENGINE-NOT-CONFIGURED-503'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withSwitch(t, { engineNotConfigured: true });
-    await expectRefused(t, { json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } }, 503, 'engine_not_configured', 'origination unavailable');
+  check('POST /calls answers 503 engine_not_configured when origination is unavailable in the environment', { verifies: ['CALLS-ENGINE-NOT-CONFIGURED-503'], needs: { control: ['engine-not-configured'] }, requests: 1 }, async (t) => {
+    const { token, agentId } = await t.control.account('engine-not-configured');
+    if (agentId === undefined) return t.fail('control: setup of engine-not-configured failed: its answer has no agentId');
+    await expectStateRefusal(t, token, agentId, 503, 'engine_not_configured', 'origination unavailable');
   });
 });
 
@@ -153,8 +171,8 @@ describe('POST /calls: origination', () => {
     const queued = exchange.json as CallQueued;
     t.ensure(UUID.test(queued.callId), `callId is ${JSON.stringify(queued.callId)}, must be a UUID`);
     t.ensure(queued.status === 'queued', `status is ${JSON.stringify(queued.status)}, must be queued`);
-    if (t.target.controlUrl !== undefined) {
-      // The reference's own record of the call (embedded only): what follows queued, and whether metadata stuck.
+    if (t.control.offers('call-record')) {
+      // The target's own record of the call (through its control endpoint): what follows queued, and whether metadata stuck.
       let record = await t.control.call(queued.callId);
       for (let i = 0; i < 40 && record?.status !== 'ended'; i++) {
         await new Promise((resolve) => setTimeout(resolve, 25));

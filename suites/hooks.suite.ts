@@ -166,7 +166,7 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     const exchange = await t.call({ method: 'DELETE', path: `/hooks/${foreign.id}`, token: t.token('all') });
     t.ensure(exchange.status === 404, `DELETE of another account's hook: expected 404 not_found, got ${codeOf(exchange)}`);
     expectError(t, exchange, 404, 'not_found');
-    if (t.target.controlUrl !== undefined) {
+    if (t.control.offers('hook-attempts')) {
       const view = await t.control.hook(foreign.id);
       t.ensure(view?.status === 'active', `after another account's DELETE the hook is ${view?.status ?? 'gone'}, must still be active`);
     }
@@ -175,7 +175,7 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     t.ensure(own.status === 204, `DELETE by the owning account after a foreign DELETE: expected 204 (still active), got ${codeOf(own)}`);
   });
 
-  check('A soft-deleted hook keeps its delivery history (seen through the control API)', { verifies: ['HOOKS-DELETE-HISTORY-KEPT', 'HOOKS-DELETE-SOFT'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 2 }, async (t) => {
+  check('A soft-deleted hook keeps its delivery history (seen through the control endpoint)', { verifies: ['HOOKS-DELETE-HISTORY-KEPT', 'HOOKS-DELETE-SOFT'], needs: { tokens: ['all'], control: ['event-emitted', 'hook-attempts'], webhooks: true }, requests: 2 }, async (t) => {
     const hook = await subscribe(t, { event: 'lead.completed' });
     const { eventId } = await t.control.emit('lead.completed');
     const arrived = await t.receiver.waitFor(hook.path, (list) => list.some((d) => d.eventId === eventId), 3_000);
@@ -200,7 +200,7 @@ describe('No API operation emits an event', () => {
   check('Creating and deleting a hook sends it no delivery', { verifies: ['HOOKS-NO-DIRECT-EMIT'], needs: { tokens: ['all'], webhooks: true }, requests: 2 }, async (t) => {
     const hook = await subscribe(t, { event: 'call.transferred' });
     let expected: string | undefined;
-    if (t.target.controlUrl !== undefined) {
+    if (t.control.offers('event-emitted')) {
       // A delivery that must arrive, so that "nothing else arrived" means something.
       expected = (await t.control.emit('call.transferred')).eventId;
       const list = await t.receiver.waitFor(hook.path, (l) => l.some((d) => d.eventId === expected), 3_000);

@@ -4,8 +4,10 @@
  * JUnit) renders this one model.
  */
 import { requirements, type Level } from '../../requirements/catalogue.ts';
+import { controlGaps, type ControlGap } from './control-gaps.ts';
 
-export type CheckStatus = 'passed' | 'failed' | 'skipped';
+/** `not_run`: the run was interrupted before the check ran (neither a skip nor "not verifiable"). */
+export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'not_run';
 
 export interface CheckResult {
   /** Stable id: project, file and full name. */
@@ -20,12 +22,14 @@ export interface CheckResult {
   readonly skipReason?: string | undefined;
   readonly observations: ReadonlyArray<{ requirement: string; text: string }>;
   readonly exchanges: ReadonlyArray<Record<string, unknown>>;
+  /** Earlier exchanges of a failed check left out of `exchanges` (the cap per check). */
+  readonly exchangesOmitted?: number;
   readonly requests: number;
   readonly plannedRequests: number;
   readonly rateLimited: number;
 }
 
-export type RequirementStatus = 'passed' | 'failed' | 'observed' | 'not_verifiable' | 'not_checked';
+export type RequirementStatus = 'passed' | 'failed' | 'observed' | 'not_verifiable' | 'not_run' | 'not_checked';
 
 export interface RequirementVerdict {
   readonly id: string;
@@ -60,9 +64,9 @@ export interface RunReport {
   readonly seed: number;
   readonly dryRun: boolean;
   readonly counts: {
-    readonly checks: { passed: number; failed: number; skipped: number };
+    readonly checks: { passed: number; failed: number; skipped: number; notRun: number };
     readonly observations: number;
-    readonly requirements: { verified: number; passed: number; failed: number; notVerifiable: number; observed: number; notChecked: number; total: number };
+    readonly requirements: { verified: number; passed: number; failed: number; notVerifiable: number; observed: number; notRun: number; notChecked: number; total: number };
   };
   readonly requests: { readonly sent: number; readonly planned: number; readonly rateLimited: number };
   readonly requirements: readonly RequirementVerdict[];
@@ -73,6 +77,8 @@ export interface RunReport {
   readonly history: ReadonlyArray<{ startedAt: string; passed: number; failed: number; notVerifiable: number }>;
   readonly unhandledErrors: readonly string[];
   readonly interrupted: boolean;
+  /** Test-control states/inspections the target does not offer, and what each would unlock. */
+  readonly controlGaps: readonly ControlGap[];
 }
 
 function unique(values: Iterable<string>): string[] {
@@ -93,12 +99,14 @@ export function judgeRequirement(
   const passed = tagged.some((c) => c.status === 'passed') || probeVerdicts.some((p) => p.verdict === 'passed');
   const source = probeVerdicts.length > 0 ? `k6 ${probeVerdicts.map((p) => p.probe).join(', ')}` : undefined;
   const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
+  // Checks an interrupted run never reached say nothing about the target: "not run", not "not verifiable".
+  const undecided: RequirementStatus = tagged.some((c) => c.status === 'skipped') ? 'not_verifiable' : tagged.length > 0 ? 'not_run' : 'not_checked';
   let status: RequirementStatus;
   if (requirement.level === 'OBSERVE') {
-    status = passed || failed || observations.length > 0 ? 'observed' : tagged.length > 0 ? 'not_verifiable' : 'not_checked';
+    status = passed || failed || observations.length > 0 ? 'observed' : undecided;
   } else if (failed) status = 'failed';
   else if (passed) status = 'passed';
-  else status = tagged.length > 0 ? 'not_verifiable' : 'not_checked';
+  else status = undecided;
   return { ...base, status, notVerifiableBecause, ...(source === undefined ? {} : { source }) };
 }
 
@@ -131,6 +139,7 @@ export function buildReport(input: ReportInput): RunReport {
     failed: count('failed'),
     notVerifiable: count('not_verifiable'),
     observed: count('observed'),
+    notRun: count('not_run'),
     notChecked: count('not_checked'),
     total: verdicts.length,
   };
@@ -147,6 +156,7 @@ export function buildReport(input: ReportInput): RunReport {
         passed: input.checks.filter((c) => c.status === 'passed').length,
         failed: input.checks.filter((c) => c.status === 'failed').length,
         skipped: input.checks.filter((c) => c.status === 'skipped').length,
+        notRun: input.checks.filter((c) => c.status === 'not_run').length,
       },
       observations: verdicts.reduce((sum, v) => sum + v.observations.length, 0),
       requirements: requirementCounts,
@@ -167,6 +177,7 @@ export function buildReport(input: ReportInput): RunReport {
     ].slice(-30),
     unhandledErrors: input.unhandledErrors,
     interrupted: input.interrupted,
+    controlGaps: controlGaps(input.checks, verdicts),
   };
 }
 

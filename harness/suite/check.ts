@@ -11,10 +11,12 @@ import { it, type TestContext } from 'vitest';
 import type { TokenName } from '../config/config.ts';
 import { openapi } from '../contract/openapi.ts';
 import { matchPathTemplate } from '../contract/validator.ts';
-import type { ApiRequest, Exchange } from '../http/client.ts';
+import { exchangeCaps, type ApiRequest, type Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
-import type { ControlClient } from './control-client.ts';
-import { missingNeeds, type AgentRole, type Needs } from './needs.ts';
+import { randomUUID } from 'node:crypto';
+import { createControlClient, type ControlClient } from './control-client.ts';
+import { journalSetup, journalTeardown } from './control-journal.ts';
+import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import type { ReceiverClient } from './receiver-client.ts';
 import { session } from './session.ts';
@@ -35,6 +37,7 @@ export interface CheckTools {
   readonly target: ProvidedTarget;
   token(name: TokenName): string;
   agent(role: AgentRole): string;
+  /** The target's test-control endpoint: the states and inspections declared in needs.control. */
   readonly control: ControlClient;
   readonly receiver: ReceiverClient;
   /** Send a request; a transport failure or a response that breaks openapi.json fails the check. */
@@ -58,8 +61,6 @@ export interface CheckOptions {
   readonly timeoutMs?: number;
 }
 
-const EXCHANGES_KEPT_ON_FAILURE = 6;
-
 function describeStatus(exchange: Exchange): string {
   if (exchange.status === undefined) return `no response (${exchange.transportError})`;
   const code = (exchange.json as { error?: unknown } | undefined)?.error;
@@ -82,9 +83,9 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
   it(title, { tags: [...options.verifies], meta: { plannedRequests: options.requests }, timeout }, async (ctx: TestContext) => {
     const { api, contract, control, receiver } = session();
     const meta = ctx.task.meta;
-    const missing = missingNeeds(options.needs ?? {}, target);
-    if (missing.length > 0) {
-      meta.notVerifiable = `not verifiable with this configuration: needs ${missing.join('; ')}`;
+    const reason = notVerifiableReason(options.needs ?? {}, target);
+    if (reason !== undefined) {
+      meta.notVerifiable = reason;
       meta.plannedRequests = 0; // it sends nothing with this configuration
       return ctx.skip(meta.notVerifiable);
     }
@@ -93,12 +94,30 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     const firstExchange = api.log.length;
     const statsBefore = api.stats;
     const cleanups: Array<() => Promise<void>> = [];
+    // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
+    // access tokens); the report's writers only ever see redacted text.
     const observe = (requirement: RequirementId, text: string): void => {
-      (meta.observations ??= []).push({ requirement, text });
+      (meta.observations ??= []).push({ requirement, text: api.redact(text) });
     };
     const fail = (message: string): never => {
       throw new CheckFailure(message);
     };
+    // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
+    const controlClient = createControlClient({
+      transport: control,
+      offered: new Set(target.control?.offered ?? []),
+      declared: options.needs?.control ?? [],
+      onSetup(state, params, values) {
+        const id = randomUUID();
+        journalSetup(target.controlJournal, id, state, params, values);
+        cleanups.push(async () => {
+          await control!.teardown(state, params, values);
+          journalTeardown(target.controlJournal, id);
+        });
+      },
+      remember: (secret) => api.redact.remember(secret),
+      fail,
+    });
 
     const tools: CheckTools = {
       target,
@@ -108,9 +127,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       agent(role) {
         return target.agents[role] ?? fail(`check bug: agent ${role} used but not declared in needs`);
       },
-      get control() {
-        return control ?? fail('check bug: control API used but not declared in needs');
-      },
+      control: controlClient,
       get receiver() {
         return receiver ?? fail('check bug: receiver used but not declared in needs');
       },
@@ -154,14 +171,17 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     try {
       await body(tools);
     } catch (error) {
-      meta.exchanges = api.log.slice(firstExchange).slice(-EXCHANGES_KEPT_ON_FAILURE).map((e) => ({ ...e }));
+      const exchanges = api.log.slice(firstExchange);
+      meta.exchanges = exchanges.slice(-exchangeCaps.exchangesPerCheck).map((e) => ({ ...e }));
+      if (exchanges.length > exchangeCaps.exchangesPerCheck) meta.exchangesOmitted = exchanges.length - exchangeCaps.exchangesPerCheck;
+      if (error instanceof Error) error.message = api.redact(error.message);
       throw error;
     } finally {
       for (const cleanup of cleanups.reverse()) {
         try {
           await cleanup();
         } catch (error) {
-          observe(options.verifies[0], `cleanup failed: ${api.redact((error as Error).message)}`);
+          observe(options.verifies[0], `cleanup failed: ${(error as Error).message}`);
         }
       }
       const statsAfter = api.stats;

@@ -10,19 +10,34 @@
  * the others reuse it, and the last teardown ends it: one receiver on RECEIVER_PORT, one
  * reference server, one sweep.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig, type SuiteConfig } from '../config/config.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
+import { controlCapabilities, type ControlCapability } from '../contract/control.ts';
+import { createControlTransport, type ControlEndpoint } from './control-client.ts';
+import { sweepStates } from './control-journal.ts';
 import { sweepHooks } from './hook-journal.ts';
 import type { ProvidedTarget } from './provided.ts';
 
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+}
+
+/**
+ * What the control endpoint offers, read once per run: from the CLI (which read it before the
+ * run, to stop on a broken endpoint with one line) or here; every capability on a dry run.
+ */
+export async function offeredCapabilities(endpoint: ControlEndpoint, dryRun: boolean): Promise<ControlCapability[]> {
+  if (dryRun) return [...controlCapabilities];
+  const fromCli = process.env.OCC_CONTROL_CAPABILITIES;
+  if (fromCli !== undefined && fromCli !== '') return JSON.parse(fromCli) as ControlCapability[];
+  const { states, inspections } = await createControlTransport(endpoint).capabilities();
+  return [...states, ...inspections];
 }
 
 interface SharedRun {
@@ -51,6 +66,9 @@ async function startRun(): Promise<SharedRun> {
   const config: SuiteConfig = loadConfig(process.env);
   const dryRun = process.env.OCC_DRY_RUN === '1';
   const hookJournal = process.env.OCC_HOOK_JOURNAL ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
+  // Private (it can hold tokens a state returned): a directory of our own under the OS temp dir.
+  const ownControlJournal = process.env.OCC_CONTROL_JOURNAL === undefined;
+  const controlJournal = process.env.OCC_CONTROL_JOURNAL ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
   let reference: ReferenceServer | undefined;
   let receiver: Receiver | undefined;
   let target: ProvidedTarget;
@@ -60,6 +78,7 @@ async function startRun(): Promise<SharedRun> {
     requestTimeoutMs: config.requestTimeoutMs,
     propertyNumRuns: config.propertyNumRuns,
     hookJournal,
+    controlJournal,
     dryRun,
   };
 
@@ -79,7 +98,11 @@ async function startRun(): Promise<SharedRun> {
       kind: 'embedded',
       baseUrl: reference?.baseUrl ?? 'http://127.0.0.1:0/v1',
       authUrl: reference?.authUrl ?? 'http://127.0.0.1:0',
-      controlUrl: reference?.controlUrl ?? 'http://127.0.0.1:0/_control',
+      // The embedded target is just a target whose control endpoint offers everything, asked the same way.
+      control: fixtures === undefined ? undefined : {
+        url: fixtures.controlUrl, token: fixtures.controlToken,
+        offered: await offeredCapabilities({ url: fixtures.controlUrl, token: fixtures.controlToken }, false),
+      },
       receiverLocalUrl: receiver?.localUrl ?? 'https://127.0.0.1:0',
       receiverPublicUrl: receiver?.url ?? 'https://127.0.0.1:0',
       receiverCaPem: receiver?.caCertPem,
@@ -90,7 +113,7 @@ async function startRun(): Promise<SharedRun> {
       agents: fixtures?.agents ?? {},
       destinationNumber: config.destinationNumber ?? '+15005550006',
       requestsPerMinute: undefined,
-      secrets: fixtures === undefined ? [] : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret],
+      secrets: fixtures === undefined ? [] : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
     };
   } else {
     if (!dryRun && config.webhookPublicUrl !== undefined) {
@@ -102,7 +125,7 @@ async function startRun(): Promise<SharedRun> {
       kind: 'remote',
       baseUrl: config.target.baseUrl,
       authUrl: config.target.authUrl,
-      controlUrl: undefined,
+      control: config.control === undefined ? undefined : { ...config.control, offered: await offeredCapabilities(config.control, dryRun) },
       receiverLocalUrl: receiver?.localUrl,
       receiverPublicUrl: receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined),
       receiverCaPem: receiver?.caCertPem,
@@ -117,6 +140,11 @@ async function startRun(): Promise<SharedRun> {
     };
   }
   const end = async (): Promise<void> => {
+    if (!dryRun && target.control !== undefined) {
+      const failed = await sweepStates(controlJournal, createControlTransport(target.control));
+      for (const line of failed) process.stderr.write(`conformance: could not tear down control state ${line}\n`);
+      if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
+    }
     if (!dryRun) {
       const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, secrets: target.secrets });
       try {

@@ -3,13 +3,19 @@
  * is, which fixtures this configuration has, and where the run's side-effect journal lives.
  */
 import type { TokenName } from '../config/config.ts';
+import type { ControlCapability } from '../contract/control.ts';
 
 export interface ProvidedTarget {
   readonly kind: 'embedded' | 'remote';
   readonly baseUrl: string;
   readonly authUrl: string | undefined;
-  /** The reference server's control API; only on the embedded target. */
-  readonly controlUrl: string | undefined;
+  /**
+   * The test-control endpoint (CONTROL_URL; the embedded reference's own) and what it offers,
+   * read once per run (every capability assumed on a dry run, which sends nothing).
+   */
+  readonly control: { readonly url: string; readonly token: string; readonly offered: readonly ControlCapability[] } | undefined;
+  /** Journal of test-control states set up and not yet torn down (a private temporary file). */
+  readonly controlJournal: string;
   /** The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one. */
   readonly receiverLocalUrl: string | undefined;
   /** The https URL the target must deliver to (the receiver, or WEBHOOK_PUBLIC_URL). */
@@ -21,7 +27,10 @@ export interface ProvidedTarget {
   readonly receiverToken: string | undefined;
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
   readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
-  readonly agents: { readonly provisioned?: string | undefined; readonly unprovisioned?: string | undefined; readonly foreign?: string | undefined };
+  readonly agents: {
+    readonly provisioned?: string | undefined; readonly unprovisioned?: string | undefined; readonly foreign?: string | undefined;
+    readonly noTrunk?: string | undefined; readonly noDialer?: string | undefined;
+  };
   readonly destinationNumber: string | undefined;
   readonly allowOriginate: boolean;
   readonly requestsPerMinute: number | undefined;
@@ -48,6 +57,8 @@ declare module 'vitest' {
     observations?: Array<{ requirement: string; text: string }>;
     /** Redacted exchanges behind a failure (the last few of the check). */
     exchanges?: Array<Record<string, unknown>>;
+    /** Earlier exchanges of the failed check left out of `exchanges`. */
+    exchangesOmitted?: number;
     /** Why a check could not run with this configuration, and what would enable it. */
     notVerifiable?: string;
   }

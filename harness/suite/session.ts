@@ -6,7 +6,7 @@
 import { inject } from 'vitest';
 import { createContract, type Contract } from '../contract/validator.ts';
 import { createApiClient, type ApiClient } from '../http/client.ts';
-import { createControlClient, type ControlClient } from './control-client.ts';
+import { createControlTransport, type ControlTransport } from './control-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 import { createReceiverClient, type ReceiverClient } from './receiver-client.ts';
 
@@ -14,7 +14,8 @@ export interface Session {
   readonly target: ProvidedTarget;
   readonly api: ApiClient;
   readonly contract: Contract;
-  readonly control: ControlClient | undefined;
+  /** The test-control endpoint's transport; each check gets its own client over it (check.ts). */
+  readonly control: ControlTransport | undefined;
   readonly receiver: ReceiverClient | undefined;
 }
 
@@ -29,10 +30,10 @@ export function session(): Session {
       baseUrl: target.baseUrl,
       timeoutMs: target.requestTimeoutMs,
       requestsPerMinute: target.requestsPerMinute,
-      secrets: target.secrets,
+      secrets: [...target.secrets, ...(target.receiverToken === undefined ? [] : [target.receiverToken])],
     }),
     contract: createContract(),
-    control: target.controlUrl === undefined ? undefined : createControlClient(target.controlUrl),
+    control: target.control === undefined ? undefined : createControlTransport(target.control),
     receiver: target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
       ? undefined
       : createReceiverClient({
