@@ -12,7 +12,9 @@
 
 const control = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 const bidi = /[\u202A-\u202E\u2066-\u2069]/g;
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Half of a surrogate pair standing alone (text a target's broken UTF-16 or UTF-8 left behind). */
+export const LONE_SURROGATE = '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
+const loneSurrogate = new RegExp(LONE_SURROGATE, 'g');
 
 export function readable(text: string): string {
   return text

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProbeSummaries, previousRuns, writeReports } from '../../harness/report/files.ts';
 import { renderHtml } from '../../harness/report/html.ts';
-import { renderJunit } from '../../harness/report/junit.ts';
+import { renderJunit, xmlText } from '../../harness/report/junit.ts';
+import { readable } from '../../harness/report/readable.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { buildReport } from '../../harness/report/model.ts';
 import { checkResult } from './fixtures.ts';
@@ -52,6 +53,12 @@ describe('report renderers', () => {
     // Target text is escaped in attributes; the exchanges travel in CDATA, inert to XML readers.
     expect(xml).toContain('message="expected 400 window_too_wide, got 200 &lt;script>alert(1)&lt;/script>|pipe"');
     expect(xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '')).not.toContain('<script>');
+  });
+
+  it('writes what XML 1.0 cannot carry visibly as \\uXXXX, and what a reader cannot show as pictures, keeping everything else', () => {
+    expect(xmlText('a\u0000b\uD800c\uD83D\uDE00\u0007\t\n\uFFFE')).toEqual({ text: 'a\\u0000b\\uD800c\uD83D\uDE00\\u0007\t\n\\uFFFE', escaped: true });
+    expect(xmlText('Basic realm="oauth" ]]> <x>')).toEqual({ text: 'Basic realm="oauth" ]]> <x>', escaped: false });
+    expect(readable('a\u0000\u001B[2K\u202Eb\uDC00\u007F\r\n')).toBe('a\u2400\u241B[2K[U+202E]b\uFFFD\u2421\r\n');
   });
 
   it('writes a timestamped run and latest/ exactly as the model holds it, and reads them back as history', () => {
