@@ -11,7 +11,7 @@ import { it, type TestContext } from 'vitest';
 import type { TokenName } from '../config/config.ts';
 import { openapi } from '../contract/openapi.ts';
 import { matchPathTemplate } from '../contract/validator.ts';
-import type { ApiRequest, Exchange } from '../http/client.ts';
+import { exchangeCaps, type ApiRequest, type Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from './control-client.ts';
@@ -46,8 +46,14 @@ export interface CheckTools {
   expectStatus(exchange: Exchange, status: number, errorCode?: string): void;
   /** Fail with a sentence that says what the spec requires and what the target did. */
   fail(message: string): never;
-  /** Fail with `message` unless `condition` holds. */
+  /** Fail with `message` unless `condition` holds: every requirement the check verifies fails. */
   ensure(condition: boolean, message: string): void;
+  /**
+   * One requirement's verdict, without stopping the check: when `condition` is false the check
+   * fails at its end, and the report fails only the requirement(s) named here (`ensure` and
+   * `fail` still fail all of them). Each id must be one the check verifies.
+   */
+  verify(requirement: RequirementId | readonly RequirementId[], condition: boolean, message: string): void;
   observe(requirement: RequirementId, text: string): void;
   /** Runs after the check, pass or fail (deleting what it created). */
   onCleanup(fn: () => Promise<void>): void;
@@ -61,7 +67,21 @@ export interface CheckOptions {
   readonly timeoutMs?: number;
 }
 
-const EXCHANGES_KEPT_ON_FAILURE = 6;
+/** One requirement's verdict recorded by `t.verify` (task meta `verdicts`). */
+export interface RequirementVerdictRecord {
+  readonly requirement: string;
+  readonly passed: boolean;
+  readonly message?: string;
+}
+
+/** The failure a check ends with when only `t.verify` verdicts failed: which ids, and why. */
+export function verdictFailure(verdicts: readonly RequirementVerdictRecord[]): { requirements: string[]; message: string } | undefined {
+  const failed = verdicts.filter((v) => !v.passed);
+  if (failed.length === 0) return undefined;
+  const requirements = [...new Set(failed.map((v) => v.requirement))];
+  const messages = [...new Set(failed.map((v) => `[${v.requirement}] ${v.message ?? 'failed'}`))];
+  return { requirements, message: messages.join('\n') };
+}
 
 function describeStatus(exchange: Exchange): string {
   if (exchange.status === undefined) return `no response (${exchange.transportError})`;
@@ -96,12 +116,15 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     const firstExchange = api.log.length;
     const statsBefore = api.stats;
     const cleanups: Array<() => Promise<void>> = [];
+    // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
+    // access tokens); the report's writers only ever see redacted text.
     const observe = (requirement: RequirementId, text: string): void => {
-      (meta.observations ??= []).push({ requirement, text });
+      (meta.observations ??= []).push({ requirement, text: api.redact(text) });
     };
     const fail = (message: string): never => {
       throw new CheckFailure(message);
     };
+    const verdicts: RequirementVerdictRecord[] = (meta.verdicts = []);
     // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
     const controlClient = createControlClient({
       transport: control,
@@ -162,6 +185,12 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       ensure(condition, message) {
         if (!condition) fail(message);
       },
+      verify(requirement, condition, message) {
+        const ids = typeof requirement === 'string' ? [requirement] : [...requirement];
+        const foreign = ids.filter((id) => !options.verifies.includes(id));
+        if (foreign.length > 0) fail(`check bug: verify(${foreign.join(', ')}) names a requirement the check is not tagged with`);
+        for (const id of ids) verdicts.push({ requirement: id, passed: condition, ...(condition ? {} : { message }) });
+      },
       observe,
       onCleanup(fn) {
         cleanups.push(fn);
@@ -170,15 +199,23 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
 
     try {
       await body(tools);
+      const failed = verdictFailure(verdicts);
+      if (failed !== undefined) {
+        meta.failedRequirements = failed.requirements;
+        throw new CheckFailure(failed.message);
+      }
     } catch (error) {
-      meta.exchanges = api.log.slice(firstExchange).slice(-EXCHANGES_KEPT_ON_FAILURE).map((e) => ({ ...e }));
+      const exchanges = api.log.slice(firstExchange);
+      meta.exchanges = exchanges.slice(-exchangeCaps.exchangesPerCheck).map((e) => ({ ...e }));
+      if (exchanges.length > exchangeCaps.exchangesPerCheck) meta.exchangesOmitted = exchanges.length - exchangeCaps.exchangesPerCheck;
+      if (error instanceof Error) error.message = api.redact(error.message);
       throw error;
     } finally {
       for (const cleanup of cleanups.reverse()) {
         try {
           await cleanup();
         } catch (error) {
-          observe(options.verifies[0], `cleanup failed: ${api.redact((error as Error).message)}`);
+          observe(options.verifies[0], `cleanup failed: ${(error as Error).message}`);
         }
       }
       const statsAfter = api.stats;

@@ -57,7 +57,13 @@ declare module 'vitest' {
     observations?: Array<{ requirement: string; text: string }>;
     /** Redacted exchanges behind a failure (the last few of the check). */
     exchanges?: Array<Record<string, unknown>>;
+    /** Earlier exchanges of the failed check left out of `exchanges`. */
+    exchangesOmitted?: number;
     /** Why a check could not run with this configuration, and what would enable it. */
     notVerifiable?: string;
+    /** Per-requirement verdicts recorded by t.verify. */
+    verdicts?: Array<{ requirement: string; passed: boolean; message?: string }>;
+    /** Set when the check failed only by t.verify: the requirements it failed (the others it verifies passed). */
+    failedRequirements?: string[];
   }
 }
