@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { RunOrderSequencer } from './harness/suite/run-order.ts';
 import { requirements } from './requirements/catalogue.ts';
 
 // Requirement ids are vitest tags: a check tagged with an id the catalogue lacks fails the run
@@ -27,6 +28,8 @@ const harnessProperties = ['properties/hmac-signing.property.ts'];
 export default defineConfig({
   test: {
     reporters: ['default', './harness/report/closing-line.ts'],
+    // What a run watches across its checks is opened first and judged last (harness/suite/run-order.ts).
+    sequence: { sequencer: RunOrderSequencer },
     projects: [
       {
         test: {

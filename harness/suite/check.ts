@@ -26,6 +26,9 @@ export class CheckFailure extends Error {
   }
 }
 
+/** A check that ran but whose target never showed what it needed (nothing arrived in time). */
+class NotVerifiable extends Error {}
+
 export interface CallRequest extends ApiRequest {
   /** Skip openapi.json validation (requests outside the documented operations). */
   readonly validate?: boolean;
@@ -45,6 +48,8 @@ export interface CheckTools {
   fail(message: string): never;
   /** Fail with `message` unless `condition` holds. */
   ensure(condition: boolean, message: string): void;
+  /** End as not verifiable: the target never showed what the rule needs (e.g. "not observed within 180 s"). */
+  notVerifiable(reason: string): never;
   observe(requirement: RequirementId, text: string): void;
   /** Runs after the check, pass or fail (deleting what it created). */
   onCleanup(fn: () => Promise<void>): void;
@@ -145,6 +150,9 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       ensure(condition, message) {
         if (!condition) fail(message);
       },
+      notVerifiable(reason) {
+        throw new NotVerifiable(reason);
+      },
       observe,
       onCleanup(fn) {
         cleanups.push(fn);
@@ -154,6 +162,10 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     try {
       await body(tools);
     } catch (error) {
+      if (error instanceof NotVerifiable) {
+        meta.notVerifiable = `not verifiable: ${error.message}`;
+        ctx.skip(meta.notVerifiable);
+      }
       meta.exchanges = api.log.slice(firstExchange).slice(-EXCHANGES_KEPT_ON_FAILURE).map((e) => ({ ...e }));
       throw error;
     } finally {

@@ -14,6 +14,8 @@ import { startReferenceServer, type ReferenceServer } from '../../reference/serv
 import { sweepHooks } from './hook-journal.ts';
 import type { ProvidedTarget } from './provided.ts';
 
+const EMBEDDED_WEBHOOK_BUDGET_S = 5;
+
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
 }
@@ -30,6 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
     propertyNumRuns: config.propertyNumRuns,
+    // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
+    webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
     hookJournal,
     dryRun,
   };

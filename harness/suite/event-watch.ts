@@ -1,0 +1,168 @@
+/**
+ * The run's watch of webhook deliveries: opened once, early in the run (suites/
+ * webhook-watch.open.suite.ts), judged late (suites/webhook-watch.judge.suite.ts), so the wait for
+ * a remote target's deliveries overlaps every other check (the files of a run share one worker
+ * and this module's state; harness/suite/run-order.ts puts the two files first and last).
+ *
+ * Opening subscribes one hook per event kind, plus, for call.ended, a subscription deleted at
+ * once (nothing may reach it), and against a remote target one answering 410 and one that hangs
+ * once between 503s (the retry rules); then it causes events: the originated call (needs
+ * ALLOW_ORIGINATE) and, where a control API can emit, one event of every other kind. A judge
+ * that runs without an opened watch (e.g. `--only`) opens it itself.
+ *
+ * The receiver keeps what arrives; judging reads it, by path, until a check's condition holds
+ * or WEBHOOK_BUDGET_S after the events were caused.
+ */
+import { eventTypes, type EventType } from '../contract/openapi.ts';
+import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
+import type { CheckTools } from './check.ts';
+import type { Needs } from './needs.ts';
+import type { ProvidedTarget } from './provided.ts';
+import { subscribe, type Subscription } from './subscriptions.ts';
+
+/** What a watched subscription is for. */
+export type WatchRole = 'kind' | 'deleted' | 'refusing' | 'failing';
+
+export interface Watched {
+  readonly role: WatchRole;
+  readonly subscription: Subscription;
+}
+
+export interface Watch {
+  readonly watched: readonly Watched[];
+  /** When the events were caused (ms); the budget runs from here. */
+  readonly causedAt: number;
+  readonly deadline: number;
+  readonly budgetS: number;
+  /** The originated call, when the run may originate. */
+  readonly callId: string | undefined;
+  /** Kinds emitted through the control API (each must arrive). */
+  readonly emitted: readonly EventType[];
+  /** When DELETE of the `deleted` subscription answered. */
+  readonly deletedAt: number;
+}
+
+/** What the receiver holds for the watch at one moment. */
+export interface WatchView {
+  readonly watch: Watch;
+  readonly deliveries: ReadonlyMap<string, readonly Delivery[]>;
+  /** Whether the budget ran out before the condition held. */
+  readonly timedOut: boolean;
+  /** Every delivery with the subscription it came to. */
+  all(): Array<{ delivery: Delivery; watched: Watched }>;
+  of(role: WatchRole, event?: EventType): Delivery[];
+}
+
+/** Marker in the originated call's metadata, to see whether it reappears anywhere. */
+export const WATCH_METADATA_MARKER = 'occ-watch-metadata-marker';
+
+/** Remote runs exercise the retry rules on paths that refuse or fail; the embedded run does it in virtual time. */
+const FAILURE_PLANS: ReadonlyArray<{ role: WatchRole; plan: ResponsePlan }> = [
+  { role: 'refusing', plan: [{ status: 410 }] },
+  // 503 three times (the backoff between them is judged), then one attempt left unanswered (a
+  // timeout), then 503 again: one subscription shows both retry rules.
+  { role: 'failing', plan: [{ status: 503, times: 3 }, { hang: true, times: 1 }, { status: 503 }] },
+];
+
+export function canEmit(target: ProvidedTarget): boolean {
+  return target.controlUrl !== undefined;
+}
+
+export function canOriginate(target: ProvidedTarget): boolean {
+  return target.agents.provisioned !== undefined && target.tokens.all !== undefined
+    && (target.kind === 'embedded' || (target.allowOriginate && target.destinationNumber !== undefined));
+}
+
+/** What opening the watch needs: something that causes events, and a receiver the target reaches. */
+export function watchNeeds(target: ProvidedTarget): Needs {
+  return canEmit(target) ? { tokens: ['all'], webhooks: true } : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
+}
+
+/** Requests opening sends against a remote target (for --dry-run): the subscriptions, one DELETE, one POST /calls. */
+export function openRequests(target: ProvidedTarget): number {
+  return eventTypes.length + 1 + (target.kind === 'remote' ? FAILURE_PLANS.length : 0) + 1 + 1;
+}
+
+/** Requests closing sends: one DELETE per subscription still active. */
+export function closeRequests(target: ProvidedTarget): number {
+  return eventTypes.length + (target.kind === 'remote' ? FAILURE_PLANS.length : 0);
+}
+
+let opening: Promise<Watch> | undefined;
+
+/** The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's. */
+export function openWatch(t: CheckTools): Promise<Watch> {
+  opening ??= open(t);
+  return opening;
+}
+
+async function open(t: CheckTools): Promise<Watch> {
+  const target = t.target;
+  // Subscriptions outlive the opening check: the close check deletes them, or (when --only left
+  // it out, or the run was cut short) the sweep of the run's hook journal.
+  const tools: CheckTools = Object.create(t, { onCleanup: { value: () => undefined } }) as CheckTools;
+  const watched: Watched[] = [];
+  for (const event of eventTypes) watched.push({ role: 'kind', subscription: await subscribe(tools, { event }) });
+  const deleted = await subscribe(tools, { event: 'call.ended' });
+  const removal = await deleted.remove();
+  t.ensure(removal.status === 204, `DELETE /hooks/{id} of a new subscription answered ${removal.status ?? removal.transportError}, expected 204`);
+  const deletedAt = Date.now();
+  watched.push({ role: 'deleted', subscription: deleted });
+  if (target.kind === 'remote') {
+    for (const { role, plan } of FAILURE_PLANS) watched.push({ role, subscription: await subscribe(tools, { event: 'call.ended', plan }) });
+  }
+
+  let callId: string | undefined;
+  if (canOriginate(target)) {
+    const exchange = await t.call({
+      method: 'POST', path: '/calls', token: t.token('all'),
+      json: { aiAgentId: target.agents.provisioned, toNumber: target.destinationNumber, metadata: { campaign: WATCH_METADATA_MARKER } },
+    });
+    t.expectStatus(exchange, 200);
+    callId = (exchange.json as { callId?: unknown }).callId as string;
+  }
+  const emitted: EventType[] = [];
+  if (canEmit(target)) {
+    for (const event of eventTypes) {
+      if (event === 'call.ended' && callId !== undefined) continue; // the call causes it
+      await t.control.emit(event);
+      emitted.push(event);
+    }
+  }
+  const causedAt = Date.now();
+  return {
+    watched, causedAt, deadline: causedAt + target.webhookBudgetS * 1000, budgetS: target.webhookBudgetS, callId, emitted, deletedAt,
+  };
+}
+
+/**
+ * Reads the watched paths until `until` holds or the budget runs out (polling the receiver).
+ * `until` sees every delivery so far; a check stops early on what decides it.
+ */
+export async function judgeWatch(t: CheckTools, until: (view: WatchView) => boolean): Promise<WatchView> {
+  let watch: Watch;
+  try {
+    watch = await openWatch(t);
+  } catch (error) {
+    // POST /hooks or POST /calls failing is the verdict of their own checks, not of the delivery rules.
+    return t.notVerifiable(`the run could not subscribe and cause events: ${(error as Error).message}`);
+  }
+  const pollMs = t.target.kind === 'embedded' ? 25 : 500;
+  for (;;) {
+    const deliveries = new Map<string, Delivery[]>();
+    for (const { subscription } of watch.watched) deliveries.set(subscription.path, await t.receiver.deliveries(subscription.path));
+    const timedOut = Date.now() >= watch.deadline;
+    const view = viewOf(watch, deliveries, timedOut);
+    if (timedOut || until(view)) return view;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, watch.deadline - Date.now()))));
+  }
+}
+
+function viewOf(watch: Watch, deliveries: ReadonlyMap<string, readonly Delivery[]>, timedOut: boolean): WatchView {
+  const at = (w: Watched) => [...(deliveries.get(w.subscription.path) ?? [])];
+  return {
+    watch, deliveries, timedOut,
+    all: () => watch.watched.flatMap((w) => at(w).map((delivery) => ({ delivery, watched: w }))),
+    of: (role, event) => watch.watched.filter((w) => w.role === role && (event === undefined || w.subscription.event === event)).flatMap(at),
+  };
+}
