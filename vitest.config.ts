@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { RunOrderSequencer } from './harness/suite/run-order.ts';
 import { requirements } from './requirements/catalogue.ts';
@@ -6,8 +7,12 @@ import { requirements } from './requirements/catalogue.ts';
 // (strict tags), and `--tags-filter=CDRS-WINDOW-MAX-31D` runs the checks of one requirement.
 const tags = requirements.map((requirement) => ({ name: requirement.id, description: requirement.text }));
 
+// From a clone the suite is TypeScript; in the installed npm package it is the JavaScript that
+// `npm pack` emitted into dist/ (packaging/build.ts), beside this file's own emitted copy.
+const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
+
 const againstTarget = {
-  globalSetup: ['harness/suite/global-setup.ts'],
+  globalSetup: [fileURLToPath(new URL(`./harness/suite/global-setup.${ext}`, import.meta.url))],
   // One worker and shared module state: one throttle and one request count for the whole run,
   // and control-API state changes that never race another file.
   fileParallelism: false,
@@ -21,7 +26,7 @@ const wholeRuns = ['test/self-proof/**/*.test.ts', 'test/load/**/*.test.ts', 'te
 
 // The HMAC round trips prove our own signer and verifier, not the target: they belong to the
 // project's tests, not to a conformance run.
-const harnessProperties = ['properties/hmac-signing.property.ts'];
+const harnessProperties = [`properties/hmac-signing.property.${ext}`];
 
 // One vitest project per concern, so `npm test` runs them all and each can be run alone
 // with `vitest run --project <name>`.
@@ -41,14 +46,14 @@ export default defineConfig({
       {
         test: {
           name: 'conformance',
-          include: ['suites/**/*.suite.ts'],
+          include: [`suites/**/*.suite.${ext}`],
           ...againstTarget,
         },
       },
       {
         test: {
           name: 'properties',
-          include: ['properties/**/*.property.ts'],
+          include: [`properties/**/*.property.${ext}`],
           exclude: harnessProperties,
           ...againstTarget,
         },

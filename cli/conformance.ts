@@ -5,7 +5,8 @@
  * Exit codes: 0 every MUST requirement verified passed; 1 something failed; 2 a configuration
  * or usage error (one line on stderr, no stack trace); 130/143 interrupted (after cleanup).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createVitest, type Vitest } from 'vitest/node';
@@ -15,17 +16,28 @@ import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
+import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
+import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
+import { packageRoot, vitestConfigFile } from './package-root.ts';
 
-const usage = `Usage: npm run conformance -- [options]
+/**
+ * The flags of `occ run`, one entry each: the parser options and the usage text both come from
+ * here, so a new flag is one entry plus its handling in parseOptions.
+ */
+const flags = {
+  'dry-run': { type: 'boolean', default: false, usage: '--dry-run            list the checks and the requests they would send; send nothing' },
+  only: { type: 'string', usage: '--only <ids>         run only the checks of these requirement ids (comma-separated)' },
+  'reports-dir': { type: 'string', default: 'reports', usage: '--reports-dir <dir>  where reports go (default: reports)' },
+  seed: { type: 'string', usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)' },
+  'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
+  help: { type: 'boolean', short: 'h', default: false, usage: '-h, --help           this text' },
+} as const satisfies Record<string, { type: 'boolean' | 'string'; short?: string; default?: boolean | string; usage: string }>;
 
-  --dry-run            list the checks and the requests they would send; send nothing
-  --only <ids>         run only the checks of these requirement ids (comma-separated)
-  --reports-dir <dir>  where reports go (default: reports)
-  --seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)
-  --no-properties      run the conformance suites only
-  -h, --help           this text
+const usage = `Usage: occ run [options]   (npm run conformance -- [options])
+
+${Object.values(flags).map((flag) => `  ${flag.usage}`).join('\n')}
 
 Configuration comes from the environment and .env (see .env.example); with nothing set the
 suite runs against the embedded reference server.`;
@@ -47,17 +59,11 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       args: [...argv],
       strict: true,
       allowPositionals: false,
-      options: {
-        'dry-run': { type: 'boolean', default: false },
-        only: { type: 'string' },
-        'reports-dir': { type: 'string', default: 'reports' },
-        seed: { type: 'string' },
-        'no-properties': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      // parseArgs rejects the extra `usage` key, so strip it.
+      options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as { [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'> },
     });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\.$/, '')}; run npm run conformance -- --help for the options`);
+    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ run --help for the options`);
   }
   const { values } = parsed;
   if (values.help) return 'help';
@@ -73,14 +79,15 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'] };
 }
 
-async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2));
+/** `occ run`: returns the exit code; usage and configuration errors throw (see runAsEntryPoint). */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  const options = parseOptions(argv);
   if (options === 'help') {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
   const config: SuiteConfig = loadConfigFromEnvironment();
-  const root = process.cwd();
+  const root = packageRoot;
   const reportsRoot = resolve(options.reportsDir);
   const startedAt = new Date().toISOString();
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
@@ -91,6 +98,20 @@ async function main(): Promise<number> {
   process.env.PROPERTY_SEED = String(seed);
   process.env.OCC_HOOK_JOURNAL = join(runDir, 'hooks.jsonl');
   process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
+  // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
+  const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
+  process.env.OCC_CONTROL_JOURNAL = join(controlJournalDir, 'states.jsonl');
+  // CONTROL_URL is read once, here, so that a broken endpoint stops the run with one line.
+  if (config.control !== undefined && !options.dryRun) {
+    try {
+      const { states, inspections } = await createControlTransport(config.control).capabilities();
+      process.env.OCC_CONTROL_CAPABILITIES = JSON.stringify([...states, ...inspections]);
+    } catch (error) {
+      rmSync(controlJournalDir, { recursive: true, force: true });
+      if (error instanceof ControlError) throw new ConfigError('CONTROL_URL', '', `CONTROL_URL: ${error.message}; check CONTROL_URL and CONTROL_TOKEN (protocol: control-openapi.json)`);
+      throw error;
+    }
+  }
 
   const redact = createRedactor(config.secrets);
   const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
@@ -118,6 +139,8 @@ async function main(): Promise<number> {
   try {
     const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
     vitest = await createVitest({
+      root,
+      config: vitestConfigFile(),
       run: true,
       watch: false,
       project: options.properties ? ['conformance', 'properties'] : ['conformance'],
@@ -146,6 +169,13 @@ async function main(): Promise<number> {
     await api.close();
     for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}: delete it by hand\n`);
   }
+  // Likewise for test-control states (the global teardown tears down; this covers one that never ran).
+  if (config.control !== undefined && !options.dryRun) {
+    for (const line of await sweepStates(process.env.OCC_CONTROL_JOURNAL, createControlTransport(config.control))) {
+      process.stderr.write(`conformance: could not tear down control state ${line}\n`);
+    }
+  }
+  rmSync(controlJournalDir, { recursive: true, force: true });
 
   const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
   const report = buildReport({
@@ -179,17 +209,25 @@ async function main(): Promise<number> {
   } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.notVerifiable} not verifiable, ${r.observed} observed`
     + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
     + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
+  if (!options.dryRun && report.controlGaps.length > 0) {
+    process.stdout.write(`conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`);
+    for (const gap of report.controlGaps) process.stdout.write(`  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`);
+  }
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
   return interrupted ? signalCode : exitCodeOf(report);
 }
 
-main().then(
-  (code) => { process.exitCode = code; },
-  (error: unknown) => {
+/** Runs main and turns every error into one line on stderr and exit code 2. */
+export async function runAsEntryPoint(argv: readonly string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
     else if (error instanceof UsageError) process.stderr.write(`conformance: ${error.message}\n`);
     else process.stderr.write(`conformance: ${createRedactor()(error instanceof Error ? error.message : String(error))}\n`);
-    process.exitCode = 2;
-  },
-);
+    return 2;
+  }
+}
+
+if (import.meta.main) process.exitCode = await runAsEntryPoint(process.argv.slice(2));

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { faults } from '../reference/faults.ts';
 import type { RunReport } from '../harness/report/model.ts';
+import { entryPoint } from './package-root.ts';
 
 export interface FaultVerdict {
   readonly fault: string;
@@ -41,7 +42,7 @@ function runOne(fault: (typeof faults)[number], workDir: string): Promise<FaultV
   delete env.API_BASE_URL;
   delete env.AUTH_URL;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', '--only', fault.violates.join(','), '--reports-dir', reportsDir], {
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--only', fault.violates.join(','), '--reports-dir', reportsDir], {
       env, stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -61,8 +62,23 @@ function runOne(fault: (typeof faults)[number], workDir: string): Promise<FaultV
   });
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '2' }, only: { type: 'string' } }, strict: true });
+const usage = `Usage: occ self-proof [options]   (npm run self-proof)
+
+  --concurrency <n>  faults checked at once, 1 to 8 (default 2)
+  --only <ids>       only these faults of the reference's catalogue (comma-separated)
+  -h, --help         this text`;
+
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: { concurrency: { type: 'string', default: '2' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+  } catch (error) {
+    throw new Error(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ self-proof --help for the options`);
+  }
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8) throw new Error('--concurrency must be a whole number from 1 to 8');
   const selected = values.only === undefined ? faults : faults.filter((f) => values.only!.split(',').includes(f.id));

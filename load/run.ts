@@ -66,10 +66,10 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
       options: { faults: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]}; usage: node load/run.ts <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]}; usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
   }
   const { values, positionals } = parsed;
-  if (values.help) throw new UsageError(`usage: node load/run.ts <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
+  if (values.help) throw new UsageError(`usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
   if (positionals.length !== 1 || !PROBES.includes(positionals[0] as Probe)) {
     throw new UsageError(`name one probe: ${PROBES.join(' or ')}${positionals.length ? ` (got "${positionals.join(' ')}")` : ''}`);
   }
@@ -78,7 +78,7 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
   const unknown = unknownFaultIds(faults);
   if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
   if (values['report-dir'] !== undefined && values['report-dir'].trim() === '') throw new UsageError('--report-dir needs a directory');
-  return { probe: positionals[0] as Probe, faults, reportDir: resolve(values['report-dir'] ?? join(root, 'reports', 'latest')) };
+  return { probe: positionals[0] as Probe, faults, reportDir: resolve(values['report-dir'] ?? join('reports', 'latest')) };
 }
 
 function positive(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
@@ -200,7 +200,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   secrets.push(...Object.values(server.fixtures.tokens));
   env.BASE_URL = server.baseUrl;
   env.TOKEN = server.fixtures.tokens.all;
-  env.CONTROL_URL = server.controlUrl;
+  env.CONTROL_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
   const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
   if (args.probe === 'rate-limit') {
     env.LIMIT = String(limits.requestsPerMinute);
@@ -276,12 +276,17 @@ function runK6(k6: string, script: string, prepared: Prepared, reportDir: string
   });
 }
 
-async function main(): Promise<number> {
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   let args: Args;
   let config: SuiteConfig;
   try {
-    args = parseRunArgs(process.argv.slice(2), process.env);
-    config = loadConfigFromEnvironment(join(root, '.env'));
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write(`usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]   (default report dir: reports/latest)\n`);
+      return 0;
+    }
+    args = parseRunArgs(argv, process.env);
+    // The user's .env and reports/, not the installed package's folder.
+    config = loadConfigFromEnvironment('.env');
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
       process.stderr.write(`load: ${e.message}\n`);

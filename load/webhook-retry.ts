@@ -23,10 +23,10 @@
  *   timeout    no answer ×2, then 200     retried after timeouts, then delivered (WEBHOOK-TIMEOUT-RETRY)
  *   recover    503 ×9, then 200           delivered on the 10th attempt, subscription still
  *                                         active (WEBHOOK-RECOVERY-BEFORE-10)
- * Against the reference server the event comes from POST /_control/events and time is driven
- * with POST /_control/clock/advance (the runner freezes the virtual clock: scale 0) straight to
+ * Against the reference server the event comes from POST /_reference/events and time is driven
+ * with POST /_reference/clock/advance (the runner freezes the virtual clock: scale 0) straight to
  * the next scheduled attempt, so hours of backoff take seconds. Attempt times are the
- * dispatcher's virtual ms from GET /_control/hooks/:id. Against a remote target the event comes
+ * dispatcher's virtual ms from GET /_reference/hooks/:id. Against a remote target the event comes
  * from a real call (POST /calls) and the probe watches the receiver for TIME_BUDGET_S, judging
  * only what it could see (the rest is reported "not observed within the budget").
  *
@@ -250,7 +250,7 @@ function watchRemote(hooks: Hook[]): { polls: number } {
 function trigger(): string | undefined {
   if (REFERENCE) {
     const emitted = control<{ eventId: string; deliveries: number }>('POST', '/events', { event: EVENT });
-    req('probe', `POST /_control/events reaches every subscription (${plans.length})`, emitted?.deliveries === plans.length);
+    req('probe', `POST /_reference/events reaches every subscription (${plans.length})`, emitted?.deliveries === plans.length);
     return emitted?.eventId;
   }
   const res = http.post(`${BASE_URL}/calls`, JSON.stringify({ aiAgentId: text('AGENT_ID'), toNumber: text('DESTINATION_NUMBER') }), { headers: auth, tags: { name: 'POST /calls' } });
@@ -344,7 +344,7 @@ export function handleSummary(data: SummaryData): Record<string, string> {
     return m === undefined || (m.values.passes ?? 0) + (m.values.fails ?? 0) === 0;
   }).map((r) => r.id);
   const observations = {
-    target: REFERENCE ? 'reference (virtual clock driven by /_control/clock/advance)' : `remote (watched for ${TIME_BUDGET_S} s)`,
+    target: REFERENCE ? 'reference (virtual clock driven by /_reference/clock/advance)' : `remote (watched for ${TIME_BUDGET_S} s)`,
     timeBase: REFERENCE ? 'virtual ms of the dispatcher' : 'real arrival time at the receiver',
     plans: perPlan,
     'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES': { intervalsS: perPlan.find((p) => p.plan === 'server5xx')?.intervalsS ?? [] },

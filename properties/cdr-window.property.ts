@@ -32,7 +32,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * time, so allow for clock skew.
  */
 async function targetNow(t: CheckTools): Promise<{ now: number; slackMs: number }> {
-  if (t.target.controlUrl !== undefined) return { now: await t.control.clock(), slackMs: 1_000 };
+  if (t.control.offers('clock')) return { now: await t.control.clock(), slackMs: 1_000 };
   return { now: Date.now(), slackMs: 120_000 };
 }
 

@@ -276,7 +276,7 @@ describe('Webhook subscription state table (model-based)', () => {
   const deliveryTitle = titles.hookAutoDisable;
   check(deliveryTitle, {
     verifies: ['WEBHOOK-AUTO-DISABLE-10', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-SOFT'],
-    needs: { tokens: [TOKEN], control: true, webhooks: true },
+    needs: { tokens: [TOKEN], control: ['event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced'], webhooks: true },
     requests: deliveryRuns * 8,
     timeoutMs: 60_000,
   }, async (t) => {

@@ -36,10 +36,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CDR_WINDOW_MAX_MS, E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits, operations } from '../harness/contract/openapi.ts';
 import type { AgentList, Balance, CdrList, Me, OperationKey } from '../harness/contract/openapi.ts';
 import type { FaultId } from './faults.ts';
-import { isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
+import { isJsonContentType, isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
 import type { TokenRecord } from './seed.ts';
 import type { ReferenceStore } from './store.ts';
-import { parseDateTime } from './timestamps.ts';
+import { parseDateTime, type DateTimeLeniency } from './timestamps.ts';
 
 const HOUR_MS = 3_600_000;
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -55,9 +55,16 @@ function requiredScope(key: OperationKey): string | undefined {
   return scopeOf.get(key);
 }
 
-export function isHttpsUri(value: string, allowHttp: boolean): boolean {
+export function isHttpsUri(value: string, allowHttp: boolean, faults?: { has(id: FaultId): boolean }): boolean {
+  if (faults?.has('hooks-target-scheme-prefix-only') && /^https:/i.test(value)) return true;
   if (!URI_CHARS.test(value) || BAD_ESCAPE.test(value)) return false;
-  if (!value.startsWith('https://') && !(allowHttp && value.startsWith('http://'))) return false;
+  // RFC 3986 §3.1: the scheme is case-insensitive, so HTTPS://host is an https URI.
+  const scheme = faults?.has('hooks-target-scheme-case-sensitive') ? value : value.toLowerCase();
+  if (!scheme.startsWith('https://') && !(allowHttp && scheme.startsWith('http://'))) return false;
+  // RFC 3986 reads the host from the authority itself; WHATWG URL would take "hooks" as the host of
+  // https:///hooks/x, which RFC 9110 §4.2.2 says a recipient must reject (an empty host).
+  const authority = value.slice(value.indexOf('//') + 2).split(/[/?#]/, 1)[0]!;
+  if (authority.replace(/^[^@]*@/, '').replace(/:[0-9]*$/, '') === '') return false;
   try {
     return new URL(value).hostname.length > 0;
   } catch {
@@ -66,9 +73,16 @@ export function isHttpsUri(value: string, allowHttp: boolean): boolean {
 }
 
 /** The CDR limit after clamping (see the module comment). */
-export function parseLimit(raw: string | undefined | null): number {
-  if (typeof raw !== 'string' || !/^[+-]?[0-9]{1,15}$/.test(raw.trim())) return limits.cdrLimitDefault;
+export function parseLimit(raw: string | undefined | null, defaultLimit: number = limits.cdrLimitDefault): number {
+  if (typeof raw !== 'string' || !/^[+-]?[0-9]{1,15}$/.test(raw.trim())) return defaultLimit;
   return Math.min(limits.cdrLimitMax, Math.max(limits.cdrLimitMin, Number(raw.trim())));
+}
+
+/** One calendar month after `ms` (UTC; JS month arithmetic, Jan 31 + 1 month = Mar 3): the fault cdrs-window-calendar-month. */
+function oneCalendarMonthAfter(ms: number): number {
+  const date = new Date(ms);
+  date.setUTCMonth(date.getUTCMonth() + 1);
+  return date.getTime();
 }
 
 export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
@@ -78,6 +92,11 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
 
   /** The JSON object a POST carries; otherwise sends 400 invalid_input and returns undefined. */
   function objectBody(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> | undefined {
+    if (faults.has('empty-json-body-framework-error') && isJsonContentType(request.headers['content-type']) && String(request.body ?? '').trim() === '') {
+      // What the web framework answers on its own when nobody replaced its JSON parser.
+      reply.code(400).send({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', error: 'Bad Request', message: "Body cannot be empty when content-type is set to 'application/json'" });
+      return undefined;
+    }
     const parsed = readJsonBody(request);
     if (!parsed.ok) {
       fail(reply, 400, 'invalid_input', parsed.message);
@@ -118,7 +137,8 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     }
     record.lastUsedAt = now;
     const scope = requiredScope(key);
-    if (scope !== undefined && !record.scopes.has(scope) && !(scopeFault !== undefined && faults.has(scopeFault))) {
+    const copyPasted = key === 'GET /agents' && record.scopes.has('read:cdrs') && faults.has('scope-table-copy-paste');
+    if (scope !== undefined && !record.scopes.has(scope) && !copyPasted && !(scopeFault !== undefined && faults.has(scopeFault))) {
       fail(reply, 401, 'unauthorized', `the token lacks the ${scope} scope`);
       return undefined;
     }
@@ -137,6 +157,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     if (account.suspended && !faults.has('suspended-not-refused')) return fail(reply, 403, 'suspended', 'the account is suspended');
     const body: Partial<Me> = { customerId: account.customerId, companyName: account.companyName, primaryContactEmail: account.primaryContactEmail };
     if (faults.has('me-missing-field')) delete body.primaryContactEmail;
+    if (faults.has('me-email-not-validated')) body.primaryContactEmail = body.primaryContactEmail?.replace('@', ' at ');
     return reply.code(faults.has('me-wrong-status') ? 201 : 200).send(body);
   });
 
@@ -153,6 +174,10 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const body: Balance = { balance: account.balance, currency: account.currency, accountType: account.accountType, creditLimit: account.creditLimit, blocked: account.blocked, stale };
     const out: Record<string, unknown> = { ...body };
     if (faults.has('balance-wrong-type')) out.balance = account.balance.toFixed(2);
+    if (faults.has('balance-flags-as-strings')) {
+      out.blocked = String(out.blocked);
+      out.stale = String(out.stale);
+    }
     if (faults.has('balance-renamed-field')) {
       out.amount = out.balance;
       delete out.balance;
@@ -169,8 +194,10 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const invalid = (name: string) => faults.has('cdrs-invalid-timestamp-500')
       ? fail(reply, 500, 'internal_error', 'unexpected error')
       : fail(reply, 400, 'invalid_timestamp', `${name} is not an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`);
-    const fromMs = fromRaw === undefined ? undefined : fromRaw === null ? Number.NaN : parseDateTime(fromRaw) ?? Number.NaN;
-    const tillMs = tillRaw === undefined ? undefined : tillRaw === null ? Number.NaN : parseDateTime(tillRaw) ?? Number.NaN;
+    const leniency: DateTimeLeniency = { rollOverDays: faults.has('cdrs-impossible-date-rolls-over') };
+    let fromMs = fromRaw === undefined ? undefined : fromRaw === null ? Number.NaN : parseDateTime(fromRaw, leniency) ?? Number.NaN;
+    const tillMs = tillRaw === undefined ? undefined : tillRaw === null ? Number.NaN : parseDateTime(tillRaw, leniency) ?? Number.NaN;
+    if (fromMs !== undefined && faults.has('cdrs-from-truncated-to-minute')) fromMs = Math.floor(fromMs / 60_000) * 60_000;
     if (Number.isNaN(fromMs)) return invalid('from');
     if (Number.isNaN(tillMs)) return invalid('till');
     const till = tillMs ?? store.clock.now();
@@ -178,19 +205,22 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const from = fromMs ?? till - defaultSpan;
     if (till <= from) return fail(reply, 400, 'till_must_be_after_from', 'till must be later than from');
     const span = till - from;
-    const tooWide = faults.has('cdrs-window-31d-rejected') ? span >= CDR_WINDOW_MAX_MS : span > CDR_WINDOW_MAX_MS;
+    const tooWide = faults.has('cdrs-window-31d-rejected') ? span >= CDR_WINDOW_MAX_MS
+      : faults.has('cdrs-window-calendar-month') ? till > oneCalendarMonthAfter(from) : span > CDR_WINDOW_MAX_MS;
     if (tooWide && !faults.has('cdrs-window-32d-accepted')) {
       return fail(reply, 400, 'window_too_wide', `the window is longer than ${limits.cdrWindowMaxDays} days; split it into consecutive windows`);
     }
     const account = store.state.accounts.get(token.account)!;
     if (!account.trunk && !faults.has('cdrs-not-provisioned-200')) return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
     const limitRaw = singleQuery(request.query, 'limit');
-    let limit = parseLimit(limitRaw);
+    let limit = parseLimit(limitRaw, faults.has('cdrs-default-limit-99') ? limits.cdrLimitDefault - 1 : limits.cdrLimitDefault);
+    if (faults.has('cdrs-limit-1000-capped-999')) limit = Math.min(limit, limits.cdrLimitMax - 1);
     if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw)) limit = Math.max(limit, Number(limitRaw));
     if (faults.has('cdrs-limit-ignored')) limit = limits.cdrLimitDefault;
     const widen = faults.has('cdrs-rows-outside-window') ? 24 * HOUR_MS : 0;
     const rows = account.trunk ? store.cdrsIn(token.account, from - widen, till, limit) : [];
     const body: CdrList = { count: rows.length + (faults.has('cdrs-count-mismatch') ? 1 : 0), calls: rows.map((r) => r.row) };
+    if (rows.length === 0 && faults.has('cdrs-empty-calls-null')) return reply.send({ ...body, calls: null });
     return reply.send(body);
   });
 
@@ -203,7 +233,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     for (const a of store.state.agents.values()) {
       if (a.account !== token.account) continue;
       // Projection: only the documented fields ever leave; the SIP password stays here.
-      const row: Record<string, unknown> = { id: a.id, label: a.label, createdAt: a.createdAt };
+      const row: Record<string, unknown> = { id: faults.has('agents-id-number') ? Number(a.id) : a.id, label: a.label, createdAt: a.createdAt };
       if (a.sipUsername !== undefined) row.sipUsername = a.sipUsername;
       if (leak) row.sipPassword = a.sipPassword;
       agents.push(row);
@@ -219,12 +249,16 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const body = objectBody(request, reply);
     if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
-    const { aiAgentId, toNumber, fromNumber, metadata } = body;
+    const { toNumber, fromNumber, metadata } = body;
+    let { aiAgentId } = body;
+    if (faults.has('calls-agent-id-parseint') && (typeof aiAgentId === 'string' || typeof aiAgentId === 'number') && !Number.isNaN(parseInt(String(aiAgentId), 10))) aiAgentId = String(parseInt(String(aiAgentId), 10));
     if (typeof aiAgentId !== 'string' || !NUMERIC_ID_PATTERN.test(aiAgentId)) return bad('aiAgentId is required and must be a numeric string');
     const checkE164 = !faults.has('calls-e164-not-validated');
-    if (typeof toNumber !== 'string' || (checkE164 && !E164_PATTERN.test(toNumber))) return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
-    if (fromNumber !== undefined && (typeof fromNumber !== 'string' || (checkE164 && !E164_PATTERN.test(fromNumber)))) return bad('fromNumber must be an E.164 number, e.g. +14155550100');
-    if (metadata !== undefined && !isPlainObject(metadata)) return bad('metadata must be a JSON object');
+    const e164 = faults.has('calls-e164-unanchored') ? new RegExp(E164_PATTERN.source.replace(/^\^|\$$/g, '')) : E164_PATTERN;
+    if (typeof toNumber !== 'string' || (checkE164 && !e164.test(toNumber))) return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
+    if (fromNumber !== undefined && (typeof fromNumber !== 'string' || (checkE164 && !e164.test(fromNumber)))) return bad('fromNumber must be an E.164 number, e.g. +14155550100');
+    const metadataOk = faults.has('calls-metadata-array-accepted') ? typeof metadata === 'object' : isPlainObject(metadata);
+    if (metadata !== undefined && !metadataOk) return bad('metadata must be a JSON object');
     if (metadata !== undefined && faults.has('calls-metadata-rejected')) return bad('metadata is not allowed');
 
     const account = store.state.accounts.get(token.account)!;
@@ -254,15 +288,21 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const body = objectBody(request, reply);
     if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
-    const { event, target_url: targetUrl } = body;
+    let { event, target_url: targetUrl } = body;
+    if (faults.has('hooks-fields-coerced')) {
+      if (event !== undefined && event !== null) event = String(event);
+      if (targetUrl !== undefined && targetUrl !== null) targetUrl = String(targetUrl);
+    }
+    if (faults.has('hooks-event-case-insensitive') && typeof event === 'string') event = event.trim().toLowerCase();
     const eventOk = typeof event === 'string' && (eventTypes.includes(event as never) || (faults.has('hooks-unknown-event-accepted') && event.length > 0));
     if (!eventOk) return bad(`event is required and must be one of ${eventTypes.join(', ')}`);
     if (typeof targetUrl !== 'string') return bad('target_url is required and must be a string');
-    if (targetUrl.length > limits.targetUrlMaxLength && !faults.has('hooks-long-target-accepted')) {
+    const maxLength = limits.targetUrlMaxLength + (faults.has('hooks-target-length-off-by-one') ? 1 : 0);
+    if (targetUrl.length > maxLength && !faults.has('hooks-long-target-accepted')) {
       return bad(`target_url is longer than ${limits.targetUrlMaxLength} characters`);
     }
-    if (!isHttpsUri(targetUrl, faults.has('hooks-http-target-accepted'))) return bad('target_url must be an absolute https URI');
-    const hook = store.createHook(token.account, event, targetUrl);
+    if (!isHttpsUri(targetUrl, faults.has('hooks-http-target-accepted'), faults)) return bad('target_url must be an absolute https URI');
+    const hook = store.createHook(token.account, String(event), targetUrl);
     return reply.send({ id: hook.id, secret: hook.secret });
   });
 
@@ -271,7 +311,8 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
     if (!token) return reply;
     const id = request.params.id;
-    if (!UUID_PATTERN.test(id)) {
+    const uuid = faults.has('hooks-delete-uuid-unanchored') ? new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, '')) : UUID_PATTERN;
+    if (!uuid.test(id)) {
       return faults.has('hooks-non-uuid-404') ? fail(reply, 404, 'not_found', 'no such hook') : fail(reply, 400, 'invalid_input', 'id must be a UUID');
     }
     const hook = store.hooks.get(id.toLowerCase());

@@ -8,6 +8,8 @@
  *   --clock-scale <x>       virtual ms per real ms (default 1)
  *   --faults <id,id>        faults switched on at start
  *   --trust-ca <pem path>   a CA the webhook dispatcher trusts (repeatable)
+ *   --control-token <t>     bearer token of the test-control protocol (default: random, printed;
+ *                           or the CONTROL_TOKEN environment variable)
  *   --json                  print ONE line with the fixtures JSON first (for scripts)
  *
  * A bad flag prints one line on stderr saying what is wrong and how to fix it; exit code 2.
@@ -44,15 +46,16 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
         'clock-scale': { type: 'string' },
         faults: { type: 'string' },
         'trust-ca': { type: 'string', multiple: true },
+        'control-token': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --trust-ca --json)`);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --trust-ca --control-token --json)`);
   }
   if (values.help) {
-    process.stdout.write('usage: npm run reference -- [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--trust-ca pem] [--json]\n');
+    process.stdout.write('usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--trust-ca pem] [--control-token t] [--json]\n');
     process.exit(0);
   }
   const port = integer('port', values.port, 0);
@@ -69,7 +72,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   }
   const faults = values.faults === undefined ? [] : values.faults.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const unknown = unknownFaultIds(faults);
-  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_control/faults or reference/faults.ts lists them`);
+  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_reference/faults or reference/faults.ts lists them`);
   const trustedCaPem = (values['trust-ca'] ?? []).map((path) => {
     try {
       const pem = readFileSync(path, 'utf8');
@@ -88,13 +91,18 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   if (seed !== undefined) options.seed = seed;
   if (clockScale !== undefined) options.clockScale = clockScale;
   if (trustedCaPem.length > 0) options.trustedCaPem = trustedCaPem;
+  const controlToken = values['control-token'] ?? process.env.CONTROL_TOKEN;
+  if (controlToken !== undefined) {
+    if (!/^[\x21-\x7e]{16,}$/.test(controlToken)) throw new UsageError('--control-token (or CONTROL_TOKEN) must be at least 16 printable characters without spaces');
+    options.controlToken = controlToken;
+  }
   return { options, json: values.json === true };
 }
 
-async function main(): Promise<void> {
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   let parsed;
   try {
-    parsed = parse(process.argv.slice(2));
+    parsed = parse([...argv]);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`reference: ${e.message}\n`);
@@ -116,14 +124,15 @@ async function main(): Promise<void> {
     'Outbound Calling API v1 — reference server',
     `  base URL     ${f.baseUrl}`,
     `  auth URL     ${f.authUrl}   (token: ${f.authUrl}/oauth/token)`,
-    `  control URL  ${f.controlUrl}`,
+    `  control URL  ${f.controlUrl}   (test-control protocol, control-openapi.json; token ${f.controlToken})`,
+    `  reference    ${f.referenceUrl}   (faults, reset: reference only)`,
     `  docs         ${f.baseUrl}/docs`,
     `  rate limit   ${parsed.options.rateLimit === false ? 'off' : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`}`,
     `  faults       ${parsed.options.faults?.length ? parsed.options.faults.join(', ') : 'none'}`,
     '  tokens',
     ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
     `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,
-    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  foreign ${f.agents.foreign}`,
+    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  foreign ${f.agents.foreign}  noTrunk ${f.agents.noTrunk}  noDialer ${f.agents.noDialer}`,
     'Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -143,4 +152,5 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-await main();
+// Only as the entry point: `occ reference` imports main.
+if (import.meta.main) await main();

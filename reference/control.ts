@@ -1,39 +1,41 @@
 /**
- * The control API of the reference server: test-only routes OUTSIDE /v1, under /_control,
- * with no authentication and no rate limit. Only the reference server has them; a suite that
- * targets a real deployment must not depend on them for MUST checks.
+ * The reference server's OWN test API: reference-only routes OUTSIDE /v1, under /_reference,
+ * with no authentication and no rate limit: the fault switches, reset, fixtures, and raw views
+ * and levers the reference's unit tests and the k6 probes use. It is NOT the test-control
+ * protocol (control-openapi.json, ./control-protocol.ts, under /_control) that the suite uses
+ * against any target: a vendor never implements faults, and the suite never calls these.
  *
  * Bodies are JSON (an empty body reads as {}); errors are {error, message} with 400 for a bad
  * body or unknown name/id, 404 for an unknown hook or call. Secrets never appear in answers.
  *
- *   POST   /_control/reset                {faults?: string[]}          → 200 {ok, faults}
+ *   POST   /_reference/reset                {faults?: string[]}          → 200 {ok, faults}
  *          back to the seeded state (hooks, calls, minted tokens, switches, rate-limit logs
  *          forgotten); the enabled faults are kept unless `faults` is given (then exactly those).
- *   GET    /_control/fixtures                                          → 200 ReferenceFixtures
- *   PATCH  /_control/accounts/:name       {suspended?, trunk?, dialer?} → 200 {name, suspended, trunk, dialer}
+ *   GET    /_reference/fixtures                                          → 200 ReferenceFixtures
+ *   PATCH  /_reference/accounts/:name       {suspended?, trunk?, dialer?} → 200 {name, suspended, trunk, dialer}
  *          :name is main | other | suspended | noTrunk | noDialer.
- *   GET    /_control/switches                                          → 200 Switches
- *   PUT    /_control/switches             {balanceUpstreamFails?, originateFails?, engineNotConfigured?}
+ *   GET    /_reference/switches                                          → 200 Switches
+ *   PUT    /_reference/switches             {balanceUpstreamFails?, originateFails?, engineNotConfigured?}
  *                                                                      → 200 Switches (fields not given unchanged)
- *   POST   /_control/events               {event, account?: 'main', fields?: {...}}
+ *   POST   /_reference/events               {event, account?: 'main', fields?: {...}}
  *                                                                      → 200 {eventId, deliveries}
  *          emits one event (payload defaults overridden by `fields`) to the account's ACTIVE
  *          subscriptions of that kind through the dispatcher; deliveries = subscriptions reached.
- *   GET    /_control/hooks/:id                                         → 200 {id, account, event, targetUrl,
+ *   GET    /_reference/hooks/:id                                         → 200 {id, account, event, targetUrl,
  *          status, disabledReason, consecutiveFailures, createdAt, deliveries} (deliveries with attempts)
- *   GET    /_control/deliveries[?hookId=]                              → 200 {deliveries}
- *   POST   /_control/idle                                              → 200 {idle: true|false}
+ *   GET    /_reference/deliveries[?hookId=]                              → 200 {deliveries}
+ *   POST   /_reference/idle                                              → 200 {idle: true|false}
  *          waits (at most 10 s real) until no delivery attempt is in flight or due now.
- *   GET    /_control/calls/:id                                         → 200 CallRecord (status timeline, cdrId)
- *   GET    /_control/clock                                             → 200 {now, iso, scale}
- *   POST   /_control/clock/advance        {ms}                         → 200 {now, iso, scale}
- *   GET    /_control/faults                                            → 200 {faults: [{id, description, violates, enabled}]}
- *   PUT    /_control/faults               {enable?: string[], disable?: string[]}
+ *   GET    /_reference/calls/:id                                         → 200 CallRecord (status timeline, cdrId)
+ *   GET    /_reference/clock                                             → 200 {now, iso, scale}
+ *   POST   /_reference/clock/advance        {ms}                         → 200 {now, iso, scale}
+ *   GET    /_reference/faults                                            → 200 {faults: [{id, description, violates, enabled}]}
+ *   PUT    /_reference/faults               {enable?: string[], disable?: string[]}
  *                                                                      → 200 {enabled: string[]}; an unknown id → 400 naming it
- *   POST   /_control/tokens               {account, scopes}            → 200 {token} (an API token)
- *   DELETE /_control/tokens               {token}                      → 200 {revoked: true}; unknown → 404
+ *   POST   /_reference/tokens               {account, scopes}            → 200 {token} (an API token)
+ *   DELETE /_reference/tokens               {token}                      → 200 {revoked: true}; unknown → 404
  *          revocation, as "deleted in the portal": refused from the very next request.
- *   GET    /_control/tokens/last-used[?token=]                         → 200 {tokens: [{token, account, kind,
+ *   GET    /_reference/tokens/last-used[?token=]                         → 200 {tokens: [{token, account, kind,
  *          label, lastUsedAt (ISO or null), revoked}]}
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -81,7 +83,7 @@ function isStringArray(v: unknown): v is string[] {
 export function registerControl(app: FastifyInstance, store: ReferenceStore, hooks: ControlHooks): void {
   const clockView = () => ({ now: store.clock.now(), iso: new Date(store.clock.now()).toISOString(), scale: store.clock.scale });
 
-  app.post('/_control/reset', async (request, reply) => {
+  app.post('/_reference/reset', async (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const wanted = b.value.faults;
@@ -99,9 +101,9 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send({ ok: true, faults: store.faults.list() });
   });
 
-  app.get('/_control/fixtures', (_request, reply) => reply.send(hooks.fixtures()));
+  app.get('/_reference/fixtures', (_request, reply) => reply.send(hooks.fixtures()));
 
-  app.patch<{ Params: { name: string } }>('/_control/accounts/:name', (request, reply) => {
+  app.patch<{ Params: { name: string } }>('/_reference/accounts/:name', (request, reply) => {
     const name = request.params.name;
     if (!accountNames.includes(name as AccountName)) return bad(reply, `unknown account ${name}; one of ${accountNames.join(', ')}`);
     const b = body(request);
@@ -119,9 +121,9 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send({ name, suspended: account.suspended, trunk: account.trunk, dialer: account.dialer });
   });
 
-  app.get('/_control/switches', (_request, reply) => reply.send(store.switches));
+  app.get('/_reference/switches', (_request, reply) => reply.send(store.switches));
 
-  app.put('/_control/switches', (request, reply) => {
+  app.put('/_reference/switches', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const keys = ['balanceUpstreamFails', 'originateFails', 'engineNotConfigured'] as const;
@@ -133,7 +135,7 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send(store.switches);
   });
 
-  app.post('/_control/events', (request, reply) => {
+  app.post('/_reference/events', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const { event, account = 'main', fields = {} } = b.value;
@@ -143,7 +145,7 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send(store.emit(account as AccountName, event as EventType, fields));
   });
 
-  app.get<{ Params: { id: string } }>('/_control/hooks/:id', (request, reply) => {
+  app.get<{ Params: { id: string } }>('/_reference/hooks/:id', (request, reply) => {
     const hook = store.hooks.get(request.params.id.toLowerCase());
     if (hook === undefined) return bad(reply, 'no such hook', 404);
     return reply.send(withoutSecrets({
@@ -159,12 +161,12 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     }));
   });
 
-  app.get<{ Querystring: { hookId?: string } }>('/_control/deliveries', (request, reply) => {
+  app.get<{ Querystring: { hookId?: string } }>('/_reference/deliveries', (request, reply) => {
     const hookId = typeof request.query.hookId === 'string' ? request.query.hookId : undefined;
     return reply.send(withoutSecrets({ deliveries: store.dispatcher.deliveries(hookId) }));
   });
 
-  app.post('/_control/idle', async (_request, reply) => {
+  app.post('/_reference/idle', async (_request, reply) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), 10_000);
@@ -174,15 +176,15 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send({ idle });
   });
 
-  app.get<{ Params: { id: string } }>('/_control/calls/:id', (request, reply) => {
+  app.get<{ Params: { id: string } }>('/_reference/calls/:id', (request, reply) => {
     const call = store.calls.get(request.params.id);
     if (call === undefined) return bad(reply, 'no such call', 404);
     return reply.send(call);
   });
 
-  app.get('/_control/clock', (_request, reply) => reply.send(clockView()));
+  app.get('/_reference/clock', (_request, reply) => reply.send(clockView()));
 
-  app.post('/_control/clock/advance', (request, reply) => {
+  app.post('/_reference/clock/advance', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const ms = b.value.ms;
@@ -195,10 +197,10 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send(clockView());
   });
 
-  app.get('/_control/faults', (_request, reply) =>
+  app.get('/_reference/faults', (_request, reply) =>
     reply.send({ faults: catalogue.map((f) => ({ id: f.id, description: f.description, violates: f.violates, enabled: store.faults.has(f.id) })) }));
 
-  app.put('/_control/faults', (request, reply) => {
+  app.put('/_reference/faults', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const { enable = [], disable = [] } = b.value;
@@ -210,7 +212,7 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send({ enabled: store.faults.list() });
   });
 
-  app.post('/_control/tokens', (request, reply) => {
+  app.post('/_reference/tokens', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const { account, scopes: wanted = [], label = 'control' } = b.value;
@@ -221,7 +223,7 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send({ token: store.mintToken(account as AccountName, wanted, 'api', String(label)) });
   });
 
-  app.delete('/_control/tokens', (request, reply) => {
+  app.delete('/_reference/tokens', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const record = typeof b.value.token === 'string' ? store.state.tokens.get(b.value.token) : undefined;
@@ -230,7 +232,7 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     return reply.send({ revoked: true });
   });
 
-  app.get<{ Querystring: { token?: string } }>('/_control/tokens/last-used', (request, reply) => {
+  app.get<{ Querystring: { token?: string } }>('/_reference/tokens/last-used', (request, reply) => {
     const only = typeof request.query.token === 'string' ? request.query.token : undefined;
     const tokens = [];
     for (const t of store.state.tokens.values()) {

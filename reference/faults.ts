@@ -1,7 +1,7 @@
 /**
  * The fault catalogue of the reference server: each entry is one real, detectable deviation
  * from the spec, implemented at its point in the code (grep for the id) and switched on at
- * start (`faults` option, `--faults` flag) or at run time (PUT /_control/faults).
+ * start (`faults` option, `--faults` flag) or at run time (PUT /_reference/faults).
  *
  * A conformance suite run against the reference with a fault on must fail at least one check
  * tagged with one of the requirement ids the fault `violates`; that is how the suite proves it
@@ -76,6 +76,27 @@ export const faults = [
   { id: 'error-html-body', description: '404 answers are an HTML page (text/html) instead of the JSON error body.', violates: ['FORMAT-JSON-CONTENT-TYPE', 'FORMAT-ERROR-BODY'] },
   { id: 'openapi-removed-operation', description: 'The served openapi.json lacks DELETE /hooks/{id}.', violates: ['VERSION-NO-BREAKING-IN-PLACE'] },
   { id: 'docs-missing', description: '{base_url}/docs answers 404.', violates: ['VERSION-DOCS-SERVED'] },
+  // ── Near misses: the input just past (or just inside) a rule, got wrong the way real servers do ──
+  { id: 'me-email-not-validated', description: 'GET /me returns the contact e-mail as typed in the portal ("billing at example.com"), not an e-mail address.', violates: ['ME-200-SHAPE'] },
+  { id: 'balance-flags-as-strings', description: 'GET /balance returns blocked and stale as the strings "false"/"true" (a form value passed through).', violates: ['BALANCE-200-SHAPE'] },
+  { id: 'agents-id-number', description: 'GET /agents returns each id as a JSON number (the database integer), not a numeric string.', violates: ['AGENTS-200-SHAPE'] },
+  { id: 'scope-table-copy-paste', description: 'GET /agents also accepts a read:cdrs token (a copy-pasted line in the scope table).', violates: ['AUTH-SCOPE-AGENTS'] },
+  { id: 'cdrs-default-limit-99', description: 'Without limit GET /cdrs returns at most 99 records (an off-by-one default).', violates: ['CDRS-LIMIT-DEFAULT-100'] },
+  { id: 'cdrs-limit-1000-capped-999', description: 'limit=1000 returns at most 999 records (the maximum checked with < instead of <=).', violates: ['CDRS-LIMIT-HONOURED'] },
+  { id: 'cdrs-from-truncated-to-minute', description: 'from is read to the minute (its seconds dropped), so records up to 59 s before from are returned.', violates: ['CDRS-ROWS-IN-WINDOW'] },
+  { id: 'cdrs-impossible-date-rolls-over', description: 'A calendar-impossible date with a valid time (2026-02-30T10:00:00Z, 2025-02-29T…) is accepted and rolled into the next month.', violates: ['CDRS-INVALID-TIMESTAMP'] },
+  { id: 'cdrs-window-calendar-month', description: 'The 31-day limit is checked as "one calendar month after from", so 31 days from a date in February or a 30-day month are refused.', violates: ['CDRS-WINDOW-EXACTLY-31D'] },
+  { id: 'cdrs-empty-calls-null', description: 'A window without records answers calls: null (a nil list) instead of [].', violates: ['CDRS-200-SHAPE'] },
+  { id: 'empty-json-body-framework-error', description: 'An empty body sent as application/json gets the web framework\'s own 400 body ({statusCode, error: "Bad Request"}) instead of invalid_input.', violates: ['CALLS-INVALID-JSON', 'HOOKS-INVALID-JSON'] },
+  { id: 'calls-agent-id-parseint', description: 'aiAgentId is read with parseInt, so "12a" and the number 12 pass as agent 12.', violates: ['CALLS-AGENT-ID-NUMERIC'] },
+  { id: 'calls-e164-unanchored', description: 'toNumber and fromNumber are matched by an E.164 pattern without anchors, so 16 digits, trailing letters and inner spaces pass.', violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'] },
+  { id: 'calls-metadata-array-accepted', description: 'metadata is checked with typeof === "object", so an array (and null) pass.', violates: ['CALLS-METADATA-OBJECT'] },
+  { id: 'hooks-event-case-insensitive', description: 'event is trimmed and lower-cased before the enumeration check, so CALL.ENDED and " call.ended" are accepted.', violates: ['HOOKS-EVENT-ENUM'] },
+  { id: 'hooks-fields-coerced', description: 'event and target_url are coerced with String(), so ["call.ended"] and ["https://…"] pass.', violates: ['HOOKS-EVENT-ENUM', 'HOOKS-TARGET-HTTPS'] },
+  { id: 'hooks-target-scheme-prefix-only', description: 'target_url is only checked to start with "https:", so https:example.com and https:/// (no host) are accepted.', violates: ['HOOKS-TARGET-HTTPS'] },
+  { id: 'hooks-target-scheme-case-sensitive', description: 'A target_url whose scheme is written HTTPS:// (a valid https URI) is refused.', violates: ['HOOKS-CREATE'] },
+  { id: 'hooks-target-length-off-by-one', description: 'A target_url of 513 characters is accepted (the limit checked with > 513).', violates: ['HOOKS-TARGET-MAX-512'] },
+  { id: 'hooks-delete-uuid-unanchored', description: 'DELETE /hooks/{id} checks the id with a UUID pattern without anchors, so {uuid} and uuid-plus-a-character answer 404 instead of 400.', violates: ['HOOKS-DELETE-NON-UUID-400'] },
   // ── Rate limit ──
   { id: 'no-rate-limit', description: 'No request is ever refused for rate.', violates: ['RATE-LIMIT-ENFORCED'] },
   { id: 'rate-limit-half', description: 'Requests are refused at half the configured rate.', violates: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED'] },
@@ -144,7 +165,7 @@ export class FaultSet {
 export class UnknownFaultError extends Error {
   readonly ids: readonly string[];
   constructor(ids: readonly string[]) {
-    super(`unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_control/faults lists the catalogue)`);
+    super(`unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_reference/faults lists the catalogue)`);
     this.ids = ids;
   }
 }

@@ -102,7 +102,7 @@ export interface SeededState {
   tokens: Map<string, TokenRecord>;
   fixtureTokens: Record<FixtureTokenName, string>;
   oauthClient: OAuthClient;
-  agentFixtures: { provisioned: string; unprovisioned: string; foreign: string };
+  agentFixtures: { provisioned: string; unprovisioned: string; foreign: string; noTrunk: string; noDialer: string };
   nextCdrId: number;
 }
 
@@ -212,8 +212,8 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
   const unprovisioned = addAgent('main', 'New agent (pending extension)', false);
   const foreign = addAgent('other', 'Globex AI', true);
   addAgent('suspended', 'Initech AI', true);
-  addAgent('noTrunk', 'Umbrella AI', true);
-  addAgent('noDialer', 'Hooli AI', true);
+  const noTrunkAgent = addAgent('noTrunk', 'Umbrella AI', true);
+  const noDialerAgent = addAgent('noDialer', 'Hooli AI', true);
 
   // CDRs for main: SEED_CDR_COUNT over the last SEED_CDR_SPAN_DAYS, sorted by start.
   const starts: number[] = [];
@@ -281,7 +281,7 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     tokens,
     fixtureTokens,
     oauthClient,
-    agentFixtures: { provisioned: mainAgents[0]!.id, unprovisioned: unprovisioned.id, foreign: foreign.id },
+    agentFixtures: { provisioned: mainAgents[0]!.id, unprovisioned: unprovisioned.id, foreign: foreign.id, noTrunk: noTrunkAgent.id, noDialer: noDialerAgent.id },
     nextCdrId: cdrId + 1,
   };
 }

@@ -2,7 +2,8 @@
  * The embedded reference server: a faithful, stateful implementation of the Outbound Calling
  * REST API v1 (/work/shared/spec/outbound-calling-api-v1.md, written down as openapi.json) that
  * the suite runs against by default, plus injectable faults (./faults.ts) that prove the suite
- * catches real deviations, and a control API (./control.ts).
+ * catches real deviations, the test-control protocol (./control-protocol.ts, control-openapi.json)
+ * and its own reference-only test API (./control.ts).
  *
  * Why Fastify 5: actively maintained, among the fastest Node HTTP frameworks (the benchmark
  * hammers GET /v1/me), and its hooks/error handler let us own every byte of every answer. It is
@@ -11,7 +12,8 @@
  * parser hands the raw body over as a string (auth first, then the body).
  *
  * Routes: /v1/… the API (./api.ts) plus /v1/openapi.json and /v1/docs (./docs.ts);
- * /oauth/token and /.well-known/oauth-authorization-server (./oauth.ts); /_control/… (./control.ts).
+ * /oauth/token and /.well-known/oauth-authorization-server (./oauth.ts); /_control/… the test-control
+ * protocol (./control-protocol.ts, bearer control token); /_reference/… faults, reset, fixtures (./control.ts).
  *
  * Rate limit: every /v1 request (API, openapi.json, docs, unknown /v1 paths) counts per client
  * IP in a sliding-window log (./ratelimit.ts) on the REAL clock; the control and OAuth routes
@@ -30,7 +32,9 @@ import type { AddressInfo } from 'node:net';
 import { limits } from '../harness/contract/openapi.ts';
 import { registerApi } from './api.ts';
 import { createClock } from './clock.ts';
+import { randomBytes } from 'node:crypto';
 import { registerControl } from './control.ts';
+import { registerControlProtocol } from './control-protocol.ts';
 import { registerDocs } from './docs.ts';
 import { FaultSet } from './faults.ts';
 import { sendError } from './http.ts';
@@ -60,15 +64,22 @@ export interface ReferenceOptions {
   callDurationMs?: number;
   /** OAuth access token lifetime; default 3600. */
   tokenLifetimeSeconds?: number;
+  /** Bearer token of the test-control protocol (/_control); default a random one (see fixtures). */
+  controlToken?: string;
 }
 
 export interface ReferenceFixtures {
   baseUrl: string;
   authUrl: string;
+  /** The test-control protocol (CONTROL_URL) and its bearer token (CONTROL_TOKEN). */
   controlUrl: string;
+  controlToken: string;
+  /** The reference-only test API (faults, reset, raw views). */
+  referenceUrl: string;
   tokens: Record<FixtureTokenName, string>;
   oauth: { clientId: string; clientSecret: string };
-  agents: { provisioned: string; unprovisioned: string; foreign: string };
+  /** noTrunk / noDialer: a provisioned agent of the account of TOKEN_NO_TRUNK / TOKEN_NO_DIALER. */
+  agents: { provisioned: string; unprovisioned: string; foreign: string; noTrunk: string; noDialer: string };
 }
 
 export interface ReferenceServer {
@@ -76,8 +87,10 @@ export interface ReferenceServer {
   baseUrl: string;
   /** http://127.0.0.1:PORT (token at /oauth/token) */
   authUrl: string;
-  /** http://127.0.0.1:PORT/_control */
+  /** http://127.0.0.1:PORT/_control (the test-control protocol) */
   controlUrl: string;
+  /** http://127.0.0.1:PORT/_reference (faults, reset, raw views) */
+  referenceUrl: string;
   fixtures: ReferenceFixtures;
   close(): Promise<void>;
 }
@@ -124,6 +137,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const limiter = rate ? new SlidingWindowLimiter(rate.perWindow, rate.windowMs) : undefined;
 
   let origin = '';
+  const controlToken = options.controlToken ?? `ctl_${randomBytes(18).toString('base64url')}`;
   const app: FastifyInstance = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -160,11 +174,14 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     baseUrl: `${origin}/v1`,
     authUrl: origin,
     controlUrl: `${origin}/_control`,
+    controlToken,
+    referenceUrl: `${origin}/_reference`,
     tokens: { ...store.state.fixtureTokens },
     oauth: { clientId: store.state.oauthClient.clientId, clientSecret: store.state.oauthClient.clientSecret },
     agents: { ...store.state.agentFixtures },
   });
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
+  registerControlProtocol(app, store, { token: controlToken });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!;
@@ -196,6 +213,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     baseUrl: `${origin}/v1`,
     authUrl: origin,
     controlUrl: `${origin}/_control`,
+    referenceUrl: `${origin}/_reference`,
     get fixtures() {
       return fixtures();
     },

@@ -21,8 +21,14 @@ function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
+/** Deviations a fault can switch on (reference/faults.ts). */
+export interface DateTimeLeniency {
+  /** cdrs-impossible-date-rolls-over: any day up to 31 is taken, and Date.UTC rolls it into the next month. */
+  readonly rollOverDays?: boolean;
+}
+
 /** Epoch milliseconds of an RFC 3339 date-time, or undefined when it is not one. */
-export function parseDateTime(text: string): number | undefined {
+export function parseDateTime(text: string, leniency: DateTimeLeniency = {}): number | undefined {
   if (text.length > 64) return undefined;
   const m = RFC3339.exec(text);
   if (!m) return undefined;
@@ -32,7 +38,7 @@ export function parseDateTime(text: string): number | undefined {
   const hour = Number(m[4]);
   const minute = Number(m[5]);
   const second = Number(m[6]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > (leniency.rollOverDays === true ? 31 : daysInMonth(year, month))) return undefined;
   if (hour > 23 || minute > 59 || second > 60) return undefined;
   const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
   let offsetMinutes = 0;

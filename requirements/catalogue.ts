@@ -218,6 +218,8 @@ export const requirements = [
     text: 'No delivery is made to a disabled subscription.' },
   { id: 'HOOKS-NO-DIRECT-EMIT', section: 'Events', level: 'MUST', checks: ['suite'],
     text: 'No API operation emits an event directly: creating or deleting a hook sends no delivery.' },
+  { id: 'HOOKS-DELETE-UUID-VERSION', section: 'Endpoints › DELETE /hooks/{id}', level: 'OBSERVE', checks: ['suite'],
+    text: 'DELETE with a well-formed UUID of another version than 4: "UUID v4" allows 400 `invalid_input`, "id not a UUID" allows 404 `not_found`; which one is recorded.' },
 
   // ── Authentication and scopes ────────────────────────────────────────────────────────
   { id: 'AUTH-BEARER-REQUIRED', section: 'Authentication', level: 'MUST', checks: ['suite'],

@@ -3,7 +3,10 @@ import { describe } from 'vitest';
 import { operations, scopes, type OperationInfo, type OperationKey } from '../harness/contract/openapi.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { check, type CallRequest, type CheckTools } from '../harness/suite/check.ts';
+import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
+import { session } from '../harness/suite/session.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
+import { tokenVariable, type TokenName } from '../harness/config/config.ts';
 
 /**
  * A request to `op` that can do no harm once past authentication: POST /calls with a toNumber
@@ -34,6 +37,17 @@ const passedAuth: Partial<Record<OperationKey, readonly [number, string?]>> = {
   'DELETE /hooks/{id}': [404, 'not_found'],
 };
 
+/** The single-scope token fixtures (TOKEN_READ_BALANCE … TOKEN_WRITE_HOOKS): the rows of the scope matrix. */
+const singleScopes: readonly TokenName[] = scopes;
+/** Lacking-scope tokens probed per operation in a remote run: 6 operations × (2 + 1) = 18 requests; the 42-cell matrix in 3 runs. */
+const LACKING_PER_RUN = 2;
+
+/** `list` started at `offset` (wrapping), so that operations take turns over the same list. */
+function rotated<T>(list: readonly T[], offset: number): T[] {
+  const at = list.length === 0 ? 0 : offset % list.length;
+  return [...list.slice(at), ...list.slice(0, at)];
+}
+
 const scopeRequirement: Record<string, RequirementId> = {
   'read:balance': 'AUTH-SCOPE-BALANCE',
   'read:cdrs': 'AUTH-SCOPE-CDRS',
@@ -54,10 +68,16 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
       await expectUnauthorized(t, op, {}, 'no Authorization header');
     });
 
-    check(`${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`, { verifies: ['AUTH-MALFORMED-SCHEME'], needs: { tokens: ['all'] }, requests: 2 }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`, { verifies: ['AUTH-MALFORMED-SCHEME'], needs: { tokens: ['all'] }, requests: probesPlanned(2, 1) }, async (t) => {
       // A valid token under another scheme: a server that only looks at the token would let it in.
-      await expectUnauthorized(t, op, { authorization: `Basic ${t.token('all')}` }, 'Authorization: Basic <valid token>');
-      await expectUnauthorized(t, op, { authorization: 'Bearer' }, 'a bare "Bearer" without a token');
+      // Remotely one of the two per run (the budget), the operations taking turns.
+      const probes = [
+        { authorization: `Basic ${t.token('all')}`, what: 'a Basic scheme carrying a valid token' },
+        { authorization: 'Bearer', what: 'a bare "Bearer" without a token' },
+      ];
+      for (const probe of probesForRun(t, rotated(probes, operations.indexOf(op)), 1, 'AUTH-MALFORMED-SCHEME', (p) => p.what)) {
+        await expectUnauthorized(t, op, { authorization: probe.authorization }, probe.what);
+      }
     });
 
     check(`${op.key} answers 401 unauthorized to a bearer token it never issued`, { verifies: ['AUTH-UNKNOWN-TOKEN'], requests: 1 }, async (t) => {
@@ -76,6 +96,7 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
 
 describe('Scopes: each operation needs exactly its scope', () => {
   const scoped = operations.filter((op) => op.scope !== undefined); // GET /me takes any valid token (me.suite.ts)
+  const configured = session().target.tokens;
   scoped.forEach((op, index) => {
     const scope = op.scope!;
     const requirement = scopeRequirement[scope];
@@ -83,26 +104,27 @@ describe('Scopes: each operation needs exactly its scope', () => {
     const expected = passedAuth[op.key];
     if (expected === undefined) throw new Error(`no expected answer for ${op.key}`);
     const [okStatus, okCode] = expected;
-    // On a remote target one single-scope token lacking this scope is probe enough (the two
-    // unshown scopes take turns, to keep the request budget); embedded probes both.
-    const lacking = index % 2 === 0 ? 'read:numbers' : 'read:invoices';
-    check(`${op.key} needs ${scope}: a token lacking it (${lacking}-only, and on the reference every other scope) gets 401 unauthorized, a token with only ${scope} passes`, {
-      verifies: [requirement, lacking === 'read:numbers' ? 'AUTH-SCOPE-NUMBERS' : 'AUTH-SCOPE-INVOICES'],
-      needs: { tokens: [scope, lacking] },
-      requests: 2,
+    // The scope matrix: every single-scope token of another scope must be refused. Embedded, all
+    // of them; remotely LACKING_PER_RUN per operation and run, each operation starting at another
+    // token, so one run spreads over every token and three consecutive seeds cover the matrix.
+    const lacking = rotated(singleScopes.filter((other) => other !== scope), 2 * index);
+    const available = lacking.filter((other) => configured[other] !== undefined);
+    check(`${op.key} needs ${scope}: every single-scope token of another scope (on the reference also one with every other scope) gets 401 unauthorized, a token with only ${scope} passes`, {
+      verifies: [requirement, 'AUTH-SCOPE-NUMBERS', 'AUTH-SCOPE-INVOICES'],
+      needs: { tokens: [scope] },
+      requests: 1 + probesPlanned(available.length, LACKING_PER_RUN),
     }, async (t) => {
-      if (t.target.controlUrl !== undefined) {
-        // Embedded: the sharpest probe, a token with every scope but this one.
-        const allBut = await t.control.mintToken('main', scopes.filter((s) => s !== scope));
-        t.onCleanup(() => t.control.revokeToken(allBut));
+      if (t.target.kind === 'embedded' && t.control.offers('token-issued')) {
+        // Embedded: the sharpest probe, a token with every scope but this one (deleted at teardown).
+        const allBut = await t.control.mintToken(scopes.filter((s) => s !== scope));
         await expectUnauthorized(t, op, { token: allBut }, `a token with every scope except ${scope}`);
       }
-      // Single-scope tokens of the scopes whose endpoints the spec does not show: they lack this
-      // operation's scope, so they must be refused (that they reach nothing is recorded).
-      const probes = t.target.controlUrl !== undefined ? (['read:numbers', 'read:invoices'] as const) : [lacking];
-      for (const other of probes) {
+      const missing = lacking.filter((other) => t.target.tokens[other] === undefined);
+      if (missing.length > 0) t.observe(requirement, `not probed for want of a token: ${missing.map((other) => tokenVariable(other)).join(', ')}`);
+      for (const other of probesForRun(t, available, LACKING_PER_RUN, requirement, (name) => `${name}-only`)) {
         const exchange = await t.call({ ...harmlessRequest(op), token: t.token(other) });
-        t.observe(other === 'read:numbers' ? 'AUTH-SCOPE-NUMBERS' : 'AUTH-SCOPE-INVOICES', `${op.key} with a ${other}-only token answered ${codeOf(exchange)}`);
+        // The scopes whose endpoints the spec does not show: that they reach nothing here is recorded.
+        if (other === 'read:numbers' || other === 'read:invoices') t.observe(other === 'read:numbers' ? 'AUTH-SCOPE-NUMBERS' : 'AUTH-SCOPE-INVOICES', `${op.key} with a ${other}-only token answered ${codeOf(exchange)}`);
         t.ensure(exchange.status === 401, `${op.key} with a token that has only ${other} (no ${scope}): expected 401 unauthorized, got ${codeOf(exchange)}`);
         expectError(t, exchange, 401, 'unauthorized');
       }
@@ -112,8 +134,8 @@ describe('Scopes: each operation needs exactly its scope', () => {
     });
   });
 
-  check('A token revoked in the portal is refused from the very next request', { verifies: ['AUTH-REVOKE-IMMEDIATE', 'AUTH-REVOKED-TOKEN'], needs: { control: true }, requests: 2 }, async (t) => {
-    const token = await t.control.mintToken('main', ['read:balance']);
+  check('A token revoked in the portal is refused from the very next request', { verifies: ['AUTH-REVOKE-IMMEDIATE', 'AUTH-REVOKED-TOKEN'], needs: { control: ['token-issued', 'token-revoked'] }, requests: 2 }, async (t) => {
+    const token = await t.control.mintToken(['read:balance']);
     t.expectStatus(await t.call({ method: 'GET', path: '/balance', token }), 200);
     await t.control.revokeToken(token);
     const after = await t.call({ method: 'GET', path: '/balance', token });
@@ -121,9 +143,8 @@ describe('Scopes: each operation needs exactly its scope', () => {
     expectError(t, after, 401, 'unauthorized');
   });
 
-  check('The last-used time of a token is recorded when it authenticates (seen through the control API)', { verifies: ['AUTH-LAST-USED'], needs: { control: true }, requests: 1 }, async (t) => {
-    const token = await t.control.mintToken('main', []);
-    t.onCleanup(() => t.control.revokeToken(token));
+  check('The last-used time of a token is recorded when it authenticates (seen through the control endpoint)', { verifies: ['AUTH-LAST-USED'], needs: { control: ['token-issued', 'token-last-used'] }, requests: 1 }, async (t) => {
+    const token = await t.control.mintToken([]);
     const before = await t.control.tokenUsage(token);
     t.expectStatus(await t.call({ method: 'GET', path: '/me', token }), 200);
     const after = await t.control.tokenUsage(token);

@@ -10,9 +10,9 @@ describe('GET /balance', () => {
     t.observe('BALANCE-ACCOUNT-TYPE-VALUES', `accountType is "${balance.accountType}"; creditLimit is ${'creditLimit' in balance ? JSON.stringify(balance.creditLimit) : 'absent'}`);
   });
 
-  check('GET /balance answers 500 internal_error when the upstream snapshot fetch fails', { verifies: ['BALANCE-UPSTREAM-500'], needs: { tokens: ['read:balance'], control: true }, requests: 1 }, async (t) => {
-    await t.control.setSwitches({ balanceUpstreamFails: true });
-    t.onCleanup(() => t.control.setSwitches({ balanceUpstreamFails: false }));
-    t.expectStatus(await t.call({ method: 'GET', path: '/balance', token: t.token('read:balance') }), 500, 'internal_error');
+  check('GET /balance answers 500 internal_error when the upstream snapshot fetch fails', { verifies: ['BALANCE-UPSTREAM-500'], needs: { control: ['balance-upstream-failing'] }, requests: 1 }, async (t) => {
+    // The state gives a token of an account whose upstream fails (until teardown).
+    const { token } = await t.control.account('balance-upstream-failing');
+    t.expectStatus(await t.call({ method: 'GET', path: '/balance', token }), 500, 'internal_error');
   });
 });

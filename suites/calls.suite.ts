@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import type { CallQueued } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
+import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 
@@ -22,15 +23,16 @@ async function expectRefused(t: CheckTools, body: { raw?: string; contentType?: 
   expectError(t, exchange, status, code);
 }
 
-/** Puts the reference into a state for one check and always puts it back. */
-async function withAccountState(t: CheckTools, flags: { trunk?: boolean; dialer?: boolean }): Promise<void> {
-  await t.control.setAccount('main', flags);
-  t.onCleanup(() => t.control.setAccount('main', { trunk: true, dialer: true }));
+/** POST /calls with `token` for `agent` (a fictional destination): one request, its exchange. */
+function originateAs(t: CheckTools, token: string, agent: string) {
+  return t.call({ method: 'POST', path: '/calls', token, json: { aiAgentId: agent, toNumber: FICTIONAL_E164 } });
 }
 
-async function withSwitch(t: CheckTools, switches: { originateFails?: boolean; engineNotConfigured?: boolean }): Promise<void> {
-  await t.control.setSwitches(switches);
-  t.onCleanup(() => t.control.setSwitches({ originateFails: false, engineNotConfigured: false }));
+/** The refusal POST /calls must give `token`/`agent`, where only the condition `what` holds. */
+async function expectStateRefusal(t: CheckTools, token: string, agent: string, status: number, code: string, what: string): Promise<void> {
+  const exchange = await originateAs(t, token, agent);
+  t.ensure(exchange.status === status, `POST /calls for ${what}: expected ${status} ${code}, got ${codeOf(exchange)}`);
+  expectError(t, exchange, status, code);
 }
 
 /** Where the 502's `detail` sits, for the observation. */
@@ -42,35 +44,61 @@ export function detailLocation(body: unknown): string {
   return `nowhere visible (fields: ${Object.keys(b).join(', ')})`;
 }
 
+type Probe = { body: { raw?: string; contentType?: string; json?: unknown }; what: string };
+
+/**
+ * Near misses of every CallCreate field (README, "Near-miss inputs"): each body breaks exactly
+ * one rule and is valid otherwise (the provisioned agent, a fictional number), so the field
+ * under test is the only reason to refuse it. Remotely `perRun` of them are sent per run
+ * (harness/suite/rotation.ts); embedded, all of them.
+ */
+export const callValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: (agent: string) => Probe[] }> = [
+  { title: 'a body that is not JSON (truncated, form-encoded, empty) sent as application/json, and JSON that is not an object', verifies: 'CALLS-INVALID-JSON', perRun: 1, probes: (agent) => [
+    { body: { raw: `{"aiAgentId": "${agent}", "toNumber": "${FICTIONAL_E164}"` }, what: 'a truncated JSON body' },
+    { body: { raw: '' }, what: 'an empty body sent as application/json' },
+    { body: { raw: `aiAgentId=${agent}&toNumber=${encodeURIComponent(FICTIONAL_E164)}` }, what: 'a form-encoded body sent as application/json' },
+    { body: { json: [{ aiAgentId: agent, toNumber: FICTIONAL_E164 }] }, what: 'a JSON array instead of an object' },
+    { body: { raw: 'null' }, what: 'the JSON literal null' },
+  ] },
+  { title: 'a body without aiAgentId, and one without toNumber', verifies: 'CALLS-REQUIRED-FIELDS', perRun: 1, probes: (agent) => [
+    { body: { json: { toNumber: FICTIONAL_E164 } }, what: 'no aiAgentId' },
+    { body: { json: { aiAgentId: agent } }, what: 'no toNumber' },
+  ] },
+  { title: 'an aiAgentId that is not a numeric string (letters, a trailing letter, empty, a JSON number)', verifies: 'CALLS-AGENT-ID-NUMERIC', perRun: 1, probes: (agent) => [
+    { body: { json: { aiAgentId: `agent-${agent}`, toNumber: FICTIONAL_E164 } }, what: 'aiAgentId "agent-…"' },
+    { body: { json: { aiAgentId: Number(agent), toNumber: FICTIONAL_E164 } }, what: 'aiAgentId as a JSON number' },
+    { body: { json: { aiAgentId: `${agent}a`, toNumber: FICTIONAL_E164 } }, what: `aiAgentId "${agent}a" (a numeric prefix, then a letter)` },
+    { body: { json: { aiAgentId: '', toNumber: FICTIONAL_E164 } }, what: 'an empty aiAgentId' },
+  ] },
+  // Every near miss keeps the fictional number's digits: a target that repairs it rings nothing.
+  { title: 'a toNumber that is not E.164 (no +, spaces and dashes, 16 digits, 0 after +, letters, a JSON number)', verifies: 'CALLS-TO-NUMBER-E164', perRun: 2, probes: (agent) => [
+    { body: { json: { aiAgentId: agent, toNumber: '555-CALL-ME' } }, what: 'toNumber "555-CALL-ME"' },
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164.slice(1) } }, what: 'toNumber without the +' },
+    { body: { json: { aiAgentId: agent, toNumber: '+1 555-555-0123' } }, what: 'toNumber with spaces and dashes' },
+    { body: { json: { aiAgentId: agent, toNumber: `${FICTIONAL_E164}45678` } }, what: 'toNumber of 16 digits (E.164 allows 15)' },
+    { body: { json: { aiAgentId: agent, toNumber: '+05555550123' } }, what: 'toNumber with 0 right after the +' },
+    { body: { json: { aiAgentId: agent, toNumber: `${FICTIONAL_E164}x` } }, what: 'toNumber with a trailing letter' },
+    { body: { json: { aiAgentId: agent, toNumber: Number(FICTIONAL_E164.slice(1)) } }, what: 'toNumber as a JSON number' },
+  ] },
+  { title: 'a fromNumber that is not E.164 (00 prefix with spaces, 16 digits, letters, a JSON number)', verifies: 'CALLS-FROM-NUMBER-E164', perRun: 1, probes: (agent) => [
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, fromNumber: '0044 20 7946 0000' } }, what: 'fromNumber "0044 20 7946 0000"' },
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, fromNumber: '+1442079460000123' } }, what: 'fromNumber of 16 digits' },
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, fromNumber: '+1415555O100' } }, what: 'fromNumber with a letter O for a zero' },
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, fromNumber: 14155550100 } }, what: 'fromNumber as a JSON number' },
+  ] },
+  { title: 'a metadata that is not an object (a string, an array, null, a number)', verifies: 'CALLS-METADATA-OBJECT', perRun: 1, probes: (agent) => [
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, metadata: 'campaign=42' } }, what: 'metadata as a string' },
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, metadata: [{ campaign: 42 }] } }, what: 'metadata as an array' },
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, metadata: null } }, what: 'metadata null' },
+    { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, metadata: 42 } }, what: 'metadata as a number' },
+  ] },
+];
+
 describe('POST /calls: validation (400 invalid_input)', () => {
-  const cases: Array<{ title: string; verifies: RequirementId; bodies: (agent: string) => Array<{ body: { raw?: string; contentType?: string; json?: unknown }; what: string }> }> = [
-    { title: 'a body that is not JSON, and JSON that is not an object', verifies: 'CALLS-INVALID-JSON', bodies: (agent) => [
-      { body: { raw: `{"aiAgentId": "${agent}", "toNumber": "${FICTIONAL_E164}"` }, what: 'a truncated JSON body' },
-      { body: { json: [{ aiAgentId: agent, toNumber: FICTIONAL_E164 }] }, what: 'a JSON array instead of an object' },
-    ] },
-    { title: 'a body without aiAgentId, and one without toNumber', verifies: 'CALLS-REQUIRED-FIELDS', bodies: (agent) => [
-      { body: { json: { toNumber: FICTIONAL_E164 } }, what: 'no aiAgentId' },
-      { body: { json: { aiAgentId: agent } }, what: 'no toNumber' },
-    ] },
-    { title: 'an aiAgentId that is not a numeric string, and one that is a number', verifies: 'CALLS-AGENT-ID-NUMERIC', bodies: (agent) => [
-      { body: { json: { aiAgentId: `agent-${agent}`, toNumber: FICTIONAL_E164 } }, what: 'aiAgentId "agent-…"' },
-      { body: { json: { aiAgentId: Number(agent), toNumber: FICTIONAL_E164 } }, what: 'aiAgentId as a JSON number' },
-    ] },
-    // Not E.164 and not dialable either: even a target that skips the check rings nothing.
-    { title: 'a toNumber that is not E.164', verifies: 'CALLS-TO-NUMBER-E164', bodies: (agent) => [
-      { body: { json: { aiAgentId: agent, toNumber: '555-CALL-ME' } }, what: 'toNumber "555-CALL-ME"' },
-    ] },
-    { title: 'a fromNumber that is not E.164', verifies: 'CALLS-FROM-NUMBER-E164', bodies: (agent) => [
-      { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, fromNumber: '0044 20 7946 0000' } }, what: 'fromNumber "0044 20 7946 0000"' },
-    ] },
-    { title: 'a metadata that is not an object', verifies: 'CALLS-METADATA-OBJECT', bodies: (agent) => [
-      { body: { json: { aiAgentId: agent, toNumber: FICTIONAL_E164, metadata: 'campaign=42' } }, what: 'metadata as a string' },
-    ] },
-  ];
-  for (const c of cases) {
-    check(`POST /calls answers 400 invalid_input to ${c.title}`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:calls'], agents: ['provisioned'] }, requests: c.bodies('1').length }, async (t) => {
+  for (const c of callValidationProbes) {
+    check(`POST /calls answers 400 invalid_input to ${c.title}`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:calls'], agents: ['provisioned'] }, requests: probesPlanned(c.probes('1').length, c.perRun) }, async (t) => {
       // The provisioned agent, so that the field under test is the body's only defect.
-      for (const { body, what } of c.bodies(t.agent('provisioned'))) await expectRefused(t, body, 400, 'invalid_input', what);
+      for (const { body, what } of probesForRun(t, c.probes(t.agent('provisioned')), c.perRun, c.verifies, (p) => p.what)) await expectRefused(t, body, 400, 'invalid_input', what);
     });
   }
 });
@@ -88,27 +116,44 @@ describe('POST /calls: agents and account state', () => {
     await expectRefused(t, { json: { aiAgentId: t.agent('unprovisioned'), toNumber: FICTIONAL_E164 } }, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');
   });
 
-  check('POST /calls answers 409 account_not_provisioned when the account has no trunk', { verifies: ['CALLS-NOT-PROVISIONED-409'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withAccountState(t, { trunk: false });
-    await expectRefused(t, { json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } }, 409, 'account_not_provisioned', 'an account without trunk');
+  // The spec gives no precedence between ai_agent_not_found and the account-state 409s, so each
+  // request meets exactly one condition: an agent OF the account in that state (with a SIP
+  // extension), from the configured fixtures (TOKEN_NO_TRUNK + NO_TRUNK_AGENT_ID…) or from the
+  // target's control endpoint (a state that returns such a token and agent). Either proves it.
+  const accountStates = [
+    { title: '409 account_not_provisioned when the account has no trunk', verifies: 'CALLS-NOT-PROVISIONED-409', status: 409, code: 'account_not_provisioned', what: 'an account without trunk (its own provisioned agent)', token: 'noTrunk', agent: 'noTrunk', state: 'account-without-trunk' },
+    { title: '409 dialer_required when the account lacks the dialer add-on', verifies: 'CALLS-DIALER-REQUIRED-409', status: 409, code: 'dialer_required', what: 'an account without the dialer add-on (its own provisioned agent)', token: 'noDialer', agent: 'noDialer', state: 'account-without-dialer' },
+  ] as const;
+  for (const c of accountStates) {
+    check(`POST /calls answers ${c.title} (configured fixtures)`, { verifies: [c.verifies], needs: { tokens: [c.token], agents: [c.agent] }, requests: 1 }, async (t) => {
+      await expectStateRefusal(t, t.token(c.token), t.agent(c.agent), c.status, c.code, c.what);
+    });
+    check(`POST /calls answers ${c.title} (control state ${c.state})`, { verifies: [c.verifies], needs: { control: [c.state] }, requests: 1 }, async (t) => {
+      const { token, agentId } = await t.control.account(c.state);
+      if (agentId === undefined) return t.fail(`control: setup of ${c.state} failed: its answer has no agentId`);
+      await expectStateRefusal(t, token, agentId, c.status, c.code, c.what);
+    });
+  }
+
+  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension (control state agent-not-provisioned)', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409'], needs: { control: ['agent-not-provisioned'] }, requests: 1 }, async (t) => {
+    const { token, agentId } = await t.control.account('agent-not-provisioned');
+    if (agentId === undefined) return t.fail('control: setup of agent-not-provisioned failed: its answer has no agentId');
+    await expectStateRefusal(t, token, agentId, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');
   });
 
-  check('POST /calls answers 409 dialer_required when the account lacks the dialer add-on', { verifies: ['CALLS-DIALER-REQUIRED-409'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withAccountState(t, { dialer: false });
-    await expectRefused(t, { json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } }, 409, 'dialer_required', 'an account without the dialer add-on');
-  });
-
-  check('POST /calls answers 502 originate_failed when upstream rejects the originate (where its detail sits is recorded)', { verifies: ['CALLS-ORIGINATE-FAILED-502', 'CALLS-ORIGINATE-FAILED-DETAIL'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withSwitch(t, { originateFails: true });
-    const exchange = await t.call({ method: 'POST', path: '/calls', token: t.token('write:calls'), json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } });
+  check('POST /calls answers 502 originate_failed when upstream rejects the originate (where its detail sits is recorded)', { verifies: ['CALLS-ORIGINATE-FAILED-502', 'CALLS-ORIGINATE-FAILED-DETAIL'], needs: { control: ['originate-failing'] }, requests: 1 }, async (t) => {
+    const { token, agentId } = await t.control.account('originate-failing');
+    if (agentId === undefined) return t.fail('control: setup of originate-failing failed: its answer has no agentId');
+    const exchange = await originateAs(t, token, agentId);
     t.ensure(exchange.status === 502, `POST /calls when upstream rejects the originate: expected 502 originate_failed, got ${codeOf(exchange)}`);
     expectError(t, exchange, 502, 'originate_failed');
     t.observe('CALLS-ORIGINATE-FAILED-DETAIL', `the 502 carries its detail in ${detailLocation(exchange.json)}`);
   });
 
-  check('POST /calls answers 503 engine_not_configured when origination is unavailable in the environment', { verifies: ['CALLS-ENGINE-NOT-CONFIGURED-503'], needs: { tokens: ['write:calls'], agents: ['provisioned'], control: true }, requests: 1 }, async (t) => {
-    await withSwitch(t, { engineNotConfigured: true });
-    await expectRefused(t, { json: { aiAgentId: t.agent('provisioned'), toNumber: FICTIONAL_E164 } }, 503, 'engine_not_configured', 'origination unavailable');
+  check('POST /calls answers 503 engine_not_configured when origination is unavailable in the environment', { verifies: ['CALLS-ENGINE-NOT-CONFIGURED-503'], needs: { control: ['engine-not-configured'] }, requests: 1 }, async (t) => {
+    const { token, agentId } = await t.control.account('engine-not-configured');
+    if (agentId === undefined) return t.fail('control: setup of engine-not-configured failed: its answer has no agentId');
+    await expectStateRefusal(t, token, agentId, 503, 'engine_not_configured', 'origination unavailable');
   });
 });
 
@@ -125,8 +170,8 @@ describe('POST /calls: origination', () => {
     const queued = exchange.json as CallQueued;
     t.ensure(UUID.test(queued.callId), `callId is ${JSON.stringify(queued.callId)}, must be a UUID`);
     t.ensure(queued.status === 'queued', `status is ${JSON.stringify(queued.status)}, must be queued`);
-    if (t.target.controlUrl !== undefined) {
-      // The reference's own record of the call (embedded only): what follows queued, and whether metadata stuck.
+    if (t.control.offers('call-record')) {
+      // The target's own record of the call (through its control endpoint): what follows queued, and whether metadata stuck.
       let record = await t.control.call(queued.callId);
       for (let i = 0; i < 40 && record?.status !== 'ended'; i++) {
         await new Promise((resolve) => setTimeout(resolve, 25));

@@ -13,7 +13,7 @@ const wholeSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
  * forward, so read it when we can; a remote target runs on real time (give it some skew).
  */
 async function targetNow(t: CheckTools): Promise<{ now: number; skewMs: number }> {
-  if (t.target.controlUrl !== undefined) return { now: await t.control.clock(), skewMs: 1_000 };
+  if (t.control.offers('clock')) return { now: await t.control.clock(), skewMs: 1_000 };
   return { now: Date.now(), skewMs: 120_000 };
 }
 

@@ -8,6 +8,7 @@ import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts
 import { missingNeeds } from '../harness/suite/needs.ts';
 import { session } from '../harness/suite/session.ts';
 import { subscribe, type Subscription } from '../harness/suite/subscriptions.ts';
+import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 
@@ -24,6 +25,65 @@ export function secretsIn(exchanges: readonly Pick<Exchange, 'rawBody' | 'respon
 }
 
 const NOWHERE = 'https://example.invalid';
+
+/** A random UUID with its version digit replaced (1: time-based), otherwise well-formed. */
+function uuidOfVersion(version: number): string {
+  const id = randomUUID();
+  return `${id.slice(0, 14)}${version}${id.slice(15)}`;
+}
+
+/**
+ * Near misses of DELETE /hooks/{id} (README, "Near-miss inputs"): strings one step from a UUID,
+ * and a well-formed UUID of another version, which "UUID v4" and "id not a UUID" leave open.
+ */
+const deleteIdProbes: Array<{ id: string; what: string; either?: true }> = [
+  { id: 'not-a-uuid', what: 'not-a-uuid' },
+  { id: randomUUID().slice(0, 35), what: 'a UUID cut to 35 characters' },
+  { id: `${randomUUID().slice(0, 35)}g`, what: 'a UUID whose last digit is g' },
+  { id: `{${randomUUID()}}`, what: 'a UUID in braces' },
+  { id: `${randomUUID()}0`, what: 'a UUID with one digit more' },
+  { id: uuidOfVersion(1), what: 'a well-formed version-1 UUID', either: true },
+];
+
+type Probe = { body: { raw?: string; json?: unknown }; what: string };
+
+/**
+ * Near misses of every HookCreate field (README, "Near-miss inputs"), each breaking one rule of a
+ * body otherwise valid. Remotely `perRun` of them are sent per run (harness/suite/rotation.ts).
+ */
+const hookValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: Probe[] }> = [
+  { title: 'a body that is not JSON (truncated, form-encoded, empty) sent as application/json, and JSON that is not an object', verifies: 'HOOKS-INVALID-JSON', perRun: 1, probes: [
+    { body: { raw: `{"event": "call.ended", "target_url": "${NOWHERE}/x"` }, what: 'a truncated JSON body' },
+    { body: { raw: '' }, what: 'an empty body sent as application/json' },
+    { body: { raw: `event=call.ended&target_url=${encodeURIComponent(`${NOWHERE}/x`)}` }, what: 'a form-encoded body sent as application/json' },
+    { body: { json: [{ event: 'call.ended', target_url: `${NOWHERE}/x` }] }, what: 'a JSON array instead of an object' },
+  ] },
+  { title: 'a body without event, and one without target_url', verifies: 'HOOKS-REQUIRED-FIELDS', perRun: 1, probes: [
+    { body: { json: { target_url: `${NOWHERE}/x` } }, what: 'no event' },
+    { body: { json: { event: 'call.ended' } }, what: 'no target_url' },
+  ] },
+  { title: 'an event outside the enumeration (another event, another case, a space, an underscore, a list)', verifies: 'HOOKS-EVENT-ENUM', perRun: 2, probes: [
+    { body: { json: { event: 'call.started', target_url: `${NOWHERE}/x` } }, what: 'event "call.started"' },
+    { body: { json: { event: 'CALL.ENDED', target_url: `${NOWHERE}/x` } }, what: 'event "CALL.ENDED" (the enumeration is case-sensitive)' },
+    { body: { json: { event: ' call.ended', target_url: `${NOWHERE}/x` } }, what: 'event " call.ended" (a leading space)' },
+    { body: { json: { event: 'Call.Ended', target_url: `${NOWHERE}/x` } }, what: 'event "Call.Ended"' },
+    { body: { json: { event: 'call_ended', target_url: `${NOWHERE}/x` } }, what: 'event "call_ended"' },
+    { body: { json: { event: ['call.ended'], target_url: `${NOWHERE}/x` } }, what: 'event ["call.ended"] (a list, not a string)' },
+  ] },
+  { title: 'a target_url that is not an https URI (http, no scheme, https: without a host, not a URI, a list)', verifies: 'HOOKS-TARGET-HTTPS', perRun: 2, probes: [
+    { body: { json: { event: 'call.ended', target_url: 'http://example.invalid/x' } }, what: 'an http target_url' },
+    { body: { json: { event: 'call.ended', target_url: 'https://exa mple.invalid/<hook>' } }, what: 'a target_url that is not a URI' },
+    { body: { json: { event: 'call.ended', target_url: 'example.invalid/x' } }, what: 'a target_url without a scheme' },
+    { body: { json: { event: 'call.ended', target_url: '//example.invalid/x' } }, what: 'a scheme-relative target_url' },
+    { body: { json: { event: 'call.ended', target_url: 'https:example.invalid' } }, what: 'target_url "https:example.invalid" (no //, so no host)' },
+    { body: { json: { event: 'call.ended', target_url: 'https:///hooks/x' } }, what: 'target_url "https:///hooks/x" (an empty host)' },
+    { body: { json: { event: 'call.ended', target_url: [`${NOWHERE}/x`] } }, what: 'target_url as a list of one URL' },
+  ] },
+  { title: 'a target_url of 513 characters', verifies: 'HOOKS-TARGET-MAX-512', perRun: 1, probes: [
+    { body: { json: { event: 'call.ended', target_url: urlOfLength(NOWHERE, limits.targetUrlMaxLength + 1) } }, what: 'a 513-character target_url' },
+    { body: { json: { event: 'call.ended', target_url: urlOfLength('HTTPS://example.invalid', limits.targetUrlMaxLength + 1) } }, what: 'a 513-character target_url written HTTPS://' },
+  ] },
+];
 
 /**
  * POST /hooks with a body a correct target refuses. Should a broken target create the hook
@@ -48,7 +108,7 @@ async function expectCreationRefused(t: CheckTools, body: { raw?: string; json?:
 }
 
 describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () => {
-  check('POST /hooks subscribes a 512-character target to each of the five events (UUID id, whsec_ secret), the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and the secret never reappears', {
+  check('POST /hooks subscribes a 512-character target to each of the five events (UUID id, whsec_ secret), and once more written HTTPS:// (an https URI too), the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and the secret never reappears', {
     verifies: ['HOOKS-CREATE', 'HOOKS-EVENT-ENUM', 'HOOKS-SEVERAL-SUBSCRIPTIONS', 'HOOKS-TARGET-MAX-512', 'HOOKS-SECRET-ONCE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-MAX-SUBSCRIPTIONS', 'CONTRACT-DOCUMENTED-STATUS'],
     needs: { tokens: ['all'] }, requests: 13,
   }, async (t) => {
@@ -56,7 +116,9 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     const subscriptions: Subscription[] = [];
     // One per event, plus a second call.ended to the same target: two subscriptions of one
     // event and target must still get distinct ids and secrets.
-    for (const event of [...eventTypes, eventTypes[0]!]) subscriptions.push(await subscribe(t, { event, targetUrl: target }));
+    for (const event of eventTypes) subscriptions.push(await subscribe(t, { event, targetUrl: target }));
+    // The URI scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is an https URI, at the limit too.
+    subscriptions.push(await subscribe(t, { event: eventTypes[0]!, targetUrl: target.replace(/^https:/, 'HTTPS:') }));
     const ids = new Set(subscriptions.map((s) => s.id));
     const secrets = subscriptions.map((s) => s.secret);
     t.ensure(ids.size === subscriptions.length, `POST /hooks returned ${ids.size} distinct ids for ${subscriptions.length} subscriptions`);
@@ -84,10 +146,21 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     expectError(t, exchange, 404, 'not_found');
   });
 
-  check('DELETE /hooks/{id} answers 400 invalid_input for an id that is not a UUID', { verifies: ['HOOKS-DELETE-NON-UUID-400', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: 1 }, async (t) => {
-    const exchange = await t.call({ method: 'DELETE', path: '/hooks/not-a-uuid', token: t.token('write:hooks') });
-    t.ensure(exchange.status === 400, `DELETE /hooks/not-a-uuid: expected 400 invalid_input, got ${codeOf(exchange)}`);
-    expectError(t, exchange, 400, 'invalid_input');
+  check('DELETE /hooks/{id} answers 400 invalid_input for an id that is not a UUID (35 characters, a non-hex digit, braces, one character more), and 400 or 404 for a UUID of another version than 4 (recorded)', {
+    verifies: ['HOOKS-DELETE-NON-UUID-400', 'HOOKS-DELETE-UUID-VERSION', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: probesPlanned(deleteIdProbes.length, 1),
+  }, async (t) => {
+    for (const probe of probesForRun(t, deleteIdProbes, 1, 'HOOKS-DELETE-NON-UUID-400', (p) => p.what)) {
+      const exchange = await t.call({ method: 'DELETE', path: `/hooks/${encodeURIComponent(probe.id)}`, token: t.token('write:hooks') });
+      if (probe.either === true) {
+        // "UUID v4" in the spec, "id not a UUID" in its error table: both answers are a reading of it.
+        t.observe('HOOKS-DELETE-UUID-VERSION', `DELETE /hooks/{${probe.what}} answered ${codeOf(exchange)}`);
+        t.ensure(exchange.status === 400 || exchange.status === 404, `DELETE /hooks/{${probe.what}}: expected 400 invalid_input (not v4) or 404 not_found (a UUID naming no hook), got ${codeOf(exchange)}`);
+        expectError(t, exchange, exchange.status!, exchange.status === 400 ? 'invalid_input' : 'not_found');
+      } else {
+        t.ensure(exchange.status === 400, `DELETE /hooks/{${probe.what}}: expected 400 invalid_input, got ${codeOf(exchange)}`);
+        expectError(t, exchange, 400, 'invalid_input');
+      }
+    }
   });
 
   check('DELETE /hooks/{id} of another account\'s hook answers 404 not_found and leaves it active', { verifies: ['HOOKS-DELETE-FOREIGN-404'], needs: { tokens: ['all', 'noDialer'] }, requests: 3 }, async (t) => {
@@ -96,7 +169,7 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     const exchange = await t.call({ method: 'DELETE', path: `/hooks/${foreign.id}`, token: t.token('all') });
     t.ensure(exchange.status === 404, `DELETE of another account's hook: expected 404 not_found, got ${codeOf(exchange)}`);
     expectError(t, exchange, 404, 'not_found');
-    if (t.target.controlUrl !== undefined) {
+    if (t.control.offers('hook-attempts')) {
       const view = await t.control.hook(foreign.id);
       t.ensure(view?.status === 'active', `after another account's DELETE the hook is ${view?.status ?? 'gone'}, must still be active`);
     }
@@ -105,7 +178,7 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     t.ensure(own.status === 204, `DELETE by the owning account after a foreign DELETE: expected 204 (still active), got ${codeOf(own)}`);
   });
 
-  check('A soft-deleted hook keeps its delivery history (seen through the control API)', { verifies: ['HOOKS-DELETE-HISTORY-KEPT', 'HOOKS-DELETE-SOFT'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 2 }, async (t) => {
+  check('A soft-deleted hook keeps its delivery history (seen through the control endpoint)', { verifies: ['HOOKS-DELETE-HISTORY-KEPT', 'HOOKS-DELETE-SOFT'], needs: { tokens: ['all'], control: ['event-emitted', 'hook-attempts'], webhooks: true }, requests: 2 }, async (t) => {
     const hook = await subscribe(t, { event: 'lead.completed' });
     const { eventId } = await t.control.emit('lead.completed');
     const arrived = await t.receiver.waitFor(hook.path, (list) => list.some((d) => d.eventId === eventId), 3_000);
@@ -119,28 +192,9 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
 });
 
 describe('POST /hooks: validation (400 invalid_input)', () => {
-  const cases: Array<{ title: string; verifies: RequirementId; bodies: Array<{ body: { raw?: string; json?: unknown }; what: string }> }> = [
-    { title: 'a body that is not JSON', verifies: 'HOOKS-INVALID-JSON', bodies: [
-      { body: { raw: `{"event": "call.ended", "target_url": "${NOWHERE}/x"` }, what: 'a truncated JSON body' },
-    ] },
-    { title: 'a body without event, and one without target_url', verifies: 'HOOKS-REQUIRED-FIELDS', bodies: [
-      { body: { json: { target_url: `${NOWHERE}/x` } }, what: 'no event' },
-      { body: { json: { event: 'call.ended' } }, what: 'no target_url' },
-    ] },
-    { title: 'an event outside the enumeration', verifies: 'HOOKS-EVENT-ENUM', bodies: [
-      { body: { json: { event: 'call.started', target_url: `${NOWHERE}/x` } }, what: 'event "call.started"' },
-    ] },
-    { title: 'a plain http target_url, and one that is not a URI', verifies: 'HOOKS-TARGET-HTTPS', bodies: [
-      { body: { json: { event: 'call.ended', target_url: 'http://example.invalid/x' } }, what: 'an http target_url' },
-      { body: { json: { event: 'call.ended', target_url: 'https://exa mple.invalid/<hook>' } }, what: 'a target_url that is not a URI' },
-    ] },
-    { title: 'a target_url of 513 characters', verifies: 'HOOKS-TARGET-MAX-512', bodies: [
-      { body: { json: { event: 'call.ended', target_url: urlOfLength(NOWHERE, limits.targetUrlMaxLength + 1) } }, what: 'a 513-character target_url' },
-    ] },
-  ];
-  for (const c of cases) {
-    check(`POST /hooks answers 400 invalid_input to ${c.title}`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: c.bodies.length }, async (t) => {
-      for (const { body, what } of c.bodies) await expectCreationRefused(t, body, what);
+  for (const c of hookValidationProbes) {
+    check(`POST /hooks answers 400 invalid_input to ${c.title}`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: probesPlanned(c.probes.length, c.perRun) }, async (t) => {
+      for (const { body, what } of probesForRun(t, c.probes, c.perRun, c.verifies, (p) => p.what)) await expectCreationRefused(t, body, what);
     });
   }
 });
@@ -153,7 +207,7 @@ if (!watched) describe('No API operation emits an event', () => {
   check('Creating and deleting a hook sends it no delivery', { verifies: ['HOOKS-NO-DIRECT-EMIT'], needs: { tokens: ['all'], webhooks: true }, requests: 2 }, async (t) => {
     const hook = await subscribe(t, { event: 'call.transferred' });
     let expected: string | undefined;
-    if (t.target.controlUrl !== undefined) {
+    if (t.control.offers('event-emitted')) {
       // A delivery that must arrive, so that "nothing else arrived" means something.
       expected = (await t.control.emit('call.transferred')).eventId;
       const list = await t.receiver.waitFor(hook.path, (l) => l.some((d) => d.eventId === expected), 3_000);

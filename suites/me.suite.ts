@@ -16,6 +16,11 @@ describe('GET /me', () => {
     t.expectStatus(await t.call({ method: 'GET', path: '/me', token: t.token('suspended') }), 403, 'suspended');
   });
 
+  check('GET /me answers 403 suspended for a token of a suspended account (control state account-suspended)', { verifies: ['ME-SUSPENDED-403'], needs: { control: ['account-suspended'] }, requests: 1 }, async (t) => {
+    const { token } = await t.control.account('account-suspended');
+    t.expectStatus(await t.call({ method: 'GET', path: '/me', token }), 403, 'suspended');
+  });
+
   check('API tokens carry a live-token prefix (recorded: its value is not shown)', { verifies: ['AUTH-API-TOKEN-PREFIX'], needs: { tokens: ['all'] }, requests: 0 }, async (t) => {
     const prefix = /^([A-Za-z]+_(?:[A-Za-z]+_)?)/.exec(t.token('all'))?.[1];
     t.observe('AUTH-API-TOKEN-PREFIX', prefix === undefined ? 'the all-scope token has no recognisable prefix' : `API tokens start with "${prefix}"`);

@@ -49,7 +49,7 @@ export function refused(answers: readonly Pick<Answer, 'status'>[]): number {
 describe('Request rate limit', () => {
   check(`${PER_WINDOW} requests in one window, spread over every endpoint, are all served; the next is refused; after the window requests are served again`, {
     verifies: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'],
-    needs: { control: true }, requests: 0,
+    needs: { embedded: true }, requests: 0,
   }, async (t) => {
     const server = await startReferenceServer({ rateLimit: { perWindow: PER_WINDOW, windowMs: WINDOW_MS }, faults: faultsOfThisRun() });
     const agent = new Agent({ connections: 32 });

@@ -15,7 +15,7 @@ import { SIGNATURE_HEADER, verifySignature } from '../harness/webhooks/signature
 const HOUR_MS = 3_600_000;
 const HORIZON_MS = limits.webhookRetryHorizonHours * HOUR_MS;
 const DISABLE_AFTER = limits.webhookAutoDisableAfterConsecutiveFailures;
-const needs = { tokens: ['all'], control: true, webhooks: true } as const;
+const needs = { tokens: ['all'], control: ['event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced'], webhooks: true } as const;
 
 /** A subscription answering by `plan`, and one event emitted to it (its first attempt awaited). */
 async function deliveryUnderPlan(t: CheckTools, plan: ResponsePlan): Promise<{ hook: Subscription; eventId: string }> {

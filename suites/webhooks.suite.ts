@@ -23,7 +23,7 @@ describe('Webhook deliveries of each event', () => {
     const other = eventTypes.find((e) => e !== event)!;
     check(`${event} is delivered by POST with a JSON body signed over t.body with the subscription's secret, fresh, of the event's schema, with a unique eventId, and only to ${event} subscriptions`, {
       verifies: ['WEBHOOK-POST-JSON', 'WEBHOOK-SIGNATURE-FORMAT', 'WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY', 'WEBHOOK-SIGNATURE-FRESH', 'EVENT-BASE-FIELDS', 'EVENT-ID-PRESENT-UNIQUE', payloadRequirement[event], 'HOOKS-ONE-EVENT-PER-SUBSCRIPTION', 'EVENT-TIMESTAMP-FIELD', 'EVENT-ADDITIONAL-KEYS'],
-      needs: { tokens: ['all'], control: true, webhooks: true }, requests: 4,
+      needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 4,
     }, async (t) => {
       const hook = await subscribe(t, { event });
       const witness = await subscribe(t, { event: other });
@@ -64,7 +64,7 @@ describe('Webhook deliveries of each event', () => {
     });
   }
 
-  check('Several events to one subscription all arrive, each with its own eventId (the arrival order is recorded)', { verifies: ['WEBHOOK-ORDERING', 'EVENT-ID-PRESENT-UNIQUE'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 2 }, async (t) => {
+  check('Several events to one subscription all arrive, each with its own eventId (the arrival order is recorded)', { verifies: ['WEBHOOK-ORDERING', 'EVENT-ID-PRESENT-UNIQUE'], needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 2 }, async (t) => {
     const hook = await subscribe(t, { event: 'dnc.added' });
     const emitted: string[] = [];
     for (let i = 0; i < 5; i++) emitted.push((await t.control.emit('dnc.added', { contactId: `ct_order_${i}` })).eventId);
@@ -77,7 +77,7 @@ describe('Webhook deliveries of each event', () => {
 });
 
 describe('No delivery to a disabled subscription', () => {
-  check('After DELETE /hooks/{id} no further event is delivered to the subscription', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 4 }, async (t) => {
+  check('After DELETE /hooks/{id} no further event is delivered to the subscription', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 4 }, async (t) => {
     const deleted = await subscribe(t, { event: 'disposition.set' });
     const live = await subscribe(t, { event: 'disposition.set' });
     await t.control.emit('disposition.set');
@@ -91,7 +91,7 @@ describe('No delivery to a disabled subscription', () => {
     t.ensure(after.length === 1, `a deleted subscription received ${after.length - 1} delivery(ies) after DELETE`);
   });
 
-  check('A delivery being retried stops when its subscription is deleted', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: true, webhooks: true }, requests: 4 }, async (t) => {
+  check('A delivery being retried stops when its subscription is deleted', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted', 'deliveries-idle', 'clock-advanced'], webhooks: true }, requests: 4 }, async (t) => {
     const deleted = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500 }] });
     // A witness whose retry must come: 500 once, then 200.
     const witness = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500, times: 1 }, { status: 200 }] });

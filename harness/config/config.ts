@@ -39,9 +39,15 @@ export type Target =
 
 export interface SuiteConfig {
   readonly target: Target;
+  /** The target's test-control endpoint (CONTROL_URL, CONTROL_TOKEN); never derived from API_BASE_URL. */
+  readonly control: { readonly url: string; readonly token: string } | undefined;
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
   readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
-  readonly agents: { readonly provisioned?: string; readonly unprovisioned?: string; readonly foreign?: string };
+  readonly agents: {
+    readonly provisioned?: string; readonly unprovisioned?: string; readonly foreign?: string;
+    /** A provisioned agent of the account of TOKEN_NO_TRUNK / TOKEN_NO_DIALER (only that account's 409 condition holds). */
+    readonly noTrunk?: string; readonly noDialer?: string;
+  };
   readonly destinationNumber: string | undefined;
   readonly allowOriginate: boolean;
   readonly webhookPublicUrl: string | undefined;
@@ -118,6 +124,27 @@ function numericId(env: Env, variable: string): string | undefined {
   return raw;
 }
 
+/**
+ * CONTROL_URL and CONTROL_TOKEN: set together, for a remote target only (the embedded run gets
+ * its reference's endpoint from the global set-up); nothing is ever sent to a control endpoint
+ * the user did not name.
+ */
+function controlEndpoint(env: Env, target: Target): SuiteConfig['control'] {
+  const raw = read(env, 'CONTROL_URL');
+  const token = read(env, 'CONTROL_TOKEN');
+  if (raw === undefined) {
+    if (token !== undefined) throw new ConfigError('CONTROL_TOKEN', 'is set without CONTROL_URL; set both to use the target\'s test-control endpoint, or neither');
+    return undefined;
+  }
+  if (target.kind === 'embedded') throw new ConfigError('CONTROL_URL', 'is set without API_BASE_URL; the embedded reference brings its own control endpoint: set API_BASE_URL for a remote target, or unset CONTROL_URL');
+  const url = parseUrl('CONTROL_URL', raw);
+  requireHttpsUnlessLoopback('CONTROL_URL', url);
+  if (url.search !== '' || url.hash !== '') throw new ConfigError('CONTROL_URL', 'must not carry a query string or fragment');
+  if (token === undefined) throw new ConfigError('CONTROL_TOKEN', 'is required with CONTROL_URL: the bearer token the target\'s control endpoint expects (see control-openapi.json)');
+  if (/\s/.test(token)) throw new ConfigError('CONTROL_TOKEN', 'must be a bare token without spaces (leave out "Bearer ")');
+  return { url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, token };
+}
+
 export function loadConfig(env: Env): SuiteConfig {
   const baseUrlRaw = read(env, 'API_BASE_URL');
   let target: Target = { kind: 'embedded' };
@@ -142,6 +169,8 @@ export function loadConfig(env: Env): SuiteConfig {
   } else if (read(env, 'AUTH_URL') !== undefined) {
     throw new ConfigError('AUTH_URL', 'is set without API_BASE_URL; set both for a remote target, or neither for the embedded reference server');
   }
+
+  const control = controlEndpoint(env, target);
 
   const tokens: Partial<Record<TokenName, string>> = {};
   for (const name of tokenNames) {
@@ -184,16 +213,19 @@ export function loadConfig(env: Env): SuiteConfig {
   const remote = target.kind === 'remote';
   const requestsPerMinute = positiveInteger(env, 'REQUESTS_PER_MINUTE', remote ? defaults.remoteRequestsPerMinute : undefined);
 
-  const secrets = [...Object.values(tokens), clientSecret].filter((value): value is string => value !== undefined);
+  const secrets = [...Object.values(tokens), clientSecret, control?.token].filter((value): value is string => value !== undefined);
 
   return {
     target,
+    control,
     tokens,
     oauth: clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined,
     agents: {
       provisioned: numericId(env, 'TEST_AGENT_ID'),
       unprovisioned: numericId(env, 'TEST_UNPROVISIONED_AGENT_ID'),
       foreign: numericId(env, 'FOREIGN_AGENT_ID'),
+      noTrunk: numericId(env, 'NO_TRUNK_AGENT_ID'),
+      noDialer: numericId(env, 'NO_DIALER_AGENT_ID'),
     },
     destinationNumber,
     allowOriginate,

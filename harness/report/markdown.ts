@@ -71,5 +71,11 @@ export function renderMarkdown(report: RunReport): string {
     lines.push(`| ${r.id} | ${r.level} | ${statusLabel[r.status]} | ${r.source ?? r.checks.length} |`);
   }
   lines.push('');
+  if (report.controlGaps.length > 0) {
+    // Last, as Pact ends with the provider states it found no handler for.
+    lines.push('## Test-control states and inspections the target does not offer', '', 'See control-openapi.json; each would make these requirements verifiable.', '', '| State or inspection | Would unlock |', '|---|---|');
+    for (const gap of report.controlGaps) lines.push(`| ${gap.capability} | ${cell(gap.unlocks.join(', ') || '–')} |`);
+    lines.push('');
+  }
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@
  * JUnit) renders this one model.
  */
 import { requirements, type Level } from '../../requirements/catalogue.ts';
+import { controlGaps, type ControlGap } from './control-gaps.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -73,6 +74,8 @@ export interface RunReport {
   readonly history: ReadonlyArray<{ startedAt: string; passed: number; failed: number; notVerifiable: number }>;
   readonly unhandledErrors: readonly string[];
   readonly interrupted: boolean;
+  /** Test-control states/inspections the target does not offer, and what each would unlock. */
+  readonly controlGaps: readonly ControlGap[];
 }
 
 function unique(values: Iterable<string>): string[] {
@@ -167,6 +170,7 @@ export function buildReport(input: ReportInput): RunReport {
     ].slice(-30),
     unhandledErrors: input.unhandledErrors,
     interrupted: input.interrupted,
+    controlGaps: controlGaps(input.checks, verdicts),
   };
 }
 

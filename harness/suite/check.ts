@@ -13,8 +13,10 @@ import { openapi } from '../contract/openapi.ts';
 import { matchPathTemplate } from '../contract/validator.ts';
 import type { ApiRequest, Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
-import type { ControlClient } from './control-client.ts';
-import { missingNeeds, type AgentRole, type Needs } from './needs.ts';
+import { randomUUID } from 'node:crypto';
+import { createControlClient, type ControlClient } from './control-client.ts';
+import { journalSetup, journalTeardown } from './control-journal.ts';
+import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import type { ReceiverClient } from './receiver-client.ts';
 import { session } from './session.ts';
@@ -38,6 +40,7 @@ export interface CheckTools {
   readonly target: ProvidedTarget;
   token(name: TokenName): string;
   agent(role: AgentRole): string;
+  /** The target's test-control endpoint: the states and inspections declared in needs.control. */
   readonly control: ControlClient;
   readonly receiver: ReceiverClient;
   /** Send a request; a transport failure or a response that breaks openapi.json fails the check. */
@@ -87,9 +90,9 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
   it(title, { tags: [...options.verifies], meta: { plannedRequests: options.requests }, timeout }, async (ctx: TestContext) => {
     const { api, contract, control, receiver } = session();
     const meta = ctx.task.meta;
-    const missing = missingNeeds(options.needs ?? {}, target);
-    if (missing.length > 0) {
-      meta.notVerifiable = `not verifiable with this configuration: needs ${missing.join('; ')}`;
+    const reason = notVerifiableReason(options.needs ?? {}, target);
+    if (reason !== undefined) {
+      meta.notVerifiable = reason;
       meta.plannedRequests = 0; // it sends nothing with this configuration
       return ctx.skip(meta.notVerifiable);
     }
@@ -104,6 +107,22 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     const fail = (message: string): never => {
       throw new CheckFailure(message);
     };
+    // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
+    const controlClient = createControlClient({
+      transport: control,
+      offered: new Set(target.control?.offered ?? []),
+      declared: options.needs?.control ?? [],
+      onSetup(state, params, values) {
+        const id = randomUUID();
+        journalSetup(target.controlJournal, id, state, params, values);
+        cleanups.push(async () => {
+          await control!.teardown(state, params, values);
+          journalTeardown(target.controlJournal, id);
+        });
+      },
+      remember: (secret) => api.redact.remember(secret),
+      fail,
+    });
 
     const tools: CheckTools = {
       target,
@@ -113,9 +132,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       agent(role) {
         return target.agents[role] ?? fail(`check bug: agent ${role} used but not declared in needs`);
       },
-      get control() {
-        return control ?? fail('check bug: control API used but not declared in needs');
-      },
+      control: controlClient,
       get receiver() {
         return receiver ?? fail('check bug: receiver used but not declared in needs');
       },

@@ -4,9 +4,9 @@
  * a remote target's deliveries overlaps every other check (the files of a run share one worker
  * and this module's state; harness/suite/run-order.ts puts the two files first and last).
  *
- * Opening subscribes one hook per event kind, plus, for call.ended, a subscription deleted at
- * once (nothing may reach it), and against a remote target one answering 410 and one that hangs
- * once between 503s (the retry rules); then it causes events: the originated call (needs
+ * Opening subscribes one hook per event kind (remotely: call.ended and one other kind, rotated),
+ * plus, for call.ended, a subscription deleted at once (nothing may reach it), and against a
+ * remote target one that fails (503s and one unanswered attempt: the retry rules); then it causes events: the originated call (needs
  * ALLOW_ORIGINATE) and, where a control API can emit, one event of every other kind. A judge
  * that runs without an opened watch (e.g. `--only`) opens it itself.
  *
@@ -18,10 +18,11 @@ import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from './check.ts';
 import type { Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
+import { runSeed, sliceForRun } from './rotation.ts';
 import { subscribe, type Subscription } from './subscriptions.ts';
 
 /** What a watched subscription is for. */
-export type WatchRole = 'kind' | 'deleted' | 'refusing' | 'failing';
+export type WatchRole = 'kind' | 'deleted' | 'failing';
 
 export interface Watched {
   readonly role: WatchRole;
@@ -56,16 +57,34 @@ export interface WatchView {
 /** Marker in the originated call's metadata, to see whether it reappears anywhere. */
 export const WATCH_METADATA_MARKER = 'occ-watch-metadata-marker';
 
-/** Remote runs exercise the retry rules on paths that refuse or fail; the embedded run does it in virtual time. */
-const FAILURE_PLANS: ReadonlyArray<{ role: WatchRole; plan: ResponsePlan }> = [
-  { role: 'refusing', plan: [{ status: 410 }] },
-  // 503 three times (the backoff between them is judged), then one attempt left unanswered (a
-  // timeout), then 503 again: one subscription shows both retry rules.
-  { role: 'failing', plan: [{ status: 503, times: 3 }, { hang: true, times: 1 }, { status: 503 }] },
-];
+/**
+ * Remote runs read the retry rules from how the receiver answers; the embedded run does it in
+ * virtual time, and answers 200 everywhere. The call.ended subscription answers 410 (a 4xx must
+ * not be retried; every other rule is judged on that same first attempt); the failing one 503
+ * three times (the backoff between them is judged), then leaves one attempt unanswered (a
+ * timeout), then 503 again: one subscription shows both retry rules.
+ */
+const LIVE_CALL_ENDED_PLAN: ResponsePlan = [{ status: 410 }];
+const FAILING_PLAN: ResponsePlan = [{ status: 503, times: 3 }, { hang: true, times: 1 }, { status: 503 }];
+
+/**
+ * The kinds subscribed: all of them embedded; remotely call.ended (what the originated call
+ * causes) and one other kind, rotated across runs by the run's seed (request budget: four
+ * subscriptions and their deletion saved per run; four consecutive seeds cover every kind).
+ */
+export function watchedKinds(target: ProvidedTarget): { kinds: readonly EventType[]; rotatedOut: readonly EventType[]; slice: string } {
+  if (target.kind !== 'remote') return { kinds: eventTypes, rotatedOut: [], slice: '' };
+  const others = eventTypes.filter((event) => event !== 'call.ended');
+  const slice = sliceForRun(others, 1, runSeed());
+  return {
+    kinds: ['call.ended', ...slice.chosen],
+    rotatedOut: others.filter((event) => !slice.chosen.includes(event)),
+    slice: `seed ${runSeed()}: slice ${slice.index + 1} of ${slice.slices}`,
+  };
+}
 
 export function canEmit(target: ProvidedTarget): boolean {
-  return target.controlUrl !== undefined;
+  return target.control?.offered.includes('event-emitted') === true;
 }
 
 export function canOriginate(target: ProvidedTarget): boolean {
@@ -75,17 +94,17 @@ export function canOriginate(target: ProvidedTarget): boolean {
 
 /** What opening the watch needs: something that causes events, and a receiver the target reaches. */
 export function watchNeeds(target: ProvidedTarget): Needs {
-  return canEmit(target) ? { tokens: ['all'], webhooks: true } : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
+  return canEmit(target) ? { tokens: ['all'], webhooks: true, control: ['event-emitted'] } : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
 }
 
 /** Requests opening sends against a remote target (for --dry-run): the subscriptions, one DELETE, one POST /calls. */
 export function openRequests(target: ProvidedTarget): number {
-  return eventTypes.length + 1 + (target.kind === 'remote' ? FAILURE_PLANS.length : 0) + 1 + 1;
+  return watchedKinds(target).kinds.length + 1 + (target.kind === 'remote' ? 1 : 0) + 1 + 1;
 }
 
 /** Requests closing sends: one DELETE per subscription still active. */
 export function closeRequests(target: ProvidedTarget): number {
-  return eventTypes.length + (target.kind === 'remote' ? FAILURE_PLANS.length : 0);
+  return watchedKinds(target).kinds.length + (target.kind === 'remote' ? 1 : 0);
 }
 
 let opening: Promise<Watch> | undefined;
@@ -102,14 +121,18 @@ async function open(t: CheckTools): Promise<Watch> {
   // it out, or the run was cut short) the sweep of the run's hook journal.
   const tools: CheckTools = Object.create(t, { onCleanup: { value: () => undefined } }) as CheckTools;
   const watched: Watched[] = [];
-  for (const event of eventTypes) watched.push({ role: 'kind', subscription: await subscribe(tools, { event }) });
+  const { kinds } = watchedKinds(target);
+  for (const event of kinds) {
+    const plan = target.kind === 'remote' && event === 'call.ended' ? LIVE_CALL_ENDED_PLAN : undefined;
+    watched.push({ role: 'kind', subscription: await subscribe(tools, { event, ...(plan === undefined ? {} : { plan }) }) });
+  }
   const deleted = await subscribe(tools, { event: 'call.ended' });
   const removal = await deleted.remove();
   t.ensure(removal.status === 204, `DELETE /hooks/{id} of a new subscription answered ${removal.status ?? removal.transportError}, expected 204`);
   const deletedAt = Date.now();
   watched.push({ role: 'deleted', subscription: deleted });
   if (target.kind === 'remote') {
-    for (const { role, plan } of FAILURE_PLANS) watched.push({ role, subscription: await subscribe(tools, { event: 'call.ended', plan }) });
+    watched.push({ role: 'failing', subscription: await subscribe(tools, { event: 'call.ended', plan: FAILING_PLAN }) });
   }
 
   let callId: string | undefined;
@@ -123,7 +146,7 @@ async function open(t: CheckTools): Promise<Watch> {
   }
   const emitted: EventType[] = [];
   if (canEmit(target)) {
-    for (const event of eventTypes) {
+    for (const event of kinds) {
       if (event === 'call.ended' && callId !== undefined) continue; // the call causes it
       await t.control.emit(event);
       emitted.push(event);

@@ -3,15 +3,18 @@
  * tells a user which variable would make the check verifiable. Pure.
  */
 import { tokenVariable, type TokenName } from '../config/config.ts';
+import type { ControlCapability } from '../contract/control.ts';
 import type { ProvidedTarget } from './provided.ts';
 
-export type AgentRole = 'provisioned' | 'unprovisioned' | 'foreign';
+export type AgentRole = 'provisioned' | 'unprovisioned' | 'foreign' | 'noTrunk' | 'noDialer';
 
 export interface Needs {
   readonly tokens?: readonly TokenName[];
   readonly agents?: readonly AgentRole[];
-  /** The reference server's control API: states a remote target would need fixtures for. */
-  readonly control?: boolean;
+  /** States and inspections of the test-control protocol (control-openapi.json) the check uses. */
+  readonly control?: readonly ControlCapability[];
+  /** The embedded reference server itself (the check starts its own instance, e.g. with a short rate window). */
+  readonly embedded?: boolean;
   /** Permission to ring a real number. */
   readonly originate?: boolean;
   /** Deliveries from the target can reach the local receiver. */
@@ -24,7 +27,18 @@ const agentVariable: Record<AgentRole, string> = {
   provisioned: 'TEST_AGENT_ID',
   unprovisioned: 'TEST_UNPROVISIONED_AGENT_ID',
   foreign: 'FOREIGN_AGENT_ID',
+  noTrunk: 'NO_TRUNK_AGENT_ID',
+  noDialer: 'NO_DIALER_AGENT_ID',
 };
+
+const CONTROL_URL_PHRASE = 'CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering ';
+const NOT_OFFERED = 'not verifiable: the target\'s control endpoint does not offer ';
+const CONTROL_PHRASE_END = ': see control-openapi.json)';
+const NEEDS = 'not verifiable with this configuration: needs ';
+
+function controlPhrase(capabilities: readonly ControlCapability[]): string {
+  return `${CONTROL_URL_PHRASE}${capabilities.join(', ')}${CONTROL_PHRASE_END}`;
+}
 
 /** One phrase per missing need, naming the variable (or the target) that would provide it. */
 export function missingNeeds(needs: Needs, target: ProvidedTarget): string[] {
@@ -35,8 +49,11 @@ export function missingNeeds(needs: Needs, target: ProvidedTarget): string[] {
   for (const role of needs.agents ?? []) {
     if (target.agents[role] === undefined) missing.push(agentVariable[role]);
   }
-  if (needs.control === true && target.controlUrl === undefined) {
-    missing.push('the embedded reference server (its control API sets up this state; a remote target has no equivalent)');
+  if ((needs.control ?? []).length > 0 && target.control === undefined) {
+    missing.push(controlPhrase(needs.control!));
+  }
+  if (needs.embedded === true && target.kind === 'remote') {
+    missing.push('the embedded reference server (this check starts its own instance; unset API_BASE_URL)');
   }
   if (needs.originate === true && target.kind === 'remote' && !(target.allowOriginate && target.destinationNumber !== undefined)) {
     missing.push('ALLOW_ORIGINATE=true and TEST_DESTINATION_NUMBER');
@@ -48,4 +65,31 @@ export function missingNeeds(needs: Needs, target: ProvidedTarget): string[] {
     missing.push('AUTH_URL, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET');
   }
   return missing;
+}
+
+/** The capabilities a check needs that the configured control endpoint does not offer. */
+export function notOffered(needs: Needs, target: ProvidedTarget): ControlCapability[] {
+  if (target.control === undefined) return [];
+  return (needs.control ?? []).filter((capability) => !target.control!.offered.includes(capability));
+}
+
+/** Why a check is not verifiable with this configuration, or undefined when it can run. */
+export function notVerifiableReason(needs: Needs, target: ProvidedTarget): string | undefined {
+  const missing = missingNeeds(needs, target);
+  if (missing.length > 0) return `${NEEDS}${missing.join('; ')}`;
+  const lacking = notOffered(needs, target);
+  return lacking.length > 0 ? `${NOT_OFFERED}${lacking.join(', ')}` : undefined;
+}
+
+/**
+ * The control capabilities whose absence alone made a check not verifiable, read back from its
+ * skip reason (written above); [] when anything else is missing too, or for any other reason.
+ */
+export function controlCapabilitiesMissingIn(skipReason: string): string[] {
+  if (skipReason.startsWith(NOT_OFFERED)) return skipReason.slice(NOT_OFFERED.length).split(', ');
+  const head = `${NEEDS}${CONTROL_URL_PHRASE}`;
+  const tail = CONTROL_PHRASE_END;
+  if (!skipReason.startsWith(head) || !skipReason.endsWith(tail)) return [];
+  const capabilities = skipReason.slice(head.length, -tail.length);
+  return capabilities.includes(';') ? [] : capabilities.split(', ');
 }

@@ -3,21 +3,34 @@
  * is, which fixtures this configuration has, and where the run's side-effect journal lives.
  */
 import type { TokenName } from '../config/config.ts';
+import type { ControlCapability } from '../contract/control.ts';
 
 export interface ProvidedTarget {
   readonly kind: 'embedded' | 'remote';
   readonly baseUrl: string;
   readonly authUrl: string | undefined;
-  /** The reference server's control API; only on the embedded target. */
-  readonly controlUrl: string | undefined;
-  /** Local URL of the webhook receiver (its query API); undefined when deliveries can't reach it. */
+  /**
+   * The test-control endpoint (CONTROL_URL; the embedded reference's own) and what it offers,
+   * read once per run (every capability assumed on a dry run, which sends nothing).
+   */
+  readonly control: { readonly url: string; readonly token: string; readonly offered: readonly ControlCapability[] } | undefined;
+  /** Journal of test-control states set up and not yet torn down (a private temporary file). */
+  readonly controlJournal: string;
+  /** The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one. */
   readonly receiverLocalUrl: string | undefined;
   /** The https URL the target must deliver to (the receiver, or WEBHOOK_PUBLIC_URL). */
   readonly receiverPublicUrl: string | undefined;
   readonly receiverCaPem: string | undefined;
+  /** A remote, store-only receiver (RECEIVER_URL): never sent a secret. */
+  readonly receiverRemote: boolean;
+  /** RECEIVER_TOKEN of a remote receiver (a secret, redacted like the others). */
+  readonly receiverToken: string | undefined;
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
   readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
-  readonly agents: { readonly provisioned?: string | undefined; readonly unprovisioned?: string | undefined; readonly foreign?: string | undefined };
+  readonly agents: {
+    readonly provisioned?: string | undefined; readonly unprovisioned?: string | undefined; readonly foreign?: string | undefined;
+    readonly noTrunk?: string | undefined; readonly noDialer?: string | undefined;
+  };
   readonly destinationNumber: string | undefined;
   readonly allowOriginate: boolean;
   readonly requestsPerMinute: number | undefined;

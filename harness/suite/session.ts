@@ -6,7 +6,7 @@
 import { inject } from 'vitest';
 import { createContract, type Contract } from '../contract/validator.ts';
 import { createApiClient, type ApiClient } from '../http/client.ts';
-import { createControlClient, type ControlClient } from './control-client.ts';
+import { createControlTransport, type ControlTransport } from './control-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 import { createReceiverClient, type ReceiverClient } from './receiver-client.ts';
 
@@ -14,7 +14,8 @@ export interface Session {
   readonly target: ProvidedTarget;
   readonly api: ApiClient;
   readonly contract: Contract;
-  readonly control: ControlClient | undefined;
+  /** The test-control endpoint's transport; each check gets its own client over it (check.ts). */
+  readonly control: ControlTransport | undefined;
   readonly receiver: ReceiverClient | undefined;
 }
 
@@ -32,10 +33,13 @@ export function session(): Session {
       secrets: target.secrets,
     }),
     contract: createContract(),
-    control: target.controlUrl === undefined ? undefined : createControlClient(target.controlUrl),
+    control: target.control === undefined ? undefined : createControlTransport(target.control),
     receiver: target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
       ? undefined
-      : createReceiverClient(target.receiverLocalUrl, target.receiverPublicUrl, target.receiverCaPem),
+      : createReceiverClient({
+        queryUrl: target.receiverLocalUrl, publicUrl: target.receiverPublicUrl, caPem: target.receiverCaPem,
+        token: target.receiverToken, remote: target.receiverRemote,
+      }),
   };
   return current;
 }

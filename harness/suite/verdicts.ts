@@ -80,3 +80,18 @@ export function orderOf(values: readonly number[]): 'ascending' | 'descending' |
   if (values.every((v, i) => i === 0 || v <= values[i - 1]!)) return 'descending';
   return 'unordered';
 }
+
+/**
+ * How many records a window holds at least, from one answer: its rows, or `count` when the target
+ * reads count as the window's total (a reading the spec allows) and it says more.
+ */
+export function heldAtLeast(answer: { readonly count: unknown; readonly calls: readonly unknown[] }): number {
+  return Math.max(answer.calls.length, Number.isInteger(answer.count) ? answer.count as number : 0);
+}
+
+/** What a limited answer must hold: exactly min(limit, held) rows. Undefined when it does. */
+export function limitProblem(answer: { readonly count: unknown; readonly calls: readonly unknown[] }, limit: number, held: number, what: string): string | undefined {
+  const expected = Math.min(limit, held);
+  return answer.calls.length === expected ? undefined
+    : `GET /cdrs ${what} over a window holding at least ${held} records returned ${answer.calls.length}, must be exactly ${expected}`;
+}

@@ -79,8 +79,12 @@ function describeStartError(e: unknown, options: ReceiverOptions): string {
   return `could not start (${err.message})`;
 }
 
-async function main(): Promise<void> {
-  const parsed = parseCliConfig(process.env, process.argv.slice(2));
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    process.stdout.write(`usage: occ receiver (npm run receiver); ${USAGE}\n`);
+    return;
+  }
+  const parsed = parseCliConfig(process.env, argv);
   if (!parsed.ok) fail(parsed.message);
   const receiver = await startReceiver(parsed.options).catch((e: unknown) => fail(describeStartError(e, parsed.options)));
 

@@ -12,8 +12,9 @@
  *   recorded as a Delivery, refused ones included. The signature is verified on the raw body
  *   BEFORE any JSON parsing, so `json` and `eventId` are only ever set for authentic bodies.
  *
- * Query API (same server, same port; for k6 scripts and other processes that can't import TS):
- *   GET    /_receiver/health                         → 200 {ok: true}
+ * Query API (same server, same port; for k6 scripts, the suite's ReceiverClient and other
+ * processes; the "pull API" when the receiver runs as a service next to the target):
+ *   GET    /_receiver/health                         → 200 {ok: true} (never needs the token)
  *   GET    /_receiver/deliveries[?path=/hooks/x][&since=<seq>]
  *                                                    → 200 {deliveries: Delivery[]} (seq order; since = seq strictly greater)
  *   DELETE /_receiver/deliveries                     → 204, forgets deliveries and seen eventIds
@@ -21,15 +22,27 @@
  *   PUT    /_receiver/paths?path=/hooks/x  {secret?, plan?}
  *                                                    → 200 {path, hasSecret, plan}; registers the path, or
  *                                                      updates only the fields given (a new plan restarts)
- *   Errors: 400/404/405 {error, message}. Secrets are write-only: no route ever returns one
+ *   Errors: 400/401/404/405 {error, message}. Secrets are write-only: no route ever returns one
  *   (only `hasSecret`), and nothing here logs.
+ *   With `token`, every route but health needs `Authorization: Bearer <token>` (401 otherwise).
+ *
+ * Each Delivery keeps the request as received: `bodyBase64` (the exact bytes), `rawHeaders`
+ * (names and values in arrival order, as Node reads them) beside the convenient `rawBody` (UTF-8)
+ * and lower-cased `headers`, so a signature can be verified later, elsewhere, on the raw bytes.
+ *
+ * Store-only mode (`storeOnly`, the service deployment): the receiver never holds a secret (a
+ * PUT carrying one is refused), verifies nothing, and answers every delivery to a registered
+ * path by its plan; the suite verifies signatures in its own process, where the secrets stay.
  *
  * Memory: deliveries are kept in a ring buffer of `maxDeliveries` (default 10,000) so a load
  * test can't exhaust memory; older ones are dropped (seq keeps counting, so a gap is visible).
+ * With `maxAgeMs`, deliveries and registrations older than that are forgotten too.
+ * Registrations are capped at `maxPaths` (default 10,000; the oldest goes first).
  * Duplicate detection remembers the last `maxTrackedEventIds` (default 100,000) eventIds.
  */
+import { timingSafeEqual } from 'node:crypto';
+import { createServer as createPlainServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { SIGNATURE_HEADER, verifySignature } from './signature.ts';
@@ -43,10 +56,15 @@ export interface Delivery {
   method: string;
   receivedAt: number;
   headers: Record<string, string>;
+  /** Header names and values in arrival order, as received (Node's rawHeaders, flattened pairs). */
+  rawHeaders: string[];
+  /** The body decoded as UTF-8, for reading; `bodyBase64` holds the exact bytes. */
   rawBody: string;
+  bodyBase64: string;
   json: unknown;
   jsonError?: string;
-  signature: { ok: boolean; reason?: string; timestamp?: number };
+  /** `not_verified`: a store-only receiver (the suite verifies); `not_checked`: refused before. */
+  signature: { ok: boolean; reason?: string; detail?: string; timestamp?: number };
   eventId?: string;
   duplicate: boolean;
   answeredStatus: number | 'no-answer';
@@ -63,6 +81,15 @@ export interface ReceiverOptions {
   publicUrl?: string;
   maxDeliveries?: number;
   maxTrackedEventIds?: number;
+  /** Forget deliveries and registrations older than this (default: never). */
+  maxAgeMs?: number;
+  maxPaths?: number;
+  /** Bearer token every query route but health requires. */
+  token?: string;
+  /** Never take a secret, never verify: store and answer by plan (the suite verifies). */
+  storeOnly?: boolean;
+  /** Serve plain HTTP, for a deployment behind a TLS-terminating proxy. */
+  plainHttp?: boolean;
 }
 
 export interface Receiver {
@@ -81,6 +108,7 @@ export interface Receiver {
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 export const DEFAULT_MAX_DELIVERIES = 10_000;
 export const DEFAULT_MAX_TRACKED_EVENT_IDS = 100_000;
+export const DEFAULT_MAX_PATHS = 10_000;
 const CONTROL_PREFIX = '/_receiver/';
 const DEFAULT_PLAN: ResponsePlan = [{ status: 200 }];
 
@@ -183,6 +211,14 @@ class RingLog<T> {
     if (this.size < this.capacity) this.size++;
     else this.head = (this.head + 1) % this.capacity;
   }
+  /** Drops entries from the oldest end while `stale` holds (entries are in arrival order). */
+  dropWhile(stale: (item: T) => boolean): void {
+    while (this.size > 0 && stale(this.items[this.head] as T)) {
+      this.items[this.head] = undefined;
+      this.head = (this.head + 1) % this.capacity;
+      this.size--;
+    }
+  }
   toArray(filter?: (item: T) => boolean): T[] {
     const out: T[] = [];
     for (let i = 0; i < this.size; i++) {
@@ -262,6 +298,24 @@ export async function generateTlsMaterial(): Promise<{ caCertPem: string; cert: 
 interface Registration {
   secret: string | undefined;
   cursor: PlanCursor;
+  registeredAt: number;
+}
+
+/** What the log holds: the body as bytes; the wire form (rawBody, bodyBase64) is made on read. */
+type Stored = Omit<Delivery, 'rawBody' | 'bodyBase64'> & { body: Buffer };
+
+function toDelivery(stored: Stored): Delivery {
+  const { body, ...rest } = stored;
+  return { ...rest, rawBody: body.toString('utf8'), bodyBase64: body.toString('base64') };
+}
+
+/** Constant-time check of `Authorization: Bearer <token>`. */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
+  if (match === null) return false;
+  const given = Buffer.from(match[1] as string, 'utf8');
+  const expected = Buffer.from(token, 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders?: Record<string, string>): void {
@@ -341,19 +395,38 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const host = options.host ?? '127.0.0.1';
   const tolerance = options.toleranceSeconds;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxPaths = options.maxPaths ?? DEFAULT_MAX_PATHS;
+  const maxAgeMs = options.maxAgeMs;
+  const storeOnly = options.storeOnly === true;
+  const token = options.token;
   const publicUrl = options.publicUrl === undefined || options.publicUrl === '' ? undefined : normalisePublicUrl(options.publicUrl);
   if (!isPositiveInt(maxBodyBytes)) throw new RangeError('maxBodyBytes must be an integer >= 1');
+  if (!isPositiveInt(maxPaths)) throw new RangeError('maxPaths must be an integer >= 1');
+  if (maxAgeMs !== undefined && !isPositiveInt(maxAgeMs)) throw new RangeError('maxAgeMs must be an integer >= 1');
+  if (token !== undefined && (token === '' || /\s/.test(token))) throw new TypeError('token must be a non-empty string without whitespace');
   if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0)) throw new RangeError('toleranceSeconds must be >= 0');
+  if (options.plainHttp === true && options.tls !== undefined) throw new TypeError('plainHttp and tls exclude each other');
 
-  const generated = options.tls ? undefined : await generateTlsMaterial();
-  const tlsMaterial = options.tls ?? (generated as { cert: string; key: string });
+  const generated = options.tls || options.plainHttp === true ? undefined : await generateTlsMaterial();
+  const tlsMaterial = options.tls ?? generated;
   const caCertPem = generated?.caCertPem;
 
   const registrations = new Map<string, Registration>();
-  const log = new RingLog<Delivery>(options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
+  const log = new RingLog<Stored>(options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
   const seenEvents = new BoundedSet(options.maxTrackedEventIds ?? DEFAULT_MAX_TRACKED_EVENT_IDS);
   const held = new Set<ServerResponse>();
   let seq = 0;
+
+  /** Age-based expiry, applied lazily on every write and read: nothing runs in the background. */
+  function expire(): void {
+    if (maxAgeMs === undefined) return;
+    const cutoff = Date.now() - maxAgeMs;
+    log.dropWhile((d) => d.receivedAt < cutoff);
+    for (const [path, r] of registrations) {
+      if (r.registeredAt >= cutoff) break; // Map order is (re)registration order
+      registrations.delete(path);
+    }
+  }
 
   function register(path: string, setup: { secret?: string; plan?: ResponsePlan }): void {
     const p = validatePath(path);
@@ -361,12 +434,16 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     if (setup.secret !== undefined && (typeof setup.secret !== 'string' || setup.secret === '')) {
       throw new TypeError('secret must be a non-empty string');
     }
+    if (setup.secret !== undefined && storeOnly) throw new TypeError('this receiver is store-only: it never takes a secret (the suite verifies signatures)');
     const plan = setup.plan === undefined ? undefined : validatePlan(setup.plan);
     if (plan && !plan.ok) throw new TypeError(plan.message);
+    expire();
     const existing = registrations.get(path);
     const secret = setup.secret ?? existing?.secret;
     const cursor = plan ? { plan: plan.value, index: 0, usedInStep: 0 } : (existing?.cursor ?? { plan: DEFAULT_PLAN, index: 0, usedInStep: 0 });
-    registrations.set(path, { secret, cursor });
+    registrations.delete(path); // re-insert: the Map stays in registration order for expiry
+    registrations.set(path, { secret, cursor, registeredAt: Date.now() });
+    if (registrations.size > maxPaths) registrations.delete(registrations.keys().next().value as string);
   }
 
   function setPlan(path: string, plan: ResponsePlan): void {
@@ -379,20 +456,25 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     return { path, hasSecret: r.secret !== undefined, plan: r.cursor.plan };
   }
 
-  function record(d: Omit<Delivery, 'seq'>): Delivery {
-    const delivery = { seq: ++seq, ...d };
-    log.push(delivery);
-    return delivery;
+  function record(d: Omit<Stored, 'seq'>): void {
+    expire();
+    log.push({ seq: ++seq, ...d });
+  }
+
+  function deliveries(path?: string, since = 0): Delivery[] {
+    expire();
+    return log.toArray((d) => d.seq > since && (path === undefined || d.path === path)).map(toDelivery);
   }
 
   async function handleDelivery(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     const receivedAt = Date.now();
-    const base = { path: pathname, method: req.method ?? '', receivedAt, headers: flattenHeaders(req.headers), json: undefined, duplicate: false };
-    const refuse = (status: number, error: string, message: string, rawBody = '', signature: Delivery['signature'] = { ok: false, reason: 'not_checked' }, extra?: Record<string, string>): void => {
-      record({ ...base, rawBody, signature, answeredStatus: status, error });
+    const base = { path: pathname, method: req.method ?? '', receivedAt, headers: flattenHeaders(req.headers), rawHeaders: req.rawHeaders, json: undefined, duplicate: false };
+    const refuse = (status: number, error: string, message: string, body: Buffer = Buffer.alloc(0), signature: Delivery['signature'] = { ok: false, reason: 'not_checked' }, extra?: Record<string, string>): void => {
+      record({ ...base, body, signature, answeredStatus: status, error });
       sendJson(res, status, { error, message }, extra);
     };
 
+    expire();
     const reg = registrations.get(pathname);
     if (!reg) {
       req.resume();
@@ -400,46 +482,57 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     }
     if (req.method !== 'POST') {
       req.resume();
-      return refuse(405, 'method_not_allowed', 'Deliveries must use POST.', '', undefined, { allow: 'POST' });
+      return refuse(405, 'method_not_allowed', 'Deliveries must use POST.', undefined, undefined, { allow: 'POST' });
     }
     const read = await readBody(req, maxBodyBytes);
     if (read.tooLarge) {
       // Close the connection: the rest of an oversized body is not worth reading.
-      return refuse(413, 'payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`, '', undefined, { connection: 'close' });
+      return refuse(413, 'payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`, undefined, undefined, { connection: 'close' });
     }
-    const rawBody = read.body.toString('utf8');
-    if (reg.secret === undefined) {
-      return refuse(401, 'no_secret_registered', signatureError('no_secret_registered'), rawBody, { ok: false, reason: 'no_secret_registered' });
+    const body = read.body;
+    const rawBody = body.toString('utf8');
+    let signature: Delivery['signature'];
+    if (storeOnly) {
+      signature = { ok: false, reason: 'not_verified', detail: 'This receiver stores deliveries unverified; the suite verifies the signature.' };
+    } else {
+      if (reg.secret === undefined) {
+        return refuse(401, 'no_secret_registered', signatureError('no_secret_registered'), body, { ok: false, reason: 'no_secret_registered' });
+      }
+      const header = req.headers[SIGNATURE_HEADER];
+      const verdict = verifySignature({
+        header: Array.isArray(header) ? header.join(',') : header,
+        rawBody: body,
+        secret: reg.secret,
+        toleranceSeconds: tolerance,
+      });
+      if (!verdict.ok) {
+        return refuse(401, verdict.reason, verdict.detail, body, { ok: false, reason: verdict.reason, detail: verdict.detail });
+      }
+      signature = { ok: true, timestamp: verdict.timestamp };
     }
-    const header = req.headers[SIGNATURE_HEADER];
-    const verdict = verifySignature({
-      header: Array.isArray(header) ? header.join(',') : header,
-      rawBody: read.body,
-      secret: reg.secret,
-      toleranceSeconds: tolerance,
-    });
-    if (!verdict.ok) {
-      return refuse(401, verdict.reason, signatureError(verdict.reason), rawBody, { ok: false, reason: verdict.reason });
-    }
-    const signature = { ok: true, timestamp: verdict.timestamp };
     let json: unknown;
+    let jsonError: { jsonError: string } | undefined;
     try {
       json = JSON.parse(rawBody);
     } catch (e) {
-      const jsonError = (e as Error).message;
-      record({ ...base, rawBody, jsonError, signature, answeredStatus: 400, error: 'invalid_json' });
-      return sendJson(res, 400, { error: 'invalid_json', message: 'The body is not valid JSON.' });
+      jsonError = { jsonError: (e as Error).message };
+      if (!storeOnly) {
+        record({ ...base, body, ...jsonError, signature, answeredStatus: 400, error: 'invalid_json' });
+        return sendJson(res, 400, { error: 'invalid_json', message: 'The body is not valid JSON.' });
+      }
+      // Store-only: not ours to judge; the suite reads jsonError, the plan answers.
     }
     const eventId = extractEventId(json);
     const duplicate = eventId !== undefined && seenEvents.seen(`${pathname}\n${eventId}`);
     const step = takeStep(reg.cursor);
+    const accepted = { ...base, body, json, ...jsonError, signature, eventId, duplicate };
     if ('hang' in step) {
-      record({ ...base, rawBody, json, signature, eventId, duplicate, answeredStatus: 'no-answer' });
+      record({ ...accepted, answeredStatus: 'no-answer' });
       held.add(res);
       res.on('close', () => held.delete(res));
       return;
     }
-    record({ ...base, rawBody, json, signature, eventId, duplicate, answeredStatus: step.status });
+    record({ ...accepted, answeredStatus: step.status });
     sendAck(res, step.status);
   }
 
@@ -447,19 +540,26 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const route = pathname.slice(CONTROL_PREFIX.length);
     const method = req.method ?? '';
     if (route === 'health' && method === 'GET') return sendJson(res, 200, { ok: true });
+    if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
+      req.resume();
+      return sendJson(res, 401, { error: 'unauthorized', message: 'The query API needs Authorization: Bearer <RECEIVER_TOKEN>.' }, { 'www-authenticate': 'Bearer realm="receiver"' });
+    }
     if (route === 'deliveries' && method === 'GET') {
       const path = query.get('path') ?? undefined;
       const sinceRaw = query.get('since');
       const since = sinceRaw === null ? 0 : Number(sinceRaw);
       if (!Number.isSafeInteger(since) || since < 0) return sendJson(res, 400, { error: 'invalid_input', message: 'since must be a non-negative integer.' });
-      return sendJson(res, 200, { deliveries: log.toArray((d) => d.seq > since && (path === undefined || d.path === path)) });
+      return sendJson(res, 200, { deliveries: deliveries(path, since) });
     }
     if (route === 'deliveries' && method === 'DELETE') {
       clear();
       res.writeHead(204).end();
       return;
     }
-    if (route === 'paths' && method === 'GET') return sendJson(res, 200, { paths: [...registrations.keys()].map(describe) });
+    if (route === 'paths' && method === 'GET') {
+      expire();
+      return sendJson(res, 200, { paths: [...registrations.keys()].map(describe) });
+    }
     if (route === 'paths' && method === 'PUT') {
       const path = validatePath(query.get('path'));
       if (!path.ok) return sendJson(res, 400, { error: 'invalid_input', message: `Query parameter ${path.message}.` });
@@ -475,6 +575,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         return sendJson(res, 400, { error: 'invalid_input', message: 'Body must be a JSON object {secret?, plan?}.' });
       }
       const { secret, plan } = body as { secret?: unknown; plan?: unknown };
+      if (secret !== undefined && storeOnly) {
+        return sendJson(res, 400, { error: 'invalid_input', message: 'This receiver is store-only and never takes a secret: the suite verifies signatures itself.' });
+      }
       if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
         return sendJson(res, 400, { error: 'invalid_input', message: 'secret must be a non-empty string.' });
       }
@@ -493,7 +596,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     seenEvents.clear();
   }
 
-  const server = createServer({ cert: tlsMaterial.cert, key: tlsMaterial.key }, (req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const { pathname, query } = splitUrl(req.url);
     const work = pathname.startsWith(CONTROL_PREFIX) ? handleControl(req, res, pathname, query) : handleDelivery(req, res, pathname);
     // Last line of defence: a bug must cost one request, never the process, and never leak a stack.
@@ -501,7 +604,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       if (!res.headersSent) sendJson(res, 500, { error: 'receiver_error', message: 'The receiver failed to handle this request.' });
       else res.destroy();
     });
-  });
+  };
+  const server = tlsMaterial === undefined ? createPlainServer(handler) : createServer({ cert: tlsMaterial.cert, key: tlsMaterial.key }, handler);
   // A sender that doesn't trust our certificate is its problem to report, not ours to crash on.
   server.on('tlsClientError', () => {});
 
@@ -513,7 +617,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const localUrl = `https://${formatHost(host)}:${port}`;
+  const localUrl = `${tlsMaterial === undefined ? 'http' : 'https'}://${formatHost(host)}:${port}`;
 
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
@@ -533,7 +637,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     caCertPem,
     register,
     setPlan,
-    deliveries: (path?: string) => log.toArray(path === undefined ? undefined : (d) => d.path === path),
+    deliveries: (path?: string) => deliveries(path),
     clear,
     close,
   };

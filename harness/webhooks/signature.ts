@@ -106,6 +106,45 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader {
 }
 
 /**
+ * Which part of the signature a sender got wrong, when a v1 value matches one of the usual
+ * mistakes: the signed input (body alone, no dot, re-serialised JSON) or the key (the secret
+ * minus its whsec_ prefix). Only run after a mismatch, so it costs nothing on the happy path.
+ */
+export function likelyMistake(secret: string, timestamp: number, rawBody: string | Uint8Array, signatures: readonly string[]): string | undefined {
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
+  const hex = (key: string, ...parts: Array<string | Buffer>): string => {
+    const hmac = createHmac('sha256', key);
+    for (const part of parts) hmac.update(part);
+    return hmac.digest('hex');
+  };
+  let reserialised: string | undefined;
+  try {
+    reserialised = JSON.stringify(JSON.parse(body.toString('utf8')));
+  } catch {
+    reserialised = undefined;
+  }
+  const candidates: Array<[string, () => string]> = [
+    ['the signed input is the raw body alone, without the `t.` prefix', () => hex(secret, body)],
+    ['the signed input is `t` + the raw body without the dot between them', () => hex(secret, String(timestamp), body)],
+    ['the key is the secret without its whsec_ prefix, not the secret exactly as POST /hooks returned it', () => hex(secret.replace(/^whsec_/, ''), `${timestamp}.`, body)],
+  ];
+  if (reserialised !== undefined && reserialised !== body.toString('utf8')) {
+    candidates.push(['the signed input is the JSON re-serialised, not the raw body bytes as sent', () => hex(secret, `${timestamp}.`, reserialised)]);
+  }
+  for (const [mistake, digest] of candidates) if (signatures.includes(digest())) return mistake;
+  return undefined;
+}
+
+/** A v1 carrying the right HMAC in base64 instead of hex is a common slip worth naming. */
+function base64Hint(header: string, secret: string, rawBody: string | Uint8Array): string {
+  const t = /(?:^|,)\s*t=([0-9]{1,15})\s*(?:,|$)/.exec(header)?.[1];
+  if (t === undefined) return '';
+  const expected = computeDigest(secret, Number(t), rawBody).toString('base64');
+  const values = [...header.matchAll(/(?:^|,)\s*v1=([^,]*)/g)].map((m) => (m[1] ?? '').trim().replace(/=+$/, ''));
+  return values.includes(expected.replace(/=+$/, '')) ? ' (the v1 value is the right HMAC, but in base64; the scheme is hex)' : '';
+}
+
+/**
  * Verifies a delivery as a receiver must: on the raw body, before any JSON parsing.
  * Constant-time comparison of equal-length 32-byte buffers; accepts when any v1 matches.
  */
@@ -120,7 +159,7 @@ export function verifySignature(input: VerifyInput): VerifyResult {
   }
   const parsed = parseSignatureHeader(header);
   if (!parsed.ok) {
-    return { ok: false, reason: 'malformed_header', detail: `The ${SIGNATURE_HEADER} header is malformed: ${parsed.reason}.` };
+    return { ok: false, reason: 'malformed_header', detail: `The ${SIGNATURE_HEADER} header is malformed: ${parsed.reason}${base64Hint(header, input.secret, input.rawBody)}.` };
   }
   const expected = computeDigest(input.secret, parsed.timestamp, input.rawBody);
   let matched = false;
@@ -129,10 +168,11 @@ export function verifySignature(input: VerifyInput): VerifyResult {
     if (timingSafeEqual(Buffer.from(candidate, 'hex'), expected)) matched = true;
   }
   if (!matched) {
+    const mistake = likelyMistake(input.secret, parsed.timestamp, input.rawBody, parsed.signatures);
     return {
       ok: false,
       reason: 'signature_mismatch',
-      detail: `No v1 signature among ${parsed.signatures.length} matches the HMAC-SHA256 of the raw body with this path's secret.`,
+      detail: `No v1 signature among ${parsed.signatures.length} matches the HMAC-SHA256 of \`t.\` + the raw body with this path's secret${mistake === undefined ? '' : `: ${mistake}`}.`,
     };
   }
   const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);

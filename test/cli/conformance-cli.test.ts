@@ -59,6 +59,8 @@ describe('npm run conformance, the command', () => {
     [[], { API_BASE_URL: 'https://api.example.com/v2' }, /^conformance: configuration error: API_BASE_URL: must end in the version prefix \/v1/],
     [[], { API_BASE_URL: 'http://api.example.com/v1' }, /^conformance: configuration error: API_BASE_URL: a remote target must use https/],
     [[], { TEST_AGENT_ID: 'seven' }, /^conformance: configuration error: TEST_AGENT_ID: must be a numeric agent id/],
+    // A control endpoint that does not answer stops the run before anything is sent to the API.
+    [[], { API_BASE_URL: 'http://127.0.0.1:1/v1', CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: 'ctl_secret_never_shown' }, /^conformance: configuration error: CONTROL_URL: GET \/capabilities: no answer from CONTROL_URL \(ECONNREFUSED\); check CONTROL_URL and CONTROL_TOKEN/],
   ])('refuses %j %j with one line and exit code 2', (args, env, message) => {
     const { code, stderr } = runCli(args, env);
     expect(code).toBe(2);
@@ -67,7 +69,7 @@ describe('npm run conformance, the command', () => {
     expect(stderr).not.toMatch(/\bat .+:\d+:\d+/); // no stack trace
   });
 
-  it('exits 1 when a MUST requirement fails, with the failure in the reports', () => {
+  it('exits 1 when a MUST requirement fails, with the failure in the reports', { timeout: 120_000 }, () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     const { code, stdout } = runCli(['--only', 'ME-200-SHAPE', '--reports-dir', reports], { OCC_REFERENCE_FAULTS: 'me-missing-field' });
     expect(code).toBe(1);
@@ -95,6 +97,8 @@ describe('npm run conformance against a remote target', () => {
       TEST_AGENT_ID: fixtures.agents.provisioned,
       TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
       FOREIGN_AGENT_ID: fixtures.agents.foreign,
+      NO_TRUNK_AGENT_ID: fixtures.agents.noTrunk,
+      NO_DIALER_AGENT_ID: fixtures.agents.noDialer,
       TEST_DESTINATION_NUMBER: '+15005550006',
       ALLOW_ORIGINATE: 'true',
       REQUESTS_PER_MINUTE: '6000',
@@ -105,7 +109,7 @@ describe('npm run conformance against a remote target', () => {
   });
   afterAll(async () => { await target.close(); });
 
-  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', async () => {
+  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', { timeout: 70_000 }, async () => {
     let received = 0;
     const counter = createServer((_req, res) => { received += 1; res.end(); });
     await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
@@ -202,7 +206,7 @@ describe('npm run conformance interrupted', () => {
       const created = journal().split('\n').filter((line) => line.includes('"created"')).map((line) => JSON.parse(line).hookId as string);
       expect(created.length).toBeGreaterThan(0);
       for (const id of created) {
-        const view = await (await fetch(`${target.controlUrl}/hooks/${id}`)).json() as { status: string };
+        const view = await (await fetch(`${target.referenceUrl}/hooks/${id}`)).json() as { status: string };
         expect(view.status, `hook ${id} left active`).toBe('disabled');
       }
       expect(existsSync(join(reports, 'latest', 'report.json'))).toBe(true);

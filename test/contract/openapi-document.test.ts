@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { controlOpenapi } from '../../harness/contract/control.ts';
 import { eventTypes, limits, openapi, operations, scopes } from '../../harness/contract/openapi.ts';
 
 describe('openapi.json', () => {
-  it('is a valid OpenAPI 3.1 document', async () => {
+  // The test-control protocol's own document is held to the same validator.
+  it.each([['openapi.json', openapi], ['control-openapi.json', controlOpenapi]])('%s is a valid OpenAPI 3.1 document', async (_name, document) => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(openapi) as unknown as Parameters<Validator['validate']>[0]);
+    const result = await validator.validate(structuredClone(document) as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');

@@ -71,10 +71,11 @@ const cases: Record<string, { valid: unknown[]; invalid: Array<[string, unknown,
     ],
   },
   HookCreate: {
-    valid: [{ event: 'call.ended', target_url: 'https://hooks.example.com/in' }, { event: 'lead.completed', target_url: `https://x.test/${'a'.repeat(512 - 'https://x.test/'.length)}` }],
+    // The URI scheme is case-insensitive (RFC 3986 §3.1): HTTPS:// is an https URI too.
+    valid: [{ event: 'call.ended', target_url: 'https://hooks.example.com/in' }, { event: 'dnc.added', target_url: 'HTTPS://hooks.example.com/in' }, { event: 'lead.completed', target_url: `https://x.test/${'a'.repeat(512 - 'https://x.test/'.length)}` }],
     invalid: [
       ['unknown event', { event: 'call.started', target_url: 'https://a.test' }, /event is "call.started", not one of/],
-      ['http target', { event: 'call.ended', target_url: 'http://a.test/x' }, /target_url must match pattern "\^https:\/\/"/],
+      ['http target', { event: 'call.ended', target_url: 'http://a.test/x' }, /target_url must match pattern "\^\[Hh\]\[Tt\]\[Tt\]\[Pp\]\[Ss\]:\/\/"/],
       ['513 characters', { event: 'call.ended', target_url: `https://x.test/${'a'.repeat(513 - 'https://x.test/'.length)}` }, /target_url must NOT have more than 512 characters/],
       ['not a URI', { event: 'call.ended', target_url: 'https://exa mple' }, /target_url must match format "uri"/],
       ['event missing', { target_url: 'https://a.test' }, /lacks required field "event"/],

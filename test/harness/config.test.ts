@@ -52,12 +52,29 @@ describe('configuration', () => {
     [{ REQUEST_TIMEOUT_MS: '1.5' }, 'REQUEST_TIMEOUT_MS', /whole number/],
     [{ OAUTH_CLIENT_ID: 'cid' }, 'OAUTH_CLIENT_SECRET', /go together/],
     [{ TOKEN_ALL: 'Bearer abc' }, 'TOKEN_ALL', /without spaces/],
+    [{ NO_TRUNK_AGENT_ID: 'x1' }, 'NO_TRUNK_AGENT_ID', /numeric agent id/],
+    [{ NO_DIALER_AGENT_ID: '-3' }, 'NO_DIALER_AGENT_ID', /numeric agent id/],
+    [{ CONTROL_URL: 'https://ctl.example.com/_control', CONTROL_TOKEN: 'ctl_secret_1' }, 'CONTROL_URL', /without API_BASE_URL/],
+    [{ CONTROL_TOKEN: 'ctl_secret_1' }, 'CONTROL_TOKEN', /without CONTROL_URL/],
+    [{ API_BASE_URL: 'https://api.example.com/v1', CONTROL_URL: 'https://ctl.example.com/_control' }, 'CONTROL_TOKEN', /required with CONTROL_URL/],
+    [{ API_BASE_URL: 'https://api.example.com/v1', CONTROL_URL: 'http://ctl.example.com/_control', CONTROL_TOKEN: 'ctl_secret_1' }, 'CONTROL_URL', /must use https/],
+    [{ API_BASE_URL: 'https://api.example.com/v1', CONTROL_URL: 'ctl', CONTROL_TOKEN: 'ctl_secret_1' }, 'CONTROL_URL', /is not a valid URL/],
+    [{ API_BASE_URL: 'https://api.example.com/v1', CONTROL_URL: 'https://ctl.example.com/_control?k=1', CONTROL_TOKEN: 'ctl_secret_1' }, 'CONTROL_URL', /query string/],
+    [{ API_BASE_URL: 'https://api.example.com/v1', CONTROL_URL: 'https://ctl.example.com/_control', CONTROL_TOKEN: 'Bearer ctl_secret_1' }, 'CONTROL_TOKEN', /without spaces/],
   ])('refuses %j naming %s and the rule', (env, variable, rule) => {
     const error = configError(env);
     expect(error.variable).toBe(variable);
     expect(error.message).toMatch(rule);
     expect(error.message.startsWith(`${variable}: `)).toBe(true);
     expect(error.message).not.toContain('\n');
+  });
+
+  it('takes CONTROL_URL only as given (never derived from API_BASE_URL) and treats CONTROL_TOKEN as a secret', () => {
+    expect(loadConfig({ API_BASE_URL: 'https://api.example.com/v1' }).control).toBeUndefined();
+    const config = loadConfig({ API_BASE_URL: 'https://api.example.com/v1', CONTROL_URL: 'https://ctl.example.com/_control/', CONTROL_TOKEN: 'ctl_secret_1' });
+    expect(config.control).toEqual({ url: 'https://ctl.example.com/_control', token: 'ctl_secret_1' });
+    expect(config.secrets).toContain('ctl_secret_1');
+    expect(loadConfig({ API_BASE_URL: 'http://127.0.0.1:8080/v1', CONTROL_URL: 'http://127.0.0.1:8080/_control', CONTROL_TOKEN: 'ctl_secret_1' }).control?.url).toBe('http://127.0.0.1:8080/_control');
   });
 
   it('allows plain http on loopback, for a local vendor server', () => {

@@ -21,7 +21,7 @@ describe('reference CLI', () => {
       });
     });
     const fixtures = JSON.parse(first) as { baseUrl: string; authUrl: string; controlUrl: string; tokens: Record<string, string>; oauth: object; agents: object };
-    expect(Object.keys(fixtures).sort()).toEqual(['agents', 'authUrl', 'baseUrl', 'controlUrl', 'oauth', 'tokens']);
+    expect(Object.keys(fixtures).sort()).toEqual(['agents', 'authUrl', 'baseUrl', 'controlToken', 'controlUrl', 'oauth', 'referenceUrl', 'tokens']);
     expect(Object.keys(fixtures.tokens).sort()).toEqual(['all', 'expired', 'noDialer', 'noTrunk', 'none', 'read:agents', 'read:balance', 'read:cdrs',
       'read:invoices', 'read:numbers', 'revoked', 'suspended', 'write:calls', 'write:hooks'].sort());
     expect(out).toContain(fixtures.tokens.all!);

@@ -150,6 +150,32 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     return doc.paths['/hooks/{id}']?.delete === undefined;
   },
   'docs-missing': async (s) => (await api(s, 'GET', '/docs')).status === 404,
+  // ── Near misses ──
+  'me-email-not-validated': async (s) => !String(json(await api(s, 'GET', '/me', { token: tk(s).all })).primaryContactEmail).includes('@'),
+  'balance-flags-as-strings': async (s) => typeof json(await api(s, 'GET', '/balance', { token: tk(s).all })).blocked !== 'boolean',
+  'agents-id-number': async (s) => (json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as Array<{ id: unknown }>).some((a) => typeof a.id === 'number'),
+  'scope-table-copy-paste': async (s) => (await api(s, 'GET', '/agents', { token: tk(s)['read:cdrs'] })).status === 200,
+  'cdrs-default-limit-99': async (s) => (await cdrList(s, await window(s, 10 * DAY_MS))).calls.length === 99,
+  'cdrs-limit-1000-capped-999': async (s) => (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1000'))).calls.length === 999,
+  'cdrs-from-truncated-to-minute': async (s) => {
+    const rows = (await cdrList(s, await window(s, 5 * DAY_MS, '&limit=1000'))).calls.map((c) => Date.parse(c.startTime));
+    const at = rows.find((ms) => ms % 60_000 >= 2_000)!;
+    const after = Math.floor(at / 1000) * 1000 + 1000;
+    return (await cdrList(s, `?from=${iso(after)}&till=${iso(after + 3_600_000)}&limit=1000`)).calls.some((c) => Date.parse(c.startTime) === at);
+  },
+  'cdrs-impossible-date-rolls-over': async (s) => (await api(s, 'GET', '/cdrs?from=2026-02-28T10:00:00Z&till=2026-02-30T10:00:00Z', { token: tk(s).all })).status === 200,
+  'cdrs-window-calendar-month': async (s) => (await api(s, 'GET', '/cdrs?from=2026-02-01T00:00:00Z&till=2026-03-04T00:00:00Z', { token: tk(s).all })).status === 400,
+  'cdrs-empty-calls-null': async (s) => json(await api(s, 'GET', '/cdrs?from=2001-01-01T00:00:00Z&till=2001-01-01T00:00:01Z', { token: tk(s).all })).calls === null,
+  'empty-json-body-framework-error': async (s) => json(await api(s, 'POST', '/hooks', { token: tk(s).all, body: '', contentType: 'application/json' })).error !== 'invalid_input',
+  'calls-agent-id-parseint': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: `${s.fixtures.agents.provisioned}a` })).status === 200,
+  'calls-e164-unanchored': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '+14155550100123456' })).status === 200,
+  'calls-metadata-array-accepted': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), metadata: ['a'] })).status === 200,
+  'hooks-event-case-insensitive': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'CALL.ENDED', target_url: TARGET })).status === 200,
+  'hooks-fields-coerced': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: ['call.ended'], target_url: TARGET })).status === 200,
+  'hooks-target-scheme-prefix-only': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'https:example.com' })).status === 200,
+  'hooks-target-scheme-case-sensitive': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'HTTPS://example.com/x' })).status === 400,
+  'hooks-target-length-off-by-one': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: `https://example.com/${'a'.repeat(513 - 'https://example.com/'.length)}` })).status === 200,
+  'hooks-delete-uuid-unanchored': async (s) => (await api(s, 'DELETE', `/hooks/{${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}}`, { token: tk(s).all })).status === 404,
   // Run against the server limited to RATE per minute.
   'no-rate-limit': async (s) => {
     const statuses = [];

@@ -50,8 +50,9 @@ export function postJson(server: ReferenceServer, path: string, token: string | 
   return api(server, 'POST', path, { token, body: JSON.stringify(body), contentType: 'application/json' });
 }
 
+/** A call to the reference-only test API (/_reference: faults, reset, raw views). */
 export async function control(server: ReferenceServer, method: string, path: string, body?: unknown): Promise<Res> {
-  const r = await http(method, `${server.controlUrl}${path}`, body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' });
+  const r = await http(method, `${server.referenceUrl}${path}`, body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' });
   return r;
 }
 

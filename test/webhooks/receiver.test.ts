@@ -231,7 +231,8 @@ describe('refusals: clear status, JSON {error, message}, recorded, never a crash
     const path = freshPath();
     receiver.register(path, { secret: SECRET });
     expectRefusal(await send(path, { body: '{}', headers: { 'x-service-signature': 't=soon,v1=abc' } }), 401, 'malformed_header');
-    expect(lastDelivery(path).signature).toEqual({ ok: false, reason: 'malformed_header' });
+    // The detail names which part is wrong, for the sender (401 body) and the report.
+    expect(lastDelivery(path).signature).toEqual({ ok: false, reason: 'malformed_header', detail: 'The x-service-signature header is malformed: t= is not a non-negative integer of unix seconds.' });
   });
 
   it('mismatch (tampered body or wrong secret) → 401 signature_mismatch, JSON not parsed', async () => {

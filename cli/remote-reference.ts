@@ -1,0 +1,125 @@
+/**
+ * A reference server run as a SEPARATE PROCESS standing in for a staging deployment: the suite
+ * reaches it only through the variables a staging team would set (API_BASE_URL, every TOKEN_*,
+ * the agent ids, the OAuth client, CONTROL_URL/CONTROL_TOKEN, a receiver it can reach through
+ * WEBHOOK_PUBLIC_URL with a certificate it trusts). Used by `npm run self-proof -- --remote` and
+ * by `npm run conformance:remote-reference` (the measurement behind README's variable table).
+ *
+ *   node cli/remote-reference.ts [--no-control] [--faults id,id] [-- <npm run conformance options>]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { tokenNames, tokenVariable } from '../harness/config/config.ts';
+import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
+import type { ReferenceFixtures } from '../reference/server.ts';
+
+export interface RemoteReference {
+  /** The environment of a remote run against it: every fixture, and CONTROL_URL unless withControl is false. */
+  readonly env: Record<string, string>;
+  readonly fixtures: ReferenceFixtures;
+  close(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `npm run reference` in its own process and reads its fixtures (the --json line). */
+export async function startRemoteReference(options: { faults?: readonly string[]; withControl?: boolean } = {}): Promise<RemoteReference> {
+  const dir = mkdtempSync(join(tmpdir(), 'occ-remote-ref-'));
+  const tls = await generateTlsMaterial();
+  writeFileSync(join(dir, 'cert.pem'), tls.cert);
+  writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
+  writeFileSync(join(dir, 'ca.pem'), tls.caCertPem);
+  const receiverPort = await freePort();
+  const args = ['reference/cli.ts', '--port', '0', '--json', '--rate-limit', '0', '--trust-ca', join(dir, 'ca.pem')];
+  if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const fixtures = await new Promise<ReferenceFixtures>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error('the reference process printed no fixtures within 20 s')), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n', 2);
+      if (line.length < 2) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(line[0]!) as ReferenceFixtures);
+      } catch {
+        reject(new Error(`the reference process printed no fixtures JSON: ${line[0]!.slice(0, 120)}`));
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the reference process exited (${code}): ${err.trim().split('\n').at(-1) ?? ''}`)); });
+  });
+  const env: Record<string, string> = {
+    API_BASE_URL: fixtures.baseUrl,
+    AUTH_URL: fixtures.authUrl,
+    OAUTH_CLIENT_ID: fixtures.oauth.clientId,
+    OAUTH_CLIENT_SECRET: fixtures.oauth.clientSecret,
+    TEST_AGENT_ID: fixtures.agents.provisioned,
+    TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
+    FOREIGN_AGENT_ID: fixtures.agents.foreign,
+    NO_TRUNK_AGENT_ID: fixtures.agents.noTrunk,
+    NO_DIALER_AGENT_ID: fixtures.agents.noDialer,
+    TEST_DESTINATION_NUMBER: '+15005550006',
+    ALLOW_ORIGINATE: 'true',
+    // Loopback and no rate limit on the stand-in: the throttle would only make the run slower.
+    REQUESTS_PER_MINUTE: '6000',
+    WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${receiverPort}`,
+    RECEIVER_PORT: String(receiverPort),
+    RECEIVER_TLS_CERT: join(dir, 'cert.pem'),
+    RECEIVER_TLS_KEY: join(dir, 'key.pem'),
+    ...(options.withControl === false ? {} : { CONTROL_URL: fixtures.controlUrl, CONTROL_TOKEN: fixtures.controlToken }),
+  };
+  for (const name of tokenNames) env[tokenVariable(name)] = fixtures.tokens[name as keyof typeof fixtures.tokens];
+  let closed: Promise<void> | undefined;
+  return {
+    env,
+    fixtures,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        const done = () => { rmSync(dir, { recursive: true, force: true }); resolve(); };
+        if (child.exitCode !== null) return done();
+        child.once('exit', done);
+        child.kill('SIGTERM');
+      });
+      return closed;
+    },
+  };
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({ options: { 'no-control': { type: 'boolean', default: false }, faults: { type: 'string' } }, allowPositionals: true, strict: true });
+  const reference = await startRemoteReference({ withControl: !values['no-control'], faults: values.faults?.split(',').filter((id) => id !== '') ?? [] });
+  try {
+    process.stdout.write(`remote reference: ${reference.fixtures.baseUrl} (a separate process)${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`);
+    // A clean environment (a developer's .env must not leak in), but the property settings pass through.
+    const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_')));
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...passed, ...reference.env };
+    const child = spawn(process.execPath, ['cli/conformance.ts', ...positionals], { stdio: 'inherit', env });
+    return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  } finally {
+    await reference.close();
+  }
+}
+
+if (import.meta.main) {
+  main().then(
+    (code) => { process.exitCode = code; },
+    (error: unknown) => { process.stderr.write(`remote-reference: ${(error as Error).message}\n`); process.exitCode = 2; },
+  );
+}

@@ -1,0 +1,210 @@
+/**
+ * The reference server's implementation of the test-control protocol (control-openapi.json):
+ * every state and inspection, under /_control, behind `Authorization: Bearer <control token>`.
+ * The suite drives the embedded reference through it exactly as it drives a vendor's staging
+ * build. The reference's own fault switches and reset are NOT part of it (./control.ts,
+ * /_reference): a vendor never implements faults.
+ *
+ * Account states return a fresh token of one of the seeded special accounts (suspended,
+ * noTrunk, noDialer) or of main, labelled with the state; teardown revokes the tokens a state
+ * issued and turns its switch off. The switches are global: the suite runs checks one at a time.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  CONTROL_PROTOCOL, controlInspections, controlStates, isControlInspection, isControlState,
+  type ControlInspection, type ControlState,
+} from '../harness/contract/control.ts';
+import { eventTypes, scopes as allScopes } from '../harness/contract/openapi.ts';
+import type { EventType } from '../harness/contract/openapi.ts';
+import { isJsonContentType, isPlainObject } from './http.ts';
+import { accountNames } from './seed.ts';
+import type { AccountName } from './seed.ts';
+import type { ReferenceStore, Switches } from './store.ts';
+
+type Params = Record<string, unknown>;
+
+/** A failure the protocol names: status and error code. */
+class ProtocolError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const invalid = (message: string): never => { throw new ProtocolError(422, 'invalid_params', message); };
+
+function readBody(request: FastifyRequest): Params {
+  const raw = typeof request.body === 'string' ? request.body : '';
+  const type = request.headers['content-type'];
+  if (type !== undefined && !isJsonContentType(type)) throw new ProtocolError(400, 'invalid_request', 'the body must be JSON (content-type application/json)');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ProtocolError(400, 'invalid_request', 'the body is not JSON');
+  }
+  if (!isPlainObject(value)) throw new ProtocolError(400, 'invalid_request', 'the body must be a JSON object');
+  return value;
+}
+
+function paramsOf(body: Params): Params {
+  if (body.params === undefined) return {};
+  if (!isPlainObject(body.params)) throw new ProtocolError(400, 'invalid_request', 'params must be an object');
+  return body.params;
+}
+
+function stringParam(params: Params, name: string): string {
+  const value = params[name];
+  return typeof value === 'string' && value !== '' ? value : invalid(`params.${name} must be a non-empty string`);
+}
+
+/** The account whose condition a state stands for, the scopes of its token, its switch, its agent. */
+const accountStates: Partial<Record<ControlState, { account: AccountName; agent?: 'provisioned' | 'unprovisioned'; switch?: keyof Switches }>> = {
+  'account-suspended': { account: 'suspended' },
+  'account-without-trunk': { account: 'noTrunk', agent: 'provisioned' },
+  'account-without-dialer': { account: 'noDialer', agent: 'provisioned' },
+  'agent-not-provisioned': { account: 'main', agent: 'unprovisioned' },
+  'balance-upstream-failing': { account: 'main', switch: 'balanceUpstreamFails' },
+  'originate-failing': { account: 'main', agent: 'provisioned', switch: 'originateFails' },
+  'engine-not-configured': { account: 'main', agent: 'provisioned', switch: 'engineNotConfigured' },
+};
+
+export function registerControlProtocol(app: FastifyInstance, store: ReferenceStore, options: { token: string }): void {
+  const expected = Buffer.from(`Bearer ${options.token}`);
+  const authorised = (request: FastifyRequest): boolean => {
+    const given = Buffer.from(request.headers.authorization ?? '');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  const label = (state: ControlState) => `state:${state}`;
+
+  const agentOf = (account: AccountName, provisioned: boolean): string => {
+    for (const agent of store.state.agents.values()) {
+      if (agent.account === account && (agent.sipUsername !== undefined) === provisioned) return agent.id;
+    }
+    throw new ProtocolError(500, 'setup_failed', `the seeded ${account} account has no ${provisioned ? 'provisioned' : 'unprovisioned'} agent`);
+  };
+
+  const revokeIssued = (state: ControlState): void => {
+    for (const record of store.state.tokens.values()) if (record.label === label(state)) record.revoked = true;
+  };
+
+  const setup = (state: ControlState, params: Params): Params => {
+    const account = accountStates[state];
+    if (account !== undefined) {
+      if (account.switch !== undefined) store.switches[account.switch] = true;
+      const values: Params = { token: store.mintToken(account.account, allScopes, 'api', label(state)) };
+      if (account.agent !== undefined) values.agentId = agentOf(account.account, account.agent === 'provisioned');
+      return values;
+    }
+    switch (state) {
+      case 'event-emitted': {
+        const event = params.event;
+        if (typeof event !== 'string' || !eventTypes.includes(event as EventType)) invalid(`params.event must be one of ${eventTypes.join(', ')}`);
+        const fields = params.fields ?? {};
+        if (!isPlainObject(fields)) invalid('params.fields must be an object');
+        const name = params.account ?? 'main';
+        if (typeof name !== 'string' || !accountNames.includes(name as AccountName)) invalid(`params.account must be one of ${accountNames.join(', ')}`);
+        return store.emit(name as AccountName, event as EventType, fields as Params);
+      }
+      case 'token-issued': {
+        const wanted = params.scopes;
+        if (!Array.isArray(wanted) || !wanted.every((s) => typeof s === 'string')) return invalid('params.scopes must be an array of scope names');
+        const unknown = wanted.filter((s) => !allScopes.includes(s as string));
+        if (unknown.length > 0) invalid(`unknown scope ${unknown.join(', ')}; one of ${allScopes.join(', ')}`);
+        return { token: store.mintToken('main', wanted as string[], 'api', label(state)) };
+      }
+      case 'token-revoked': {
+        const record = store.state.tokens.get(stringParam(params, 'token'));
+        if (record === undefined) return invalid('params.token names no token of this target');
+        record.revoked = true;
+        return {};
+      }
+      case 'clock-advanced': {
+        const ms = params.ms;
+        if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) invalid('params.ms must be a finite number >= 0');
+        try {
+          store.clock.advance(ms as number);
+        } catch {
+          // A timer callback failed; time has still advanced.
+        }
+        return { now: store.clock.now() };
+      }
+      default:
+        throw new ProtocolError(500, 'setup_failed', `no setup for ${state}`);
+    }
+  };
+
+  const teardown = (state: ControlState): Params => {
+    const account = accountStates[state];
+    if (account?.switch !== undefined) store.switches[account.switch] = false;
+    if (account !== undefined || state === 'token-issued') revokeIssued(state);
+    return {}; // event-emitted, token-revoked, clock-advanced: nothing to undo
+  };
+
+  const inspect = async (name: ControlInspection, params: Params): Promise<unknown> => {
+    switch (name) {
+      case 'clock':
+        return { now: store.clock.now(), iso: new Date(store.clock.now()).toISOString(), virtual: true };
+      case 'hook-attempts': {
+        const hook = store.hooks.get(stringParam(params, 'hookId').toLowerCase());
+        if (hook === undefined) throw new ProtocolError(404, 'not_found', 'no such hook');
+        const deliveries = store.dispatcher.deliveries(hook.id).map((d) => ({
+          eventId: String(d.payload.eventId), state: d.state, ...(d.nextAttemptAt === undefined ? {} : { nextAttemptAt: d.nextAttemptAt }),
+          attempts: d.attempts.map((a) => ({ attempt: a.attempt, at: a.at, outcome: a.outcome })),
+        }));
+        return { id: hook.id, status: hook.status, disabledReason: hook.disabledReason ?? null, consecutiveFailures: hook.consecutiveFailures, deliveries };
+      }
+      case 'deliveries-idle': {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const gaveUp = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 10_000); });
+        const idle = await Promise.race([store.dispatcher.idle().then(() => true), gaveUp]);
+        clearTimeout(timer);
+        return { idle };
+      }
+      case 'token-last-used': {
+        const record = store.state.tokens.get(stringParam(params, 'token'));
+        if (record === undefined) throw new ProtocolError(404, 'not_found', 'no such token');
+        return { lastUsedAt: record.lastUsedAt === undefined ? null : new Date(record.lastUsedAt).toISOString(), revoked: record.revoked };
+      }
+      case 'call-record': {
+        const call = store.calls.get(stringParam(params, 'callId'));
+        if (call === undefined) throw new ProtocolError(404, 'not_found', 'no such call');
+        return call;
+      }
+    }
+  };
+
+  const guarded = (handler: (request: FastifyRequest) => Promise<unknown> | unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!authorised(request)) return reply.code(401).send({ error: 'unauthorized', message: 'send Authorization: Bearer <the control token>' });
+    try {
+      return reply.send(await handler(request));
+    } catch (error) {
+      if (error instanceof ProtocolError) return reply.code(error.status).send({ error: error.code, message: error.message });
+      return reply.code(500).send({ error: 'setup_failed', message: (error as Error).message });
+    }
+  };
+
+  app.get('/_control/capabilities', guarded(() => ({ protocol: CONTROL_PROTOCOL, states: controlStates, inspections: controlInspections })));
+
+  app.post('/_control/states', guarded((request) => {
+    const body = readBody(request);
+    const { state, action = 'setup' } = body;
+    if (typeof state !== 'string') throw new ProtocolError(400, 'invalid_request', 'state must be a string');
+    if (action !== 'setup' && action !== 'teardown') throw new ProtocolError(400, 'invalid_request', 'action must be setup or teardown');
+    if (!isControlState(state)) throw new ProtocolError(404, 'unknown_state', `this target offers no state ${state}`);
+    const params = paramsOf(body);
+    return action === 'setup' ? setup(state, params) : teardown(state);
+  }));
+
+  app.post('/_control/inspections', guarded((request) => {
+    const body = readBody(request);
+    const { inspection } = body;
+    if (typeof inspection !== 'string') throw new ProtocolError(400, 'invalid_request', 'inspection must be a string');
+    if (!isControlInspection(inspection)) throw new ProtocolError(404, 'unknown_inspection', `this target offers no inspection ${inspection}`);
+    return inspect(inspection, paramsOf(body));
+  }));
+}

@@ -1,0 +1,71 @@
+/**
+ * The npm package as a user gets it: `npm pack` (whose prepack emits dist/), installed into an
+ * empty folder from the tarball (its dependencies from the registry through the local npm cache),
+ * run there with nothing configured. Nothing outside the tarball may be needed: the folder is
+ * outside the repository and the run's working directory is that folder.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repo = resolve(import.meta.dirname, '../..');
+const work = mkdtempSync(join(tmpdir(), 'occ-package-'));
+const project = join(work, 'project');
+
+/** A CI job's environment: PATH (Node 24 first, as `engines` asks) and HOME (the npm cache) only. */
+const env: NodeJS.ProcessEnv = {
+  PATH: [join(repo, 'node_modules/.bin'), process.env.PATH].join(delimiter),
+  HOME: process.env.HOME,
+  CI: 'true',
+};
+
+function sh(command: string, args: string[], cwd: string, timeout = 240_000) {
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout });
+  return { code: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+}
+
+let tarball = '';
+
+beforeAll(() => {
+  const packed = sh('npm', ['pack', '--pack-destination', work, '--silent'], repo);
+  expect(packed.code, packed.stderr).toBe(0);
+  tarball = join(work, packed.stdout.trim().split('\n').at(-1)!);
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-occ', private: true }));
+  const installed = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
+  expect(installed.code, installed.stderr).toBe(0);
+}, 480_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the packed npm package', () => {
+  it('ships JavaScript, the contract documents and the k6 probes, and no TypeScript for Node to strip', () => {
+    const listing = sh('tar', ['tzf', tarball], work).stdout.split('\n');
+    expect(listing).toContain('package/dist/openapi.json');
+    expect(listing).toContain('package/dist/requirements/catalogue.js');
+    expect(listing).toContain('package/dist/load/rate-limit.ts');
+    expect(listing).toContain('package/dist/load/install-k6.sh');
+    expect(listing).toContain('package/bin/occ.js');
+    if (existsSync(join(repo, 'control-openapi.json'))) expect(listing).toContain('package/dist/control-openapi.json');
+    // k6 runs the load/*.ts probes itself; Node never loads a .ts file from the package.
+    expect(listing.filter((f) => f.endsWith('.ts') && !f.startsWith('package/dist/load/'))).toEqual([]);
+  });
+
+  it('npx occ --help exits 0 in the folder it was installed into', () => {
+    const help = sh('npx', ['--no-install', 'occ', '--help'], project, 60_000);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^ {2}run /m);
+  }, 60_000);
+
+  it('npx occ run passes against the embedded reference with nothing configured, reports in the working folder', () => {
+    const run = sh('npx', ['--no-install', 'occ', 'run'], project, 240_000);
+    expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/conformance: \d+ MUST passed, 0 failed/);
+    const report = JSON.parse(readFileSync(join(project, 'reports/latest/report.json'), 'utf8')) as { checks: { status: string }[] };
+    expect(report.checks.length).toBeGreaterThan(100);
+    expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
+    expect(readdirSync(join(project, 'reports/latest'))).toEqual(expect.arrayContaining(['report.html', 'report.md', 'junit.xml']));
+  }, 300_000);
+});

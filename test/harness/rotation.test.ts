@@ -1,0 +1,50 @@
+/**
+ * The rotation of near-miss probes across remote runs: each run sends one slice, and as many
+ * runs as there are slices, with consecutive seeds, send every probe exactly once.
+ */
+import { describe, expect, it } from 'vitest';
+import { sliceForRun } from '../../harness/suite/rotation.ts';
+import { heldAtLeast, limitProblem } from '../../harness/suite/verdicts.ts';
+
+describe('sliceForRun', () => {
+  const cases = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+
+  it('sends everything when the list fits in one run', () => {
+    expect(sliceForRun(cases, 7, 12345)).toEqual({ chosen: cases, index: 0, slices: 1 });
+    expect(sliceForRun(cases, 10, 3).chosen).toEqual(cases);
+  });
+
+  it('covers every probe exactly once over `slices` consecutive seeds, whatever the first seed', () => {
+    for (const perRun of [1, 2, 3]) {
+      for (const first of [0, 1, 2, 987654321]) {
+        const { slices } = sliceForRun(cases, perRun, first);
+        expect(slices).toBe(Math.ceil(cases.length / perRun));
+        const sent = Array.from({ length: slices }, (_, i) => sliceForRun(cases, perRun, first + i).chosen).flat();
+        expect([...sent].sort()).toEqual([...cases].sort());
+      }
+    }
+  });
+
+  it('never sends more than perRun probes, and the same seed always sends the same slice', () => {
+    for (let seed = 0; seed < 20; seed++) {
+      expect(sliceForRun(cases, 2, seed).chosen.length).toBeLessThanOrEqual(2);
+      expect(sliceForRun(cases, 2, seed)).toEqual(sliceForRun(cases, 2, seed));
+    }
+  });
+});
+
+describe('the CDR limit verdicts hold under both readings of count', () => {
+  const answer = (rows: number, count = rows) => ({ count, calls: Array.from({ length: rows }, (_, i) => ({ id: String(i) })) });
+
+  it('reads how many records a window holds from its rows, or from a count that says more', () => {
+    expect(heldAtLeast(answer(100))).toBe(100);
+    expect(heldAtLeast(answer(100, 1473))).toBe(1473);
+  });
+
+  it('requires exactly min(limit, held) rows', () => {
+    expect(limitProblem(answer(100), 100, 1000, 'without limit')).toBeUndefined();
+    expect(limitProblem(answer(99), 100, 1000, 'without limit')).toMatch(/returned 99, must be exactly 100/);
+    expect(limitProblem(answer(40), 100, 40, 'without limit')).toBeUndefined();
+    expect(limitProblem(answer(1, 1473), 1, 1473, 'limit=1')).toBeUndefined();
+  });
+});
