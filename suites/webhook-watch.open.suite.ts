@@ -5,7 +5,8 @@
  */
 import { describe } from 'vitest';
 import { check } from '../harness/suite/check.ts';
-import { openRequests, openWatch, watchedKinds, watchNeeds } from '../harness/suite/event-watch.ts';
+import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/suite/event-watch.ts';
+import { codeOf } from '../harness/suite/verdicts.ts';
 import { session } from '../harness/suite/session.ts';
 
 const target = session().target;
@@ -21,4 +22,24 @@ describe('Webhook deliveries watched across the run', () => {
     t.observe('HOOKS-SEVERAL-SUBSCRIPTIONS', `${watch.watched.length} subscriptions watched for ${watch.budgetS} s from ${new Date(watch.causedAt).toISOString()}`
       + `; events caused by ${[watch.callId === undefined ? '' : `the originated call ${watch.callId}`, watch.emitted.length === 0 ? '' : `emitting ${watch.emitted.join(', ')}`].filter((s) => s !== '').join(' and ')}`);
   });
+
+  if (watchOriginates(target)) {
+    check('POST /calls with a valid fromNumber and metadata answers 200 with a UUID callId and status queued (the call the watch originated)', {
+      verifies: ['CALLS-QUEUED', 'CALLS-METADATA-OBJECT', 'CALLS-FROM-NUMBER-E164'],
+      needs: { ...watchNeeds(target), agents: ['provisioned'], originate: true }, requests: 0,
+    }, async (t) => {
+      let watch;
+      try {
+        watch = await openWatch(t);
+      } catch (error) {
+        return t.fail(`the watch could not originate its call: ${(error as Error).message}`);
+      }
+      const exchange = watch.callCreation!;
+      t.ensure(exchange.status === 200, `POST /calls with a valid body, a valid fromNumber and metadata: expected 200 queued, got ${codeOf(exchange)}`);
+      const queued = exchange.json as { callId?: unknown; status?: unknown };
+      // Its body was validated against openapi.json's CallQueued (a UUID callId) when it arrived.
+      t.ensure(typeof queued.callId === 'string', `callId is ${JSON.stringify(queued.callId)}, must be a UUID`);
+      t.ensure(queued.status === 'queued', `status is ${JSON.stringify(queued.status)}, must be queued`);
+    });
+  }
 });

@@ -14,9 +14,10 @@
  * or WEBHOOK_BUDGET_S after the events were caused.
  */
 import { eventTypes, type EventType } from '../contract/openapi.ts';
+import type { Exchange } from '../http/client.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from './check.ts';
-import type { Needs } from './needs.ts';
+import { missingNeeds, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import { runSeed, sliceForRun } from './rotation.ts';
 import { subscribe, type Subscription } from './subscriptions.ts';
@@ -35,8 +36,9 @@ export interface Watch {
   readonly causedAt: number;
   readonly deadline: number;
   readonly budgetS: number;
-  /** The originated call, when the run may originate. */
+  /** The originated call, when the run may originate, and the POST /calls that queued it. */
   readonly callId: string | undefined;
+  readonly callCreation: Exchange | undefined;
   /** Kinds emitted through the control API (each must arrive). */
   readonly emitted: readonly EventType[];
   /** When DELETE of the `deleted` subscription answered. */
@@ -92,6 +94,11 @@ export function canOriginate(target: ProvidedTarget): boolean {
     && (target.kind === 'embedded' || (target.allowOriginate && target.destinationNumber !== undefined));
 }
 
+/** Whether a remote run's watch originates the call (so calls.suite need not originate another). */
+export function watchOriginates(target: ProvidedTarget): boolean {
+  return target.kind === 'remote' && canOriginate(target) && missingNeeds(watchNeeds(target), target).length === 0;
+}
+
 /** What opening the watch needs: something that causes events, and a receiver the target reaches. */
 export function watchNeeds(target: ProvidedTarget): Needs {
   return canEmit(target) ? { tokens: ['all'], webhooks: true, control: ['event-emitted'] } : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
@@ -136,13 +143,15 @@ async function open(t: CheckTools): Promise<Watch> {
   }
 
   let callId: string | undefined;
+  let callCreation: Exchange | undefined;
   if (canOriginate(target)) {
-    const exchange = await t.call({
+    // The body of calls.suite's valid-origination check, so this one request serves both (request budget).
+    callCreation = await t.call({
       method: 'POST', path: '/calls', token: t.token('all'),
-      json: { aiAgentId: target.agents.provisioned, toNumber: target.destinationNumber, metadata: { campaign: WATCH_METADATA_MARKER } },
+      json: { aiAgentId: target.agents.provisioned, toNumber: target.destinationNumber, fromNumber: '+14155550100', metadata: { campaign: WATCH_METADATA_MARKER, attempt: 1, tags: ['a', 'b'] } },
     });
-    t.expectStatus(exchange, 200);
-    callId = (exchange.json as { callId?: unknown }).callId as string;
+    t.expectStatus(callCreation, 200);
+    callId = (callCreation.json as { callId?: unknown }).callId as string;
   }
   const emitted: EventType[] = [];
   if (canEmit(target)) {
@@ -154,7 +163,7 @@ async function open(t: CheckTools): Promise<Watch> {
   }
   const causedAt = Date.now();
   return {
-    watched, causedAt, deadline: causedAt + target.webhookBudgetS * 1000, budgetS: target.webhookBudgetS, callId, emitted, deletedAt,
+    watched, causedAt, deadline: causedAt + target.webhookBudgetS * 1000, budgetS: target.webhookBudgetS, callId, callCreation, emitted, deletedAt,
   };
 }
 
