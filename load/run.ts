@@ -28,6 +28,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { limits } from '../harness/contract/openapi.ts';
+import { createRedactor } from '../harness/http/redact.ts';
 import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';
 import { startReceiver } from '../harness/webhooks/receiver.ts';
@@ -214,9 +215,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
 }
 
 function redact(line: string, secrets: readonly string[]): string {
-  let out = line;
-  for (const s of secrets) if (s.length >= 6) out = out.split(s).join('[redacted]');
-  return out;
+  return createRedactor(secrets)(line);
 }
 
 function failedThresholds(reportFile: string): string[] {

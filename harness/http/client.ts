@@ -3,10 +3,11 @@
  * the throttle, and a record of every exchange.
  *
  * Tests get the raw exchange (they need, say, the hook secret from a response); the log the
- * reports are built from holds only redacted copies.
+ * reports are built from holds only redacted, capped records (recordExchange).
  */
 import { Agent, errors as undiciErrors } from 'undici';
-import { createRedactor, redactHeaders, type Redactor } from './redact.ts';
+import { curlCommand } from '../report/curl.ts';
+import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
 
 export interface Exchange {
@@ -26,6 +27,48 @@ export interface Exchange {
   readonly startedAt: string;
   readonly durationMs: number;
 }
+
+/**
+ * What the log (and so a report) keeps of one exchange: secrets redacted, sizes capped, and
+ * `truncated` saying what was cut. JSON-ready: no parsed body (the body text is there).
+ */
+export interface ExchangeRecord {
+  readonly seq: number;
+  readonly method: string;
+  readonly url: string;
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  readonly requestBody: string | undefined;
+  readonly status: number | undefined;
+  readonly responseHeaders: Readonly<Record<string, string>>;
+  readonly rawBody: string;
+  readonly jsonError: string | undefined;
+  readonly transportError: string | undefined;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  /** What was cut to stay within exchangeCaps, e.g. "response body cut at 16384 of 91234 bytes". */
+  readonly truncated?: string;
+  /** A curl command replaying the request, secrets as the variables that hold them (report/curl.ts). */
+  readonly curl?: string;
+}
+
+export interface ExchangeCaps {
+  readonly bodyBytes: number;
+  readonly headers: number;
+  readonly headerChars: number;
+  readonly exchangesPerCheck: number;
+}
+
+/** How much of an exchange a report keeps (the one place these limits live). */
+export const exchangeCaps: ExchangeCaps = {
+  /** Request and response bodies, in UTF-8 bytes. */
+  bodyBytes: 16_384,
+  /** Headers per direction. */
+  headers: 64,
+  /** Characters of one header name or value. */
+  headerChars: 2_048,
+  /** Exchanges kept for a failed check: the last ones, which led to the failure. */
+  exchangesPerCheck: 6,
+};
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'HEAD' | 'OPTIONS';
@@ -53,6 +96,8 @@ export interface ClientOptions {
   readonly secrets?: readonly string[];
   readonly maxBodyBytes?: number;
   readonly throttle?: Throttle;
+  /** Secret value → the variable holding it, so replay commands name the variable (report/curl.ts). */
+  readonly secretVariables?: ReadonlyMap<string, string>;
 }
 
 export interface ClientStats {
@@ -63,8 +108,8 @@ export interface ClientStats {
 
 export interface ApiClient {
   send(request: ApiRequest): Promise<Exchange>;
-  /** The redacted log of every exchange so far, in order. */
-  readonly log: readonly Exchange[];
+  /** The redacted, capped record of every exchange so far, in order. */
+  readonly log: readonly ExchangeRecord[];
   readonly stats: ClientStats;
   readonly redact: Redactor;
   close(): Promise<void>;
@@ -85,7 +130,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
   });
   const throttle = options.throttle ?? createThrottle({ requestsPerMinute: options.requestsPerMinute });
   const redact = createRedactor(options.secrets);
-  const log: Exchange[] = [];
+  const log: ExchangeRecord[] = [];
   let seq = 0;
   let rateLimited = 0;
   let transportErrors = 0;
@@ -102,7 +147,12 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const url = buildUrl(request);
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (request.authorization !== undefined) headers.authorization = request.authorization;
-    else if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
+    else if (request.token !== undefined) {
+      headers.authorization = `Bearer ${request.token}`;
+      // A token the suite sends is a secret wherever the target echoes it (a raw `authorization`
+      // is a deliberately malformed header, not a credential to hunt for).
+      redact.learn(request.token);
+    }
     let body: string | undefined;
     if (request.json !== undefined) {
       body = JSON.stringify(request.json);
@@ -144,7 +194,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
       seq: ++seq, method: request.method, url: url.href, requestHeaders: headers, requestBody: body,
       status, responseHeaders, rawBody, json, jsonError, transportError, startedAt, durationMs,
     };
-    log.push(redactExchange(exchange, redact));
+    // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
+    if (json !== undefined) redact.learnFrom(json);
+    log.push({ ...recordExchange(exchange, redact), curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact) });
     return exchange;
   };
 
@@ -174,27 +226,69 @@ export function createApiClient(options: ClientOptions): ApiClient {
   };
 }
 
-/** A copy safe for logs and reports: credentials and secrets scrubbed from every part. */
-export function redactExchange(exchange: Exchange, redact: Redactor): Exchange {
-  const rawBody = redact(exchange.rawBody);
+/** The record safe for logs and reports: redacted by what each part is, then capped. */
+export function recordExchange(exchange: Exchange, redact: Redactor, caps: ExchangeCaps = exchangeCaps): ExchangeRecord {
+  const cuts: string[] = [];
+  const requestHeaders = capHeaders(redact.headers(exchange.requestHeaders), caps, 'request', cuts);
+  const responseHeaders = capHeaders(redact.headers(exchange.responseHeaders), caps, 'response', cuts);
+  const requestBody = exchange.requestBody === undefined ? undefined
+    : capBody(redact.body(exchange.requestBody, exchange.requestHeaders['content-type']), caps.bodyBytes, 'request', cuts);
+  const rawBody = capBody(redact.body(exchange.rawBody, exchange.responseHeaders['content-type']), caps.bodyBytes, 'response', cuts);
   return {
-    ...exchange,
-    url: redact(exchange.url),
-    requestHeaders: redactHeaders(exchange.requestHeaders, redact),
-    requestBody: exchange.requestBody === undefined ? undefined : redact(exchange.requestBody),
-    responseHeaders: redactHeaders(exchange.responseHeaders, redact),
+    seq: exchange.seq,
+    method: exchange.method,
+    url: redact.url(exchange.url),
+    requestHeaders,
+    requestBody,
+    status: exchange.status,
+    responseHeaders,
     rawBody,
-    json: exchange.json === undefined ? undefined : parseJson(rawBody, 'application/json').json,
+    jsonError: exchange.jsonError === undefined ? undefined : redact(exchange.jsonError),
     transportError: exchange.transportError === undefined ? undefined : redact(exchange.transportError),
+    startedAt: exchange.startedAt,
+    durationMs: exchange.durationMs,
+    ...(cuts.length === 0 ? {} : { truncated: cuts.join('; ') }),
   };
 }
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+function capBody(body: string, maxBytes: number, side: 'request' | 'response', cuts: string[]): string {
+  const total = Buffer.byteLength(body);
+  if (total <= maxBytes) return body;
+  // The longest prefix within maxBytes that does not split a surrogate pair.
+  let low = 0;
+  let high = Math.min(body.length, maxBytes);
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (Buffer.byteLength(body.slice(0, mid)) <= maxBytes) low = mid;
+    else high = mid - 1;
   }
-  return out;
+  const kept = clipChars(body, low);
+  cuts.push(`${side} body cut at ${Buffer.byteLength(kept)} of ${total} bytes`);
+  return kept;
+}
+
+function capHeaders(headers: Record<string, string>, caps: ExchangeCaps, side: 'request' | 'response', cuts: string[]): Record<string, string> {
+  const entries = Object.entries(headers);
+  let cutValues = 0;
+  const kept = entries.slice(0, caps.headers).map(([name, value]) => {
+    if (name.length > caps.headerChars || value.length > caps.headerChars) cutValues += 1;
+    return [clipChars(name, caps.headerChars), clipChars(value, caps.headerChars)] as const;
+  });
+  if (entries.length > caps.headers) cuts.push(`${caps.headers} of ${entries.length} ${side} headers kept`);
+  if (cutValues > 0) cuts.push(`${cutValues} ${side} header${cutValues === 1 ? '' : 's'} cut at ${caps.headerChars} characters`);
+  // fromEntries: a header named "__proto__" stays a plain field.
+  return Object.fromEntries(kept);
+}
+
+/** At most max UTF-16 units, never ending on the first half of a surrogate pair. */
+function clipChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max);
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (
+    value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]])));
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, maxBytes: number): Promise<string> {
@@ -234,15 +328,16 @@ function describeTransportError(error: unknown, timeoutMs: number): string {
   return `transport error: ${(error as Error).message ?? String(error)}`;
 }
 
-/** One readable paragraph of an exchange, for failure messages (already redacted input expected). */
-export function formatExchange(exchange: Exchange): string {
+/** One readable paragraph of an exchange record, for failure messages and reports. */
+export function formatExchange(exchange: ExchangeRecord): string {
   const request = `${exchange.method} ${exchange.url}`;
   const headersIn = Object.entries(exchange.requestHeaders).map(([k, v]) => `  ${k}: ${v}`).join('\n');
   const requestBody = exchange.requestBody === undefined ? '' : `\n\n  ${truncate(exchange.requestBody)}`;
   if (exchange.status === undefined) return `${request}\n${headersIn}${requestBody}\n→ ${exchange.transportError}`;
   const headersOut = Object.entries(exchange.responseHeaders).map(([k, v]) => `  ${k}: ${v}`).join('\n');
   const cut = exchange.transportError === undefined ? '' : `\n  (then: ${exchange.transportError})`;
-  return `${request}\n${headersIn}${requestBody}\n→ ${exchange.status} (${exchange.durationMs} ms)\n${headersOut}\n\n  ${truncate(exchange.rawBody)}${cut}`;
+  const note = exchange.truncated === undefined ? '' : `\n  (${exchange.truncated})`;
+  return `${request}\n${headersIn}${requestBody}\n→ ${exchange.status} (${exchange.durationMs} ms)\n${headersOut}\n\n  ${truncate(exchange.rawBody)}${cut}${note}`;
 }
 
 function truncate(text: string, max = 2_000): string {

@@ -2,11 +2,20 @@
  * A vitest reporter that turns finished checks into CheckResults for the report model, and
  * shows progress: one updating line on a terminal (checks done of total, requests used of the
  * budget, time left), plain lines in CI.
+ *
+ * Failures and observations arrive already redacted by the worker (whose client knows the
+ * secrets the run met); the configured secrets are scrubbed here once more. Check names are
+ * never touched: they key the trend and regression tracking.
  */
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { Redactor } from '../http/redact.ts';
-import type { CheckResult } from './model.ts';
+import type { CheckResult, CheckStatus } from './model.ts';
+import { clip, readable } from './readable.ts';
+
+/** Longest failure and observation texts a report keeps (a target can make them huge); the cut is said in the text. */
+const FAILURE_CHARS = 20_000;
+const OBSERVATION_CHARS = 4_000;
 
 export interface ProgressSink {
   readonly interactive: boolean;
@@ -17,6 +26,9 @@ export class CheckCollector implements Reporter {
   readonly results: CheckResult[] = [];
   readonly unhandledErrors: string[] = [];
   private total = 0;
+  private interrupted = false;
+  /** Every check collected to run, so an interrupted run can list the ones it never reached. */
+  private readonly collected = new Map<string, TestCase>();
   private plannedRequests = 0;
   private requestsUsed = 0;
   private readonly started = Date.now();
@@ -35,6 +47,7 @@ export class CheckCollector implements Reporter {
   onTestModuleCollected(module: TestModule): void {
     for (const test of module.children.allTests()) {
       if (test.options.mode !== 'run') continue;
+      this.collected.set(this.idOf(test), test);
       this.total += 1;
       this.plannedRequests += test.meta().plannedRequests ?? 0;
     }
@@ -55,9 +68,36 @@ export class CheckCollector implements Reporter {
     this.report(result);
   }
 
-  onTestRunEnd(_modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<{ message: string; name?: string }>): void {
+  /** The run is being stopped (SIGINT/SIGTERM): checks cancelled from now on were not run. */
+  interrupt(): void {
+    this.interrupted = true;
+  }
+
+  onTestRunEnd(_modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<{ message: string; name?: string }>, reason?: string): void {
+    if (reason === 'interrupted') this.interrupted = true;
+    if (this.interrupted) {
+      const reported = new Set(this.results.map((r) => r.id));
+      for (const [id, test] of this.collected) {
+        if (reported.has(id)) continue;
+        const result = this.notRun(test);
+        this.results.push(result);
+        this.report(result);
+      }
+    }
     for (const error of errors) this.unhandledErrors.push(this.redact(`${error.name ?? 'Error'}: ${error.message}`));
     if (this.progress?.interactive) this.progress.write('\n');
+  }
+
+  private idOf(test: TestCase): string {
+    return `${test.project.name}:${relative(this.root, test.module.moduleId)}:${test.fullName}`;
+  }
+
+  private notRun(test: TestCase): CheckResult {
+    return {
+      id: this.idOf(test), project: test.project.name, file: relative(this.root, test.module.moduleId), name: test.name, status: 'not_run',
+      durationMs: 0, requirements: [...test.tags], observations: [], exchanges: [], requests: 0,
+      plannedRequests: test.meta().plannedRequests ?? 0, rateLimited: 0,
+    };
   }
 
   private toResult(test: TestCase): CheckResult {
@@ -65,21 +105,27 @@ export class CheckCollector implements Reporter {
     const result = test.result();
     const diagnostic = test.diagnostic();
     const failure = result.state === 'failed'
-      ? this.redact(result.errors.map((e) => e.message).join('\n').replace(/\u001b\[[0-9;]*m/g, ''))
+      ? clip(this.redact(result.errors.map((e) => e.message).join('\n').replace(/\u001b\[[0-9;]*m/g, '')), FAILURE_CHARS)
       : undefined;
-    const skipReason = result.state === 'skipped' ? (meta.notVerifiable ?? (result as { note?: string }).note ?? 'skipped') : undefined;
+    const note = (result as { note?: string }).note;
+    // After the signal, a check that comes back skipped without a not-verifiable reason of its own
+    // was cancelled before it started or aborted in flight ("The test run was aborted"): not run.
+    const cancelled = result.state === 'skipped' && this.interrupted && meta.notVerifiable === undefined && note !== 'dry run';
+    const status: CheckStatus = result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : cancelled ? 'not_run' : 'skipped';
+    const skipReason = status === 'skipped' ? this.redact(meta.notVerifiable ?? note ?? 'skipped') : undefined;
     return {
-      id: `${test.project.name}:${relative(this.root, test.module.moduleId)}:${test.fullName}`,
+      id: this.idOf(test),
       project: test.project.name,
       file: relative(this.root, test.module.moduleId),
       name: test.name,
-      status: result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : 'skipped',
+      status,
       durationMs: Math.round(diagnostic?.duration ?? 0),
       requirements: [...test.tags],
       failure,
       skipReason,
-      observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: this.redact(o.text) })),
+      observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: clip(this.redact(o.text), OBSERVATION_CHARS) })),
       exchanges: result.state === 'failed' ? (meta.exchanges ?? []) : [],
+      ...(result.state === 'failed' && meta.exchangesOmitted !== undefined ? { exchangesOmitted: meta.exchangesOmitted } : {}),
       requests: meta.requestCount ?? 0,
       plannedRequests: meta.plannedRequests ?? 0,
       rateLimited: meta.rateLimited ?? 0,
@@ -94,11 +140,11 @@ export class CheckCollector implements Reporter {
       const left = this.requestsPerMinute === undefined ? '' : ` · about ${Math.ceil((remaining * 60) / this.requestsPerMinute)} s left`;
       const elapsed = Math.round((Date.now() - this.started) / 1000);
       this.progress.write(`\r\u001b[2K${done}/${this.total} checks · ${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`);
-      if (result.status === 'failed') this.progress.write(`\r\u001b[2K✗ ${result.name}\n`);
+      if (result.status === 'failed') this.progress.write(`\r\u001b[2K✗ ${readable(result.name)}\n`);
     } else {
-      const mark = result.status === 'passed' ? 'PASS' : result.status === 'failed' ? 'FAIL' : 'SKIP';
-      const why = result.status === 'skipped' ? ` (${result.skipReason})` : '';
-      this.progress.write(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}\n`);
+      const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', not_run: 'NOT RUN', waived: 'WAIVED' }[result.status];
+      const why = result.status === 'skipped' ? ` (${result.skipReason})` : result.status === 'not_run' ? ' (interrupted)' : '';
+      this.progress.write(readable(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`) + '\n');
     }
   }
 }

@@ -1,11 +1,13 @@
 /**
  * Where reports live: `reports/<timestamp>/` per run and a copy in `reports/latest/`, plus the
  * earlier runs read back for the trend and the k6 summaries the load probes leave in latest/.
- * Every file is scrubbed by the redactor on its way to disk.
+ *
+ * The report arrives already redacted (values, by what they are: harness/http/redact.ts) and
+ * each file is written by a real serialiser; nothing rewrites the serialised text, which would
+ * break its escaping (issue 11).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Redactor } from '../http/redact.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -17,7 +19,7 @@ export function runDirectoryName(startedAt: string): string {
   return startedAt.replace(/[:.]/g, '-');
 }
 
-export function writeReports(report: RunReport, root: string, redact: Redactor): { dir: string; latest: string } {
+export function writeReports(report: RunReport, root: string): { dir: string; latest: string } {
   const dir = join(root, runDirectoryName(report.startedAt));
   const latest = join(root, 'latest');
   mkdirSync(dir, { recursive: true });
@@ -29,7 +31,7 @@ export function writeReports(report: RunReport, root: string, redact: Redactor):
     'junit.xml': renderJunit(report),
   };
   for (const name of REPORT_FILES) {
-    writeFileSync(join(dir, name), redact(contents[name]));
+    writeFileSync(join(dir, name), contents[name]);
     copyFileSync(join(dir, name), join(latest, name));
   }
   return { dir, latest };

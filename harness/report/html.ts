@@ -4,21 +4,24 @@
  * verifiable and why, the trend against earlier runs, and the load probes' charts.
  *
  * Rendered with preact + htm: every string from the target (bodies, headers, messages) is
- * escaped by the renderer, so a hostile target cannot script the report. SVG charts are built
- * from numbers by charts.ts and inserted as trusted markup.
+ * escaped by the renderer, so a hostile target cannot script the report; control and bidi
+ * characters are made visible first (readable.ts). SVG charts are built from numbers by
+ * charts.ts and inserted as trusted markup.
  */
 import htm from 'htm';
 import { h, type VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { lines, stackedBars } from './charts.ts';
 import type { LoadProbeSummary, RequirementStatus, RequirementVerdict, RunReport } from './model.ts';
+import { describeWaiver, waiverModeText } from './waivers.ts';
+import { clip, readableData } from './readable.ts';
 
 type Html = (strings: TemplateStringsArray, ...values: unknown[]) => VNode;
 // htm's types describe CommonJS; under Node's ESM loader the import is the htm function itself.
 const html = (htm as unknown as { bind(pragma: typeof h): Html }).bind(h);
 
 const statusText: Record<RequirementStatus, string> = {
-  passed: 'passed', failed: 'failed', observed: 'observed', not_verifiable: 'not verifiable', not_checked: 'not checked here',
+  passed: 'passed', failed: 'failed', waived: 'waived', observed: 'observed', not_verifiable: 'not verifiable', not_run: 'not run (interrupted)', not_checked: 'not checked here',
 };
 
 const css = `
@@ -31,7 +34,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bott
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid #dde1e7;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f5;position:sticky;top:0}.badge{border-radius:10px;padding:1px 8px;font-size:12px;white-space:nowrap}
 .passed{background:#e6f4ea;color:#137333}.failed{background:#fce8e6;color:#b3261e}.observed{background:#e8f0fe;color:#1a56c4}
-.not_verifiable{background:#fef7e0;color:#8a5a00}.not_checked{background:#eee;color:#555}
+.not_verifiable{background:#fef7e0;color:#8a5a00}.waived{background:#fff0d6;color:#8a4b00}.failure.waived-check{border-left-color:#e37400}.not_run{background:#f3e8fd;color:#6a1b9a}.not_checked{background:#eee;color:#555}
 pre{white-space:pre-wrap;word-break:break-word;background:#fbfbfc;border:1px solid #e3e6eb;padding:8px;font-size:12px;max-height:420px;overflow:auto}
 .failure{background:#fff;border-left:4px solid #b3261e;padding:8px 12px;margin:10px 0}.callout{background:#fce8e6;padding:8px 12px;border-radius:6px}
 .chart{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
@@ -58,15 +61,29 @@ function Failures({ report }: { report: RunReport }): VNode | null {
   return html`<section id="failures"><h2>Failures (${failed.length})</h2>${failed.map((c) => html`<div class="failure">
     <strong>${c.name}</strong><div class="meta">${c.requirements.join(', ')} · ${c.file}</div>
     <pre>${c.failure ?? ''}</pre>
-    ${c.exchanges.length > 0 ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}, secrets redacted)</summary>
-      ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>`)}</details>` : null}
+    ${c.exchanges.length > 0 ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}${c.exchangesOmitted === undefined ? '' : `, the last of ${c.exchanges.length + c.exchangesOmitted}`}, secrets redacted)</summary>
+      ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>${typeof e.curl === 'string' ? html`<div class="meta">Reproduce (secrets are the variables that hold them):</div><pre class="curl">${e.curl}</pre>` : null}`)}</details>` : null}
   </div>`)}</section>`;
+}
+
+function Waivers({ report }: { report: RunReport }): VNode | null {
+  const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);
+  const { expired, unused } = report.waivers;
+  if (waived.length === 0 && expired.length === 0 && unused.length === 0) return null;
+  return html`<section id="waivers"><h2>Waivers</h2>
+    ${expired.length > 0 ? html`<p class="callout"><strong>Expired waivers (they fail the run):</strong></p><ul>${expired.map((w) => html`<li data-waiver="expired">${describeWaiver(w)}</li>`)}</ul>` : null}
+    ${unused.length > 0 ? html`<p><strong>Unused waivers</strong> (their check ran and did not fail: remove them):</p><ul>${unused.map((w) => html`<li data-waiver="unused">${describeWaiver(w)}</li>`)}</ul>` : null}
+    ${waived.map((c) => html`<div class="failure waived-check" data-check-status=${c.status}>
+      <strong>${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${c.name}</strong><div class="meta">${(c.waivedRequirements ?? []).join(', ')} · ${c.file}</div>
+      <ul>${(c.waivers ?? []).map((w) => html`<li>${describeWaiver(w)}</li>`)}</ul>
+      <pre>${c.failure ?? ''}</pre></div>`)}</section>`;
 }
 
 function formatExchangeRecord(exchange: Record<string, unknown>): string {
   const headers = (value: unknown) => Object.entries((value ?? {}) as Record<string, string>).map(([k, v]) => `${k}: ${v}`).join('\n');
   const status = exchange.status === undefined ? `no response: ${String(exchange.transportError)}` : `${String(exchange.status)} (${String(exchange.durationMs)} ms)`;
-  return `${String(exchange.method)} ${String(exchange.url)}\n${headers(exchange.requestHeaders)}${exchange.requestBody === undefined ? '' : `\n\n${String(exchange.requestBody)}`}\n\n→ ${status}\n${headers(exchange.responseHeaders)}\n\n${String(exchange.rawBody ?? '').slice(0, 4000)}`;
+  const truncated = exchange.truncated === undefined ? '' : `\n\n(${String(exchange.truncated)})`;
+  return `${String(exchange.method)} ${String(exchange.url)}\n${headers(exchange.requestHeaders)}${exchange.requestBody === undefined ? '' : `\n\n${String(exchange.requestBody)}`}\n\n→ ${status}\n${headers(exchange.responseHeaders)}\n\n${clip(String(exchange.rawBody ?? ''), 4000)}${truncated}`;
 }
 
 function Trend({ report }: { report: RunReport }): VNode {
@@ -109,35 +126,43 @@ function LoadProbe({ probe }: { probe: LoadProbeSummary }): VNode {
 
 function Page({ report }: { report: RunReport }): VNode {
   const { checks, requirements } = report.counts;
-  const failed = requirements.failed > 0 || checks.failed > 0;
+  const failed = requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0;
   const verdict = report.dryRun ? 'dry run' : failed ? 'failed' : 'passed';
   const observed = report.requirements.filter((r) => r.observations.length > 0);
   const notVerifiable = report.requirements.filter((r) => r.status === 'not_verifiable');
+  const notRun = report.checks.filter((c) => c.status === 'not_run');
   return html`<main>
     <h1>Outbound Calling API v1 conformance: <span class=${`verdict-${failed ? 'failed' : 'passed'}`}>${verdict}</span></h1>
     <div class="meta">Target ${report.target.kind === 'embedded' ? 'the embedded reference server' : html`<code>${report.target.baseUrl}</code>`} · started ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} · suite ${report.suiteVersion}</div>
     ${report.interrupted ? html`<p class="callout">The run was interrupted: results are partial.</p>` : null}
+    <div class="meta" id="waiver-mode">Waivers: ${waiverModeText(report.waivers)}</div>
     <div class="cards">
       <div class="card"><b>${requirements.passed}</b>MUST passed</div>
       <div class="card"><b>${requirements.failed}</b>MUST failed</div>
+      ${requirements.waived > 0 ? html`<div class="card"><b>${requirements.waived}</b>MUST waived</div>` : null}
       <div class="card"><b>${requirements.notVerifiable}</b>not verifiable</div>
       <div class="card"><b>${requirements.observed}</b>observed</div>
-      <div class="card"><b>${checks.passed}/${checks.passed + checks.failed + checks.skipped}</b>checks passed</div>
+      <div class="card"><b>${checks.passed}/${checks.passed + checks.failed + checks.waived + checks.skipped + checks.notRun}</b>checks passed</div>
+      ${checks.notRun > 0 ? html`<div class="card"><b>${checks.notRun}</b>checks not run (interrupted)</div>` : null}
       <div class="card"><b>${report.requests.sent}</b>requests sent · ${report.requests.rateLimited} × 429</div>
     </div>
     <${Trend} report=${report} />
     <${Failures} report=${report} />
+    <${Waivers} report=${report} />
     ${report.unhandledErrors.length > 0 ? html`<section><h2>Errors outside checks</h2>${report.unhandledErrors.map((e) => html`<pre>${e}</pre>`)}</section>` : null}
     <section id="matrix"><h2>Requirement matrix (${requirements.total})</h2><${Matrix} rows=${report.requirements} /></section>
     <section id="observations"><h2>Observations (${observed.length}), never failures</h2>
       ${observed.length === 0 ? html`<p>None.</p>` : html`<ul>${observed.map((r) => html`<li><code>${r.id}</code>: ${r.observations.join('; ')}</li>`)}</ul>`}</section>
     <section id="not-verifiable"><h2>Not verifiable with this configuration (${notVerifiable.length})</h2>
       ${notVerifiable.length === 0 ? html`<p>Everything the suites check was verifiable.</p>` : html`<ul>${notVerifiable.map((r) => html`<li><code>${r.id}</code>: ${r.notVerifiableBecause.join('; ')}</li>`)}</ul>`}</section>
+    ${notRun.length > 0 ? html`<section id="not-run"><h2>Not run: the run was interrupted (${notRun.length})</h2>
+      <ul>${notRun.map((c) => html`<li data-status="not_run">${c.name} <span class="meta">${c.requirements.join(', ')}</span></li>`)}</ul></section>` : null}
     ${report.load.length > 0 ? html`<section id="load"><h2>Load probes (k6)</h2>${report.load.map((p) => html`<${LoadProbe} probe=${p} />`)}</section>` : null}
   </main>`;
 }
 
-export function renderHtml(report: RunReport): string {
+export function renderHtml(run: RunReport): string {
+  const report = readableData(run);
   const body = renderToStaticMarkup(html`<${Page} report=${report} />`);
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
     + `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`

@@ -1,38 +1,76 @@
 /**
  * report.md: ready for a CI job summary (GitHub's $GITHUB_STEP_SUMMARY and the like).
+ *
+ * Every text from the run is escaped for CommonMark/GFM, so it renders as written and never
+ * as markup or HTML: the punctuation that can start markup (`\ ` * [ ] < | ~`, `_` at a word
+ * edge, `&` of an entity) is backslash-escaped, nothing else, so ordinary names stay as they
+ * are in the file. Table cells stay on one line; failure texts go in a code fence longer than
+ * any backtick run they contain. Control and bidi characters are made visible first
+ * (readable.ts).
  */
 import type { RequirementStatus, RunReport } from './model.ts';
+import { describeWaiver, waiverModeText } from './waivers.ts';
+import { clip, readableData } from './readable.ts';
 
 const statusLabel: Record<RequirementStatus, string> = {
   passed: '✅ passed',
   failed: '❌ failed',
+  waived: '⚠️ waived (failed, known)',
   observed: '👁 observed',
   not_verifiable: '⏭ not verifiable',
+  not_run: '⏹ not run (interrupted)',
   not_checked: '· not checked here',
 };
 
-/** Table cells hold target-controlled text: keep them on one line and free of pipes. */
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').slice(0, 400);
+/** Inline text rendered as written: Markdown's meaningful punctuation escaped, on one line. */
+function md(text: string): string {
+  return text.replace(/\r\n?|\n/g, ' ')
+    .replace(/[\\`*[\]<|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|&(?=#?[A-Za-z0-9]+;)/g, (c) => `\\${c}`);
 }
 
-export function renderMarkdown(report: RunReport): string {
+/** A table cell: inline text, cut to a readable length first (never mid-escape). */
+function cell(text: string): string {
+  return md(clip(text, 400));
+}
+
+/** A fenced block that nothing inside can close: the fence is longer than any backtick run. */
+function fenced(text: string): string[] {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}text`, text, fence];
+}
+
+/** The curl command of each exchange behind a failure, with the status the check saw. */
+function replayLines(exchanges: RunReport['checks'][number]['exchanges']): string[] {
+  const replays = exchanges.filter((e) => typeof e.curl === 'string');
+  if (replays.length === 0) return [];
+  return ['Reproduce (secrets are the variables that hold them; export your .env first):', '', ...replays.flatMap((e) => [
+    `${md(String(e.method))} ${md(String(e.url))} → ${e.status === undefined ? 'no response' : String(e.status)}:`, '', ...fenced(String(e.curl)), '',
+  ])];
+}
+
+export function renderMarkdown(run: RunReport): string {
+  const report = readableData(run);
   const { checks, requirements } = report.counts;
-  const verdict = report.dryRun ? 'DRY RUN (nothing sent)' : requirements.failed > 0 || checks.failed > 0 ? 'FAILED' : 'PASSED';
+  const verdict = report.dryRun ? 'DRY RUN (nothing sent)' : requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0 ? 'FAILED' : 'PASSED';
   const lines: string[] = [
     `# Outbound Calling API v1 conformance: ${verdict}`,
     '',
-    `Target: ${report.target.kind === 'embedded' ? 'the embedded reference server' : `\`${report.target.baseUrl}\``} · started ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} · suite ${report.suiteVersion}`,
+    `Target: ${report.target.kind === 'embedded' ? 'the embedded reference server' : md(report.target.baseUrl)} · started ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} · suite ${report.suiteVersion}`,
     '',
     '| Requirements | Count |',
     '|---|---|',
     `| MUST verified and passed | ${requirements.passed} |`,
     `| MUST verified and failed | ${requirements.failed} |`,
+    `| MUST failed but waived | ${requirements.waived} |`,
     `| not verifiable with this configuration | ${requirements.notVerifiable} |`,
     `| observed (the spec leaves it unshown) | ${requirements.observed} |`,
+    `| not run (the run was interrupted) | ${requirements.notRun} |`,
     `| no check in this run | ${requirements.notChecked} |`,
     '',
-    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.skipped} skipped · requests sent ${report.requests.sent} (planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
+    `Waivers: ${cell(waiverModeText(report.waivers))}`,
+    '',
+    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.waived} waived, ${checks.skipped} skipped, ${checks.notRun} not run · requests sent ${report.requests.sent} (planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
     '',
   ];
   if (report.interrupted) lines.push('**The run was interrupted; results are partial.**', '');
@@ -43,11 +81,29 @@ export function renderMarkdown(report: RunReport): string {
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const failure of failures) {
-      lines.push(`### ${failure.name}`, '', `Requirements: ${failure.requirements.join(', ')} · \`${failure.file}\``, '', '```text', (failure.failure ?? '').slice(0, 3000), '```', '');
+      const omitted = failure.exchangesOmitted === undefined ? '' : ` · ${failure.exchangesOmitted} earlier exchanges left out`;
+      lines.push(`### ${md(failure.name)}`, '', `Requirements: ${md(failure.requirements.join(', '))} · ${md(failure.file)}${omitted}`, '', ...fenced(clip(failure.failure ?? '', 3000)), '', ...replayLines(failure.exchanges));
     }
+  }
+  const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);
+  const { expired, unused } = report.waivers;
+  if (waived.length > 0 || expired.length > 0 || unused.length > 0) {
+    lines.push('## Waivers', '');
+    for (const w of expired) lines.push(`- **expired, fails the run**: ${cell(describeWaiver(w))}`);
+    for (const w of unused) lines.push(`- **unused** (its check ran and did not fail: remove it): ${cell(describeWaiver(w))}`);
+    for (const c of waived) {
+      lines.push(`### ${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${md(c.name)}`, '', `Waived requirements: ${md((c.waivedRequirements ?? []).join(', '))} · ${md(c.file)}`, '');
+      for (const w of c.waivers ?? []) lines.push(`- ${cell(describeWaiver(w))}`);
+      lines.push('', ...fenced(clip(c.failure ?? '', 3000)), '');
+    }
+    lines.push('');
   }
   if (report.unhandledErrors.length > 0) {
     lines.push('## Errors outside checks', '', ...report.unhandledErrors.map((e) => `- ${cell(e)}`), '');
+  }
+  const notRun = report.checks.filter((c) => c.status === 'not_run');
+  if (notRun.length > 0) {
+    lines.push('## Not run (the run was interrupted)', '', ...notRun.map((c) => `- ${md(c.name)} (${md(c.requirements.join(', '))})`), '');
   }
   const notVerifiable = report.requirements.filter((r) => r.status === 'not_verifiable');
   if (notVerifiable.length > 0) {
@@ -58,17 +114,17 @@ export function renderMarkdown(report: RunReport): string {
   const observed = report.requirements.filter((r) => r.observations.length > 0);
   if (observed.length > 0) {
     lines.push('## Observations (never failures)', '');
-    for (const r of observed) lines.push(`- **${r.id}**: ${cell(r.observations.join('; '))}`);
+    for (const r of observed) lines.push(`- **${r.id}**: ${md(clip(r.observations.join('; '), 2000))}`);
     lines.push('');
   }
   if (report.load.length > 0) {
     lines.push('## Load probes (k6)', '', '| Probe | Verdict | Failed thresholds | Finished |', '|---|---|---|---|');
-    for (const probe of report.load) lines.push(`| ${probe.probe} | ${probe.passed ? '✅ passed' : '❌ failed'} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${probe.finishedAt ?? '–'} |`);
+    for (const probe of report.load) lines.push(`| ${cell(probe.probe)} | ${probe.passed ? '✅ passed' : '❌ failed'} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`);
     lines.push('');
   }
   lines.push('## Requirement matrix', '', '| Requirement | Level | Status | Checks |', '|---|---|---|---|');
   for (const r of report.requirements) {
-    lines.push(`| ${r.id} | ${r.level} | ${statusLabel[r.status]} | ${r.source ?? r.checks.length} |`);
+    lines.push(`| ${r.id} | ${r.level} | ${statusLabel[r.status]} | ${cell(r.source ?? String(r.checks.length))} |`);
   }
   lines.push('');
   if (report.controlGaps.length > 0) {

@@ -11,7 +11,7 @@ import { it, type TestContext } from 'vitest';
 import type { TokenName } from '../config/config.ts';
 import { openapi } from '../contract/openapi.ts';
 import { matchPathTemplate } from '../contract/validator.ts';
-import type { ApiRequest, Exchange } from '../http/client.ts';
+import { exchangeCaps, type ApiRequest, type Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from './control-client.ts';
@@ -66,8 +66,6 @@ export interface CheckOptions {
   readonly timeoutMs?: number;
 }
 
-const EXCHANGES_KEPT_ON_FAILURE = 6;
-
 function describeStatus(exchange: Exchange): string {
   if (exchange.status === undefined) return `no response (${exchange.transportError})`;
   const code = (exchange.json as { error?: unknown } | undefined)?.error;
@@ -101,8 +99,10 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     const firstExchange = api.log.length;
     const statsBefore = api.stats;
     const cleanups: Array<() => Promise<void>> = [];
+    // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
+    // access tokens); the report's writers only ever see redacted text.
     const observe = (requirement: RequirementId, text: string): void => {
-      (meta.observations ??= []).push({ requirement, text });
+      (meta.observations ??= []).push({ requirement, text: api.redact(text) });
     };
     const fail = (message: string): never => {
       throw new CheckFailure(message);
@@ -183,14 +183,17 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
         meta.notVerifiable = `not verifiable: ${error.message}`;
         ctx.skip(meta.notVerifiable);
       }
-      meta.exchanges = api.log.slice(firstExchange).slice(-EXCHANGES_KEPT_ON_FAILURE).map((e) => ({ ...e }));
+      const exchanges = api.log.slice(firstExchange);
+      meta.exchanges = exchanges.slice(-exchangeCaps.exchangesPerCheck).map((e) => ({ ...e }));
+      if (exchanges.length > exchangeCaps.exchangesPerCheck) meta.exchangesOmitted = exchanges.length - exchangeCaps.exchangesPerCheck;
+      if (error instanceof Error) error.message = api.redact(error.message);
       throw error;
     } finally {
       for (const cleanup of cleanups.reverse()) {
         try {
           await cleanup();
         } catch (error) {
-          observe(options.verifies[0], `cleanup failed: ${api.redact((error as Error).message)}`);
+          observe(options.verifies[0], `cleanup failed: ${(error as Error).message}`);
         }
       }
       const statsAfter = api.stats;

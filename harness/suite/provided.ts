@@ -59,6 +59,8 @@ declare module 'vitest' {
     observations?: Array<{ requirement: string; text: string }>;
     /** Redacted exchanges behind a failure (the last few of the check). */
     exchanges?: Array<Record<string, unknown>>;
+    /** Earlier exchanges of the failed check left out of `exchanges`. */
+    exchangesOmitted?: number;
     /** Why a check could not run with this configuration, and what would enable it. */
     notVerifiable?: string;
   }

@@ -5,7 +5,10 @@
  * runner passes an absolute path; default reports/latest relative to k6's working directory).
  *
  * The runner (load/run.ts) reads `failedThresholds` from the JSON to print its one-line verdict.
+ * What the probes observed of the target is redacted as values before it is serialised (the
+ * suite's one redactor: the token k6 was given, credential fields, `whsec_` values).
  */
+import { createRedactor } from '../../harness/http/redact.ts';
 import { junitXml, thresholdResults } from './junit.ts';
 import type { SummaryData, ThresholdMeta } from './junit.ts';
 
@@ -30,7 +33,8 @@ export function buildSummary(probe: string, data: SummaryData, meta: readonly Th
   const results = thresholdResults(data, meta);
   const failed = results.filter((r) => !r.ok);
   const dir = reportDir();
-  const json = {
+  const redact = createRedactor([__ENV.TOKEN, __ENV.CONTROL_TOKEN, __ENV.RECEIVER_TOKEN]);
+  const json = redact.value({
     probe,
     generatedAt: new Date().toISOString(),
     passed: failed.length === 0,
@@ -39,11 +43,11 @@ export function buildSummary(probe: string, data: SummaryData, meta: readonly Th
     observations: report.observations,
     chart: report.chart,
     summary: { state: data.state ?? null, metrics: data.metrics },
-  };
+  });
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(1);
   const text = [
     `k6 ${probe}: ${failed.length === 0 ? 'PASS' : 'FAIL'} — ${results.length - failed.length}/${results.length} thresholds held, ${seconds} s`,
-    ...report.lines.map((l) => `  ${l}`),
+    ...report.lines.map((l) => `  ${redact(l)}`),
     ...failed.map((r) => `  crossed: ${r.key} ${r.expression} [${r.requirement}] ${r.description}`),
     `  report: ${dir}/k6-${probe}.json, ${dir}/k6-${probe}.junit.xml`,
     '',

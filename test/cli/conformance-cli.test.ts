@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { tokenVariable, tokenNames } from '../../harness/config/config.ts';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
+import { REPORT_FILES } from '../../harness/report/files.ts';
+import { markdownTableProblems, parseXml } from '../report/parse-back.ts';
+import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './recording-proxy.ts';
 
 /** The environment of a CI job: none of the developer's configuration leaks in. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -53,7 +56,7 @@ describe('npm run conformance, the command', () => {
   });
 
   it.each([
-    [['--bogus'], {}, /^conformance: Unknown option '--bogus'; run npm run conformance -- --help for the options$/],
+    [['--bogus'], {}, /^conformance: Unknown option '--bogus'; run occ run --help for the options$/],
     [['--seed', 'abc'], {}, /^conformance: --seed must be a whole number/],
     [['--only', 'NOT-AN-ID'], {}, /^conformance: --only: unknown requirement id NOT-AN-ID/],
     [[], { API_BASE_URL: 'https://api.example.com/v2' }, /^conformance: configuration error: API_BASE_URL: must end in the version prefix \/v1/],
@@ -129,9 +132,21 @@ describe('npm run conformance against a remote target', () => {
     }
   });
 
-  it('a run with every secret configured leaves none of them in any report file', { timeout: 180_000 }, async () => {
+  it('a run with every secret configured leaves none of them, nor a token or hook secret the target handed out, in any report file or output', { timeout: 180_000 }, async () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
-    const { code, stdout, stderr } = await runCliAsync(['--reports-dir', reports], env, 170_000);
+    // Through a proxy that remembers every access token and hook secret the target hands out.
+    const proxy = await startRecordingProxy(new URL(target.baseUrl).origin);
+    let run: { code: number | null; stdout: string; stderr: string };
+    try {
+      run = await runCliAsync(['--reports-dir', reports], { ...env, API_BASE_URL: `${proxy.origin}/v1`, AUTH_URL: proxy.origin }, 170_000);
+    } finally {
+      await proxy.close();
+    }
+    const { code, stdout, stderr } = run;
+    const handedOut = [...proxy.handedOut];
+    expect(handedOut.some((value) => value.startsWith('whsec_')), 'the run created hooks').toBe(true);
+    expect(handedOut.some((value) => !value.startsWith('whsec_')), 'the run obtained OAuth access tokens').toBe(true);
+    for (const secret of [...secrets, ...handedOut]) expect(`${stdout}\n${stderr}`.includes(secret), `${secret.slice(0, 6)}… in the output`).toBe(false);
     expect(stderr).not.toMatch(/could not delete hook/);
     // The stand-in target is the reference itself: the whole run passes.
     expect(code, stdout.split('\n').filter((line) => line.startsWith('FAIL')).join('\n')).toBe(0);
@@ -141,9 +156,79 @@ describe('npm run conformance against a remote target', () => {
     expect(files.some((f) => f.endsWith('report.html'))).toBe(true);
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
-      for (const secret of secrets) expect(text.includes(secret), `${secret.slice(0, 6)}… found in ${file}`).toBe(false);
+      for (const secret of [...secrets, ...handedOut]) expect(text.includes(secret), `${secret.slice(0, 6)}… found in ${file}`).toBe(false);
       expect(text, `a whsec_ secret in ${file}`).not.toMatch(/whsec_(?!\[REDACTED\])[A-Za-z0-9]/);
     }
+  });
+
+  it('against a target that refuses its client with WWW-Authenticate: Basic realm="oauth", accepts a wrong secret and a Basic scheme, every report parses, names and target text are intact and no credential is left', { timeout: 120_000 }, async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+    const { clientId, clientSecret } = target.fixtures.oauth;
+    const description = 'Client authentication failed: use HTTP Basic (RFC 6749 section 2.3.1)';
+    const issued = `at_${'9'.repeat(8)}${Date.now()}`;
+    const proxy = await startRecordingProxy(new URL(target.baseUrl).origin, (request): ProxyAnswer | ProxiedRequest | undefined => {
+      if (request.path.startsWith('/oauth/token')) {
+        // A wrong secret in the body gets a token; the right client, either way, the RFC 6749 §5.2 refusal.
+        if (request.body.includes(`client_secret=${encodeURIComponent(clientSecret)}x`)) {
+          return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ access_token: issued, token_type: 'Bearer', expires_in: 3600 }) };
+        }
+        return { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="oauth"' }, body: JSON.stringify({ error: 'invalid_client', error_description: description }) };
+      }
+      // A Basic scheme carrying a valid token is taken as if it were Bearer: a wrong answer to check.
+      const auth = request.headers.authorization ?? '';
+      if (request.path.startsWith('/v1/') && auth.startsWith('Basic ')) return { ...request, headers: { ...request.headers, authorization: `Bearer ${auth.slice(6)}` } };
+      return undefined;
+    });
+    let run: { code: number | null; stdout: string; stderr: string };
+    try {
+      run = await runCliAsync(['--no-properties', '--only', 'AUTH-MALFORMED-SCHEME,AUTH-UNKNOWN-TOKEN,AUTH-OAUTH-CLIENT-CREDENTIALS,AUTH-OAUTH-BAD-CLIENT', '--reports-dir', reports],
+        { ...env, API_BASE_URL: `${proxy.origin}/v1`, AUTH_URL: proxy.origin }, 110_000);
+    } finally {
+      await proxy.close();
+    }
+    expect(run.code, run.stderr).toBe(1);
+    const latest = join(reports, 'latest');
+    const file = (name: string) => readFileSync(join(latest, name), 'utf8');
+    type Check = { name: string; status: string; exchanges: Array<Record<string, unknown>> };
+    const report = JSON.parse(file('report.json')) as { checks: Check[] };
+    const named = (test: (name: string) => boolean, status: string): Check => {
+      const found = report.checks.find((c) => test(c.name) && c.status === status);
+      expect(found, `a ${status} check among ${report.checks.map((c) => `${c.status} ${c.name}`).join('; ')}`).toBeDefined();
+      return found!;
+    };
+    // Remotely the operations take turns between the two malformed schemes: some got the Basic one.
+    const basicScheme = named((n) => n.endsWith('answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"'), 'failed');
+    const unknownToken = named((n) => n.endsWith('answers 401 unauthorized to a bearer token it never issued'), 'passed');
+    const basicGrant = named((n) => n === 'A client_credentials grant with HTTP Basic client authentication yields a token the API accepts', 'failed');
+    const wrongSecret = named((n) => n === 'A wrong client secret is refused with 401 invalid_client and yields no token', 'failed');
+    const tokenExchange = (check: Check) => check.exchanges.find((e) => String(e.url).includes('/oauth/token'))!;
+
+    // The target's own words and headers survive; the credentials do not.
+    const refused = tokenExchange(basicGrant);
+    expect((refused.responseHeaders as Record<string, string>)['www-authenticate']).toBe('Basic realm="oauth"');
+    expect(JSON.parse(String(refused.rawBody))).toEqual({ error: 'invalid_client', error_description: description });
+    expect((refused.requestHeaders as Record<string, string>).authorization).toBe('Basic [REDACTED]');
+    const accepted = tokenExchange(wrongSecret);
+    expect(String(accepted.requestBody)).toMatch(/(^|&)client_secret=\[REDACTED\](&|$)/);
+    expect(String(accepted.requestBody)).toContain(`client_id=${encodeURIComponent(clientId)}`);
+    expect(JSON.parse(String(accepted.rawBody))).toMatchObject({ access_token: '[REDACTED]', token_type: 'Bearer' });
+
+    const xml = parseXml(file('junit.xml'));
+    for (const check of [basicScheme, unknownToken, basicGrant, wrongSecret]) expect(xml.attributes).toContain(check.name);
+    expect(xml.text).toContain('"www-authenticate": "Basic realm=\\"oauth\\""');
+    expect(xml.text).toContain(description);
+    for (const name of ['report.md', 'report.html']) {
+      expect(file(name)).toContain('answers 401 unauthorized to a Basic scheme carrying a valid token');
+      expect(file(name)).toContain('A client_credentials grant with HTTP Basic client authentication yields a token the API accepts');
+    }
+    expect(markdownTableProblems(file('report.md'))).toEqual([]);
+    expect(run.stdout).toContain(basicScheme.name);
+    for (const name of REPORT_FILES) {
+      const text = file(name);
+      for (const secret of [...secrets, ...proxy.handedOut, issued]) expect(text.includes(secret), `${secret.slice(0, 6)}… found in ${name}`).toBe(false);
+      expect(text).not.toContain('[REDACTED] carrying');
+    }
+    for (const secret of [...secrets, issued]) expect(`${run.stdout}\n${run.stderr}`.includes(secret)).toBe(false);
   });
 });
 
@@ -193,6 +278,8 @@ describe('npm run conformance interrupted', () => {
         // Throttled to one request every 2 s, so the run is still going when the signal comes.
         env: cleanEnv({ API_BASE_URL: target.baseUrl, TOKEN_ALL: target.fixtures.tokens.all, TOKEN_WRITE_HOOKS: target.fixtures.tokens['write:hooks'], TOKEN_NO_DIALER: target.fixtures.tokens.noDialer, REQUESTS_PER_MINUTE: '30' }),
       });
+      let stdout = '';
+      proc.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
       const exited = new Promise<number | null>((resolve) => proc.on('close', resolve));
       const journal = (): string => {
         const run = readdirSync(reports).find((name) => name !== 'latest');
@@ -210,7 +297,19 @@ describe('npm run conformance interrupted', () => {
         expect(view.status, `hook ${id} left active`).toBe('disabled');
       }
       expect(existsSync(join(reports, 'latest', 'report.json'))).toBe(true);
-      expect(JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')).interrupted).toBe(true);
+      const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')) as {
+        interrupted: boolean; checks: Array<{ status: string; skipReason?: string }>; counts: { checks: { notRun: number }; requirements: { notVerifiable: number; notRun: number } };
+      };
+      expect(report.interrupted).toBe(true);
+      // The checks it never reached are "not run (interrupted)": not skipped, not "not verifiable".
+      expect(report.checks.filter((c) => c.status === 'not_run').length).toBeGreaterThan(0);
+      expect(report.counts.checks.notRun).toBe(report.checks.filter((c) => c.status === 'not_run').length);
+      expect(report.checks.filter((c) => c.status === 'skipped')).toEqual([]);
+      expect(report.counts.requirements.notVerifiable).toBe(0);
+      expect(readFileSync(join(reports, 'latest', 'report.md'), 'utf8')).toContain('## Not run (the run was interrupted)');
+      expect(parseXml(readFileSync(join(reports, 'latest', 'junit.xml'), 'utf8')).attributes).toContain('not run (interrupted)');
+      expect(stdout).toMatch(/^NOT RUN \[\d+\/\d+\] .+ \(interrupted\)$/m);
+      expect(stdout).not.toMatch(/\(undefined\)/);
     } finally {
       await target.close();
     }

@@ -28,6 +28,18 @@ describe('requirement verdicts', () => {
     expect(verdict).toMatchObject({ status: 'not_verifiable', notVerifiableBecause: ['needs TOKEN_READ_CDRS'] });
   });
 
+  it('checks an interrupted run never reached are "not run", not "not verifiable", and counted apart', () => {
+    const notRun = checkResult({ name: 'a', status: 'not_run', requirements: [must.id, observe.id] });
+    expect(judgeRequirement(must, [notRun], [])).toMatchObject({ status: 'not_run', notVerifiableBecause: [] });
+    expect(judgeRequirement(observe, [notRun], []).status).toBe('not_run');
+    const skipped = checkResult({ name: 'b', status: 'skipped', requirements: [must.id], skipReason: 'needs TOKEN_READ_CDRS' });
+    expect(judgeRequirement(must, [notRun, skipped], []).status).toBe('not_verifiable');
+    expect(judgeRequirement(must, [notRun, checkResult({ name: 'c', status: 'passed', requirements: [must.id] })], []).status).toBe('passed');
+    const report = buildReport({ ...input([notRun]), interrupted: true });
+    expect(report.counts.checks).toEqual({ passed: 0, failed: 0, skipped: 0, notRun: 1, waived: 0 });
+    expect(report.counts.requirements).toMatchObject({ notRun: 2, notVerifiable: 0 });
+  });
+
   it('an OBSERVE requirement is observed, never failed, and carries its observations', () => {
     const verdict = judgeRequirement(observe, [checkResult({ name: 'a', status: 'passed', requirements: [observe.id], observations: [{ requirement: observe.id, text: 'ascending' }, { requirement: 'OTHER', text: 'x' }] })], []);
     expect(verdict).toMatchObject({ status: 'observed', observations: ['ascending'] });
@@ -47,7 +59,7 @@ describe('the run report', () => {
       checkResult({ name: 'a', status: 'passed', requirements: [must.id], requests: 3, rateLimited: 1 }),
       checkResult({ name: 'b', status: 'skipped', requirements: ['ME-200-SHAPE'], skipReason: 'needs TOKEN_ALL', requests: 0 }),
     ]));
-    expect(report.counts.checks).toEqual({ passed: 1, failed: 0, skipped: 1 });
+    expect(report.counts.checks).toEqual({ passed: 1, failed: 0, skipped: 1, waived: 0, notRun: 0 });
     expect(report.counts.requirements).toMatchObject({ passed: 1, failed: 0, notVerifiable: 1, total: requirements.length });
     expect(report.requests).toEqual({ sent: 2, planned: 2, rateLimited: 1 });
     expect(exitCodeOf(report)).toBe(0);

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createRedactor } from '../../harness/http/redact.ts';
 import { loadProbeSummaries, previousRuns, writeReports } from '../../harness/report/files.ts';
 import { renderHtml } from '../../harness/report/html.ts';
-import { renderJunit } from '../../harness/report/junit.ts';
+import { renderJunit, xmlText } from '../../harness/report/junit.ts';
+import { readable } from '../../harness/report/readable.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { buildReport } from '../../harness/report/model.ts';
 import { checkResult } from './fixtures.ts';
@@ -40,7 +40,8 @@ describe('report renderers', () => {
     expect(md.split('\n')[0]).toBe('# Outbound Calling API v1 conformance: FAILED');
     expect(md).toContain('### GET /cdrs rejects a window longer than 31 days with 400 window_too_wide');
     expect(md).toContain('| ME-SUSPENDED-403 | not verifiable with this configuration: needs TOKEN_SUSPENDED |');
-    expect(md).toContain('ascending <script>alert(1)</script>\\|pipe');
+    // Target text is escaped so it renders as written, never as HTML or a table cell break.
+    expect(md).toContain('ascending \\<script>alert(1)\\</script>\\|pipe');
   });
 
   it('JUnit XML has one testcase per check with requirement properties, failures and skips', () => {
@@ -54,12 +55,19 @@ describe('report renderers', () => {
     expect(xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '')).not.toContain('<script>');
   });
 
-  it('writes a timestamped run and latest/, redacting secrets, and reads them back as history', () => {
+  it('writes what XML 1.0 cannot carry visibly as \\uXXXX, and what a reader cannot show as pictures, keeping everything else', () => {
+    expect(xmlText('a\u0000b\uD800c\uD83D\uDE00\u0007\t\n\uFFFE')).toEqual({ text: 'a\\u0000b\\uD800c\uD83D\uDE00\\u0007\t\n\\uFFFE', escaped: true });
+    expect(xmlText('Basic realm="oauth" ]]> <x>')).toEqual({ text: 'Basic realm="oauth" ]]> <x>', escaped: false });
+    expect(readable('a\u0000\u001B[2K\u202Eb\uDC00\u007F\r\n')).toBe('a\u2400\u241B[2K[U+202E]b\uFFFD\u2421\r\n');
+  });
+
+  it('writes a timestamped run and latest/ exactly as the model holds it, and reads them back as history', () => {
     const root = mkdtempSync(join(tmpdir(), 'occ-reports-'));
-    const withSecret = { ...report, checks: report.checks.map((c) => ({ ...c, failure: `${c.failure ?? ''} token tok_SUPERSECRET_1` })) };
-    const { dir, latest } = writeReports(withSecret, root, createRedactor(['tok_SUPERSECRET_1']));
+    const { dir, latest } = writeReports(report, root);
     expect(readdirSync(dir).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
-    for (const name of readdirSync(latest)) expect(readFileSync(join(latest, name), 'utf8')).not.toContain('tok_SUPERSECRET_1');
+    for (const name of readdirSync(latest)) expect(readFileSync(join(latest, name), 'utf8')).toBe(readFileSync(join(dir, name), 'utf8'));
+    // No pass over the written text: the JSON reads back as the very model.
+    expect(JSON.parse(readFileSync(join(latest, 'report.json'), 'utf8'))).toEqual(report);
     expect(previousRuns(root, report.target).map((r) => r.startedAt)).toEqual([report.startedAt]);
     expect(previousRuns(root, { kind: 'remote', baseUrl: 'https://other.example.com/v1' })).toEqual([]);
   });
