@@ -97,6 +97,10 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       reply.code(400).send({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', error: 'Bad Request', message: "Body cannot be empty when content-type is set to 'application/json'" });
       return undefined;
     }
+    if (faults.has('json-content-type-exact-match') && request.headers['content-type'] !== 'application/json') {
+      fail(reply, 400, 'invalid_input', 'the body must be sent with Content-Type: application/json');
+      return undefined;
+    }
     const parsed = readJsonBody(request);
     if (!parsed.ok) {
       fail(reply, 400, 'invalid_input', parsed.message);
