@@ -14,7 +14,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isRequirementId } from '../../requirements/catalogue.ts';
-import type { CheckResult } from './model.ts';
+import { requirementsFailedBy, type CheckResult } from './model.ts';
 
 export interface Waiver {
   readonly requirement: string;
@@ -92,7 +92,8 @@ export function loadWaiverFile(path: string): Waiver[] {
 
 /** The requirements a failed check fails (all it verifies: a plain failure fails every one). */
 function failedBy(check: CheckResult): readonly string[] {
-  return check.status === 'failed' ? check.requirements : [];
+  // Per-requirement verdicts (t.verify) name the requirements a check failed; otherwise all of them.
+  return check.status === 'failed' ? requirementsFailedBy(check) : [];
 }
 
 function covers(waiver: Waiver, check: CheckResult, requirement: string): boolean {
