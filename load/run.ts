@@ -22,8 +22,7 @@
  * never printed (k6's own log lines are redacted before they are passed on).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -127,15 +126,6 @@ function missingForRemoteWebhooks(config: SuiteConfig): string[] {
   return missing;
 }
 
-/** A CA bundle of the system roots plus the receiver's CA, so k6 verifies both the target and the receiver. */
-function caBundle(receiverCa: string, dir: string): string | undefined {
-  const system = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'].find((p) => existsSync(p));
-  if (system === undefined) return undefined;
-  const path = join(dir, 'ca-bundle.pem');
-  writeFileSync(path, `${readFileSync(system, 'utf8')}\n${receiverCa}\n`);
-  return path;
-}
-
 async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   const cleanup: Prepared['cleanup'] = [];
   const env: Record<string, string> = {};
@@ -160,20 +150,16 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     const budget = positive(process.env, 'TIME_BUDGET_S', 600);
     const parsed = parseCliConfig(process.env, []);
     if (!parsed.ok) throw new UsageError(parsed.message);
-    const receiver = await startReceiver(parsed.options);
+    // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
+    // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
+    // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
+    const receiver = await startReceiver({ ...parsed.options, loopbackQueryPort: true });
     cleanup.push(() => receiver.close());
-    env.RECEIVER_URL = receiver.localUrl;
+    env.RECEIVER_URL = receiver.queryUrl as string;
     env.RECEIVER_PUBLIC_URL = receiver.url;
     env.TIME_BUDGET_S = String(budget);
     env.AGENT_ID = config.agents.provisioned as string;
     env.DESTINATION_NUMBER = config.destinationNumber as string;
-    if (receiver.caCertPem !== undefined) {
-      const dir = mkdtempSync(join(tmpdir(), 'occ-k6-'));
-      cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-      const bundle = caBundle(receiver.caCertPem, dir);
-      if (bundle === undefined) throw new UsageError('no system CA bundle found to add the receiver\'s CA to; give the receiver a trusted certificate with RECEIVER_TLS_CERT and RECEIVER_TLS_KEY');
-      env.SSL_CERT_FILE = bundle;
-    }
     return { env, secrets, timeoutMs: (budget + 300) * 1000, cleanup, describe: `${target.baseUrl}, receiver ${receiver.url}, budget ${budget} s` };
   }
 
@@ -183,7 +169,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   if (args.probe === 'rate-limit') {
     options.rateLimit = { perWindow: limits.requestsPerMinute, windowMs: REFERENCE_WINDOW_MS };
   } else {
-    receiver = await startReceiver({ host: '127.0.0.1', port: 0 });
+    receiver = await startReceiver({ host: '127.0.0.1', port: 0, loopbackQueryPort: true });
     cleanup.push(() => receiver!.close());
     options.rateLimit = false;
     options.clockScale = 0;
@@ -208,9 +194,8 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
     return { env, secrets, timeoutMs: 90_000, cleanup, describe: `reference server (limit ${limits.requestsPerMinute} per ${REFERENCE_WINDOW_MS} ms${faults})` };
   }
-  env.RECEIVER_URL = receiver!.localUrl;
+  env.RECEIVER_URL = receiver!.queryUrl as string;
   env.RECEIVER_PUBLIC_URL = receiver!.url;
-  env.INSECURE_SKIP_TLS_VERIFY = 'true'; // our own receiver's generated certificate, on loopback
   return { env, secrets, timeoutMs: 150_000, cleanup, describe: `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) and receiver` };
 }
 

@@ -22,6 +22,7 @@ import { controlCapabilities, type ControlCapability } from '../contract/control
 import { createControlTransport, type ControlEndpoint } from './control-client.ts';
 import { sweepStates } from './control-journal.ts';
 import { sweepHooks } from './hook-journal.ts';
+import { checkReceiverService } from './receiver-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 
 function faultsFromEnvironment(): string[] {
@@ -116,7 +117,11 @@ async function startRun(): Promise<SharedRun> {
       secrets: fixtures === undefined ? [] : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
     };
   } else {
-    if (!dryRun && config.webhookPublicUrl !== undefined) {
+    const service = config.receiverService;
+    if (service !== undefined) {
+      // A receiver deployed next to the target: polled over its pull API, never sent a secret.
+      if (!dryRun) await checkReceiverService(service.url, service.token);
+    } else if (!dryRun && config.webhookPublicUrl !== undefined) {
       // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
       receiver = await startReceiver({ ...config.receiver, publicUrl: config.webhookPublicUrl });
     }
@@ -126,11 +131,11 @@ async function startRun(): Promise<SharedRun> {
       baseUrl: config.target.baseUrl,
       authUrl: config.target.authUrl,
       control: config.control === undefined ? undefined : { ...config.control, offered: await offeredCapabilities(config.control, dryRun) },
-      receiverLocalUrl: receiver?.localUrl,
-      receiverPublicUrl: receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined),
+      receiverLocalUrl: service?.url ?? receiver?.localUrl,
+      receiverPublicUrl: service === undefined ? receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined) : config.webhookPublicUrl,
       receiverCaPem: receiver?.caCertPem,
-      receiverRemote: false,
-      receiverToken: undefined,
+      receiverRemote: service !== undefined,
+      receiverToken: service?.token,
       tokens: config.tokens,
       oauth: config.oauth,
       agents: config.agents,
