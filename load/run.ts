@@ -35,6 +35,7 @@ import type { Receiver } from '../harness/webhooks/receiver.ts';
 import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
+import { expandVariantIds, unknownVariantIds } from '../reference/variants.ts';
 import type { ReferenceOptions, ReferenceServer } from '../reference/server.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,7 +44,7 @@ const PROBES = ['rate-limit', 'webhook-retry'] as const;
 type Probe = (typeof PROBES)[number];
 
 /** The reference server's scaled rate window: the whole probe (4 windows + set-up) stays under 30 s. */
-export const REFERENCE_WINDOW_MS = 4_000;
+export const REFERENCE_WINDOW_MS = 3_000;
 /** Real ms a delivery attempt may take on the reference before it counts as a timeout. */
 export const REFERENCE_DELIVERY_TIMEOUT_MS = 1_000;
 export const THRESHOLDS_CROSSED = 99;
@@ -165,7 +166,11 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
 
   // Embedded reference server (and receiver), loopback only.
   let receiver: Receiver | undefined;
-  const options: ReferenceOptions = { host: '127.0.0.1', port: 0, faults: args.faults };
+  // OCC_REFERENCE_VARIANTS: conformant variants of the reference (reference/variants.ts), e.g. rate-limit-fixed-window.
+  const variants = expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const unknownVariants = unknownVariantIds(variants);
+  if (unknownVariants.length > 0) throw new UsageError(`OCC_REFERENCE_VARIANTS: unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them`);
+  const options: ReferenceOptions = { host: '127.0.0.1', port: 0, faults: args.faults, variants };
   if (args.probe === 'rate-limit') {
     options.rateLimit = { perWindow: limits.requestsPerMinute, windowMs: REFERENCE_WINDOW_MS };
   } else {

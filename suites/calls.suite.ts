@@ -53,7 +53,7 @@ type Probe = { body: { raw?: string; contentType?: string; json?: unknown }; wha
  * under test is the only reason to refuse it. Remotely `perRun` of them are sent per run
  * (harness/suite/rotation.ts); embedded, all of them.
  */
-export const callValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: (agent: string) => Probe[] }> = [
+const callValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: (agent: string) => Probe[] }> = [
   { title: 'a body that is not JSON (truncated, form-encoded, empty) sent as application/json, and JSON that is not an object', verifies: 'CALLS-INVALID-JSON', perRun: 1, probes: (agent) => [
     { body: { raw: `{"aiAgentId": "${agent}", "toNumber": "${FICTIONAL_E164}"` }, what: 'a truncated JSON body' },
     { body: { raw: '' }, what: 'an empty body sent as application/json' },

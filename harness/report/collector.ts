@@ -129,6 +129,7 @@ export class CheckCollector implements Reporter {
       requests: meta.requestCount ?? 0,
       plannedRequests: meta.plannedRequests ?? 0,
       rateLimited: meta.rateLimited ?? 0,
+      ...(result.state === 'failed' && meta.failedRequirements !== undefined ? { failedRequirements: meta.failedRequirements } : {}),
     };
   }
 

@@ -18,7 +18,7 @@ import htm from 'htm';
 import { h, type VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { lines, stackedBars } from './charts.ts';
-import { isSeedNote, type CheckResult, type LoadProbeSummary, type RequirementStatus, type RequirementVerdict, type RunReport } from './model.ts';
+import { failedRequirementsText, isSeedNote, type CheckResult, type LoadProbeSummary, type RequirementStatus, type RequirementVerdict, type RunReport } from './model.ts';
 import { describeWaiver, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 
@@ -134,7 +134,7 @@ function Failures({ report }: { report: RunReport }): VNode | null {
   const failed = report.checks.filter((c) => c.status === 'failed');
   if (failed.length === 0) return null;
   return html`<section id="failures"><h2>Failures (${failed.length})</h2>${failed.map((c) => html`<div class="failure">
-    <strong>${c.name}</strong><div class="meta">${c.requirements.join(', ')} · ${c.file}</div>
+    <strong>${c.name}</strong><div class="meta">${failedRequirementsText(c)} · ${c.file}</div>
     <pre>${c.failure ?? ''}</pre>
     ${c.exchanges.length > 0 ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}${c.exchangesOmitted === undefined ? '' : `, the last of ${c.exchanges.length + c.exchangesOmitted}`}, secrets redacted)</summary>
       ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>${typeof e.curl === 'string' ? html`<div class="meta">Reproduce (secrets are the variables that hold them):</div><pre class="curl">${e.curl}</pre>` : null}`)}</details>` : null}

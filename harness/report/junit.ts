@@ -67,6 +67,7 @@ export function renderJunit(report: RunReport): string {
     for (const check of checks) {
       const testCase = suite.testCase().className(x(file.replace(/\.(suite|property)\.ts$/, '').replace(/\//g, '.'))).name(x(check.name)).time(check.durationMs / 1000);
       testCase.property('requirements', x(check.requirements.join(' ')));
+      if (check.failedRequirements !== undefined) testCase.property('failed-requirements', x(check.failedRequirements.join(' ')));
       if (check.status === 'failed') {
         // The message attribute for one-line displays, the full text as the failure's body.
         testCase.failure(x(check.failure ?? 'failed')).stacktrace(c(check.failure ?? 'failed'));

@@ -8,7 +8,7 @@
  * any backtick run they contain. Control and bidi characters are made visible first
  * (readable.ts).
  */
-import type { RequirementStatus, RunReport } from './model.ts';
+import { failedRequirementsText, type RequirementStatus, type RunReport } from './model.ts';
 import { describeWaiver, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 
@@ -82,7 +82,7 @@ export function renderMarkdown(run: RunReport): string {
     lines.push('## Failures', '');
     for (const failure of failures) {
       const omitted = failure.exchangesOmitted === undefined ? '' : ` · ${failure.exchangesOmitted} earlier exchanges left out`;
-      lines.push(`### ${md(failure.name)}`, '', `Requirements: ${md(failure.requirements.join(', '))} · ${md(failure.file)}${omitted}`, '', ...fenced(clip(failure.failure ?? '', 3000)), '', ...replayLines(failure.exchanges));
+      lines.push(`### ${md(failure.name)}`, '', `Requirements: ${md(failedRequirementsText(failure))} · ${md(failure.file)}${omitted}`, '', ...fenced(clip(failure.failure ?? '', 3000)), '', ...replayLines(failure.exchanges));
     }
   }
   const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);

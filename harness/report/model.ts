@@ -34,6 +34,22 @@ export interface CheckResult {
   /** Failed requirements a waiver covers, and those waivers (harness/report/waivers.ts). */
   readonly waivedRequirements?: readonly string[];
   readonly waivers?: readonly Waiver[];
+  /** Set when the check failed only by per-requirement verdicts (t.verify): the ids it failed. */
+  readonly failedRequirements?: readonly string[] | undefined;
+}
+
+/** The requirements a failed check fails: those its verdicts name, or every one it verifies. */
+export function requirementsFailedBy(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): readonly string[] {
+  if (check.status !== 'failed' && check.status !== 'waived') return [];
+  return check.failedRequirements ?? check.requirements;
+}
+
+/** "A, B" for a plain failure; "failed A · passed B, C" when per-requirement verdicts split it. */
+export function failedRequirementsText(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): string {
+  const failed = requirementsFailedBy(check);
+  if (check.failedRequirements === undefined) return failed.join(', ');
+  const passed = check.requirements.filter((id) => !failed.includes(id));
+  return `failed ${failed.join(', ')}${passed.length > 0 ? ` · passed ${passed.join(', ')}` : ''}`;
 }
 
 /** The observation every property check records (harness/suite/property.ts): its seed and replay command. */
@@ -112,11 +128,13 @@ export function judgeRequirement(
   const observations = unique(tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)));
   const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
   const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, checks: tagged.map((c) => c.name), observations };
-  // A failure a waiver covers for this requirement makes it `waived` (never `passed`).
-  const failing = tagged.filter((c) => c.status === 'failed' || c.status === 'waived');
+  // A check failed only by other requirements' verdicts (t.verify) passed this one; a failure a
+  // waiver covers for this requirement makes it `waived` (never `passed`).
+  const failsThis = (c: CheckResult) => requirementsFailedBy(c).includes(requirement.id);
+  const failing = tagged.filter(failsThis);
   const waived = failing.some((c) => c.waivedRequirements?.includes(requirement.id) === true);
   const failed = failing.some((c) => c.waivedRequirements?.includes(requirement.id) !== true) || probeVerdicts.some((p) => p.verdict === 'failed');
-  const passed = tagged.some((c) => c.status === 'passed') || probeVerdicts.some((p) => p.verdict === 'passed');
+  const passed = tagged.some((c) => c.status === 'passed' || ((c.status === 'failed' || c.status === 'waived') && !failsThis(c))) || probeVerdicts.some((p) => p.verdict === 'passed');
   const source = probeVerdicts.length > 0 ? `k6 ${probeVerdicts.map((p) => p.probe).join(', ')}` : undefined;
   const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
   // Checks an interrupted run never reached say nothing about the target: "not run", not "not verifiable".

@@ -14,7 +14,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isRequirementId } from '../../requirements/catalogue.ts';
-import type { CheckResult } from './model.ts';
+import { requirementsFailedBy, type CheckResult } from './model.ts';
 
 export interface Waiver {
   readonly requirement: string;
@@ -92,7 +92,8 @@ export function loadWaiverFile(path: string): Waiver[] {
 
 /** The requirements a failed check fails (all it verifies: a plain failure fails every one). */
 function failedBy(check: CheckResult): readonly string[] {
-  return check.status === 'failed' ? check.requirements : [];
+  // Per-requirement verdicts (t.verify) name the requirements a check failed; otherwise all of them.
+  return check.status === 'failed' ? requirementsFailedBy(check) : [];
 }
 
 function covers(waiver: Waiver, check: CheckResult, requirement: string): boolean {
@@ -162,7 +163,7 @@ export function withFailuresAdded(existing: unknown, checks: readonly CheckResul
   const known = (requirement: string, check: string) => current.some((e) => e.requirement === requirement && (e.check === undefined || e.check === null || e.check === check));
   const additions: Record<string, unknown>[] = [];
   for (const check of checks) {
-    const stillFailing = check.status === 'failed' || check.status === 'waived' ? check.requirements : [];
+    const stillFailing = requirementsFailedBy(check);
     for (const requirement of stillFailing) {
       if (known(requirement, check.name) || additions.some((a) => a.requirement === requirement && a.check === check.name)) continue;
       additions.push({ requirement, check: check.name, reason: null, ticket: null, expires: null });

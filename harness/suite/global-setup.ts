@@ -18,6 +18,7 @@ import { loadConfig, type SuiteConfig } from '../config/config.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
+import { expandVariantIds } from '../../reference/variants.ts';
 import { controlCapabilities, type ControlCapability } from '../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from './control-client.ts';
 import { sweepStates } from './control-journal.ts';
@@ -27,6 +28,11 @@ import type { ProvidedTarget } from './provided.ts';
 
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+}
+
+/** Conformant variants of the embedded reference (reference/variants.ts), e.g. `all`. */
+function variantsFromEnvironment(): string[] {
+  return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
 }
 
 /**
@@ -90,6 +96,7 @@ async function startRun(): Promise<SharedRun> {
         rateLimit: false,
         trustedCaPem: receiver.caCertPem === undefined ? [] : [receiver.caCertPem],
         faults: faultsFromEnvironment(),
+        variants: variantsFromEnvironment(),
         deliveryTimeoutMs: 1_000,
       });
     }

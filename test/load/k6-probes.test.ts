@@ -2,10 +2,10 @@
  * The k6 probes, for real: `node load/run.ts <probe>` as a child process against the reference
  * server it starts. Both probes pass on the faithful reference, and each fault they exist to
  * catch makes them fail with k6's threshold verdict (exit 99):
- *   rate-limit     no-rate-limit, rate-limit-half
+ *   rate-limit     no-rate-limit, rate-limit-half (and it passes the conformant fixed-window variant)
  *   webhook-retry  retry-after-4xx, no-auto-disable, backoff-constant
  *
- * Two lanes run side by side (2 cores): the rate-limit runs one after another (each is ~21 s of
+ * Two lanes run side by side (2 cores): the rate-limit runs one after another (each is ~18 s of
  * wall clock, mostly waiting), the webhook-retry runs one after another (~3 s each). Every run
  * must finish within 30 s; the vitest timeout of a run also covers its wait in the lane. The
  * webhook lane ends with one remote run (~35 s, still shorter than the rate lane): a second
@@ -46,7 +46,7 @@ function run(args: string[], killAfterMs = 60_000, env: Record<string, string> =
     const child = spawn(node, ['load/run.ts', ...args, '--report-dir', reportDir], {
       cwd: root,
       // The embedded reference server whatever the developer's .env says.
-      env: { ...process.env, API_BASE_URL: '', AUTH_URL: '', OCC_REFERENCE_FAULTS: '', ...env },
+      env: { ...process.env, API_BASE_URL: '', AUTH_URL: '', OCC_REFERENCE_FAULTS: '', OCC_REFERENCE_VARIANTS: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -122,6 +122,17 @@ describe.concurrent('k6 probes against the reference server', () => {
     expect(observations.estimate.windowsUsed).toBeLessThanOrEqual(2);
     expect(observations['RATE-LIMIT-RESPONSE-SHAPE'].refusal.status).toBe(429);
     expect(observations['RATE-LIMIT-WINDOW-BEHAVIOUR'].servedAgainAfterRefusal).toBe(true);
+  }, 120_000);
+
+  // Sliding or fixed is not said: a fixed window aligned to the clock (up to twice the limit in a
+  // rolling window across a boundary) is conformant, and the probe must pass it.
+  it('rate-limit passes a fixed-window limiter aligned to the clock (a conformant variant), counting the limit per window found', async () => {
+    const r = await inLane('rate', () => run(['rate-limit'], 60_000, { OCC_REFERENCE_VARIANTS: 'rate-limit-fixed-window' }));
+    expect(r.code, describeRun(r)).toBe(0);
+    expect(r.ms, describeRun(r)).toBeLessThan(RUN_LIMIT_MS);
+    const { observations } = report(r, 'rate-limit');
+    expect(observations.estimate.model).toBe('blocks');
+    expect(Math.abs((observations.estimate.limit as number) - (observations.configured.limit as number))).toBeLessThanOrEqual(2);
   }, 120_000);
 
   for (const fault of ['no-rate-limit', 'rate-limit-half']) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport, exitCodeOf, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
+import { buildReport, exitCodeOf, failedRequirementsText, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 import { checkResult } from './fixtures.ts';
 
@@ -21,6 +21,17 @@ describe('requirement verdicts', () => {
     ], []);
     expect(verdict.status).toBe('failed');
     expect(verdict.checks).toEqual(['a', 'b']);
+  });
+
+  it('a check failed by per-requirement verdicts fails only the requirements they name; a plain failure fails every tagged one', () => {
+    const other = requirements.find((r) => r.id === 'CDRS-COUNT-MATCHES-ROWS')!;
+    const split = checkResult({ name: 'split', status: 'failed', requirements: [must.id, other.id], failedRequirements: [other.id], failure: '[CDRS-COUNT-MATCHES-ROWS] count is 8' });
+    expect(judgeRequirement(other, [split], []).status).toBe('failed');
+    expect(judgeRequirement(must, [split], []).status).toBe('passed');
+    expect(failedRequirementsText(split)).toBe('failed CDRS-COUNT-MATCHES-ROWS · passed CDRS-WINDOW-MAX-31D');
+    const plain = checkResult({ name: 'plain', status: 'failed', requirements: [must.id, other.id], failure: 'expected 200' });
+    expect(judgeRequirement(must, [plain], []).status).toBe('failed');
+    expect(judgeRequirement(other, [plain], []).status).toBe('failed');
   });
 
   it('a MUST whose checks were all skipped is not verifiable, with the reasons', () => {
