@@ -5,7 +5,7 @@
  * Exit codes: 0 every MUST requirement verified passed; 1 something failed; 2 a configuration
  * or usage error (one line on stderr, no stack trace); 130/143 interrupted (after cleanup).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,6 +16,7 @@ import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
+import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
 import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
 import { sweepStates } from '../harness/suite/control-journal.ts';
@@ -33,6 +34,9 @@ const flags = {
   'reports-dir': { type: 'string', default: 'reports', usage: '--reports-dir <dir>  where reports go (default: reports)' },
   seed: { type: 'string', usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)' },
   'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
+  waivers: { type: 'string', usage: '--waivers <file>     known failures to report as waived (default: WAIVERS_FILE)' },
+  strict: { type: 'boolean', default: false, usage: '--strict             ignore every waiver (vendor acceptance); the report says so' },
+  'update-waivers': { type: 'boolean', default: false, usage: '--update-waivers     add this run\'s failures to the waiver file (reason, expiry left to fill)' },
   help: { type: 'boolean', short: 'h', default: false, usage: '-h, --help           this text' },
 } as const satisfies Record<string, { type: 'boolean' | 'string'; short?: string; default?: boolean | string; usage: string }>;
 
@@ -54,6 +58,10 @@ interface Options {
   readonly reportsDir: string;
   readonly seed: number | undefined;
   readonly properties: boolean;
+  /** The waiver file named by --waivers (WAIVERS_FILE is read after .env is loaded). */
+  readonly waivers: string | undefined;
+  readonly strict: boolean;
+  readonly updateWaivers: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
@@ -80,7 +88,8 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     if (!/^\d+$/.test(seedText) || Number(seedText) >= 2 ** 31) throw new UsageError(`--seed must be a whole number below 2^31 (got "${seedText}")`);
     seed = Number(seedText);
   }
-  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'] };
+  if (values.waivers !== undefined && values.waivers.trim() === '') throw new UsageError('--waivers needs a file path');
+  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'], waivers: values.waivers, strict: values.strict, updateWaivers: values['update-waivers'] };
 }
 
 /** `occ run`: returns the exit code; usage and configuration errors throw (see runAsEntryPoint). */
@@ -91,6 +100,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return 0;
   }
   const config: SuiteConfig = loadConfigFromEnvironment();
+  const waiverFile = options.waivers ?? (process.env.WAIVERS_FILE?.trim() || undefined);
+  if (options.updateWaivers && waiverFile === undefined) throw new UsageError('--update-waivers needs a waiver file: --waivers <file> or WAIVERS_FILE');
+  // Read (and validated) before anything is sent, even in strict mode: a broken file is an error either way.
+  const waivers = waiverFile === undefined || (options.updateWaivers && !existsSync(waiverFile)) ? undefined : loadWaiverFile(waiverFile);
   const root = packageRoot;
   const reportsRoot = resolve(options.reportsDir);
   const startedAt = new Date().toISOString();
@@ -183,6 +196,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   rmSync(controlJournalDir, { recursive: true, force: true });
 
+  const waived = applyWaivers(collector.results, waivers, { strict: options.strict, today: startedAt.slice(0, 10), file: waiverFile });
   const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
   const report = buildReport({
     tool: 'outbound-calling-conformance',
@@ -192,7 +206,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     durationMs,
     seed,
     dryRun: options.dryRun,
-    checks: collector.results,
+    checks: waived.checks,
+    waivers: waived.summary,
     // Written by k6 with its own redaction; scrubbed once more of the configured secrets.
     load: options.dryRun ? [] : redact.value(loadProbeSummaries(reportsRoot)),
     previous: previousRuns(reportsRoot, target),
@@ -213,10 +228,19 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (options.dryRun) {
     const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
     process.stdout.write(`conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`);
-  } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.notVerifiable} not verifiable, ${r.observed} observed`
+  } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.waived} waived, ${r.notVerifiable} not verifiable, ${r.observed} observed`
     + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
     + (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '')
     + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
+  if (!options.dryRun) {
+    process.stdout.write(`conformance: waivers: ${waiverModeText(report.waivers)}\n`);
+    for (const w of report.waivers.expired) process.stdout.write(`conformance: EXPIRED waiver (fails the run; renew or remove it): ${describeWaiver(w)}\n`);
+    for (const w of report.waivers.unused) process.stdout.write(`conformance: unused waiver (its check ran and did not fail; remove it): ${describeWaiver(w)}\n`);
+    if (options.updateWaivers && waiverFile !== undefined && !interrupted) {
+      const added = updateWaiverFile(waiverFile, report.checks);
+      process.stdout.write(`conformance: --update-waivers: ${added} failure${added === 1 ? '' : 's'} added to ${waiverFile} (fill in reason, ticket and expires)\n`);
+    }
+  }
   if (!options.dryRun && report.controlGaps.length > 0) {
     process.stdout.write(`conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`);
     for (const gap of report.controlGaps) process.stdout.write(`  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`);
@@ -232,7 +256,7 @@ export async function runAsEntryPoint(argv: readonly string[]): Promise<number> 
     return await main(argv);
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
-    else if (error instanceof UsageError) process.stderr.write(`conformance: ${error.message}\n`);
+    else if (error instanceof UsageError || error instanceof WaiverError) process.stderr.write(`conformance: ${error.message}\n`);
     else process.stderr.write(`conformance: ${readable(redactErrors(error instanceof Error ? error.message : String(error)))}\n`);
     return 2;
   }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { faults } from '../reference/faults.ts';
-import type { RunReport } from '../harness/report/model.ts';
+import { requirementsFailedBy, type RunReport } from '../harness/report/model.ts';
 import { entryPoint } from './package-root.ts';
 
 export interface FaultVerdict {
@@ -30,7 +30,8 @@ export interface FaultVerdict {
 /** Caught when a failing check carries one of the requirement ids the fault names. Pure. */
 export function judgeFault(violates: readonly string[], report: Pick<RunReport, 'checks'>): string[] {
   return report.checks
-    .filter((check) => check.status === 'failed' && check.requirements.some((id) => violates.includes(id)))
+    // A check split by per-requirement verdicts catches the fault only through a requirement it failed.
+    .filter((check) => requirementsFailedBy(check).some((id) => violates.includes(id)))
     .map((check) => check.name);
 }
 

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { tokenNames, tokenVariable } from '../harness/config/config.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
 import type { ReferenceFixtures } from '../reference/server.ts';
+import { entryPoint } from './package-root.ts';
 
 export interface RemoteReference {
   /** The environment of a remote run against it: every fixture, and CONTROL_URL unless withControl is false. */
@@ -44,7 +45,7 @@ export async function startRemoteReference(options: { faults?: readonly string[]
   writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   writeFileSync(join(dir, 'ca.pem'), tls.caCertPem);
   const receiverPort = await freePort();
-  const args = ['reference/cli.ts', '--port', '0', '--json', '--rate-limit', '0', '--trust-ca', join(dir, 'ca.pem')];
+  const args = [entryPoint('reference/cli'), '--port', '0', '--json', '--rate-limit', '0', '--trust-ca', join(dir, 'ca.pem')];
   if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
   const fixtures = await new Promise<ReferenceFixtures>((resolve, reject) => {
@@ -110,7 +111,7 @@ async function main(): Promise<number> {
     // A clean environment (a developer's .env must not leak in), but the property settings pass through.
     const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_')));
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...passed, ...reference.env };
-    const child = spawn(process.execPath, ['cli/conformance.ts', ...positionals], { stdio: 'inherit', env });
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], { stdio: 'inherit', env });
     return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   } finally {
     await reference.close();

@@ -22,8 +22,7 @@
  * never printed (k6's own log lines are redacted before they are passed on).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -36,6 +35,7 @@ import type { Receiver } from '../harness/webhooks/receiver.ts';
 import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
+import { expandVariantIds, unknownVariantIds } from '../reference/variants.ts';
 import type { ReferenceOptions, ReferenceServer } from '../reference/server.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -44,7 +44,7 @@ const PROBES = ['rate-limit', 'webhook-retry'] as const;
 type Probe = (typeof PROBES)[number];
 
 /** The reference server's scaled rate window: the whole probe (4 windows + set-up) stays under 30 s. */
-export const REFERENCE_WINDOW_MS = 4_000;
+export const REFERENCE_WINDOW_MS = 3_000;
 /** Real ms a delivery attempt may take on the reference before it counts as a timeout. */
 export const REFERENCE_DELIVERY_TIMEOUT_MS = 1_000;
 export const THRESHOLDS_CROSSED = 99;
@@ -127,15 +127,6 @@ function missingForRemoteWebhooks(config: SuiteConfig): string[] {
   return missing;
 }
 
-/** A CA bundle of the system roots plus the receiver's CA, so k6 verifies both the target and the receiver. */
-function caBundle(receiverCa: string, dir: string): string | undefined {
-  const system = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'].find((p) => existsSync(p));
-  if (system === undefined) return undefined;
-  const path = join(dir, 'ca-bundle.pem');
-  writeFileSync(path, `${readFileSync(system, 'utf8')}\n${receiverCa}\n`);
-  return path;
-}
-
 async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   const cleanup: Prepared['cleanup'] = [];
   const env: Record<string, string> = {};
@@ -157,33 +148,37 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     }
     const missing = missingForRemoteWebhooks(config);
     if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
+    if (config.receiverService !== undefined) {
+      // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
+      throw new UsageError('webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)');
+    }
     const budget = positive(process.env, 'TIME_BUDGET_S', 600);
     const parsed = parseCliConfig(process.env, []);
     if (!parsed.ok) throw new UsageError(parsed.message);
-    const receiver = await startReceiver(parsed.options);
+    // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
+    // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
+    // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
+    const receiver = await startReceiver({ ...parsed.options, loopbackQueryPort: true });
     cleanup.push(() => receiver.close());
-    env.RECEIVER_URL = receiver.localUrl;
+    env.RECEIVER_URL = receiver.queryUrl as string;
     env.RECEIVER_PUBLIC_URL = receiver.url;
     env.TIME_BUDGET_S = String(budget);
     env.AGENT_ID = config.agents.provisioned as string;
     env.DESTINATION_NUMBER = config.destinationNumber as string;
-    if (receiver.caCertPem !== undefined) {
-      const dir = mkdtempSync(join(tmpdir(), 'occ-k6-'));
-      cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-      const bundle = caBundle(receiver.caCertPem, dir);
-      if (bundle === undefined) throw new UsageError('no system CA bundle found to add the receiver\'s CA to; give the receiver a trusted certificate with RECEIVER_TLS_CERT and RECEIVER_TLS_KEY');
-      env.SSL_CERT_FILE = bundle;
-    }
     return { env, secrets, timeoutMs: (budget + 300) * 1000, cleanup, describe: `${target.baseUrl}, receiver ${receiver.url}, budget ${budget} s` };
   }
 
   // Embedded reference server (and receiver), loopback only.
   let receiver: Receiver | undefined;
-  const options: ReferenceOptions = { host: '127.0.0.1', port: 0, faults: args.faults };
+  // OCC_REFERENCE_VARIANTS: conformant variants of the reference (reference/variants.ts), e.g. rate-limit-fixed-window.
+  const variants = expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const unknownVariants = unknownVariantIds(variants);
+  if (unknownVariants.length > 0) throw new UsageError(`OCC_REFERENCE_VARIANTS: unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them`);
+  const options: ReferenceOptions = { host: '127.0.0.1', port: 0, faults: args.faults, variants };
   if (args.probe === 'rate-limit') {
     options.rateLimit = { perWindow: limits.requestsPerMinute, windowMs: REFERENCE_WINDOW_MS };
   } else {
-    receiver = await startReceiver({ host: '127.0.0.1', port: 0 });
+    receiver = await startReceiver({ host: '127.0.0.1', port: 0, loopbackQueryPort: true });
     cleanup.push(() => receiver!.close());
     options.rateLimit = false;
     options.clockScale = 0;
@@ -208,9 +203,8 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
     return { env, secrets, timeoutMs: 90_000, cleanup, describe: `reference server (limit ${limits.requestsPerMinute} per ${REFERENCE_WINDOW_MS} ms${faults})` };
   }
-  env.RECEIVER_URL = receiver!.localUrl;
+  env.RECEIVER_URL = receiver!.queryUrl as string;
   env.RECEIVER_PUBLIC_URL = receiver!.url;
-  env.INSECURE_SKIP_TLS_VERIFY = 'true'; // our own receiver's generated certificate, on loopback
   return { env, secrets, timeoutMs: 150_000, cleanup, describe: `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) and receiver` };
 }
 

@@ -17,6 +17,7 @@ import { describe } from 'vitest';
 import type { CdrList } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { assertProperty } from '../harness/suite/property.ts';
+import { cdrCountProblem } from '../harness/suite/verdicts.ts';
 import { session } from '../harness/suite/session.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { acceptedWindowQuery, windowQuery, type GeneratedQuery } from './arbitraries/cdr-query.ts';
@@ -71,7 +72,9 @@ function statusProblem(answer: Answer): string | undefined {
 /** What is wrong with the rows of a 200 under the model; empty when nothing. */
 function rowsProblems(list: CdrList, verdict: CdrVerdict): string[] {
   const problems: string[] = [];
-  if (list.count !== list.calls.length) problems.push(`count is ${list.count} but calls holds ${list.calls.length} records (CDRS-COUNT-MATCHES-ROWS)`);
+  // Every reading of count: when the limit in force is not known (out of range), the answer may have been truncated.
+  const countProblem = cdrCountProblem(list, verdict.kind === 'ok' ? verdict.limit : list.calls.length);
+  if (countProblem !== undefined) problems.push(`${countProblem} (CDRS-COUNT-MATCHES-ROWS)`);
   const most = maxRows(verdict);
   if (list.calls.length > most) {
     const rule = verdict.kind === 'ok' ? `at most limit = ${most} (CDRS-LIMIT-HONOURED)` : `at most ${most} whatever the limit (CDRS-LIMIT-MAX-1000)`;

@@ -40,6 +40,10 @@ import { isJsonContentType, isPlainObject, readJsonBody, sendError, singleQuery 
 import type { TokenRecord } from './seed.ts';
 import type { ReferenceStore } from './store.ts';
 import { parseDateTime, type DateTimeLeniency } from './timestamps.ts';
+import { selectCdrs, type VariantId } from './variants.ts';
+
+/** The conformant variants that change which CDRs GET /cdrs returns (./variants.ts). */
+const CDR_VARIANTS: readonly VariantId[] = ['cdrs-count-total', 'cdrs-descending', 'cdrs-till-inclusive', 'cdrs-from-exclusive'];
 
 const HOUR_MS = 3_600_000;
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -95,6 +99,10 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     if (faults.has('empty-json-body-framework-error') && isJsonContentType(request.headers['content-type']) && String(request.body ?? '').trim() === '') {
       // What the web framework answers on its own when nobody replaced its JSON parser.
       reply.code(400).send({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', error: 'Bad Request', message: "Body cannot be empty when content-type is set to 'application/json'" });
+      return undefined;
+    }
+    if (faults.has('json-content-type-exact-match') && request.headers['content-type'] !== 'application/json') {
+      fail(reply, 400, 'invalid_input', 'the body must be sent with Content-Type: application/json');
       return undefined;
     }
     const parsed = readJsonBody(request);
@@ -202,7 +210,8 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     if (Number.isNaN(tillMs)) return invalid('till');
     const till = tillMs ?? store.clock.now();
     const defaultSpan = (faults.has('cdrs-default-window-48h') ? 48 : limits.cdrDefaultWindowHours) * HOUR_MS;
-    const from = fromMs ?? till - defaultSpan;
+    // cdrs-default-from-now: "24 hours before now" read literally even when till is given.
+    const from = fromMs ?? (tillMs !== undefined && store.variants.has('cdrs-default-from-now') ? store.clock.now() : till) - defaultSpan;
     if (till <= from) return fail(reply, 400, 'till_must_be_after_from', 'till must be later than from');
     const span = till - from;
     const tooWide = faults.has('cdrs-window-31d-rejected') ? span >= CDR_WINDOW_MAX_MS
@@ -218,8 +227,13 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw)) limit = Math.max(limit, Number(limitRaw));
     if (faults.has('cdrs-limit-ignored')) limit = limits.cdrLimitDefault;
     const widen = faults.has('cdrs-rows-outside-window') ? 24 * HOUR_MS : 0;
-    const rows = account.trunk ? store.cdrsIn(token.account, from - widen, till, limit) : [];
-    const body: CdrList = { count: rows.length + (faults.has('cdrs-count-mismatch') ? 1 : 0), calls: rows.map((r) => r.row) };
+    let rows = account.trunk ? store.cdrsIn(token.account, from - widen, till, limit) : [];
+    let count = rows.length;
+    if (CDR_VARIANTS.some((id) => store.variants.has(id))) {
+      ({ rows, inWindow: count } = selectCdrs(store.state.cdrs.get(token.account) ?? [], from - widen, till, limit, store.variants));
+      if (!store.variants.has('cdrs-count-total')) count = rows.length;
+    }
+    const body: CdrList = { count: count + (faults.has('cdrs-count-mismatch') ? 1 : 0), calls: rows.map((r) => r.row) };
     if (rows.length === 0 && faults.has('cdrs-empty-calls-null')) return reply.send({ ...body, calls: null });
     return reply.send(body);
   });
@@ -253,6 +267,23 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     let { aiAgentId } = body;
     if (faults.has('calls-agent-id-parseint') && (typeof aiAgentId === 'string' || typeof aiAgentId === 'number') && !Number.isNaN(parseInt(String(aiAgentId), 10))) aiAgentId = String(parseInt(String(aiAgentId), 10));
     if (typeof aiAgentId !== 'string' || !NUMERIC_ID_PATTERN.test(aiAgentId)) return bad('aiAgentId is required and must be a numeric string');
+    const agentRefusal = (): FastifyReply | undefined => {
+      const found = store.state.agents.get(aiAgentId);
+      if (found === undefined || (found.account !== token.account && !faults.has('calls-foreign-agent-accepted'))) {
+        return fail(reply, 404, 'ai_agent_not_found', `no agent ${aiAgentId} on this account`);
+      }
+      if (found.sipUsername === undefined) {
+        return faults.has('calls-unprovisioned-wrong-code')
+          ? fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet')
+          : fail(reply, 409, 'ai_agent_not_provisioned', `agent ${aiAgentId} has no SIP extension yet`);
+      }
+      return undefined;
+    };
+    // calls-agent-first: the agent is judged before the other fields and the account state.
+    if (store.variants.has('calls-agent-first')) {
+      const refused = agentRefusal();
+      if (refused !== undefined) return refused;
+    }
     const checkE164 = !faults.has('calls-e164-not-validated');
     const e164 = faults.has('calls-e164-unanchored') ? new RegExp(E164_PATTERN.source.replace(/^\^|\$$/g, '')) : E164_PATTERN;
     if (typeof toNumber !== 'string' || (checkE164 && !e164.test(toNumber))) return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
@@ -264,15 +295,9 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const account = store.state.accounts.get(token.account)!;
     if (!account.trunk) return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
     if (!account.dialer && !faults.has('calls-dialer-not-checked')) return fail(reply, 409, 'dialer_required', 'the dialer add-on is needed for outbound originates');
-    const agent = store.state.agents.get(aiAgentId);
-    if (agent === undefined || (agent.account !== token.account && !faults.has('calls-foreign-agent-accepted'))) {
-      return fail(reply, 404, 'ai_agent_not_found', `no agent ${aiAgentId} on this account`);
-    }
-    if (agent.sipUsername === undefined) {
-      return faults.has('calls-unprovisioned-wrong-code')
-        ? fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet')
-        : fail(reply, 409, 'ai_agent_not_provisioned', `agent ${aiAgentId} has no SIP extension yet`);
-    }
+    const refused = agentRefusal();
+    if (refused !== undefined) return refused;
+    const agent = store.state.agents.get(aiAgentId)!;
     if (store.switches.engineNotConfigured) return fail(reply, 503, 'engine_not_configured', 'origination is unavailable in this environment');
     if (store.switches.originateFails) {
       return fail(reply, 502, 'originate_failed', 'upstream rejected the originate', { detail: 'SIP 503 Service Unavailable from the carrier' });

@@ -7,6 +7,7 @@
  *   --rate-window-ms <n>    rate window in ms (default 60000)
  *   --clock-scale <x>       virtual ms per real ms (default 1)
  *   --faults <id,id>        faults switched on at start
+ *   --variants <id,id|all>  conformant variants switched on at start (reference/variants.ts; never faults)
  *   --trust-ca <pem path>   a CA the webhook dispatcher trusts (repeatable)
  *   --control-token <t>     bearer token of the test-control protocol (default: random, printed;
  *                           or the CONTROL_TOKEN environment variable)
@@ -19,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { limits } from '../harness/contract/openapi.ts';
 import { unknownFaultIds } from './faults.ts';
 import { startReferenceServer } from './server.ts';
+import { expandVariantIds, unknownVariantIds } from './variants.ts';
 import type { ReferenceOptions } from './server.ts';
 
 class UsageError extends Error {}
@@ -45,6 +47,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
         'rate-window-ms': { type: 'string' },
         'clock-scale': { type: 'string' },
         faults: { type: 'string' },
+        variants: { type: 'string' },
         'trust-ca': { type: 'string', multiple: true },
         'control-token': { type: 'string' },
         json: { type: 'boolean' },
@@ -52,10 +55,10 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
       },
     }));
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --trust-ca --control-token --json)`);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --control-token --json)`);
   }
   if (values.help) {
-    process.stdout.write('usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--trust-ca pem] [--control-token t] [--json]\n');
+    process.stdout.write('usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n');
     process.exit(0);
   }
   const port = integer('port', values.port, 0);
@@ -73,6 +76,9 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   const faults = values.faults === undefined ? [] : values.faults.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const unknown = unknownFaultIds(faults);
   if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_reference/faults or reference/faults.ts lists them`);
+  const variantIds = expandVariantIds(values.variants === undefined ? [] : values.variants.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const unknownVariants = unknownVariantIds(variantIds);
+  if (unknownVariants.length > 0) throw new UsageError(`unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them (or use --variants all)`);
   const trustedCaPem = (values['trust-ca'] ?? []).map((path) => {
     try {
       const pem = readFileSync(path, 'utf8');
@@ -85,6 +91,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   });
   const options: ReferenceOptions = {
     faults,
+    variants: variantIds,
     rateLimit: perWindow === 0 ? false : { perWindow: perWindow ?? limits.requestsPerMinute, windowMs: windowMs ?? 60_000 },
   };
   if (port !== undefined) options.port = port;
@@ -129,6 +136,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     `  docs         ${f.baseUrl}/docs`,
     `  rate limit   ${parsed.options.rateLimit === false ? 'off' : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`}`,
     `  faults       ${parsed.options.faults?.length ? parsed.options.faults.join(', ') : 'none'}`,
+    `  variants     ${parsed.options.variants?.length ? parsed.options.variants.join(', ') : 'none'}`,
     '  tokens',
     ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
     `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,

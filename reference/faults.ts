@@ -96,6 +96,7 @@ export const faults = [
   { id: 'hooks-target-scheme-prefix-only', description: 'target_url is only checked to start with "https:", so https:example.com and https:/// (no host) are accepted.', violates: ['HOOKS-TARGET-HTTPS'] },
   { id: 'hooks-target-scheme-case-sensitive', description: 'A target_url whose scheme is written HTTPS:// (a valid https URI) is refused.', violates: ['HOOKS-CREATE'] },
   { id: 'hooks-target-length-off-by-one', description: 'A target_url of 513 characters is accepted (the limit checked with > 513).', violates: ['HOOKS-TARGET-MAX-512'] },
+  { id: 'json-content-type-exact-match', description: 'A JSON body is refused (400 invalid_input) unless its Content-Type is exactly application/json: a charset parameter is not accepted.', violates: ['HOOKS-CREATE'] },
   { id: 'hooks-delete-uuid-unanchored', description: 'DELETE /hooks/{id} checks the id with a UUID pattern without anchors, so {uuid} and uuid-plus-a-character answer 404 instead of 400.', violates: ['HOOKS-DELETE-NON-UUID-400'] },
   // ── Rate limit ──
   { id: 'no-rate-limit', description: 'No request is ever refused for rate.', violates: ['RATE-LIMIT-ENFORCED'] },

@@ -56,7 +56,7 @@ export function registerOAuth(app: FastifyInstance, store: ReferenceStore, optio
       issuer,
       token_endpoint: `${issuer}/oauth/token`,
       grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: store.variants.has('oauth-basic-only') ? ['client_secret_basic'] : ['client_secret_basic', 'client_secret_post'],
       scopes_supported: allScopes,
       response_types_supported: [],
     });
@@ -82,7 +82,8 @@ export function registerOAuth(app: FastifyInstance, store: ReferenceStore, optio
     }
     let credentials: { id: string; secret: string } | undefined;
     if (usedBasic) credentials = decodeBasic(authorization);
-    else if (bodyId !== null && bodySecret !== null) credentials = { id: bodyId, secret: bodySecret };
+    // oauth-basic-only (a conformant variant): body credentials are not a method this server has.
+    else if (bodyId !== null && bodySecret !== null && !store.variants.has('oauth-basic-only')) credentials = { id: bodyId, secret: bodySecret };
     const client = store.state.oauthClient;
     const clientOk = credentials !== undefined && safeEqual(credentials.id, client.clientId)
       && (safeEqual(credentials.secret, client.clientSecret) || store.faults.has('oauth-bad-secret-accepted'));

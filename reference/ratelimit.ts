@@ -92,3 +92,40 @@ export class SlidingWindowLimiter {
     for (const [key, log] of this.#logs) if (log.size === 0 || log.newest() <= horizon) this.#logs.delete(key);
   }
 }
+
+/**
+ * The conformant variant `rate-limit-fixed-window` (./variants.ts): a FIXED window aligned to
+ * the clock (window k covers [k·windowMs, (k+1)·windowMs) of Date.now), one counter per IP per
+ * window. The spec says "100 requests per minute" without saying sliding or fixed: up to twice
+ * the limit can pass in a rolling window across a boundary, and that is conformant.
+ */
+export class FixedWindowLimiter {
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly #counts = new Map<string, { window: number; count: number }>();
+
+  constructor(perWindow: number, windowMs: number) {
+    if (!Number.isInteger(perWindow) || perWindow < 1) throw new RangeError('perWindow must be an integer ≥ 1');
+    if (!(windowMs > 0)) throw new RangeError('windowMs must be > 0');
+    this.limit = perWindow;
+    this.windowMs = windowMs;
+  }
+
+  check(key: string, now: number = Date.now(), effectiveLimit: number = this.limit): RateDecision {
+    const window = Math.floor(now / this.windowMs);
+    let entry = this.#counts.get(key);
+    if (entry === undefined || entry.window !== window) {
+      if (this.#counts.size > 10_000) this.#counts.clear(); // bounded: a new window starts every counter over anyway
+      entry = { window, count: 0 };
+      this.#counts.set(key, entry);
+    }
+    const allowed = entry.count < effectiveLimit;
+    if (allowed) entry.count++;
+    const resetSeconds = Math.ceil(((window + 1) * this.windowMs - now) / 1000);
+    return { allowed, limit: this.limit, remaining: Math.max(0, effectiveLimit - entry.count), resetSeconds, retryAfterSeconds: Math.max(1, resetSeconds) };
+  }
+
+  clear(): void {
+    this.#counts.clear();
+  }
+}

@@ -39,7 +39,8 @@ import { registerDocs } from './docs.ts';
 import { FaultSet } from './faults.ts';
 import { sendError } from './http.ts';
 import { registerOAuth } from './oauth.ts';
-import { SlidingWindowLimiter } from './ratelimit.ts';
+import { FixedWindowLimiter, SlidingWindowLimiter } from './ratelimit.ts';
+import { rewriteResponse, VariantSet } from './variants.ts';
 import type { FixtureTokenName } from './seed.ts';
 import { ReferenceStore } from './store.ts';
 
@@ -54,6 +55,8 @@ export interface ReferenceOptions {
   rateLimit?: { perWindow: number; windowMs: number } | false;
   /** Fault ids switched on at start. */
   faults?: string[];
+  /** Conformant variant ids switched on at start (./variants.ts; never faults). */
+  variants?: string[];
   /** CAs the webhook dispatcher trusts (PEM). */
   trustedCaPem?: string[];
   /** Virtual ms per real ms; default 1. */
@@ -124,17 +127,20 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   validateOptions(options);
   const host = options.host ?? '127.0.0.1';
   const faults = new FaultSet(options.faults ?? []);
+  const variants = new VariantSet(options.variants ?? []);
   const clock = createClock({ scale: options.clockScale ?? 1 });
   const store = new ReferenceStore({
     seed: options.seed ?? 1,
     clock,
     faults,
+    variants,
     callDurationMs: options.callDurationMs ?? 300,
     ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
   });
   const rate = options.rateLimit === false ? undefined : options.rateLimit ?? { perWindow: limits.requestsPerMinute, windowMs: 60_000 };
-  const limiter = rate ? new SlidingWindowLimiter(rate.perWindow, rate.windowMs) : undefined;
+  const limiter = rate === undefined ? undefined
+    : variants.has('rate-limit-fixed-window') ? new FixedWindowLimiter(rate.perWindow, rate.windowMs) : new SlidingWindowLimiter(rate.perWindow, rate.windowMs);
 
   let origin = '';
   const controlToken = options.controlToken ?? `ctl_${randomBytes(18).toString('base64url')}`;
@@ -158,6 +164,11 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       if (!request.url.startsWith('/v1') || faults.has('no-rate-limit')) return done();
       const effective = faults.has('rate-limit-half') ? Math.max(1, Math.floor(limiter.limit / 2)) : limiter.limit;
       const decision = limiter.check(request.ip, Date.now(), effective);
+      if (variants.has('rate-limit-plain-429')) {
+        if (decision.allowed) return done();
+        reply.code(429).type('text/plain; charset=utf-8').send('Too Many Requests');
+        return;
+      }
       reply.header('ratelimit-limit', decision.limit);
       reply.header('ratelimit-remaining', decision.remaining);
       reply.header('ratelimit-reset', decision.resetSeconds);
@@ -165,6 +176,10 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       reply.header('retry-after', decision.retryAfterSeconds);
       reply.code(429).send({ error: 'rate_limited', message: `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; retry after ${decision.retryAfterSeconds} s` });
     });
+  }
+
+  if (variants.list().length > 0) {
+    app.addHook('onSend', (request, reply, payload, done) => done(null, rewriteResponse(variants, request.url, reply.statusCode, payload)));
   }
 
   registerApi(app, store);

@@ -18,6 +18,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventType } from '../harness/contract/openapi.ts';
 import type { Clock } from './clock.ts';
 import type { FaultSet } from './faults.ts';
+import { VariantSet } from './variants.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import type { Dispatcher, Subscription } from './webhooks/dispatcher.ts';
 import { API_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, countryOf, createSeededState } from './seed.ts';
@@ -46,6 +47,8 @@ export interface StoreOptions {
   seed: number;
   clock: Clock;
   faults: FaultSet;
+  /** Conformant variants (./variants.ts); none by default. */
+  variants?: VariantSet;
   callDurationMs: number;
   trustedCaPem?: string[];
   deliveryTimeoutMs?: number;
@@ -59,6 +62,7 @@ export class ReferenceStore {
   readonly options: StoreOptions;
   readonly clock: Clock;
   readonly faults: FaultSet;
+  readonly variants: VariantSet;
   state: SeededState;
   hooks = new Map<string, Subscription>();
   calls = new Map<string, CallRecord>();
@@ -72,6 +76,7 @@ export class ReferenceStore {
     this.options = options;
     this.clock = options.clock;
     this.faults = options.faults;
+    this.variants = options.variants ?? new VariantSet();
     this.state = createSeededState(options.seed, this.clock.now());
     this.dispatcher = this.#newDispatcher();
   }

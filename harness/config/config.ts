@@ -53,10 +53,14 @@ export interface SuiteConfig {
   readonly webhookPublicUrl: string | undefined;
   /** The local receiver's port and certificate (RECEIVER_*), as `npm run receiver` reads them. */
   readonly receiver: ReceiverOptions;
+  /** A receiver deployed as a service next to the target (RECEIVER_URL + RECEIVER_TOKEN), used instead of a local one. */
+  readonly receiverService: { readonly url: string; readonly token: string } | undefined;
   /** Client-side request budget; undefined means unthrottled (the embedded reference). */
   readonly requestsPerMinute: number | undefined;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
+  /** How long a remote run watches the receiver for deliveries and their retries (WEBHOOK_BUDGET_S). */
+  readonly webhookBudgetS: number;
   /** Every secret the configuration holds, so redaction can scrub them wherever they appear. */
   readonly secrets: readonly string[];
 }
@@ -66,6 +70,9 @@ export const defaults = {
   requestTimeoutMs: 10_000,
   remotePropertyNumRuns: 5,
   embeddedPropertyNumRuns: 100,
+  // Long enough for a real call to ring and hang up and for a few retries at a backoff starting
+  // in the tens of seconds; the wait overlaps the other checks of the run.
+  webhookBudgetS: 180,
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -205,10 +212,28 @@ export function loadConfig(env: Env): SuiteConfig {
     throw new ConfigError(variable, receiverSettings.message, receiverSettings.message);
   }
 
+  // A receiver deployed next to the target, polled over its pull API (README, "Webhooks from CI").
+  const receiverUrlRaw = read(env, 'RECEIVER_URL');
+  const receiverToken = read(env, 'RECEIVER_TOKEN');
+  let receiverService: SuiteConfig['receiverService'];
+  if (receiverUrlRaw !== undefined) {
+    const url = parseUrl('RECEIVER_URL', receiverUrlRaw);
+    if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname)))) {
+      throw new ConfigError('RECEIVER_URL', `must use https: the pull API carries RECEIVER_TOKEN (got ${url.protocol}//${url.host}); plain http only on loopback`);
+    }
+    if (url.pathname !== '/' || url.search !== '' || url.hash !== '') throw new ConfigError('RECEIVER_URL', `must be the receiver's origin only, e.g. https://hooks.example.com (got path "${url.pathname}${url.search}")`);
+    if (target.kind !== 'remote') throw new ConfigError('RECEIVER_URL', 'is set without API_BASE_URL: a deployed receiver serves a remote target; unset it to run against the embedded reference server');
+    if (receiverToken === undefined) throw new ConfigError('RECEIVER_URL', 'is set without RECEIVER_TOKEN: give the bearer token the receiver was started with');
+    if (webhookPublicUrl === undefined) throw new ConfigError('RECEIVER_URL', 'is set without WEBHOOK_PUBLIC_URL: give the https address the target delivers to (the receiver, or its proxy)');
+    receiverService = { url: url.origin, token: receiverToken };
+  } else if (receiverToken !== undefined) {
+    throw new ConfigError('RECEIVER_TOKEN', 'is set without RECEIVER_URL: set RECEIVER_URL to the deployed receiver, or unset RECEIVER_TOKEN to use the local receiver');
+  }
+
   const remote = target.kind === 'remote';
   const requestsPerMinute = positiveInteger(env, 'REQUESTS_PER_MINUTE', remote ? defaults.remoteRequestsPerMinute : undefined);
 
-  const secrets = [...Object.values(tokens), clientSecret, control?.token].filter((value): value is string => value !== undefined);
+  const secrets = [...Object.values(tokens), clientSecret, control?.token, receiverToken].filter((value): value is string => value !== undefined);
 
   return {
     target,
@@ -226,9 +251,11 @@ export function loadConfig(env: Env): SuiteConfig {
     allowOriginate,
     webhookPublicUrl,
     receiver: receiverSettings.options,
+    receiverService,
     requestsPerMinute,
     requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
     propertyNumRuns: positiveInteger(env, 'PROPERTY_NUM_RUNS', remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns),
+    webhookBudgetS: positiveInteger(env, 'WEBHOOK_BUDGET_S', defaults.webhookBudgetS),
     secrets,
   };
 }

@@ -6,6 +6,7 @@
  * reports are built from holds only redacted, capped records (recordExchange).
  */
 import { Agent, errors as undiciErrors } from 'undici';
+import { curlCommand } from '../report/curl.ts';
 import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
 
@@ -46,6 +47,8 @@ export interface ExchangeRecord {
   readonly durationMs: number;
   /** What was cut to stay within exchangeCaps, e.g. "response body cut at 16384 of 91234 bytes". */
   readonly truncated?: string;
+  /** A curl command replaying the request, secrets as the variables that hold them (report/curl.ts). */
+  readonly curl?: string;
 }
 
 export interface ExchangeCaps {
@@ -93,6 +96,8 @@ export interface ClientOptions {
   readonly secrets?: readonly string[];
   readonly maxBodyBytes?: number;
   readonly throttle?: Throttle;
+  /** Secret value → the variable holding it, so replay commands name the variable (report/curl.ts). */
+  readonly secretVariables?: ReadonlyMap<string, string>;
 }
 
 export interface ClientStats {
@@ -191,7 +196,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     };
     // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
     if (json !== undefined) redact.learnFrom(json);
-    log.push(recordExchange(exchange, redact));
+    log.push({ ...recordExchange(exchange, redact), curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact) });
     return exchange;
   };
 

@@ -129,6 +129,7 @@ export class CheckCollector implements Reporter {
       requests: meta.requestCount ?? 0,
       plannedRequests: meta.plannedRequests ?? 0,
       rateLimited: meta.rateLimited ?? 0,
+      ...(result.state === 'failed' && meta.failedRequirements !== undefined ? { failedRequirements: meta.failedRequirements } : {}),
     };
   }
 
@@ -142,7 +143,7 @@ export class CheckCollector implements Reporter {
       this.progress.write(`\r\u001b[2K${done}/${this.total} checks · ${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`);
       if (result.status === 'failed') this.progress.write(`\r\u001b[2K✗ ${readable(result.name)}\n`);
     } else {
-      const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', not_run: 'NOT RUN' }[result.status];
+      const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', not_run: 'NOT RUN', waived: 'WAIVED' }[result.status];
       const why = result.status === 'skipped' ? ` (${result.skipReason})` : result.status === 'not_run' ? ' (interrupted)' : '';
       this.progress.write(readable(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`) + '\n');
     }

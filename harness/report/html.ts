@@ -12,7 +12,8 @@ import htm from 'htm';
 import { h, type VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { lines, stackedBars } from './charts.ts';
-import type { LoadProbeSummary, RequirementStatus, RequirementVerdict, RunReport } from './model.ts';
+import { failedRequirementsText, type LoadProbeSummary, type RequirementStatus, type RequirementVerdict, type RunReport } from './model.ts';
+import { describeWaiver, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 
 type Html = (strings: TemplateStringsArray, ...values: unknown[]) => VNode;
@@ -20,7 +21,7 @@ type Html = (strings: TemplateStringsArray, ...values: unknown[]) => VNode;
 const html = (htm as unknown as { bind(pragma: typeof h): Html }).bind(h);
 
 const statusText: Record<RequirementStatus, string> = {
-  passed: 'passed', failed: 'failed', observed: 'observed', not_verifiable: 'not verifiable', not_run: 'not run (interrupted)', not_checked: 'not checked here',
+  passed: 'passed', failed: 'failed', waived: 'waived', observed: 'observed', not_verifiable: 'not verifiable', not_run: 'not run (interrupted)', not_checked: 'not checked here',
 };
 
 const css = `
@@ -33,7 +34,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bott
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid #dde1e7;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f5;position:sticky;top:0}.badge{border-radius:10px;padding:1px 8px;font-size:12px;white-space:nowrap}
 .passed{background:#e6f4ea;color:#137333}.failed{background:#fce8e6;color:#b3261e}.observed{background:#e8f0fe;color:#1a56c4}
-.not_verifiable{background:#fef7e0;color:#8a5a00}.not_run{background:#f3e8fd;color:#6a1b9a}.not_checked{background:#eee;color:#555}
+.not_verifiable{background:#fef7e0;color:#8a5a00}.waived{background:#fff0d6;color:#8a4b00}.failure.waived-check{border-left-color:#e37400}.not_run{background:#f3e8fd;color:#6a1b9a}.not_checked{background:#eee;color:#555}
 pre{white-space:pre-wrap;word-break:break-word;background:#fbfbfc;border:1px solid #e3e6eb;padding:8px;font-size:12px;max-height:420px;overflow:auto}
 .failure{background:#fff;border-left:4px solid #b3261e;padding:8px 12px;margin:10px 0}.callout{background:#fce8e6;padding:8px 12px;border-radius:6px}
 .chart{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
@@ -58,11 +59,24 @@ function Failures({ report }: { report: RunReport }): VNode | null {
   const failed = report.checks.filter((c) => c.status === 'failed');
   if (failed.length === 0) return null;
   return html`<section id="failures"><h2>Failures (${failed.length})</h2>${failed.map((c) => html`<div class="failure">
-    <strong>${c.name}</strong><div class="meta">${c.requirements.join(', ')} · ${c.file}</div>
+    <strong>${c.name}</strong><div class="meta">${failedRequirementsText(c)} · ${c.file}</div>
     <pre>${c.failure ?? ''}</pre>
     ${c.exchanges.length > 0 ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}${c.exchangesOmitted === undefined ? '' : `, the last of ${c.exchanges.length + c.exchangesOmitted}`}, secrets redacted)</summary>
-      ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>`)}</details>` : null}
+      ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>${typeof e.curl === 'string' ? html`<div class="meta">Reproduce (secrets are the variables that hold them):</div><pre class="curl">${e.curl}</pre>` : null}`)}</details>` : null}
   </div>`)}</section>`;
+}
+
+function Waivers({ report }: { report: RunReport }): VNode | null {
+  const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);
+  const { expired, unused } = report.waivers;
+  if (waived.length === 0 && expired.length === 0 && unused.length === 0) return null;
+  return html`<section id="waivers"><h2>Waivers</h2>
+    ${expired.length > 0 ? html`<p class="callout"><strong>Expired waivers (they fail the run):</strong></p><ul>${expired.map((w) => html`<li data-waiver="expired">${describeWaiver(w)}</li>`)}</ul>` : null}
+    ${unused.length > 0 ? html`<p><strong>Unused waivers</strong> (their check ran and did not fail: remove them):</p><ul>${unused.map((w) => html`<li data-waiver="unused">${describeWaiver(w)}</li>`)}</ul>` : null}
+    ${waived.map((c) => html`<div class="failure waived-check" data-check-status=${c.status}>
+      <strong>${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${c.name}</strong><div class="meta">${(c.waivedRequirements ?? []).join(', ')} · ${c.file}</div>
+      <ul>${(c.waivers ?? []).map((w) => html`<li>${describeWaiver(w)}</li>`)}</ul>
+      <pre>${c.failure ?? ''}</pre></div>`)}</section>`;
 }
 
 function formatExchangeRecord(exchange: Record<string, unknown>): string {
@@ -112,7 +126,7 @@ function LoadProbe({ probe }: { probe: LoadProbeSummary }): VNode {
 
 function Page({ report }: { report: RunReport }): VNode {
   const { checks, requirements } = report.counts;
-  const failed = requirements.failed > 0 || checks.failed > 0;
+  const failed = requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0;
   const verdict = report.dryRun ? 'dry run' : failed ? 'failed' : 'passed';
   const observed = report.requirements.filter((r) => r.observations.length > 0);
   const notVerifiable = report.requirements.filter((r) => r.status === 'not_verifiable');
@@ -121,17 +135,20 @@ function Page({ report }: { report: RunReport }): VNode {
     <h1>Outbound Calling API v1 conformance: <span class=${`verdict-${failed ? 'failed' : 'passed'}`}>${verdict}</span></h1>
     <div class="meta">Target ${report.target.kind === 'embedded' ? 'the embedded reference server' : html`<code>${report.target.baseUrl}</code>`} · started ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} · suite ${report.suiteVersion}</div>
     ${report.interrupted ? html`<p class="callout">The run was interrupted: results are partial.</p>` : null}
+    <div class="meta" id="waiver-mode">Waivers: ${waiverModeText(report.waivers)}</div>
     <div class="cards">
       <div class="card"><b>${requirements.passed}</b>MUST passed</div>
       <div class="card"><b>${requirements.failed}</b>MUST failed</div>
+      ${requirements.waived > 0 ? html`<div class="card"><b>${requirements.waived}</b>MUST waived</div>` : null}
       <div class="card"><b>${requirements.notVerifiable}</b>not verifiable</div>
       <div class="card"><b>${requirements.observed}</b>observed</div>
-      <div class="card"><b>${checks.passed}/${checks.passed + checks.failed + checks.skipped + checks.notRun}</b>checks passed</div>
+      <div class="card"><b>${checks.passed}/${checks.passed + checks.failed + checks.waived + checks.skipped + checks.notRun}</b>checks passed</div>
       ${checks.notRun > 0 ? html`<div class="card"><b>${checks.notRun}</b>checks not run (interrupted)</div>` : null}
       <div class="card"><b>${report.requests.sent}</b>requests sent · ${report.requests.rateLimited} × 429</div>
     </div>
     <${Trend} report=${report} />
     <${Failures} report=${report} />
+    <${Waivers} report=${report} />
     ${report.unhandledErrors.length > 0 ? html`<section><h2>Errors outside checks</h2>${report.unhandledErrors.map((e) => html`<pre>${e}</pre>`)}</section>` : null}
     <section id="matrix"><h2>Requirement matrix (${requirements.total})</h2><${Matrix} rows=${report.requirements} /></section>
     <section id="observations"><h2>Observations (${observed.length}), never failures</h2>

@@ -19,6 +19,7 @@ import { LONE_SURROGATE } from './readable.ts';
 
 // CommonJS under Node's ESM loader: the builder is the module's default export.
 const junit: Builder = (junitModule as unknown as { default?: Builder }).default ?? (junitModule as unknown as Builder);
+import { describeWaiver, waiverModeText } from './waivers.ts';
 
 // Outside XML 1.0's Char production: C0 controls but tab, LF, CR; lone surrogates; U+FFFE, U+FFFF.
 const notXmlChar = new RegExp(`[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|${LONE_SURROGATE}`, 'g');
@@ -61,18 +62,24 @@ export function renderJunit(report: RunReport): string {
       cdataEscaped ||= text.includes(']]>');
       return safe.text;
     };
-    const suite = builder.testSuite().name(x(file)).property('target', x(report.target.baseUrl)).property('seed', String(report.seed));
+    const suite = builder.testSuite().name(x(file)).property('target', x(report.target.baseUrl)).property('seed', String(report.seed)).property('waivers', x(waiverModeText(report.waivers)));
     if (report.interrupted) suite.property('interrupted', 'true');
     for (const check of checks) {
       const testCase = suite.testCase().className(x(file.replace(/\.(suite|property)\.ts$/, '').replace(/\//g, '.'))).name(x(check.name)).time(check.durationMs / 1000);
       testCase.property('requirements', x(check.requirements.join(' ')));
+      if (check.failedRequirements !== undefined) testCase.property('failed-requirements', x(check.failedRequirements.join(' ')));
       if (check.status === 'failed') {
         // The message attribute for one-line displays, the full text as the failure's body.
         testCase.failure(x(check.failure ?? 'failed')).stacktrace(c(check.failure ?? 'failed'));
         if (check.exchanges.length > 0) {
           const omitted = check.exchangesOmitted === undefined ? '' : `${check.exchangesOmitted} earlier exchanges of this check left out\n`;
-          testCase.standardOutput(`${omitted}${c(JSON.stringify(check.exchanges, null, 2), true)}`);
+          const replays = check.exchanges.filter((e) => typeof e.curl === 'string').map((e) => `# ${String(e.method)} ${String(e.url)} → ${e.status === undefined ? 'no response' : String(e.status)}\n${String(e.curl)}`);
+          const reproduce = replays.length > 0 ? `Reproduce (secrets are the variables that hold them):\n${c(replays.join('\n'))}\n\n` : '';
+          testCase.standardOutput(`${reproduce}${omitted}${c(JSON.stringify(check.exchanges, null, 2), true)}`);
         }
+      } else if (check.status === 'waived') {
+        // JUnit has no "waived": a skip whose message says so, never a pass.
+        testCase.property('status', 'waived').skipped().standardOutput(c(`waived: ${(check.waivers ?? []).map(describeWaiver).join('; ')}\n\n${check.failure ?? ''}`));
       } else if (check.status === 'skipped') {
         testCase.skipped().standardOutput(c(check.skipReason ?? 'skipped'));
       } else if (check.status === 'not_run') {
@@ -82,6 +89,11 @@ export function renderJunit(report: RunReport): string {
     }
     if (escaped) suite.property('text-encoding', XML_ESCAPE_NOTE);
     if (cdataEscaped) suite.property('cdata-encoding', CDATA_ESCAPE_NOTE);
+  }
+  if (report.waivers.expired.length > 0 || report.waivers.unused.length > 0) {
+    const suite = builder.testSuite().name('waivers').property('waivers', waiverModeText(report.waivers));
+    for (const w of report.waivers.expired) suite.testCase().className('waivers').name(`expired waiver ${w.requirement}`).property('status', 'expired').failure(`expired waiver: ${describeWaiver(w)}`);
+    for (const w of report.waivers.unused) suite.testCase().className('waivers').name(`unused waiver ${w.requirement}`).property('status', 'unused').standardOutput(`unused waiver (its check ran and did not fail: remove it): ${describeWaiver(w)}`);
   }
   for (const probe of report.load) {
     const name = xmlText(probe.probe).text;

@@ -8,12 +8,14 @@
  * any backtick run they contain. Control and bidi characters are made visible first
  * (readable.ts).
  */
-import type { RequirementStatus, RunReport } from './model.ts';
+import { failedRequirementsText, type RequirementStatus, type RunReport } from './model.ts';
+import { describeWaiver, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 
 const statusLabel: Record<RequirementStatus, string> = {
   passed: '✅ passed',
   failed: '❌ failed',
+  waived: '⚠️ waived (failed, known)',
   observed: '👁 observed',
   not_verifiable: '⏭ not verifiable',
   not_run: '⏹ not run (interrupted)',
@@ -38,10 +40,19 @@ function fenced(text: string): string[] {
   return [`${fence}text`, text, fence];
 }
 
+/** The curl command of each exchange behind a failure, with the status the check saw. */
+function replayLines(exchanges: RunReport['checks'][number]['exchanges']): string[] {
+  const replays = exchanges.filter((e) => typeof e.curl === 'string');
+  if (replays.length === 0) return [];
+  return ['Reproduce (secrets are the variables that hold them; export your .env first):', '', ...replays.flatMap((e) => [
+    `${md(String(e.method))} ${md(String(e.url))} → ${e.status === undefined ? 'no response' : String(e.status)}:`, '', ...fenced(String(e.curl)), '',
+  ])];
+}
+
 export function renderMarkdown(run: RunReport): string {
   const report = readableData(run);
   const { checks, requirements } = report.counts;
-  const verdict = report.dryRun ? 'DRY RUN (nothing sent)' : requirements.failed > 0 || checks.failed > 0 ? 'FAILED' : 'PASSED';
+  const verdict = report.dryRun ? 'DRY RUN (nothing sent)' : requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0 ? 'FAILED' : 'PASSED';
   const lines: string[] = [
     `# Outbound Calling API v1 conformance: ${verdict}`,
     '',
@@ -51,12 +62,15 @@ export function renderMarkdown(run: RunReport): string {
     '|---|---|',
     `| MUST verified and passed | ${requirements.passed} |`,
     `| MUST verified and failed | ${requirements.failed} |`,
+    `| MUST failed but waived | ${requirements.waived} |`,
     `| not verifiable with this configuration | ${requirements.notVerifiable} |`,
     `| observed (the spec leaves it unshown) | ${requirements.observed} |`,
     `| not run (the run was interrupted) | ${requirements.notRun} |`,
     `| no check in this run | ${requirements.notChecked} |`,
     '',
-    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.skipped} skipped, ${checks.notRun} not run · requests sent ${report.requests.sent} (planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
+    `Waivers: ${cell(waiverModeText(report.waivers))}`,
+    '',
+    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.waived} waived, ${checks.skipped} skipped, ${checks.notRun} not run · requests sent ${report.requests.sent} (planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
     '',
   ];
   if (report.interrupted) lines.push('**The run was interrupted; results are partial.**', '');
@@ -68,8 +82,21 @@ export function renderMarkdown(run: RunReport): string {
     lines.push('## Failures', '');
     for (const failure of failures) {
       const omitted = failure.exchangesOmitted === undefined ? '' : ` · ${failure.exchangesOmitted} earlier exchanges left out`;
-      lines.push(`### ${md(failure.name)}`, '', `Requirements: ${md(failure.requirements.join(', '))} · ${md(failure.file)}${omitted}`, '', ...fenced(clip(failure.failure ?? '', 3000)), '');
+      lines.push(`### ${md(failure.name)}`, '', `Requirements: ${md(failedRequirementsText(failure))} · ${md(failure.file)}${omitted}`, '', ...fenced(clip(failure.failure ?? '', 3000)), '', ...replayLines(failure.exchanges));
     }
+  }
+  const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);
+  const { expired, unused } = report.waivers;
+  if (waived.length > 0 || expired.length > 0 || unused.length > 0) {
+    lines.push('## Waivers', '');
+    for (const w of expired) lines.push(`- **expired, fails the run**: ${cell(describeWaiver(w))}`);
+    for (const w of unused) lines.push(`- **unused** (its check ran and did not fail: remove it): ${cell(describeWaiver(w))}`);
+    for (const c of waived) {
+      lines.push(`### ${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${md(c.name)}`, '', `Waived requirements: ${md((c.waivedRequirements ?? []).join(', '))} · ${md(c.file)}`, '');
+      for (const w of c.waivers ?? []) lines.push(`- ${cell(describeWaiver(w))}`);
+      lines.push('', ...fenced(clip(c.failure ?? '', 3000)), '');
+    }
+    lines.push('');
   }
   if (report.unhandledErrors.length > 0) {
     lines.push('## Errors outside checks', '', ...report.unhandledErrors.map((e) => `- ${cell(e)}`), '');

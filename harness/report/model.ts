@@ -4,10 +4,14 @@
  * JUnit) renders this one model.
  */
 import { requirements, type Level } from '../../requirements/catalogue.ts';
+import type { Waiver, WaiverSummary } from './waivers.ts';
 import { controlGaps, type ControlGap } from './control-gaps.ts';
 
-/** `not_run`: the run was interrupted before the check ran (neither a skip nor "not verifiable"). */
-export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'not_run';
+/**
+ * `waived`: failed, and a waiver covers every requirement it failed (harness/report/waivers.ts).
+ * `not_run`: the run was interrupted before the check ran (neither a skip nor "not verifiable").
+ */
+export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'waived' | 'not_run';
 
 export interface CheckResult {
   /** Stable id: project, file and full name. */
@@ -27,9 +31,28 @@ export interface CheckResult {
   readonly requests: number;
   readonly plannedRequests: number;
   readonly rateLimited: number;
+  /** Failed requirements a waiver covers, and those waivers (harness/report/waivers.ts). */
+  readonly waivedRequirements?: readonly string[];
+  readonly waivers?: readonly Waiver[];
+  /** Set when the check failed only by per-requirement verdicts (t.verify): the ids it failed. */
+  readonly failedRequirements?: readonly string[] | undefined;
 }
 
-export type RequirementStatus = 'passed' | 'failed' | 'observed' | 'not_verifiable' | 'not_run' | 'not_checked';
+/** The requirements a failed check fails: those its verdicts name, or every one it verifies. */
+export function requirementsFailedBy(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): readonly string[] {
+  if (check.status !== 'failed' && check.status !== 'waived') return [];
+  return check.failedRequirements ?? check.requirements;
+}
+
+/** "A, B" for a plain failure; "failed A · passed B, C" when per-requirement verdicts split it. */
+export function failedRequirementsText(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): string {
+  const failed = requirementsFailedBy(check);
+  if (check.failedRequirements === undefined) return failed.join(', ');
+  const passed = check.requirements.filter((id) => !failed.includes(id));
+  return `failed ${failed.join(', ')}${passed.length > 0 ? ` · passed ${passed.join(', ')}` : ''}`;
+}
+
+export type RequirementStatus = 'passed' | 'failed' | 'waived' | 'observed' | 'not_verifiable' | 'not_run' | 'not_checked';
 
 export interface RequirementVerdict {
   readonly id: string;
@@ -64,9 +87,9 @@ export interface RunReport {
   readonly seed: number;
   readonly dryRun: boolean;
   readonly counts: {
-    readonly checks: { passed: number; failed: number; skipped: number; notRun: number };
+    readonly checks: { passed: number; failed: number; skipped: number; waived: number; notRun: number };
     readonly observations: number;
-    readonly requirements: { verified: number; passed: number; failed: number; notVerifiable: number; observed: number; notRun: number; notChecked: number; total: number };
+    readonly requirements: { verified: number; passed: number; failed: number; waived: number; notVerifiable: number; observed: number; notRun: number; notChecked: number; total: number };
   };
   readonly requests: { readonly sent: number; readonly planned: number; readonly rateLimited: number };
   readonly requirements: readonly RequirementVerdict[];
@@ -77,6 +100,8 @@ export interface RunReport {
   readonly history: ReadonlyArray<{ startedAt: string; passed: number; failed: number; notVerifiable: number }>;
   readonly unhandledErrors: readonly string[];
   readonly interrupted: boolean;
+  /** Which waiver mode the run ran in, and what its waivers did. */
+  readonly waivers: WaiverSummary;
   /** Test-control states/inspections the target does not offer, and what each would unlock. */
   readonly controlGaps: readonly ControlGap[];
 }
@@ -95,8 +120,13 @@ export function judgeRequirement(
   const observations = unique(tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)));
   const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
   const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, checks: tagged.map((c) => c.name), observations };
-  const failed = tagged.some((c) => c.status === 'failed') || probeVerdicts.some((p) => p.verdict === 'failed');
-  const passed = tagged.some((c) => c.status === 'passed') || probeVerdicts.some((p) => p.verdict === 'passed');
+  // A check failed only by other requirements' verdicts (t.verify) passed this one; a failure a
+  // waiver covers for this requirement makes it `waived` (never `passed`).
+  const failsThis = (c: CheckResult) => requirementsFailedBy(c).includes(requirement.id);
+  const failing = tagged.filter(failsThis);
+  const waived = failing.some((c) => c.waivedRequirements?.includes(requirement.id) === true);
+  const failed = failing.some((c) => c.waivedRequirements?.includes(requirement.id) !== true) || probeVerdicts.some((p) => p.verdict === 'failed');
+  const passed = tagged.some((c) => c.status === 'passed' || ((c.status === 'failed' || c.status === 'waived') && !failsThis(c))) || probeVerdicts.some((p) => p.verdict === 'passed');
   const source = probeVerdicts.length > 0 ? `k6 ${probeVerdicts.map((p) => p.probe).join(', ')}` : undefined;
   const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
   // Checks an interrupted run never reached say nothing about the target: "not run", not "not verifiable".
@@ -105,6 +135,7 @@ export function judgeRequirement(
   if (requirement.level === 'OBSERVE') {
     status = passed || failed || observations.length > 0 ? 'observed' : undecided;
   } else if (failed) status = 'failed';
+  else if (waived) status = 'waived';
   else if (passed) status = 'passed';
   else status = undecided;
   return { ...base, status, notVerifiableBecause, ...(source === undefined ? {} : { source }) };
@@ -124,6 +155,7 @@ export interface ReportInput {
   readonly requestsSent: number;
   readonly unhandledErrors: readonly string[];
   readonly interrupted: boolean;
+  readonly waivers?: WaiverSummary;
 }
 
 export function buildReport(input: ReportInput): RunReport {
@@ -134,9 +166,10 @@ export function buildReport(input: ReportInput): RunReport {
   const regressions = verdicts.filter((v) => v.status === 'failed' && before.get(v.id) === 'passed').map((v) => v.id);
   const fixed = verdicts.filter((v) => v.status === 'passed' && before.get(v.id) === 'failed').map((v) => v.id);
   const requirementCounts = {
-    verified: count('passed') + count('failed'),
+    verified: count('passed') + count('failed') + count('waived'),
     passed: count('passed'),
     failed: count('failed'),
+    waived: count('waived'),
     notVerifiable: count('not_verifiable'),
     observed: count('observed'),
     notRun: count('not_run'),
@@ -156,6 +189,7 @@ export function buildReport(input: ReportInput): RunReport {
         passed: input.checks.filter((c) => c.status === 'passed').length,
         failed: input.checks.filter((c) => c.status === 'failed').length,
         skipped: input.checks.filter((c) => c.status === 'skipped').length,
+        waived: input.checks.filter((c) => c.status === 'waived').length,
         notRun: input.checks.filter((c) => c.status === 'not_run').length,
       },
       observations: verdicts.reduce((sum, v) => sum + v.observations.length, 0),
@@ -177,14 +211,15 @@ export function buildReport(input: ReportInput): RunReport {
     ].slice(-30),
     unhandledErrors: input.unhandledErrors,
     interrupted: input.interrupted,
+    waivers: input.waivers ?? { mode: 'none', entries: 0, applied: [], expired: [], unused: [] },
     controlGaps: controlGaps(input.checks, verdicts),
   };
 }
 
-/** 0 when every MUST requirement verified passed (and the run completed), 1 otherwise. */
+/** 0 when every MUST requirement verified passed or is waived (and the run completed, no waiver expired), 1 otherwise. */
 export function exitCodeOf(report: RunReport): 0 | 1 {
   if (report.dryRun) return 0;
   const mustFailed = report.requirements.some((r) => r.level === 'MUST' && r.status === 'failed');
   const failedChecks = report.counts.checks.failed > 0;
-  return mustFailed || failedChecks || report.unhandledErrors.length > 0 || report.interrupted ? 1 : 0;
+  return mustFailed || failedChecks || report.unhandledErrors.length > 0 || report.interrupted || report.waivers.expired.length > 0 ? 1 : 0;
 }

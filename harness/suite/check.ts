@@ -28,6 +28,9 @@ export class CheckFailure extends Error {
   }
 }
 
+/** A check that ran but whose target never showed what it needed (nothing arrived in time). */
+class NotVerifiable extends Error {}
+
 export interface CallRequest extends ApiRequest {
   /** Skip openapi.json validation (requests outside the documented operations). */
   readonly validate?: boolean;
@@ -46,8 +49,16 @@ export interface CheckTools {
   expectStatus(exchange: Exchange, status: number, errorCode?: string): void;
   /** Fail with a sentence that says what the spec requires and what the target did. */
   fail(message: string): never;
-  /** Fail with `message` unless `condition` holds. */
+  /** Fail with `message` unless `condition` holds: every requirement the check verifies fails. */
   ensure(condition: boolean, message: string): void;
+  /** End as not verifiable: the target never showed what the rule needs (e.g. "not observed within 180 s"). */
+  notVerifiable(reason: string): never;
+  /**
+   * One requirement's verdict, without stopping the check: when `condition` is false the check
+   * fails at its end, and the report fails only the requirement(s) named here (`ensure` and
+   * `fail` still fail all of them). Each id must be one the check verifies.
+   */
+  verify(requirement: RequirementId | readonly RequirementId[], condition: boolean, message: string): void;
   observe(requirement: RequirementId, text: string): void;
   /** Runs after the check, pass or fail (deleting what it created). */
   onCleanup(fn: () => Promise<void>): void;
@@ -59,6 +70,22 @@ export interface CheckOptions {
   /** Requests the check sends against a remote target (for --dry-run and the budget). */
   readonly requests: number;
   readonly timeoutMs?: number;
+}
+
+/** One requirement's verdict recorded by `t.verify` (task meta `verdicts`). */
+export interface RequirementVerdictRecord {
+  readonly requirement: string;
+  readonly passed: boolean;
+  readonly message?: string;
+}
+
+/** The failure a check ends with when only `t.verify` verdicts failed: which ids, and why. */
+export function verdictFailure(verdicts: readonly RequirementVerdictRecord[]): { requirements: string[]; message: string } | undefined {
+  const failed = verdicts.filter((v) => !v.passed);
+  if (failed.length === 0) return undefined;
+  const requirements = [...new Set(failed.map((v) => v.requirement))];
+  const messages = [...new Set(failed.map((v) => `[${v.requirement}] ${v.message ?? 'failed'}`))];
+  return { requirements, message: messages.join('\n') };
 }
 
 function describeStatus(exchange: Exchange): string {
@@ -102,6 +129,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     const fail = (message: string): never => {
       throw new CheckFailure(message);
     };
+    const verdicts: RequirementVerdictRecord[] = (meta.verdicts = []);
     // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
     const controlClient = createControlClient({
       transport: control,
@@ -162,6 +190,15 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       ensure(condition, message) {
         if (!condition) fail(message);
       },
+      notVerifiable(reason) {
+        throw new NotVerifiable(reason);
+      },
+      verify(requirement, condition, message) {
+        const ids = typeof requirement === 'string' ? [requirement] : [...requirement];
+        const foreign = ids.filter((id) => !options.verifies.includes(id));
+        if (foreign.length > 0) fail(`check bug: verify(${foreign.join(', ')}) names a requirement the check is not tagged with`);
+        for (const id of ids) verdicts.push({ requirement: id, passed: condition, ...(condition ? {} : { message }) });
+      },
       observe,
       onCleanup(fn) {
         cleanups.push(fn);
@@ -170,7 +207,16 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
 
     try {
       await body(tools);
+      const failed = verdictFailure(verdicts);
+      if (failed !== undefined) {
+        meta.failedRequirements = failed.requirements;
+        throw new CheckFailure(failed.message);
+      }
     } catch (error) {
+      if (error instanceof NotVerifiable) {
+        meta.notVerifiable = `not verifiable: ${error.message}`;
+        ctx.skip(meta.notVerifiable);
+      }
       const exchanges = api.log.slice(firstExchange);
       meta.exchanges = exchanges.slice(-exchangeCaps.exchangesPerCheck).map((e) => ({ ...e }));
       if (exchanges.length > exchangeCaps.exchangesPerCheck) meta.exchangesOmitted = exchanges.length - exchangeCaps.exchangesPerCheck;

@@ -18,14 +18,23 @@ import { loadConfig, type SuiteConfig } from '../config/config.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
+import { expandVariantIds } from '../../reference/variants.ts';
 import { controlCapabilities, type ControlCapability } from '../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from './control-client.ts';
 import { sweepStates } from './control-journal.ts';
 import { sweepHooks } from './hook-journal.ts';
+import { checkReceiverService } from './receiver-client.ts';
 import type { ProvidedTarget } from './provided.ts';
+
+const EMBEDDED_WEBHOOK_BUDGET_S = 5;
 
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+}
+
+/** Conformant variants of the embedded reference (reference/variants.ts), e.g. `all`. */
+function variantsFromEnvironment(): string[] {
+  return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
 }
 
 /**
@@ -77,6 +86,8 @@ async function startRun(): Promise<SharedRun> {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
     propertyNumRuns: config.propertyNumRuns,
+    // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
+    webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
     hookJournal,
     controlJournal,
     dryRun,
@@ -89,6 +100,7 @@ async function startRun(): Promise<SharedRun> {
         rateLimit: false,
         trustedCaPem: receiver.caCertPem === undefined ? [] : [receiver.caCertPem],
         faults: faultsFromEnvironment(),
+        variants: variantsFromEnvironment(),
         deliveryTimeoutMs: 1_000,
       });
     }
@@ -116,7 +128,11 @@ async function startRun(): Promise<SharedRun> {
       secrets: fixtures === undefined ? [] : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
     };
   } else {
-    if (!dryRun && config.webhookPublicUrl !== undefined) {
+    const service = config.receiverService;
+    if (service !== undefined) {
+      // A receiver deployed next to the target: polled over its pull API, never sent a secret.
+      if (!dryRun) await checkReceiverService(service.url, service.token);
+    } else if (!dryRun && config.webhookPublicUrl !== undefined) {
       // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
       receiver = await startReceiver({ ...config.receiver, publicUrl: config.webhookPublicUrl });
     }
@@ -126,11 +142,11 @@ async function startRun(): Promise<SharedRun> {
       baseUrl: config.target.baseUrl,
       authUrl: config.target.authUrl,
       control: config.control === undefined ? undefined : { ...config.control, offered: await offeredCapabilities(config.control, dryRun) },
-      receiverLocalUrl: receiver?.localUrl,
-      receiverPublicUrl: receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined),
+      receiverLocalUrl: service?.url ?? receiver?.localUrl,
+      receiverPublicUrl: service === undefined ? receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined) : config.webhookPublicUrl,
       receiverCaPem: receiver?.caCertPem,
-      receiverRemote: false,
-      receiverToken: undefined,
+      receiverRemote: service !== undefined,
+      receiverToken: service?.token,
       tokens: config.tokens,
       oauth: config.oauth,
       agents: config.agents,

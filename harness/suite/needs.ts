@@ -59,7 +59,7 @@ export function missingNeeds(needs: Needs, target: ProvidedTarget): string[] {
     missing.push('ALLOW_ORIGINATE=true and TEST_DESTINATION_NUMBER');
   }
   if (needs.webhooks === true && target.receiverPublicUrl === undefined) {
-    missing.push('WEBHOOK_PUBLIC_URL (a tunnel to the local receiver)');
+    missing.push('WEBHOOK_PUBLIC_URL (a tunnel to the local receiver, or with RECEIVER_URL + RECEIVER_TOKEN a receiver deployed next to the target)');
   }
   if (needs.oauth === true && (target.authUrl === undefined || target.oauth === undefined)) {
     missing.push('AUTH_URL, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET');

@@ -36,6 +36,8 @@ export interface ProvidedTarget {
   readonly requestsPerMinute: number | undefined;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
+  /** Seconds the run watches for deliveries it caused (and their retries), from when it caused them. */
+  readonly webhookBudgetS: number;
   /** Append-only journal of hooks the run created, swept at the end whatever happens. */
   readonly hookJournal: string;
   readonly secrets: readonly string[];
@@ -61,5 +63,9 @@ declare module 'vitest' {
     exchangesOmitted?: number;
     /** Why a check could not run with this configuration, and what would enable it. */
     notVerifiable?: string;
+    /** Per-requirement verdicts recorded by t.verify. */
+    verdicts?: Array<{ requirement: string; passed: boolean; message?: string }>;
+    /** Set when the check failed only by t.verify: the requirements it failed (the others it verifies passed). */
+    failedRequirements?: string[];
   }
 }

@@ -174,3 +174,20 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
     },
   };
 }
+
+/**
+ * Before a run that uses a deployed receiver: is it there, and does it take our token? One line
+ * naming the variable to fix, never the token.
+ */
+export async function checkReceiverService(url: string, token: string): Promise<void> {
+  let status: number;
+  try {
+    const response = await request(`${url}/_receiver/paths`, { headers: { authorization: `Bearer ${token}` }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    status = response.statusCode;
+    await response.body.dump();
+  } catch (error) {
+    throw new Error(`RECEIVER_URL: the receiver at ${url} could not be reached (${(error as Error).message}); check the address, or that npm run receiver is running there`);
+  }
+  if (status === 401) throw new Error(`RECEIVER_TOKEN: the receiver at ${url} refused it (401); give the token the receiver was started with`);
+  if (status !== 200) throw new Error(`RECEIVER_URL: ${url}/_receiver/paths answered ${status}, not a webhook receiver of this suite`);
+}

@@ -6,6 +6,7 @@
 import { inject } from 'vitest';
 import { createContract, type Contract } from '../contract/validator.ts';
 import { createApiClient, type ApiClient } from '../http/client.ts';
+import { secretVariables } from '../report/curl.ts';
 import { createControlTransport, type ControlTransport } from './control-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 import { createReceiverClient, type ReceiverClient } from './receiver-client.ts';
@@ -31,6 +32,7 @@ export function session(): Session {
       timeoutMs: target.requestTimeoutMs,
       requestsPerMinute: target.requestsPerMinute,
       secrets: [...target.secrets, ...(target.receiverToken === undefined ? [] : [target.receiverToken])],
+      secretVariables: secretVariables(target.tokens, target.oauth),
     }),
     contract: createContract(),
     control: target.control === undefined ? undefined : createControlTransport(target.control),

@@ -42,6 +42,28 @@ export function codeOf(exchange: Exchange): string {
   return `${exchange.status ?? 'no response'}${typeof code === 'string' ? ` ${code}` : ''}`;
 }
 
+/**
+ * What is wrong with a CdrList's `count` (spec: "count (integer, required)", nothing more);
+ * undefined when it holds under a reading the spec allows: the number of records returned, or,
+ * when `limit` truncated the answer (calls holds exactly `limit`), the larger number of records
+ * in the window.
+ */
+export function cdrCountProblem(list: { count: unknown; calls: readonly unknown[] }, limit: number): string | undefined {
+  const { count, calls } = list;
+  if (typeof count !== 'number' || !Number.isInteger(count)) return `count is ${JSON.stringify(count)}, must be an integer`;
+  if (count === calls.length) return undefined;
+  if (calls.length === limit && count > calls.length) return undefined;
+  return calls.length === limit
+    ? `count is ${count} but calls holds ${calls.length} records (= limit): count must be the records returned or the larger total in the window`
+    : `count is ${count} but calls holds ${calls.length} records, fewer than limit ${limit}: count must equal the records returned`;
+}
+
+/** Which reading of `count` a target uses, for the observation (undefined when it cannot tell). */
+export function cdrCountReading(list: { count: unknown; calls: readonly unknown[] }, limit: number): string | undefined {
+  if (list.calls.length !== limit) return undefined;
+  return list.count === list.calls.length ? 'count is the number of records returned (limit reached)' : `count is the total in the window (${String(list.count)} for ${list.calls.length} returned)`;
+}
+
 /** Keys of `value` that components.schemas[schema] does not name (CONTRACT-UNKNOWN-FIELDS). */
 export function extraFields(value: unknown, schema: keyof typeof openapi.components.schemas): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
@@ -59,10 +81,14 @@ export function intervals(times: readonly number[]): number[] {
   return times.slice(1).map((time, index) => time - times[index]!);
 }
 
-/** Exponential-style growth: each interval at least the one before, and the last longer than the first. */
+/**
+ * Exponential-style growth: the last interval longer than the first, and none shorter than half
+ * the one before (so backoff with jitter, as many servers add, is growth too; a constant or
+ * shrinking interval is not).
+ */
 export function intervalsGrow(gaps: readonly number[]): boolean {
   if (gaps.length < 2) return false;
-  return gaps.every((gap, index) => index === 0 || gap >= gaps[index - 1]!) && gaps[gaps.length - 1]! > gaps[0]!;
+  return gaps.every((gap, index) => index === 0 || gap >= gaps[index - 1]! / 2) && gaps[gaps.length - 1]! > gaps[0]!;
 }
 
 /** Values that occur more than once. */

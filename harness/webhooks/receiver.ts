@@ -90,12 +90,20 @@ export interface ReceiverOptions {
   storeOnly?: boolean;
   /** Serve plain HTTP, for a deployment behind a TLS-terminating proxy. */
   plainHttp?: boolean;
+  /**
+   * Also serve the query API (only it) over plain HTTP on a second, loopback-only port: for local
+   * clients such as k6 that would otherwise have to trust the receiver's certificate for
+   * 127.0.0.1, which a user-supplied certificate (issued for a public name) never covers.
+   */
+  loopbackQueryPort?: boolean;
 }
 
 export interface Receiver {
   /** The URL a target must be given: publicUrl when set, else localUrl. No trailing slash. */
   url: string;
   localUrl: string;
+  /** The plain-HTTP loopback query API (`loopbackQueryPort`), else undefined. */
+  queryUrl: string | undefined;
   /** CA that signed the generated server certificate; undefined with user-supplied tls. */
   caCertPem: string | undefined;
   register(path: string, setup: { secret?: string; plan?: ResponsePlan }): void;
@@ -301,7 +309,7 @@ interface Registration {
   registeredAt: number;
 }
 
-/** What the log holds: the body as bytes; the wire form (rawBody, bodyBase64) is made on read. */
+/** A delivery as the handler knows it: the body as bytes; the log keeps its wire form. */
 type Stored = Omit<Delivery, 'rawBody' | 'bodyBase64'> & { body: Buffer };
 
 function toDelivery(stored: Stored): Delivery {
@@ -412,7 +420,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const caCertPem = generated?.caCertPem;
 
   const registrations = new Map<string, Registration>();
-  const log = new RingLog<Stored>(options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
+  const log = new RingLog<Delivery>(options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
   const seenEvents = new BoundedSet(options.maxTrackedEventIds ?? DEFAULT_MAX_TRACKED_EVENT_IDS);
   const held = new Set<ServerResponse>();
   let seq = 0;
@@ -458,12 +466,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
 
   function record(d: Omit<Stored, 'seq'>): void {
     expire();
-    log.push({ seq: ++seq, ...d });
+    // Both readings are made once, here: readers (the query API polled every few ms, k6) only filter.
+    log.push(toDelivery({ seq: ++seq, ...d }));
   }
 
   function deliveries(path?: string, since = 0): Delivery[] {
     expire();
-    return log.toArray((d) => d.seq > since && (path === undefined || d.path === path)).map(toDelivery);
+    return log.toArray((d) => d.seq > since && (path === undefined || d.path === path));
   }
 
   async function handleDelivery(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
@@ -596,14 +605,16 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     seenEvents.clear();
   }
 
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    const { pathname, query } = splitUrl(req.url);
-    const work = pathname.startsWith(CONTROL_PREFIX) ? handleControl(req, res, pathname, query) : handleDelivery(req, res, pathname);
-    // Last line of defence: a bug must cost one request, never the process, and never leak a stack.
+  // Last line of defence: a bug must cost one request, never the process, and never leak a stack.
+  const guard = (res: ServerResponse, work: Promise<void>): void => {
     work.catch(() => {
       if (!res.headersSent) sendJson(res, 500, { error: 'receiver_error', message: 'The receiver failed to handle this request.' });
       else res.destroy();
     });
+  };
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const { pathname, query } = splitUrl(req.url);
+    guard(res, pathname.startsWith(CONTROL_PREFIX) ? handleControl(req, res, pathname, query) : handleDelivery(req, res, pathname));
   };
   const server = tlsMaterial === undefined ? createPlainServer(handler) : createServer({ cert: tlsMaterial.cert, key: tlsMaterial.key }, handler);
   // A sender that doesn't trust our certificate is its problem to report, not ours to crash on.
@@ -619,9 +630,31 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const port = (server.address() as AddressInfo).port;
   const localUrl = `${tlsMaterial === undefined ? 'http' : 'https'}://${formatHost(host)}:${port}`;
 
+  let queryServer: ReturnType<typeof createPlainServer> | undefined;
+  if (options.loopbackQueryPort === true) {
+    const only = createPlainServer((req, res) => {
+      const { pathname, query } = splitUrl(req.url);
+      if (!pathname.startsWith(CONTROL_PREFIX)) {
+        req.resume();
+        return sendJson(res, 404, { error: 'not_found', message: 'This port serves only the query API (/_receiver/); deliveries go to the receiver\'s main port.' });
+      }
+      guard(res, handleControl(req, res, pathname, query));
+    });
+    await new Promise<void>((resolve, reject) => {
+      only.once('error', reject);
+      only.listen(0, '127.0.0.1', () => resolve());
+    });
+    queryServer = only;
+  }
+  const queryUrl = queryServer === undefined ? undefined : `http://127.0.0.1:${(queryServer.address() as AddressInfo).port}`;
+
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
     closing ??= new Promise<void>((resolve) => {
+      if (queryServer !== undefined) {
+        queryServer.close();
+        queryServer.closeAllConnections();
+      }
       server.close(() => resolve());
       // Held (`hang`) responses and idle keep-alive sockets would keep close() waiting forever.
       for (const res of held) res.socket?.destroy();
@@ -634,6 +667,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   return {
     url: publicUrl ?? localUrl,
     localUrl,
+    queryUrl,
     caCertPem,
     register,
     setPlan,

@@ -146,7 +146,8 @@ const hosts = ['example.com', 'hooks.example.org', 'receiver.example.net', 'exam
 export const brokenTargetUrl: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...hosts), fc.webPath()).map(([host, path]) => `http://${host}${path}`) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('ftp', 'ws', 'wss', 'file', 'HTTP'), fc.constantFrom(...hosts), fc.webPath()).map(([scheme, host, path]) => `${scheme}://${host}${path}`) },
-  { weight: 1, arbitrary: fc.constantFrom('', 'example.com/hook', '//example.com/hook', 'https:example.com', 'https//example.com', '/hooks/x', 'not a url', 'https://exa mple.com/') },
+  { weight: 1, arbitrary: fc.constantFrom('', 'example.com/hook', '//example.com/hook', 'https:example.com', 'https//example.com', '/hooks/x', 'not a url', 'https://exa mple.com/',
+    'https:/example.com/hook', 'HTTPS:example.com') },
   { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...hosts), fc.integer({ min: 513, max: 10 * KB })).map(([host, n]) => `https://${host}/${'a'.repeat(Math.max(1, n - `https://${host}/`.length))}`) },
   { weight: 1, arbitrary: fc.constant(`https://${'a'.repeat(63)}.example.com/${'b'.repeat(460)}`) },
   { weight: 1, arbitrary: notAString },
@@ -183,11 +184,13 @@ export const brokenHookBody: fc.Arbitrary<Body> = fc.oneof(
 );
 
 /**
- * Valid https target URLs up to 512 characters: reserved example hosts (a created hook never
+ * Valid https target URLs up to 512 characters, the scheme sometimes in capitals: reserved example hosts (a created hook never
  * points at a real third party), generated RFC 3986 paths, queries and fragments, and often
  * padded to exactly the 512-character limit.
  */
 export const validTargetUrl: fc.Arbitrary<string> = fc.record({
+  // The scheme is case-insensitive (RFC 3986 §3.1): HTTPS:// and Https:// are https URIs too.
+  scheme: fc.oneof({ weight: 6, arbitrary: fc.constant('https') }, { weight: 1, arbitrary: fc.constantFrom('HTTPS', 'Https') }),
   sub: fc.option(fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,20}[a-z0-9])?$/), { nil: undefined }),
   host: fc.constantFrom(...hosts),
   port: fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }),
@@ -195,8 +198,8 @@ export const validTargetUrl: fc.Arbitrary<string> = fc.record({
   query: fc.option(fc.webQueryParameters(), { nil: undefined }),
   fragment: fc.option(fc.webFragments(), { nil: undefined }),
   padTo: fc.oneof({ weight: 2, arbitrary: fc.constant<number | undefined>(undefined) }, { weight: 1, arbitrary: fc.constant(512) }, { weight: 1, arbitrary: fc.integer({ min: 20, max: 512 }) }),
-}).map(({ sub, host, port, path, query, fragment, padTo }) => {
-  const base = `https://${sub === undefined ? '' : `${sub}.`}${host}${port === undefined ? '' : `:${port}`}${path.startsWith('/') || path === '' ? path : `/${path}`}`;
+}).map(({ scheme, sub, host, port, path, query, fragment, padTo }) => {
+  const base = `${scheme}://${sub === undefined ? '' : `${sub}.`}${host}${port === undefined ? '' : `:${port}`}${path.startsWith('/') || path === '' ? path : `/${path}`}`;
   const tail = `${query === undefined ? '' : `?${query}`}${fragment === undefined ? '' : `#${fragment}`}`;
   let url = `${base}${tail}`;
   // Pad inside the path (before ? and #) so the padded URL stays the same kind of URL.

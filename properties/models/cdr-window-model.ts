@@ -6,7 +6,9 @@
  * The rules, from the spec (GET /cdrs, Errors, Limits) and the catalogue:
  *   1. a present from or till that is not a date-time → 400 invalid_timestamp; it beats every
  *      other rule, since without both instants no window can be judged;
- *   2. defaults: till = now, from = till − 24 h;
+ *   2. defaults: till = now, from = 24 h before now; with till given and from absent, "24 hours
+ *      before now" has two readings (before now, or before till) and both are conformant: where
+ *      they lead to different answers the verdict is unspecified (CDRS-DEFAULT-WINDOW);
  *   3. till − from ≤ 0 → 400 till_must_be_after_from;
  *   4. till − from > 31 days (by a second or more) → 400 window_too_wide; exactly 31 days → 200;
  *   5. otherwise 200, at most `limit` rows (default 100), never more than 1000, every row inside
@@ -163,20 +165,23 @@ export function cdrVerdict(query: CdrQuery, now: NowRange): CdrVerdict {
   const earliest = BigInt(Math.floor(now.earliestMs)) * MS_NS;
   const latest = BigInt(Math.ceil(now.latestMs)) * MS_NS;
 
-  // The window at both ends of the possible "now"; with till given, now plays no part.
-  const windowAt = (nowNs: bigint): { fromNs: bigint; tillNs: bigint } => {
+  // The window at both ends of the possible "now", under each reading of the default from.
+  const windowAt = (nowNs: bigint, fromBeforeNow: boolean): { fromNs: bigint; tillNs: bigint } => {
     const t = tillNs ?? nowNs;
-    return { fromNs: fromNs ?? t - DEFAULT_SPAN_NS, tillNs: t };
+    return { fromNs: fromNs ?? (fromBeforeNow ? nowNs : t) - DEFAULT_SPAN_NS, tillNs: t };
   };
-  const early = windowAt(earliest);
-  const late = windowAt(latest);
-  const outcomeEarly = judgeSpan(early.tillNs - early.fromNs);
-  const outcomeLate = judgeSpan(late.tillNs - late.fromNs);
-  const rowWindow: RowWindow = { fromMs: nsToMsFloor(early.fromNs), tillMs: nsToMsCeil(late.tillNs) };
+  const readings = fromNs === undefined && tillNs !== undefined ? [false, true] : [false];
+  const windows = readings.flatMap((reading) => [windowAt(earliest, reading), windowAt(latest, reading)]);
+  const outcomes = windows.map((w) => judgeSpan(w.tillNs - w.fromNs));
+  const outcomeEarly = outcomes[0]!;
+  const minFrom = windows.reduce((min, w) => (w.fromNs < min ? w.fromNs : min), windows[0]!.fromNs);
+  const maxTill = windows.reduce((max, w) => (w.tillNs > max ? w.tillNs : max), windows[0]!.tillNs);
+  const rowWindow: RowWindow = { fromMs: nsToMsFloor(minFrom), tillMs: nsToMsCeil(maxTill) };
 
   const limit = parseLimit(query.limit);
-  if (!sameOutcome(outcomeEarly, outcomeLate)) {
-    return { kind: 'unspecified', requirement: 'CDRS-DEFAULT-WINDOW', reason: 'the verdict depends on the exact request time', window: rowWindow };
+  if (!outcomes.every((outcome) => sameOutcome(outcomeEarly, outcome))) {
+    const reason = readings.length > 1 ? 'the two readings of the default from (24 hours before now, or before till) differ here' : 'the verdict depends on the exact request time';
+    return { kind: 'unspecified', requirement: 'CDRS-DEFAULT-WINDOW', reason, window: rowWindow };
   }
   if (outcomeEarly.kind === 'unspecified') return { kind: 'unspecified', requirement: outcomeEarly.requirement, reason: outcomeEarly.reason, window: rowWindow };
   if (limit.kind === 'out-of-range') {

@@ -56,7 +56,7 @@ describe('npm run conformance, the command', () => {
   });
 
   it.each([
-    [['--bogus'], {}, /^conformance: Unknown option '--bogus'; run npm run conformance -- --help for the options$/],
+    [['--bogus'], {}, /^conformance: Unknown option '--bogus'; run occ run --help for the options$/],
     [['--seed', 'abc'], {}, /^conformance: --seed must be a whole number/],
     [['--only', 'NOT-AN-ID'], {}, /^conformance: --only: unknown requirement id NOT-AN-ID/],
     [[], { API_BASE_URL: 'https://api.example.com/v2' }, /^conformance: configuration error: API_BASE_URL: must end in the version prefix \/v1/],

@@ -9,7 +9,7 @@ function occ(...args: string[]) {
   return spawnSync(process.execPath, ['bin/occ.js', ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, CI: 'true' } });
 }
 
-describe('occ', () => {
+describe('occ', { timeout: 60_000 }, () => {
   it('lists every subcommand in occ --help and exits 0', () => {
     const result = occ('--help');
     expect(result.status).toBe(0);

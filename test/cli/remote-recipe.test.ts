@@ -139,7 +139,7 @@ describe("the README's remote webhook recipe", () => {
     const created = readFileSync(join(reports, runDir, 'hooks.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"created"')).map((line) => JSON.parse(line).hookId as string);
     expect(created.length).toBeGreaterThan(0);
     for (const id of created) {
-      const view = await (await fetch(`${fixtureValue(fixtures, 'controlUrl')}/hooks/${id}`)).json() as { status: string };
+      const view = await (await fetch(`${fixtureValue(fixtures, 'referenceUrl')}/hooks/${id}`)).json() as { status: string };
       expect(view.status, `hook ${id} left active`).toBe('disabled');
     }
   });

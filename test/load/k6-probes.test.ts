@@ -2,22 +2,27 @@
  * The k6 probes, for real: `node load/run.ts <probe>` as a child process against the reference
  * server it starts. Both probes pass on the faithful reference, and each fault they exist to
  * catch makes them fail with k6's threshold verdict (exit 99):
- *   rate-limit     no-rate-limit, rate-limit-half
+ *   rate-limit     no-rate-limit, rate-limit-half (and it passes the conformant fixed-window variant)
  *   webhook-retry  retry-after-4xx, no-auto-disable, backoff-constant
  *
- * Two lanes run side by side (2 cores): the rate-limit runs one after another (each is ~21 s of
+ * Two lanes run side by side (2 cores): the rate-limit runs one after another (each is ~18 s of
  * wall clock, mostly waiting), the webhook-retry runs one after another (~3 s each). Every run
- * must finish within 30 s; the vitest timeout of a run also covers its wait in the lane.
+ * must finish within 30 s; the vitest timeout of a run also covers its wait in the lane. The
+ * webhook lane ends with one remote run (~35 s, still shorter than the rate lane): a second
+ * reference as the target, the receiver on a user-supplied certificate k6 does not trust.
  *
  * k6 comes from load/install-k6.sh (built with Go once per machine). When it cannot be found or
  * built, the file FAILS with install-k6's message: CI has Go, so a missing k6 is a broken set-up.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs } from '../../load/run.ts';
+import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
+import { startReferenceServer } from '../../reference/server.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
@@ -33,7 +38,7 @@ interface Run {
   reportDir: string;
 }
 
-function run(args: string[], killAfterMs = 60_000): Promise<Run> {
+function run(args: string[], killAfterMs = 60_000, env: Record<string, string> = {}): Promise<Run> {
   const reportDir = mkdtempSync(join(tmpdir(), 'occ-k6-test-'));
   dirs.push(reportDir);
   const started = Date.now();
@@ -41,7 +46,7 @@ function run(args: string[], killAfterMs = 60_000): Promise<Run> {
     const child = spawn(node, ['load/run.ts', ...args, '--report-dir', reportDir], {
       cwd: root,
       // The embedded reference server whatever the developer's .env says.
-      env: { ...process.env, API_BASE_URL: '', AUTH_URL: '', OCC_REFERENCE_FAULTS: '' },
+      env: { ...process.env, API_BASE_URL: '', AUTH_URL: '', OCC_REFERENCE_FAULTS: '', OCC_REFERENCE_VARIANTS: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -101,6 +106,15 @@ describe('load/run.ts arguments', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
   }, 30_000);
+
+  it('says webhook-retry needs a receiver on this machine when RECEIVER_URL names a deployed one', async () => {
+    const r = await run(['webhook-retry'], 30_000, {
+      API_BASE_URL: 'https://api.example.com/v1', TOKEN_ALL: 'tok_x', ALLOW_ORIGINATE: 'true', TEST_DESTINATION_NUMBER: '+15005550006', TEST_AGENT_ID: '1',
+      WEBHOOK_PUBLIC_URL: 'https://hooks.example.com', RECEIVER_URL: 'https://hooks.example.com', RECEIVER_TOKEN: 'rcv_token_0123456789abcdef',
+    });
+    expect(r.code, describeRun(r)).toBe(2);
+    expect(r.stderr.trim()).toBe('load: webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)');
+  }, 30_000);
 });
 
 describe.concurrent('k6 probes against the reference server', () => {
@@ -117,6 +131,17 @@ describe.concurrent('k6 probes against the reference server', () => {
     expect(observations.estimate.windowsUsed).toBeLessThanOrEqual(2);
     expect(observations['RATE-LIMIT-RESPONSE-SHAPE'].refusal.status).toBe(429);
     expect(observations['RATE-LIMIT-WINDOW-BEHAVIOUR'].servedAgainAfterRefusal).toBe(true);
+  }, 120_000);
+
+  // Sliding or fixed is not said: a fixed window aligned to the clock (up to twice the limit in a
+  // rolling window across a boundary) is conformant, and the probe must pass it.
+  it('rate-limit passes a fixed-window limiter aligned to the clock (a conformant variant), counting the limit per window found', async () => {
+    const r = await inLane('rate', () => run(['rate-limit'], 60_000, { OCC_REFERENCE_VARIANTS: 'rate-limit-fixed-window' }));
+    expect(r.code, describeRun(r)).toBe(0);
+    expect(r.ms, describeRun(r)).toBeLessThan(RUN_LIMIT_MS);
+    const { observations } = report(r, 'rate-limit');
+    expect(observations.estimate.model).toBe('blocks');
+    expect(Math.abs((observations.estimate.limit as number) - (observations.configured.limit as number))).toBeLessThanOrEqual(2);
   }, 120_000);
 
   for (const fault of ['no-rate-limit', 'rate-limit-half']) {
@@ -148,4 +173,35 @@ describe.concurrent('k6 probes against the reference server', () => {
       expect(r.stderr).toMatch(/^load: webhook-retry FAILED after .* thresholds crossed: /m);
     }, 120_000);
   }
+
+  it('webhook-retry against a remote target whose receiver serves a user-supplied certificate reaches that receiver (no x509 error) and passes', async () => {
+    // RECEIVER_TLS_CERT is issued by a CA only the target trusts; k6 never sees it. The stand-in
+    // runs its clock 1000× so ten attempts of 60 s doubling (8.5 h) take about 31 s, with
+    // intervals long enough (60 ms and up) that scheduling jitter can't reorder them.
+    const tls = await generateTlsMaterial();
+    const dir = mkdtempSync(join(tmpdir(), 'occ-k6-tls-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'cert.pem'), tls.cert);
+    writeFileSync(join(dir, 'key.pem'), tls.key);
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => { const { port: free } = probe.address() as { port: number }; probe.close(() => done(free)); });
+    });
+    const target = await startReferenceServer({ rateLimit: false, clockScale: 1000, trustedCaPem: [tls.caCertPem] });
+    try {
+      const r = await inLane('webhook', () => run(['webhook-retry'], 90_000, {
+        API_BASE_URL: target.baseUrl, TOKEN_ALL: target.fixtures.tokens.all, TEST_AGENT_ID: target.fixtures.agents.provisioned,
+        ALLOW_ORIGINATE: 'true', TEST_DESTINATION_NUMBER: '+15005550006', TIME_BUDGET_S: '60',
+        WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${port}`, RECEIVER_PORT: String(port),
+        RECEIVER_TLS_CERT: join(dir, 'cert.pem'), RECEIVER_TLS_KEY: join(dir, 'key.pem'),
+      }));
+      expect(r.stderr + r.stdout).not.toMatch(/x509|certificate signed by unknown authority/);
+      expect(r.code, describeRun(r)).toBe(0);
+      const { observations } = report(r, 'webhook-retry');
+      const attempts = Object.fromEntries((observations.plans as Array<{ plan: string; attempts: number }>).map((p) => [p.plan, p.attempts]));
+      // What the receiver saw, read back by k6 through the query API.
+      expect(attempts).toMatchObject({ ack: 1, client4xx: 1, server5xx: 10 });
+    } finally {
+      await target.close();
+    }
+  }, 120_000);
 });

@@ -86,9 +86,14 @@ describe('cdrVerdict', () => {
     expect(verdict('2026-03-01', iso(till))).toMatchObject({ kind: 'unspecified', requirement: 'CDRS-DATE-ONLY-TIMESTAMP' });
   });
 
-  it('applies the defaults: till = now, from = till - 24 h', () => {
+  it('applies the defaults: till = now, from = 24 h before now or (only till given) before till', () => {
     expect(verdict(undefined, undefined)).toEqual({ kind: 'ok', status: 200, limit: 100, requirement: 'CDRS-DEFAULT-WINDOW', window: { fromMs: NOW - 1000 - DAY, tillMs: NOW + 1000 } });
-    expect(verdict(undefined, iso(till))).toMatchObject({ kind: 'ok', window: { fromMs: till - DAY, tillMs: till } });
+    // A till in the last 24 hours: both readings accept it; rows may lie in either window.
+    expect(verdict(undefined, iso(NOW - 3_600_000))).toMatchObject({ kind: 'ok', window: { fromMs: NOW - 3_600_000 - DAY, tillMs: NOW - 3_600_000 } });
+    // A till older than 24 hours: refused under "before now", a day of records under "before till".
+    expect(verdict(undefined, iso(till))).toMatchObject({ kind: 'unspecified', requirement: 'CDRS-DEFAULT-WINDOW', window: { fromMs: till - DAY, tillMs: till } });
+    // A till 40 days ahead: too wide under "before now", a 24-hour window under "before till".
+    expect(verdict(undefined, iso(NOW + 40 * DAY))).toMatchObject({ kind: 'unspecified', requirement: 'CDRS-DEFAULT-WINDOW' });
     expect(verdict(iso(NOW - 40 * DAY), undefined)).toMatchObject({ kind: 'error', code: 'window_too_wide' });
     expect(verdict(iso(NOW + DAY), undefined)).toMatchObject({ kind: 'error', code: 'till_must_be_after_from' });
     expect(verdict(iso(NOW - 3 * DAY), undefined)).toMatchObject({ kind: 'ok', window: { fromMs: NOW - 3 * DAY, tillMs: NOW + 1000 } });

@@ -33,6 +33,8 @@ const pairs: Array<{ title: string; fault: string }> = [
   { title: titles.hookAutoDisable, fault: 'auto-disable-early' },
   { title: titles.hooksNegative, fault: 'hooks-http-target-accepted' },
   { title: titles.callsNegative, fault: 'calls-e164-not-validated' },
+  { title: titles.hooksPositive, fault: 'hooks-target-scheme-case-sensitive' },
+  { title: titles.hooksPositive, fault: 'json-content-type-exact-match' },
 ];
 
 describe('the API properties catch the reference server\'s faults', () => {

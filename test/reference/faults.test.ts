@@ -175,6 +175,7 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'hooks-target-scheme-prefix-only': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'https:example.com' })).status === 200,
   'hooks-target-scheme-case-sensitive': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'HTTPS://example.com/x' })).status === 400,
   'hooks-target-length-off-by-one': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: `https://example.com/${'a'.repeat(513 - 'https://example.com/'.length)}` })).status === 200,
+  'json-content-type-exact-match': async (s) => (await api(s, 'POST', '/hooks', { token: tk(s).all, body: JSON.stringify({ event: 'call.ended', target_url: TARGET }), contentType: 'application/json; charset=utf-8' })).status === 400,
   'hooks-delete-uuid-unanchored': async (s) => (await api(s, 'DELETE', `/hooks/{${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}}`, { token: tk(s).all })).status === 404,
   // Run against the server limited to RATE per minute.
   'no-rate-limit': async (s) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport, exitCodeOf, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
+import { buildReport, exitCodeOf, failedRequirementsText, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 import { checkResult } from './fixtures.ts';
 
@@ -23,6 +23,17 @@ describe('requirement verdicts', () => {
     expect(verdict.checks).toEqual(['a', 'b']);
   });
 
+  it('a check failed by per-requirement verdicts fails only the requirements they name; a plain failure fails every tagged one', () => {
+    const other = requirements.find((r) => r.id === 'CDRS-COUNT-MATCHES-ROWS')!;
+    const split = checkResult({ name: 'split', status: 'failed', requirements: [must.id, other.id], failedRequirements: [other.id], failure: '[CDRS-COUNT-MATCHES-ROWS] count is 8' });
+    expect(judgeRequirement(other, [split], []).status).toBe('failed');
+    expect(judgeRequirement(must, [split], []).status).toBe('passed');
+    expect(failedRequirementsText(split)).toBe('failed CDRS-COUNT-MATCHES-ROWS · passed CDRS-WINDOW-MAX-31D');
+    const plain = checkResult({ name: 'plain', status: 'failed', requirements: [must.id, other.id], failure: 'expected 200' });
+    expect(judgeRequirement(must, [plain], []).status).toBe('failed');
+    expect(judgeRequirement(other, [plain], []).status).toBe('failed');
+  });
+
   it('a MUST whose checks were all skipped is not verifiable, with the reasons', () => {
     const verdict = judgeRequirement(must, [checkResult({ name: 'a', status: 'skipped', requirements: [must.id], skipReason: 'needs TOKEN_READ_CDRS' })], []);
     expect(verdict).toMatchObject({ status: 'not_verifiable', notVerifiableBecause: ['needs TOKEN_READ_CDRS'] });
@@ -36,7 +47,7 @@ describe('requirement verdicts', () => {
     expect(judgeRequirement(must, [notRun, skipped], []).status).toBe('not_verifiable');
     expect(judgeRequirement(must, [notRun, checkResult({ name: 'c', status: 'passed', requirements: [must.id] })], []).status).toBe('passed');
     const report = buildReport({ ...input([notRun]), interrupted: true });
-    expect(report.counts.checks).toEqual({ passed: 0, failed: 0, skipped: 0, notRun: 1 });
+    expect(report.counts.checks).toEqual({ passed: 0, failed: 0, skipped: 0, notRun: 1, waived: 0 });
     expect(report.counts.requirements).toMatchObject({ notRun: 2, notVerifiable: 0 });
   });
 
@@ -59,7 +70,7 @@ describe('the run report', () => {
       checkResult({ name: 'a', status: 'passed', requirements: [must.id], requests: 3, rateLimited: 1 }),
       checkResult({ name: 'b', status: 'skipped', requirements: ['ME-200-SHAPE'], skipReason: 'needs TOKEN_ALL', requests: 0 }),
     ]));
-    expect(report.counts.checks).toEqual({ passed: 1, failed: 0, skipped: 1, notRun: 0 });
+    expect(report.counts.checks).toEqual({ passed: 1, failed: 0, skipped: 1, waived: 0, notRun: 0 });
     expect(report.counts.requirements).toMatchObject({ passed: 1, failed: 0, notVerifiable: 1, total: requirements.length });
     expect(report.requests).toEqual({ sent: 2, planned: 2, rateLimited: 1 });
     expect(exitCodeOf(report)).toBe(0);

@@ -22,6 +22,10 @@ describe('the fault catalogue', () => {
     const check = (name: string, status: 'passed' | 'failed', ids: string[]) => ({ name, status, requirements: ids }) as never;
     expect(judgeFault(['A-1'], { checks: [check('x', 'failed', ['B-2']), check('y', 'passed', ['A-1'])] })).toEqual([]);
     expect(judgeFault(['A-1', 'C-3'], { checks: [check('x', 'failed', ['C-3', 'D-4'])] })).toEqual(['x']);
+    // Split by per-requirement verdicts: only the requirements the check failed count.
+    const split = (name: string, failed: string[]) => ({ name, status: 'failed', requirements: ['A-1', 'D-4'], failedRequirements: failed }) as never;
+    expect(judgeFault(['A-1'], { checks: [split('y', ['D-4'])] })).toEqual([]);
+    expect(judgeFault(['A-1'], { checks: [split('z', ['A-1'])] })).toEqual(['z']);
   });
 
   it('every fault is caught by the suite: kill rate 100 %', { timeout: 600_000 }, () => {

@@ -440,6 +440,29 @@ describe('bounded log', () => {
   });
 });
 
+describe('loopback query port', () => {
+  it('serves the query API over plain HTTP on 127.0.0.1, and nothing else', async () => {
+    const r = await startReceiver({ loopbackQueryPort: true });
+    try {
+      expect(r.queryUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const put = await request(`${r.queryUrl}/_receiver/paths?path=/hooks/q`, { method: 'PUT', body: JSON.stringify({ secret: SECRET }), headers: { 'content-type': 'application/json' } });
+      expect(put.statusCode).toBe(200);
+      await put.body.dump();
+      const delivery = await request(`${r.queryUrl}/hooks/q`, { method: 'POST', body: '{}' });
+      expect(delivery.statusCode).toBe(404);
+      await delivery.body.dump();
+      expect(r.deliveries()).toEqual([]); // a delivery to the query port is not recorded
+      const list = await request(`${r.queryUrl}/_receiver/deliveries`);
+      expect(await list.body.json()).toEqual({ deliveries: [] });
+    } finally {
+      await r.close();
+    }
+    const plain = await startReceiver();
+    expect(plain.queryUrl).toBeUndefined();
+    await plain.close();
+  });
+});
+
 describe('query API under /_receiver/', () => {
   it('PUT paths registers secret and plan, never echoing the secret', async () => {
     const path = freshPath();

@@ -1,0 +1,121 @@
+/**
+ * Conformant variants of the reference server: each one is a choice a careful engineer who read
+ * only the spec could have made differently from ours, where the spec is silent or ambiguous.
+ * They are NOT faults: a target with any of them on is conformant, and the suite must pass it
+ * (test/self-proof/variants.test.ts runs the whole suite against each one, as a remote target).
+ * They never count in the self-proof's kill rate.
+ *
+ * Switched on at start (`variants` option, `npm run reference -- --variants id,id|all`).
+ * Each is implemented at its point in the code (grep for the id).
+ */
+export interface Variant {
+  readonly id: string;
+  /** The reading of the spec this variant takes (the reference's own is in README's decisions table). */
+  readonly description: string;
+}
+
+export const variants = [
+  { id: 'cdrs-default-from-now', description: 'GET /cdrs with only till: from = 24 hours before NOW, read literally (a till older than that is a negative window: 400 till_must_be_after_from).' },
+  { id: 'cdrs-count-total', description: 'CdrList count is the number of records in the window, larger than calls.length when limit truncates.' },
+  { id: 'cdrs-descending', description: 'CDRs come newest first; with more records than limit, the newest `limit` are returned.' },
+  { id: 'cdrs-till-inclusive', description: 'The window is [from, till]: a record starting exactly at till is included.' },
+  { id: 'cdrs-from-exclusive', description: 'The window is (from, till]: a record starting exactly at from is excluded, one at till included.' },
+  { id: 'oauth-basic-only', description: 'The token endpoint supports only HTTP Basic client authentication (RFC 6749 §2.3.1) and its metadata advertises only client_secret_basic; credentials in the body are refused with 401 invalid_client.' },
+  { id: 'calls-agent-first', description: 'POST /calls checks the agent (404, then 409 ai_agent_not_provisioned) right after aiAgentId is read, before the other fields and the account state.' },
+  { id: 'rate-limit-fixed-window', description: 'The rate limiter counts per fixed window aligned to the clock (e.g. each wall-clock minute), so up to twice the limit can pass in a rolling window across a boundary.' },
+  { id: 'rate-limit-plain-429', description: 'A refusal for rate is 429 with a text/plain body, no Retry-After and no RateLimit-* headers.' },
+  { id: 'errors-without-message', description: 'Error bodies carry only `error` (message is optional).' },
+  { id: 'extra-fields', description: 'Responses carry additional fields (allowed: additive changes ship in place): Me, Balance, CdrList, each Cdr and Agent, CallQueued and HookCreated get one more field.' },
+  { id: 'balance-no-credit-limit', description: 'GET /balance omits creditLimit (it is not required).' },
+] as const satisfies readonly Variant[];
+
+export type VariantId = (typeof variants)[number]['id'];
+
+const known = new Set<string>(variants.map((v) => v.id));
+
+/** The ids of `ids` that name no variant (for a precise error message). */
+export function unknownVariantIds(ids: readonly string[]): string[] {
+  return ids.filter((id) => !known.has(id));
+}
+
+/** `all` expands to every variant; otherwise the ids as given. */
+export function expandVariantIds(ids: readonly string[]): string[] {
+  return ids.includes('all') ? variants.map((v) => v.id) : [...ids];
+}
+
+/** The variants switched on, fixed at start. */
+export class VariantSet {
+  readonly #on: ReadonlySet<string>;
+
+  constructor(ids: readonly string[] = []) {
+    const unknown = unknownVariantIds(ids);
+    if (unknown.length > 0) throw new RangeError(`unknown variant id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (reference/variants.ts lists them)`);
+    this.#on = new Set(ids);
+  }
+
+  has(id: VariantId): boolean {
+    return this.#on.has(id);
+  }
+
+  list(): VariantId[] {
+    return variants.map((v) => v.id).filter((id) => this.#on.has(id));
+  }
+}
+
+/** A record with its start instant, as the store keeps CDRs (ascending by startMs). */
+interface Timed {
+  readonly startMs: number;
+}
+
+/**
+ * The records of `ascending` in the window under the variants' edge and order readings, at most
+ * `limit` of them, plus how many the window holds in all (for cdrs-count-total).
+ */
+export function selectCdrs<T extends Timed>(ascending: readonly T[], fromMs: number, tillMs: number, limit: number, on: VariantSet): { rows: T[]; inWindow: number } {
+  const fromOk = on.has('cdrs-from-exclusive') ? (ms: number) => ms > fromMs : (ms: number) => ms >= fromMs;
+  const tillOk = on.has('cdrs-till-inclusive') || on.has('cdrs-from-exclusive') ? (ms: number) => ms <= tillMs : (ms: number) => ms < tillMs;
+  const inside = ascending.filter((r) => fromOk(r.startMs) && tillOk(r.startMs));
+  if (on.has('cdrs-descending')) inside.reverse();
+  return { rows: inside.slice(0, limit), inWindow: inside.length };
+}
+
+/** Fields the extra-fields variant adds, by path: additive fields a later v1 could ship. */
+const EXTRA_FIELDS: Record<string, (body: Record<string, unknown>) => void> = {
+  '/v1/me': (b) => { b.timezone = 'Europe/Berlin'; },
+  '/v1/balance': (b) => { b.updatedAt = new Date(0).toISOString(); },
+  '/v1/cdrs': (b) => {
+    b.truncated = false;
+    for (const row of (b.calls as Array<Record<string, unknown>> | undefined) ?? []) row.direction = 'outbound';
+  },
+  '/v1/agents': (b) => {
+    for (const row of (b.agents as Array<Record<string, unknown>> | undefined) ?? []) row.enabled = true;
+  },
+  '/v1/calls': (b) => { b.createdAt = new Date(0).toISOString(); },
+  '/v1/hooks': (b) => { b.createdAt = new Date(0).toISOString(); },
+};
+
+/**
+ * The variants that only change how a /v1 answer is written (an onSend hook of the server):
+ * extra-fields, balance-no-credit-limit, errors-without-message. Returns the payload unchanged
+ * when none applies.
+ */
+export function rewriteResponse(on: VariantSet, url: string, status: number, payload: unknown): unknown {
+  if (typeof payload !== 'string' || !url.startsWith('/v1/')) return payload;
+  const path = url.split('?', 1)[0]!.replace(/\/+$/, '');
+  const extra = status === 200 && on.has('extra-fields') ? EXTRA_FIELDS[path] : undefined;
+  const noCredit = status === 200 && path === '/v1/balance' && on.has('balance-no-credit-limit');
+  const noMessage = status >= 400 && on.has('errors-without-message');
+  if (extra === undefined && !noCredit && !noMessage) return payload;
+  let body: unknown;
+  try {
+    body = JSON.parse(payload);
+  } catch {
+    return payload;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return payload;
+  const b = body as Record<string, unknown>;
+  extra?.(b);
+  if (noCredit) delete b.creditLimit;
+  if (noMessage && typeof b.error === 'string') for (const key of Object.keys(b)) if (key !== 'error') delete b[key];
+  return JSON.stringify(b);
+}

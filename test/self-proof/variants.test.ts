@@ -1,0 +1,107 @@
+/**
+ * No false verdict: the suite passes implementations of the spec that we did not write the way
+ * we wrote ours. Each conformant variant of the reference (reference/variants.ts: choices the
+ * spec leaves open) is started as a SEPARATE process (`npm run reference -- --json --variants
+ * <id>`) and the whole suite runs against it as a remote target, with every fixture a staging
+ * team would set; the run must end with exit 0 and no failed check. One more run switches
+ * every variant on at once against the embedded reference, where the checks that need its
+ * control API (and the embedded-only properties) run too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { tokenVariable, type TokenName } from '../../harness/config/config.ts';
+import type { ReferenceFixtures } from '../../reference/server.ts';
+import { variants } from '../../reference/variants.ts';
+
+interface RunOutcome {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly failed: string[];
+  readonly observations: Record<string, string[]>;
+}
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...extra };
+}
+
+/** Starts the reference as its own process and reads the fixtures line it prints first. */
+async function startReferenceProcess(variantIds: string, rateFlags: readonly string[]): Promise<{ child: ChildProcess; fixtures: ReferenceFixtures }> {
+  const child = spawn(process.execPath, ['reference/cli.ts', '--json', ...rateFlags, '--variants', variantIds], { env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the reference printed no fixtures within 20 s: ${stderr}`)), 20_000);
+    lines.once('line', (line) => { clearTimeout(timer); resolve(line); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the reference exited ${code}: ${stderr}`)); });
+  });
+  lines.on('line', () => {}); // keep draining its banner
+  return { child, fixtures: JSON.parse(first) as ReferenceFixtures };
+}
+
+function remoteEnv(f: ReferenceFixtures, requestsPerMinute: number): Record<string, string> {
+  const env: Record<string, string> = {
+    API_BASE_URL: f.baseUrl, AUTH_URL: f.authUrl, OAUTH_CLIENT_ID: f.oauth.clientId, OAUTH_CLIENT_SECRET: f.oauth.clientSecret,
+    TEST_AGENT_ID: f.agents.provisioned, TEST_UNPROVISIONED_AGENT_ID: f.agents.unprovisioned, FOREIGN_AGENT_ID: f.agents.foreign,
+    TEST_DESTINATION_NUMBER: '+15005550006', ALLOW_ORIGINATE: 'true', REQUESTS_PER_MINUTE: String(requestsPerMinute), PROPERTY_NUM_RUNS: '5',
+  };
+  for (const [name, token] of Object.entries(f.tokens)) env[tokenVariable(name as TokenName)] = token;
+  return env;
+}
+
+function runConformance(env: Record<string, string>, timeoutMs: number): Promise<RunOutcome> {
+  const reports = mkdtempSync(join(tmpdir(), 'occ-variant-'));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['cli/conformance.ts', '--reports-dir', reports], { env: cleanEnv(env) });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let failed: string[] = [];
+      const observations: Record<string, string[]> = {};
+      try {
+        const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')) as {
+          checks: Array<{ name: string; status: string; failure?: string }>;
+          requirements: Array<{ id: string; observations: string[] }>;
+        };
+        failed = report.checks.filter((c) => c.status === 'failed').map((c) => `${c.name}: ${c.failure ?? ''}`);
+        for (const r of report.requirements) observations[r.id] = r.observations;
+      } catch (error) {
+        failed = [`no report.json: ${(error as Error).message}`];
+      }
+      resolve({ code, stdout, failed, observations });
+    });
+  });
+}
+
+describe('conformant variants of the reference: no false verdict', () => {
+  it.each(variants.map((v) => [v.id, v.description]))('%s, run as a remote target, passes every check (%s)', { timeout: 150_000 }, async (id) => {
+    // The rate-limit variants run with the limit on (100 per 1 s window, so the run stays fast)
+    // and the suite's own budget under it (3000 per minute = 50 per second), as staging would be.
+    const rateLimited = id.startsWith('rate-limit-');
+    const { child, fixtures } = await startReferenceProcess(id, rateLimited ? ['--rate-limit', '100', '--rate-window-ms', '1000'] : ['--rate-limit', '0']);
+    try {
+      const outcome = await runConformance(remoteEnv(fixtures, rateLimited ? 3000 : 6000), 140_000);
+      expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
+      expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
+      // The readings the variant takes are recorded as observations, not failed.
+      if (id === 'cdrs-default-from-now') expect(outcome.observations['CDRS-DEFAULT-FROM-READING']!.join(' ')).toMatch(/24 hours before now/);
+      if (id === 'cdrs-count-total') expect(outcome.observations['CDRS-COUNT-READING']!.join(' ')).toMatch(/total in the window/);
+      if (id === 'oauth-basic-only') expect(outcome.observations['AUTH-OAUTH-CLIENT-AUTH-METHODS']!.join(' ')).toMatch(/client_secret_post is not advertised/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('every variant at once, against the embedded reference (control-API checks and embedded-only properties included), passes every check', { timeout: 240_000 }, async () => {
+    const outcome = await runConformance({ OCC_REFERENCE_VARIANTS: 'all' }, 230_000);
+    expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
+    expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
+  });
+});
