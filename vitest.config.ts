@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { RunOrderSequencer } from './harness/suite/run-order.ts';
 import { requirements } from './requirements/catalogue.ts';
 
 // Requirement ids are vitest tags: a check tagged with an id the catalogue lacks fails the run
@@ -32,6 +33,8 @@ const harnessProperties = [`properties/hmac-signing.property.${ext}`];
 export default defineConfig({
   test: {
     reporters: ['default', './harness/report/closing-line.ts'],
+    // What a run watches across its checks is opened first and judged last (harness/suite/run-order.ts).
+    sequence: { sequencer: RunOrderSequencer },
     projects: [
       {
         test: {

@@ -148,6 +148,10 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     }
     const missing = missingForRemoteWebhooks(config);
     if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
+    if (config.receiverService !== undefined) {
+      // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
+      throw new UsageError('webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)');
+    }
     const budget = positive(process.env, 'TIME_BUDGET_S', 600);
     const parsed = parseCliConfig(process.env, []);
     if (!parsed.ok) throw new UsageError(parsed.message);

@@ -1,71 +1,13 @@
-import { createHmac } from 'node:crypto';
 import { describe } from 'vitest';
-import { eventTypes, type EventType } from '../harness/contract/openapi.ts';
+import { eventTypes } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { session } from '../harness/suite/session.ts';
+import { payloadRequirement } from './event-requirements.ts';
 import { subscribe } from '../harness/suite/subscriptions.ts';
 import { duplicates } from '../harness/suite/verdicts.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
-import { parseSignatureHeader, SIGNATURE_HEADER, signPayload, verifySignature } from '../harness/webhooks/signature.ts';
-import type { RequirementId } from '../requirements/catalogue.ts';
-
-const payloadRequirement: Record<EventType, RequirementId> = {
-  'call.ended': 'EVENT-CALL-ENDED-PAYLOAD',
-  'call.transferred': 'EVENT-CALL-TRANSFERRED-PAYLOAD',
-  'disposition.set': 'EVENT-DISPOSITION-SET-PAYLOAD',
-  'dnc.added': 'EVENT-DNC-ADDED-PAYLOAD',
-  'lead.completed': 'EVENT-LEAD-COMPLETED-PAYLOAD',
-};
-
-/** The spec's Events table: base fields, eventId, and each kind's own fields. */
-const documentedKeys: Record<EventType, readonly string[]> = {
-  'call.ended': ['durationSec', 'hangupReason', 'sentimentLabel', 'transferInitiated'],
-  'call.transferred': ['transferTarget'],
-  'disposition.set': ['terminal', 'triggersDnc'],
-  'dnc.added': [],
-  'lead.completed': [],
-};
-const BASE_KEYS = ['eventId', 'callId', 'contactId', 'phone', 'dispositionCode', 'actor'];
-
-/** Keys of a payload beyond the documented ones (EVENT-ADDITIONAL-KEYS). */
-export function additionalKeys(event: EventType, payload: Record<string, unknown>): string[] {
-  const known = new Set([...BASE_KEYS, ...documentedKeys[event]]);
-  return Object.keys(payload).filter((key) => !known.has(key));
-}
-
-/** Keys whose value reads as an ISO 8601 date-time: candidates for the unshown timestamp field. */
-export function timestampKeys(payload: Record<string, unknown>): string[] {
-  return Object.entries(payload)
-    .filter(([, value]) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value)))
-    .map(([key]) => key);
-}
-
-/**
- * Why a delivery's signature does not verify with `secret`, naming the usual mistakes: the HMAC
- * over the body alone (no `t.`), or keyed with the secret minus its whsec_ prefix.
- */
-export function signatureDiagnosis(delivery: Pick<Delivery, 'headers' | 'rawBody'>, secret: string): string | undefined {
-  const header = delivery.headers[SIGNATURE_HEADER];
-  const verdict = verifySignature({ header, rawBody: delivery.rawBody, secret });
-  if (verdict.ok) return undefined;
-  if (verdict.reason !== 'signature_mismatch' || header === undefined) return verdict.detail;
-  const parsed = parseSignatureHeader(header);
-  if (!parsed.ok) return verdict.detail;
-  const bodyOnly = createHmac('sha256', secret).update(delivery.rawBody, 'utf8').digest('hex');
-  if (parsed.signatures.includes(bodyOnly)) return 'the HMAC was computed over the raw body alone, without the timestamp and dot the spec puts first';
-  const unprefixed = signPayload(secret.replace(/^whsec_/, ''), parsed.timestamp, delivery.rawBody).split('v1=')[1]!;
-  if (parsed.signatures.includes(unprefixed)) return 'the HMAC was keyed with the secret minus its whsec_ prefix, not with the secret POST /hooks returned';
-  return verdict.detail;
-}
-
-function parse(delivery: Delivery): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(delivery.rawBody);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { additionalKeys, payloadOf, signatureDiagnosis, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
+import { parseSignatureHeader, SIGNATURE_HEADER } from '../harness/webhooks/signature.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -99,12 +41,12 @@ describe('Webhook deliveries of each event', () => {
         t.ensure(delivery.method === 'POST', `a ${event} delivery came as ${delivery.method}, must be POST`);
         const type = delivery.headers['content-type'] ?? '';
         t.ensure(/^application\/json\b/i.test(type), `a ${event} delivery has content type "${type}", must be application/json`);
-        const payload = parse(delivery);
+        const payload = payloadOf(delivery);
         if (payload === undefined) return t.fail(`a ${event} delivery body is not a JSON object: ${delivery.rawBody.slice(0, 80)}`);
         payloads.push(payload);
         const header = delivery.headers[SIGNATURE_HEADER];
         t.ensure(header !== undefined && parseSignatureHeader(header).ok, `a ${event} delivery's X-Service-Signature is ${header === undefined ? 'missing' : `malformed: ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}`}, must be t=<unix>,v1=<hex>`);
-        const problem = signatureDiagnosis(delivery, hook.secret);
+        const problem = signatureDiagnosis(delivery, hook.secret) ?? signatureFreshnessProblem(delivery, hook.secret);
         t.ensure(problem === undefined, `a ${event} delivery's signature does not verify with the secret POST /hooks returned: ${problem}`);
       }
       const foreign = payloads.filter((p) => p.eventId === otherId || (typeof p.eventId === 'string' && !emitted.includes(p.eventId)));
@@ -127,7 +69,7 @@ describe('Webhook deliveries of each event', () => {
     const emitted: string[] = [];
     for (let i = 0; i < 5; i++) emitted.push((await t.control.emit('dnc.added', { contactId: `ct_order_${i}` })).eventId);
     const list = await awaitDeliveries(t, hook.path, emitted.length, 'five dnc.added events');
-    const arrived = list.map((d) => String(parse(d)?.eventId));
+    const arrived = list.map((d) => String(payloadOf(d)?.eventId));
     t.ensure(duplicates(arrived).length === 0 && emitted.every((id) => arrived.includes(id)), `the five events arrived with eventIds ${arrived.join(', ')}; emitted ${emitted.join(', ')}`);
     const inOrder = arrived.every((id, index) => id === emitted[index]);
     t.observe('WEBHOOK-ORDERING', inOrder ? 'five events sent in a row arrived in emission order' : `five events arrived out of emission order: ${arrived.map((id) => emitted.indexOf(id)).join(', ')}`);

@@ -59,6 +59,8 @@ export interface SuiteConfig {
   readonly requestsPerMinute: number | undefined;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
+  /** How long a remote run watches the receiver for deliveries and their retries (WEBHOOK_BUDGET_S). */
+  readonly webhookBudgetS: number;
   /** Every secret the configuration holds, so redaction can scrub them wherever they appear. */
   readonly secrets: readonly string[];
 }
@@ -68,6 +70,9 @@ export const defaults = {
   requestTimeoutMs: 10_000,
   remotePropertyNumRuns: 5,
   embeddedPropertyNumRuns: 100,
+  // Long enough for a real call to ring and hang up and for a few retries at a backoff starting
+  // in the tens of seconds; the wait overlaps the other checks of the run.
+  webhookBudgetS: 180,
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -250,6 +255,7 @@ export function loadConfig(env: Env): SuiteConfig {
     requestsPerMinute,
     requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
     propertyNumRuns: positiveInteger(env, 'PROPERTY_NUM_RUNS', remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns),
+    webhookBudgetS: positiveInteger(env, 'WEBHOOK_BUDGET_S', defaults.webhookBudgetS),
     secrets,
   };
 }

@@ -28,6 +28,9 @@ export class CheckFailure extends Error {
   }
 }
 
+/** A check that ran but whose target never showed what it needed (nothing arrived in time). */
+class NotVerifiable extends Error {}
+
 export interface CallRequest extends ApiRequest {
   /** Skip openapi.json validation (requests outside the documented operations). */
   readonly validate?: boolean;
@@ -48,6 +51,8 @@ export interface CheckTools {
   fail(message: string): never;
   /** Fail with `message` unless `condition` holds: every requirement the check verifies fails. */
   ensure(condition: boolean, message: string): void;
+  /** End as not verifiable: the target never showed what the rule needs (e.g. "not observed within 180 s"). */
+  notVerifiable(reason: string): never;
   /**
    * One requirement's verdict, without stopping the check: when `condition` is false the check
    * fails at its end, and the report fails only the requirement(s) named here (`ensure` and
@@ -185,6 +190,9 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       ensure(condition, message) {
         if (!condition) fail(message);
       },
+      notVerifiable(reason) {
+        throw new NotVerifiable(reason);
+      },
       verify(requirement, condition, message) {
         const ids = typeof requirement === 'string' ? [requirement] : [...requirement];
         const foreign = ids.filter((id) => !options.verifies.includes(id));
@@ -205,6 +213,10 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
         throw new CheckFailure(failed.message);
       }
     } catch (error) {
+      if (error instanceof NotVerifiable) {
+        meta.notVerifiable = `not verifiable: ${error.message}`;
+        ctx.skip(meta.notVerifiable);
+      }
       const exchanges = api.log.slice(firstExchange);
       meta.exchanges = exchanges.slice(-exchangeCaps.exchangesPerCheck).map((e) => ({ ...e }));
       if (exchanges.length > exchangeCaps.exchangesPerCheck) meta.exchangesOmitted = exchanges.length - exchangeCaps.exchangesPerCheck;

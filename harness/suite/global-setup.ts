@@ -26,6 +26,8 @@ import { sweepHooks } from './hook-journal.ts';
 import { checkReceiverService } from './receiver-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 
+const EMBEDDED_WEBHOOK_BUDGET_S = 5;
+
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
 }
@@ -84,6 +86,8 @@ async function startRun(): Promise<SharedRun> {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
     propertyNumRuns: config.propertyNumRuns,
+    // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
+    webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
     hookJournal,
     controlJournal,
     dryRun,

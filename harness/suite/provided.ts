@@ -36,6 +36,8 @@ export interface ProvidedTarget {
   readonly requestsPerMinute: number | undefined;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
+  /** Seconds the run watches for deliveries it caused (and their retries), from when it caused them. */
+  readonly webhookBudgetS: number;
   /** Append-only journal of hooks the run created, swept at the end whatever happens. */
   readonly hookJournal: string;
   readonly secrets: readonly string[];

@@ -309,7 +309,7 @@ interface Registration {
   registeredAt: number;
 }
 
-/** What the log holds: the body as bytes; the wire form (rawBody, bodyBase64) is made on read. */
+/** A delivery as the handler knows it: the body as bytes; the log keeps its wire form. */
 type Stored = Omit<Delivery, 'rawBody' | 'bodyBase64'> & { body: Buffer };
 
 function toDelivery(stored: Stored): Delivery {
@@ -420,7 +420,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const caCertPem = generated?.caCertPem;
 
   const registrations = new Map<string, Registration>();
-  const log = new RingLog<Stored>(options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
+  const log = new RingLog<Delivery>(options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
   const seenEvents = new BoundedSet(options.maxTrackedEventIds ?? DEFAULT_MAX_TRACKED_EVENT_IDS);
   const held = new Set<ServerResponse>();
   let seq = 0;
@@ -466,12 +466,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
 
   function record(d: Omit<Stored, 'seq'>): void {
     expire();
-    log.push({ seq: ++seq, ...d });
+    // Both readings are made once, here: readers (the query API polled every few ms, k6) only filter.
+    log.push(toDelivery({ seq: ++seq, ...d }));
   }
 
   function deliveries(path?: string, since = 0): Delivery[] {
     expire();
-    return log.toArray((d) => d.seq > since && (path === undefined || d.path === path)).map(toDelivery);
+    return log.toArray((d) => d.seq > since && (path === undefined || d.path === path));
   }
 
   async function handleDelivery(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {

@@ -7,7 +7,7 @@ import type { ProvidedTarget } from '../../harness/suite/provided.ts';
 const remote = (control: ProvidedTarget['control']): ProvidedTarget => ({
   kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined, control, controlJournal: '/dev/null',
   receiverLocalUrl: undefined, receiverPublicUrl: undefined, receiverCaPem: undefined, receiverRemote: false, receiverToken: undefined, tokens: { all: 'tok' }, oauth: undefined, agents: {},
-  destinationNumber: undefined, allowOriginate: false, requestsPerMinute: 80, requestTimeoutMs: 1000, propertyNumRuns: 1, hookJournal: '/dev/null', secrets: [], dryRun: false,
+  destinationNumber: undefined, allowOriginate: false, requestsPerMinute: 80, requestTimeoutMs: 1000, propertyNumRuns: 1, webhookBudgetS: 180, hookJournal: '/dev/null', secrets: [], dryRun: false,
 });
 
 describe('control needs', () => {

@@ -106,6 +106,15 @@ describe('load/run.ts arguments', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
   }, 30_000);
+
+  it('says webhook-retry needs a receiver on this machine when RECEIVER_URL names a deployed one', async () => {
+    const r = await run(['webhook-retry'], 30_000, {
+      API_BASE_URL: 'https://api.example.com/v1', TOKEN_ALL: 'tok_x', ALLOW_ORIGINATE: 'true', TEST_DESTINATION_NUMBER: '+15005550006', TEST_AGENT_ID: '1',
+      WEBHOOK_PUBLIC_URL: 'https://hooks.example.com', RECEIVER_URL: 'https://hooks.example.com', RECEIVER_TOKEN: 'rcv_token_0123456789abcdef',
+    });
+    expect(r.code, describeRun(r)).toBe(2);
+    expect(r.stderr.trim()).toBe('load: webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)');
+  }, 30_000);
 });
 
 describe.concurrent('k6 probes against the reference server', () => {
