@@ -16,6 +16,7 @@ import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
+import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
 import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
@@ -36,6 +37,7 @@ const flags = {
   'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
   waivers: { type: 'string', usage: '--waivers <file>     known failures to report as waived (default: WAIVERS_FILE)' },
   strict: { type: 'boolean', default: false, usage: '--strict             ignore every waiver (vendor acceptance); the report says so' },
+  evidence: { type: 'boolean', default: false, usage: '--evidence           also write reports/<run>/evidence.zip: the reports and a manifest of their SHA-256' },
   'update-waivers': { type: 'boolean', default: false, usage: '--update-waivers     add this run\'s failures to the waiver file (reason, expiry left to fill)' },
   help: { type: 'boolean', short: 'h', default: false, usage: '-h, --help           this text' },
 } as const satisfies Record<string, { type: 'boolean' | 'string'; short?: string; default?: boolean | string; usage: string }>;
@@ -62,6 +64,7 @@ interface Options {
   readonly waivers: string | undefined;
   readonly strict: boolean;
   readonly updateWaivers: boolean;
+  readonly evidence: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
@@ -89,7 +92,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     seed = Number(seedText);
   }
   if (values.waivers !== undefined && values.waivers.trim() === '') throw new UsageError('--waivers needs a file path');
-  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'], waivers: values.waivers, strict: values.strict, updateWaivers: values['update-waivers'] };
+  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'], waivers: values.waivers, strict: values.strict, updateWaivers: values['update-waivers'], evidence: values.evidence };
 }
 
 /** `occ run`: returns the exit code; usage and configuration errors throw (see runAsEntryPoint). */
@@ -100,6 +103,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return 0;
   }
   const config: SuiteConfig = loadConfigFromEnvironment();
+  // Taken before this process sets its own variables for the workers (PROPERTY_SEED, OCC_…).
+  const configuration = configurationFingerprint(documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')), process.env);
   const waiverFile = options.waivers ?? (process.env.WAIVERS_FILE?.trim() || undefined);
   if (options.updateWaivers && waiverFile === undefined) throw new UsageError('--update-waivers needs a waiver file: --waivers <file> or WAIVERS_FILE');
   // Read (and validated) before anything is sent, even in strict mode: a broken file is an error either way.
@@ -247,7 +252,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
-  return interrupted ? signalCode : exitCodeOf(report);
+  const exitCode = interrupted ? signalCode : exitCodeOf(report);
+  if (options.evidence && !options.dryRun) {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+    const { path } = writeEvidence({
+      runDir: dir,
+      report,
+      exitCode,
+      suite: { name: pkg.name, version: pkg.version, gitCommit: gitCommit(root) },
+      openapi: readFileSync(join(root, 'openapi.json')),
+      configuration,
+    });
+    process.stdout.write(`conformance: evidence in ${path} (check it with occ verify ${path})\n`);
+  }
+  return exitCode;
 }
 
 /** Runs main and turns every error into one line on stderr and exit code 2. */

@@ -54,6 +54,11 @@ const subcommands: readonly Subcommand[] = [
     handler: async (args) => { await (await import('../reference/cli.ts')).main(args); return undefined; },
   },
   {
+    name: 'verify',
+    description: 'check an evidence.zip (occ run --evidence) against its manifest and say what differs',
+    handler: async (args) => (await import('./verify.ts')).main(args),
+  },
+  {
     name: 'self-proof',
     description: "switch on each fault of the reference's catalogue and require the suite to catch it (kill rate)",
     handler: (args) => oneLine('self-proof', async () => (await import('./fault-catalogue.ts')).main(args)),

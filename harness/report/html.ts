@@ -1,7 +1,13 @@
 /**
- * report.html: one self-contained file that works offline: the requirement matrix, each
- * failure with the redacted HTTP exchange that proved it, the observations, what was not
- * verifiable and why, the trend against earlier runs, and the load probes' charts.
+ * report.html: one self-contained file that works offline: the requirements grouped by the
+ * spec's sections with counts per section, a status filter, each check's details (its seed and
+ * replay command for a property), each failure with the redacted HTTP exchange that proved it
+ * and a curl command that replays it, the observations, what was not verifiable and why, the
+ * trend against earlier runs, and the load probes' charts.
+ *
+ * The status filter is CSS only (radio buttons and :has()): the page's Content-Security-Policy
+ * allows no script at all, so a hostile target's text can never run, and the filter still works.
+ * The layout uses the page's width and stacks each requirement's cells on a phone.
  *
  * Rendered with preact + htm: every string from the target (bodies, headers, messages) is
  * escaped by the renderer, so a hostile target cannot script the report; control and bidi
@@ -12,7 +18,7 @@ import htm from 'htm';
 import { h, type VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { lines, stackedBars } from './charts.ts';
-import { failedRequirementsText, type LoadProbeSummary, type RequirementStatus, type RequirementVerdict, type RunReport } from './model.ts';
+import { failedRequirementsText, isSeedNote, type CheckResult, type LoadProbeSummary, type RequirementStatus, type RequirementVerdict, type RunReport } from './model.ts';
 import { describeWaiver, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 
@@ -24,9 +30,31 @@ const statusText: Record<RequirementStatus, string> = {
   passed: 'passed', failed: 'failed', waived: 'waived', observed: 'observed', not_verifiable: 'not verifiable', not_run: 'not run (interrupted)', not_checked: 'not checked here',
 };
 
+/** The statuses a reader can filter the requirements by, in the order the filter shows them. */
+const FILTERS: ReadonlyArray<{ status: RequirementStatus; label: string }> = [
+  { status: 'failed', label: 'failed' },
+  { status: 'waived', label: 'waived' },
+  { status: 'not_verifiable', label: 'not verifiable' },
+  { status: 'observed', label: 'observed' },
+  { status: 'passed', label: 'passed' },
+];
+
+const filterCss = FILTERS.map(({ status }) => `body:has(#filter-${status}:checked) .req-row:not([data-status="${status}"]){display:none}`
+  + `body:has(#filter-${status}:checked) .section:not(:has(.req-row[data-status="${status}"])){display:none}`).join('\n');
+
 const css = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-main{max-width:1100px;margin:0 auto;padding:24px}
+main{margin:0;padding:20px clamp(10px,2.5vw,36px)}
+.filters{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0 12px;position:sticky;top:0;background:#f6f7f9;padding:6px 0;z-index:2}
+.filters input{position:absolute;opacity:0;pointer-events:none}.filters label{border:1px solid #c7cdd6;border-radius:14px;padding:3px 12px;background:#fff;cursor:pointer;white-space:nowrap}
+.filters input:checked+label{background:#1d2330;color:#fff;border-color:#1d2330}.filters input:focus-visible+label{outline:2px solid #1a73e8}
+.section{background:#fff;border:1px solid #dde1e7;border-radius:8px;margin:10px 0}.section>summary{padding:8px 12px;cursor:pointer;display:flex;flex-wrap:wrap;gap:4px 12px;align-items:baseline}
+.section>summary h3{display:inline;font-size:16px;margin:0}.counts{display:flex;flex-wrap:wrap;gap:4px}
+.req-table td:first-child{white-space:nowrap}.req-table .sub{display:block;color:#5b6475;font-size:12px;white-space:normal}
+.check-list{margin:4px 0 0;padding-left:18px}.check-list li{margin:4px 0}.replay{display:block;background:#f3f5f8;border:1px solid #e3e6eb;padding:4px 6px;margin-top:2px;font-size:12px;white-space:pre-wrap;word-break:break-all}
+@media (max-width:720px){.req-table thead{display:none}.req-table,.req-table tbody,.req-table tr,.req-table td{display:block;width:auto}
+.req-table tr{border-top:1px solid #dde1e7;padding:6px 0}.req-table td{border:none;padding:2px 10px}.req-table td:first-child{white-space:normal}
+.req-table td[data-label]::before{content:attr(data-label) ": ";color:#5b6475;font-size:12px}.req-table td:empty{display:none}.cards .card{min-width:0;flex:1 1 40%}}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #dde1e7;padding-bottom:4px}
 .meta{color:#5b6475}.cards{display:flex;gap:12px;flex-wrap:wrap;margin:16px 0}
 .card{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:10px 14px;min-width:120px}
@@ -37,22 +65,69 @@ th{background:#eef1f5;position:sticky;top:0}.badge{border-radius:10px;padding:1p
 .not_verifiable{background:#fef7e0;color:#8a5a00}.waived{background:#fff0d6;color:#8a4b00}.failure.waived-check{border-left-color:#e37400}.not_run{background:#f3e8fd;color:#6a1b9a}.not_checked{background:#eee;color:#555}
 pre{white-space:pre-wrap;word-break:break-word;background:#fbfbfc;border:1px solid #e3e6eb;padding:8px;font-size:12px;max-height:420px;overflow:auto}
 .failure{background:#fff;border-left:4px solid #b3261e;padding:8px 12px;margin:10px 0}.callout{background:#fce8e6;padding:8px 12px;border-radius:6px}
-.chart{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
+.chart{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0;overflow-x:auto}
 li,td{overflow-wrap:anywhere}
+${filterCss}
 `;
 
 function Svg({ markup }: { markup: string }): VNode {
   return html`<div class="chart" dangerouslySetInnerHTML=${{ __html: markup }}></div>`;
 }
 
-function Matrix({ rows }: { rows: readonly RequirementVerdict[] }): VNode {
-  return html`<table id="requirement-matrix" aria-label="Requirement matrix">
-    <thead><tr><th>Requirement</th><th>Level</th><th>Section</th><th>Statement</th><th>Status</th><th>Checks</th><th>Notes</th></tr></thead>
-    <tbody>${rows.map((r) => html`<tr data-requirement=${r.id} data-status=${r.status}>
-      <td><code>${r.id}</code></td><td>${r.level}</td><td>${r.section}</td><td>${r.text}</td>
-      <td><span class=${`badge ${r.status}`}>${statusText[r.status]}</span></td>
-      <td>${r.source ?? r.checks.length}</td>
-      <td>${[...r.observations, ...r.notVerifiableBecause].join('; ')}</td></tr>`)}</tbody></table>`;
+/** The spec's top-level section a requirement comes from ("Endpoints › GET /cdrs" → "Endpoints"). */
+function topSection(section: string): string {
+  return section.split(' › ')[0]!;
+}
+
+function Counts({ rows }: { rows: readonly RequirementVerdict[] }): VNode {
+  const order: RequirementStatus[] = ['failed', 'waived', 'not_run', 'not_verifiable', 'observed', 'passed', 'not_checked'];
+  return html`<span class="counts">${order.flatMap((status) => {
+    const n = rows.filter((r) => r.status === status).length;
+    return n === 0 ? [] : [html`<span class=${`badge ${status}`}>${n} ${statusText[status]}</span>`];
+  })}</span>`;
+}
+
+/** One check in a requirement's details: its status, failure or skip reason, seed and replay command. */
+function CheckItem({ check, requirement }: { check: CheckResult; requirement: string }): VNode {
+  const seeds = check.observations.filter((o) => isSeedNote(o.text) && (o.requirement === requirement || check.requirements[0] === o.requirement));
+  const why = check.status === 'failed' || check.status === 'waived' ? (check.failure ?? '').split('\n')[0] : check.skipReason;
+  return html`<li data-check-status=${check.status}><span class=${`badge ${check.status === 'skipped' ? 'not_verifiable' : check.status}`}>${check.status}</span> ${check.name} <span class="meta">${check.file}</span>
+    ${why === undefined || why === '' ? null : html`<div class="meta">${clip(why, 300)}</div>`}
+    ${seeds.map((o) => html`<code class="replay">${o.text}</code>`)}</li>`;
+}
+
+function Row({ r, checks }: { r: RequirementVerdict; checks: readonly CheckResult[] }): VNode {
+  const mine = checks.filter((c) => c.requirements.includes(r.id));
+  const notes = [...r.observations.filter((o) => !isSeedNote(o)), ...r.notVerifiableBecause];
+  const sub = r.section.split(' › ').slice(1).join(' › ');
+  return html`<tr class="req-row" data-requirement=${r.id} data-status=${r.status}>
+    <td><code>${r.id}</code>${sub === '' ? null : html`<span class="sub">${sub}</span>`}</td>
+    <td data-label="Level">${r.level}</td>
+    <td>${r.text}</td>
+    <td data-label="Status"><span class=${`badge ${r.status}`}>${statusText[r.status]}</span></td>
+    <td data-label="Checks">${r.source !== undefined ? r.source : mine.length === 0 ? '–' : html`<details><summary>${mine.length} check${mine.length === 1 ? '' : 's'}</summary>
+      <ul class="check-list">${mine.map((c) => html`<${CheckItem} check=${c} requirement=${r.id} />`)}</ul></details>`}</td>
+    <td data-label="Notes">${notes.join('; ')}</td></tr>`;
+}
+
+/** The requirements grouped by the spec's sections (catalogue order), each with its counts. */
+function Matrix({ rows, checks }: { rows: readonly RequirementVerdict[]; checks: readonly CheckResult[] }): VNode {
+  const sections = [...new Set(rows.map((r) => topSection(r.section)))];
+  return html`<div id="requirement-matrix" role="region" aria-label="Requirement matrix">${sections.map((section) => {
+    const inSection = rows.filter((r) => topSection(r.section) === section);
+    return html`<details class="section" open data-section=${section}>
+      <summary><h3>${section}</h3> <span class="meta">${inSection.length} requirement${inSection.length === 1 ? '' : 's'}</span> <${Counts} rows=${inSection} /></summary>
+      <table class="req-table"><thead><tr><th>Requirement</th><th>Level</th><th>Statement</th><th>Status</th><th>Checks</th><th>Notes</th></tr></thead>
+      <tbody>${inSection.map((r) => html`<${Row} r=${r} checks=${checks} />`)}</tbody></table></details>`;
+  })}</div>`;
+}
+
+function Filters({ rows }: { rows: readonly RequirementVerdict[] }): VNode {
+  return html`<nav class="filters" aria-label="Show requirements by status">
+    <span class="meta">Show:</span>
+    <input type="radio" name="status-filter" id="filter-all" checked /><label for="filter-all">all (${rows.length})</label>
+    ${FILTERS.map(({ status, label }) => html`<input type="radio" name="status-filter" id=${`filter-${status}`} /><label for=${`filter-${status}`}>${label} (${rows.filter((r) => r.status === status).length})</label>`)}
+  </nav>`;
 }
 
 function Failures({ report }: { report: RunReport }): VNode | null {
@@ -128,7 +203,8 @@ function Page({ report }: { report: RunReport }): VNode {
   const { checks, requirements } = report.counts;
   const failed = requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0;
   const verdict = report.dryRun ? 'dry run' : failed ? 'failed' : 'passed';
-  const observed = report.requirements.filter((r) => r.observations.length > 0);
+  // Seeds and replay commands are in each check's details, not among the observations.
+  const observed = report.requirements.map((r) => ({ ...r, observations: r.observations.filter((o) => !isSeedNote(o)) })).filter((r) => r.observations.length > 0);
   const notVerifiable = report.requirements.filter((r) => r.status === 'not_verifiable');
   const notRun = report.checks.filter((c) => c.status === 'not_run');
   return html`<main>
@@ -150,7 +226,9 @@ function Page({ report }: { report: RunReport }): VNode {
     <${Failures} report=${report} />
     <${Waivers} report=${report} />
     ${report.unhandledErrors.length > 0 ? html`<section><h2>Errors outside checks</h2>${report.unhandledErrors.map((e) => html`<pre>${e}</pre>`)}</section>` : null}
-    <section id="matrix"><h2>Requirement matrix (${requirements.total})</h2><${Matrix} rows=${report.requirements} /></section>
+    <section id="matrix"><h2>Requirements by section of the spec (${requirements.total})</h2>
+      <${Filters} rows=${report.requirements} />
+      <${Matrix} rows=${report.requirements} checks=${report.checks} /></section>
     <section id="observations"><h2>Observations (${observed.length}), never failures</h2>
       ${observed.length === 0 ? html`<p>None.</p>` : html`<ul>${observed.map((r) => html`<li><code>${r.id}</code>: ${r.observations.join('; ')}</li>`)}</ul>`}</section>
     <section id="not-verifiable"><h2>Not verifiable with this configuration (${notVerifiable.length})</h2>

@@ -52,6 +52,14 @@ export function failedRequirementsText(check: Pick<CheckResult, 'status' | 'requ
   return `failed ${failed.join(', ')}${passed.length > 0 ? ` · passed ${passed.join(', ')}` : ''}`;
 }
 
+/** The observation every property check records (harness/suite/property.ts): its seed and replay command. */
+export const SEED_NOTE_PREFIX = 'property seed ';
+
+/** A seed note is replay information of a check, not something the target did. */
+export function isSeedNote(text: string): boolean {
+  return text.startsWith(SEED_NOTE_PREFIX);
+}
+
 export type RequirementStatus = 'passed' | 'failed' | 'waived' | 'observed' | 'not_verifiable' | 'not_run' | 'not_checked';
 
 export interface RequirementVerdict {

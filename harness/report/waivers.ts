@@ -163,7 +163,7 @@ export function withFailuresAdded(existing: unknown, checks: readonly CheckResul
   const known = (requirement: string, check: string) => current.some((e) => e.requirement === requirement && (e.check === undefined || e.check === null || e.check === check));
   const additions: Record<string, unknown>[] = [];
   for (const check of checks) {
-    const stillFailing = check.status === 'failed' || check.status === 'waived' ? check.requirements : [];
+    const stillFailing = requirementsFailedBy(check);
     for (const requirement of stillFailing) {
       if (known(requirement, check.name) || additions.some((a) => a.requirement === requirement && a.check === check.name)) continue;
       additions.push({ requirement, check: check.name, reason: null, ticket: null, expires: null });

@@ -10,6 +10,7 @@
  * request against someone's deployment and the budget is ~20 requests for all properties.
  */
 import fc from 'fast-check';
+import { SEED_NOTE_PREFIX } from '../report/model.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { CheckFailure, type CheckTools } from './check.ts';
 
@@ -78,7 +79,7 @@ export interface PropertyRun {
 export async function assertProperty<Ts>(t: CheckTools, run: PropertyRun, property: fc.IAsyncPropertyWithHooks<Ts>): Promise<void> {
   const seed = propertySeed(process.env, Date.now());
   const numRuns = run.numRuns ?? t.target.propertyNumRuns;
-  t.observe(run.requirement, `property seed ${seed}, ${numRuns} run(s); replay: ${replayCommand(run.title, seed)}`);
+  t.observe(run.requirement, `${SEED_NOTE_PREFIX}${seed}, ${numRuns} run(s); replay: ${replayCommand(run.title, seed)}`);
   const endOnFailure = t.target.kind === 'remote';
   let thrown: unknown;
   try {

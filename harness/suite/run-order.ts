@@ -1,14 +1,14 @@
 /**
  * File order of a run: vitest's own order (by project, then its duration/size heuristics), except
- * that inside a project `*.open.suite.ts` files run first and `*.judge.suite.ts` files last, so
+ * that inside a project `*.open.suite.ts` files run first and `*.judge.suite.ts` files last (`.js` in the installed package), so
  * that what a run watches across its checks (webhook deliveries a remote target sends in its own
  * time) is set up before and judged after everything else, and the wait overlaps the run.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 export function runRank(moduleId: string): number {
-  if (/\.open\.suite\.ts$/.test(moduleId)) return 0;
-  if (/\.judge\.suite\.ts$/.test(moduleId)) return 2;
+  if (/\.open\.suite\.[jt]s$/.test(moduleId)) return 0;
+  if (/\.judge\.suite\.[jt]s$/.test(moduleId)) return 2;
   return 1;
 }
 

@@ -3,6 +3,10 @@
  * one line on stderr and exit 2, through the same bin the npm package installs.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { unzipSync, zipSync, strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 
 function occ(...args: string[]) {
@@ -13,10 +17,32 @@ describe('occ', { timeout: 60_000 }, () => {
   it('lists every subcommand in occ --help and exits 0', () => {
     const result = occ('--help');
     expect(result.status).toBe(0);
-    for (const name of ['run', 'dry-run', 'load', 'receiver', 'reference', 'self-proof']) expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    for (const name of ['run', 'dry-run', 'load', 'receiver', 'reference', 'self-proof', 'verify']) expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 
-  it.each([['run'], ['dry-run'], ['load'], ['receiver'], ['reference'], ['self-proof']])('occ %s --help prints its usage and exits 0', (sub) => {
+  it('occ run --evidence writes evidence.zip that occ verify accepts, and a changed report makes verify name it and exit 1', () => {
+    const reports = mkdtempSync(join(tmpdir(), 'occ-evidence-'));
+    const run = occ('run', '--no-properties', '--only', 'ME-200-SHAPE', '--reports-dir', reports, '--evidence');
+    expect(run.status, run.stderr).toBe(0);
+    const zip = /evidence in (\S+evidence\.zip)/.exec(run.stdout)![1]!;
+    const ok = occ('verify', zip);
+    expect(ok.status, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/^ {2}✓ report\.html/m);
+    expect(ok.stdout).toMatch(/at commit [0-9a-f]{40}/);
+    const files = unzipSync(readFileSync(zip));
+    files['report.md'] = strToU8('# conformance: PASSED\n');
+    const tampered = join(reports, 'tampered.zip');
+    writeFileSync(tampered, zipSync(files));
+    const bad = occ('verify', tampered);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/^ {2}✗ report\.md/m);
+    expect(bad.stdout).toMatch(/verify: DIFFERS: report\.md: SHA-256 [0-9a-f]{64} differs from the manifest's/);
+    const unreadable = occ('verify', join(reports, 'nope.zip'));
+    expect(unreadable.status).toBe(2);
+    expect(unreadable.stderr.trim()).toMatch(/^verify: cannot read .*nope\.zip \(ENOENT\)$/);
+  });
+
+  it.each([['run'], ['dry-run'], ['load'], ['receiver'], ['reference'], ['self-proof'], ['verify']])('occ %s --help prints its usage and exits 0', (sub) => {
     const result = occ(sub, '--help');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/usage: occ /i);

@@ -59,13 +59,19 @@ describe('the packed npm package', () => {
     expect(help.stdout).toMatch(/^ {2}run /m);
   }, 60_000);
 
-  it('npx occ run passes against the embedded reference with nothing configured, reports in the working folder', () => {
-    const run = sh('npx', ['--no-install', 'occ', 'run'], project, 240_000);
+  it('npx occ run passes against the embedded reference with nothing configured, reports and evidence in the working folder', () => {
+    const run = sh('npx', ['--no-install', 'occ', 'run', '--evidence'], project, 240_000);
     expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/conformance: \d+ MUST passed, 0 failed/);
     const report = JSON.parse(readFileSync(join(project, 'reports/latest/report.json'), 'utf8')) as { checks: { status: string }[] };
     expect(report.checks.length).toBeGreaterThan(100);
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
     expect(readdirSync(join(project, 'reports/latest'))).toEqual(expect.arrayContaining(['report.html', 'report.md', 'junit.xml']));
+    // The evidence names the package's own openapi.json, byte for byte the repository's.
+    const zip = /evidence in (\S+evidence\.zip)/.exec(run.stdout)![1]!;
+    const verified = sh('npx', ['--no-install', 'occ', 'verify', zip], project, 60_000);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/contract {4}openapi\.json is this suite's; requirement catalogue is this suite's/);
+    expect(verified.stdout).toMatch(/no git commit: an installed package/);
   }, 300_000);
 });
