@@ -14,6 +14,7 @@ import { session } from '../harness/suite/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { duplicates, intervals } from '../harness/suite/verdicts.ts';
 import { DeliveryRefused, type ReceivedDelivery, type Refusal } from '../harness/suite/receiver-client.ts';
+import { targetClockAdvancedBetween } from '../harness/suite/control-client.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 
@@ -316,6 +317,10 @@ if (target.kind === 'remote') {
       const attempts = await failingAttempts(t, (a) => gapsAfter503(a).length >= 3);
       t.observe('WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES', `${attempts.length} attempt(s) within ${budget} s, ${timeline(attempts)}, answered ${attempts.map((d) => d.answeredStatus).join(', ')}`);
       const gaps = gapsAfter503(attempts);
+      const times = attempts.map((d) => d.receivedAt);
+      if (times.length > 1 && targetClockAdvancedBetween(Math.min(...times), Math.max(...times))) {
+        t.notVerifiable('this run moved the target\'s virtual clock (control state clock-advanced) while these retries were pending, so their real-time intervals say nothing about its backoff (the webhook-delivery checks judge it in the target\'s own time)');
+      }
       if (gaps.length < 2) t.notVerifiable(`a verdict on exponential backoff needs three attempts; within ${budget} s the target made ${attempts.length} (intervals ${intervals(attempts.map((d) => d.receivedAt)).map(seconds).join(', ') || 'none'}): its backoff is longer than the budget`);
       t.ensure(growsGeometrically(gaps), `intervals between retries after 503 are ${gaps.map(seconds).join(', ')}: exponential backoff makes them grow (each at least ${GAP_DIP * 100} % of the one before, the last at least ${LAST_OVER_FIRST}× the first)`);
     });

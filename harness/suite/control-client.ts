@@ -174,6 +174,18 @@ export interface ControlScope {
   fail(message: string): never;
 }
 
+/**
+ * Wall-clock times (ms) at which this run moved the target's virtual clock (clock-advanced). A
+ * retry a target had scheduled then fires at once: real-time intervals seen across such a jump
+ * say nothing about its backoff, and checks that time deliveries by the wall clock ask here.
+ */
+const clockAdvances: number[] = [];
+
+/** Whether this run advanced the target's virtual clock between the two wall-clock times. */
+export function targetClockAdvancedBetween(fromMs: number, tillMs: number): boolean {
+  return clockAdvances.some((at) => at >= fromMs && at <= tillMs);
+}
+
 export function createControlClient(scope: ControlScope): ControlClient {
   const allowed = new Set<ControlCapability>(scope.declared);
   const transport = (capability: ControlCapability): ControlTransport => {
@@ -208,7 +220,10 @@ export function createControlClient(scope: ControlScope): ControlClient {
       const values = await state('event-emitted', { event, ...(fields === undefined ? {} : { fields }), ...(account === undefined ? {} : { account }) });
       return { eventId: need(values.eventId, 'eventId', 'event-emitted', isString), deliveries: typeof values.deliveries === 'number' ? values.deliveries : undefined };
     },
-    async advanceClock(ms) { await state('clock-advanced', { ms }); },
+    async advanceClock(ms) {
+      await state('clock-advanced', { ms });
+      clockAdvances.push(Date.now());
+    },
     async mintToken(scopes) { return need((await state('token-issued', { scopes: [...scopes] })).token, 'token', 'token-issued', isString); },
     async revokeToken(token) { await state('token-revoked', { token }); },
     async hook(id) { return (await inspect('hook-attempts', { hookId: id })) as HookView | undefined; },
