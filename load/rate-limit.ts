@@ -59,7 +59,7 @@ const SECONDS = Math.ceil(TOTAL_MS / 1000) + 2;
 const TOLERANCE = 0.05;
 const SLOT_MS = WINDOW_MS / OVER_PER_WINDOW;
 /** A send this far behind its schedule means the probe could not keep its rate. */
-const LATE_MS = WINDOW_MS / 10;
+const LATE_MS = WINDOW_MS / 4;
 const MODELS = ['blocks', 'trickle', 'no refusal'] as const;
 const MAX_WINDOWS = 3;
 

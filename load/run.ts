@@ -44,7 +44,7 @@ const PROBES = ['rate-limit', 'webhook-retry'] as const;
 type Probe = (typeof PROBES)[number];
 
 /** The reference server's scaled rate window: the whole probe (4 windows + set-up) stays under 30 s. */
-export const REFERENCE_WINDOW_MS = 3_000;
+export const REFERENCE_WINDOW_MS = 2_500;
 /** Real ms a delivery attempt may take on the reference before it counts as a timeout. */
 export const REFERENCE_DELIVERY_TIMEOUT_MS = 1_000;
 export const THRESHOLDS_CROSSED = 99;

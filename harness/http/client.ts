@@ -6,6 +6,7 @@
  * reports are built from holds only redacted, capped records (recordExchange).
  */
 import { Agent, errors as undiciErrors } from 'undici';
+import { limits } from '../contract/openapi.ts';
 import { curlCommand } from '../report/curl.ts';
 import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
@@ -106,11 +107,28 @@ export interface ClientStats {
   readonly transportErrors: number;
 }
 
+/** One 429, and how many requests this client had sent in the 60 s up to it (that one included). */
+export interface RateLimitEvent {
+  readonly at: string;
+  readonly method: string;
+  readonly path: string;
+  readonly sentInPrecedingMinute: number;
+  /** Sent no more than the documented limit in that minute: evidence against RATE-LIMIT-100-PER-MIN. */
+  readonly underDocumentedLimit: boolean;
+}
+
+/** Requests sent within `windowMs` up to `at` (times ascending), the one sent at `at` included. Pure. */
+export function sentWithin(sentAt: readonly number[], at: number, windowMs = 60_000): number {
+  return sentAt.filter((time) => time > at - windowMs && time <= at).length;
+}
+
 export interface ApiClient {
   send(request: ApiRequest): Promise<Exchange>;
   /** The redacted, capped record of every exchange so far, in order. */
   readonly log: readonly ExchangeRecord[];
   readonly stats: ClientStats;
+  /** Every 429 received, with the client's own count of the minute before it. */
+  readonly rateLimitEvents: readonly RateLimitEvent[];
   readonly redact: Redactor;
   close(): Promise<void>;
 }
@@ -133,6 +151,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const log: ExchangeRecord[] = [];
   let seq = 0;
   let rateLimited = 0;
+  // Send times of the last minute (pruned as it goes), for the passive rate-limit verdict.
+  let sentAt: number[] = [];
+  const rateLimitEvents: RateLimitEvent[] = [];
   let transportErrors = 0;
 
   const buildUrl = (request: ApiRequest): URL => {
@@ -166,6 +187,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
     }
 
     await throttle.acquire();
+    const now = Date.now();
+    sentAt = sentAt.filter((time) => time > now - 60_000);
+    sentAt.push(now);
     const started = performance.now();
     const startedAt = new Date().toISOString();
     let status: number | undefined;
@@ -206,7 +230,14 @@ export function createApiClient(options: ClientOptions): ApiClient {
       for (let retry = 0; ; retry += 1) {
         if (exchange.status !== 429) return exchange;
         rateLimited += 1;
-        if (request.expectRateLimit === true || retry >= MAX_RATE_LIMIT_RETRIES) return exchange;
+        const at = Date.parse(exchange.startedAt);
+        const sentInPrecedingMinute = sentWithin(sentAt, Number.isNaN(at) ? Date.now() : at);
+        const underDocumentedLimit = sentInPrecedingMinute <= limits.requestsPerMinute;
+        rateLimitEvents.push({ at: exchange.startedAt, method: request.method, path: new URL(exchange.url).pathname, sentInPrecedingMinute, underDocumentedLimit });
+        // Under the documented limit a 429 is the verdict itself (RATE-LIMIT-100-PER-MIN), not a
+        // pause to wait out: a target limiting below our budget would otherwise hold every check
+        // until its timeout. The caller gets the 429 at once.
+        if (request.expectRateLimit === true || underDocumentedLimit || retry >= MAX_RATE_LIMIT_RETRIES) return exchange;
         const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
         if (wait > MAX_RETRY_AFTER_MS) return exchange;
         throttle.pauseFor(wait);
@@ -218,6 +249,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
     },
     get stats() {
       return { requestsSent: throttle.stats.sent, rateLimited, transportErrors };
+    },
+    get rateLimitEvents() {
+      return rateLimitEvents;
     },
     redact,
     async close() {

@@ -162,6 +162,11 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       async call(request) {
         const exchange = await api.send(request);
         const where = `${request.method} ${request.path}`;
+        if (exchange.status === 429 && request.expectRateLimit !== true) {
+          // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
+          const event = api.rateLimitEvents.at(-1);
+          throw new NotVerifiable(`${where} was refused for rate (429) after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`);
+        }
         if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
         const operation = operationOf(request);
         if (operation !== undefined) {

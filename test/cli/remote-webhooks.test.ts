@@ -133,3 +133,26 @@ describe('npm run conformance watching the deliveries of a remote target (a refe
     expect(ms).toBeLessThan(60_000);
   });
 });
+
+describe('npm run conformance against a remote target limiting below the documented 100 per minute (a reference process with --rate-limit 30)', () => {
+  it('counts every 429, fails RATE-LIMIT-100-PER-MIN with the count and times, and leaves the refused checks not verifiable instead of timing out', { timeout: 120_000 }, async () => {
+    const fixtures = await referenceProcess(['--rate-limit', '30']);
+    const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+    const only = 'AUTH-BEARER-REQUIRED,AUTH-MALFORMED-SCHEME,AUTH-UNKNOWN-TOKEN,AUTH-EXPIRED-TOKEN,AUTH-REVOKED-TOKEN,RATE-LIMIT-100-PER-MIN';
+    const env = { API_BASE_URL: fixtures.baseUrl, TOKEN_ALL: fixtures.tokens.all!, TOKEN_EXPIRED: fixtures.tokens.expired!, TOKEN_REVOKED: fixtures.tokens.revoked!, REQUESTS_PER_MINUTE: '6000' };
+    const { code, stdout, ms } = await conformance(['--no-properties', '--only', only, '--reports-dir', reports], env, 100_000);
+    const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')) as Report & { requests: { rateLimited: number } };
+    expect(code).toBe(1);
+    const verdict = report.checks.find((c) => c.name.startsWith('No request of this run was refused for rate'))!;
+    expect(verdict.status).toBe('failed');
+    expect(verdict.failure).toMatch(/\d+ request\(s\) were refused with 429 while this run had sent at most 100 in the preceding 60 s: (GET|POST|DELETE) \/v1\/\S+ at \S+ after 3\d/);
+    expect(statusOf(report, 'RATE-LIMIT-100-PER-MIN')).toBe('failed');
+    // Counted, and said in the summary line: not "0 × 429".
+    expect(report.requests.rateLimited).toBeGreaterThan(0);
+    expect(stdout).toMatch(new RegExp(`${report.requests.rateLimited} × 429`));
+    // The refused checks say why; none ran into vitest's timeout waiting out the 429s.
+    expect(report.checks.filter((c) => c.status === 'failed' && c !== verdict).map((c) => c.failure).join('\n')).not.toMatch(/timed out/i);
+    expect(JSON.stringify(report.requirements)).toMatch(/refused for rate \(429\) after \d+ requests in the preceding 60 s/);
+    expect(ms).toBeLessThan(90_000);
+  });
+});

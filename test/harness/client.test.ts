@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, formatExchange } from '../../harness/http/client.ts';
+import { createApiClient, sentWithin, formatExchange } from '../../harness/http/client.ts';
 
 /** A target that answers garbage in every way a broken deployment can. */
 let server: Server;
@@ -95,18 +95,31 @@ describe('API client against a target that answers garbage', () => {
     await api.close();
   });
 
-  it('waits out Retry-After on a 429 and retries, counting the 429, unless the check is about the 429', async () => {
+  it('returns a 429 received under the documented 100 per minute at once, as evidence; above it waits out Retry-After and retries; counts every 429', async () => {
     const api = client();
+    rateLimitedOnce = false;
+    const first = await api.send({ method: 'GET', path: '/limited' });
+    // One request in the minute: the limit the spec documents was not reached, waiting would only hold the check.
+    expect(first.status).toBe(429);
+    expect(api.rateLimitEvents).toEqual([expect.objectContaining({ method: 'GET', path: '/v1/limited', sentInPrecedingMinute: 1, underDocumentedLimit: true })]);
+    for (let i = 0; i < 100; i++) await api.send({ method: 'GET', path: '/echo-auth' });
+    rateLimitedOnce = false;
     const started = Date.now();
-    const exchange = await api.send({ method: 'GET', path: '/limited' });
-    expect(exchange.status).toBe(200);
+    const retried = await api.send({ method: 'GET', path: '/limited' });
+    expect(retried.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-    expect(api.stats).toMatchObject({ requestsSent: 2, rateLimited: 1 });
+    expect(api.rateLimitEvents.at(-1)).toMatchObject({ sentInPrecedingMinute: 102, underDocumentedLimit: false });
+    expect(api.stats).toMatchObject({ requestsSent: 103, rateLimited: 2 });
     rateLimitedOnce = false;
     const seen = await api.send({ method: 'GET', path: '/limited', expectRateLimit: true });
     expect(seen.status).toBe(429);
-    expect(api.stats).toMatchObject({ requestsSent: 3, rateLimited: 2 });
+    expect(api.stats).toMatchObject({ requestsSent: 104, rateLimited: 3 });
     await api.close();
+  });
+
+  it('counts the requests of the minute up to an instant (the passive rate-limit verdict)', () => {
+    expect(sentWithin([0, 1_000, 30_000, 59_999, 60_000, 61_000], 60_000)).toBe(4);
+    expect(sentWithin([], 5)).toBe(0);
   });
 
   it('records every exchange with timing, and formats one for a report without the token', async () => {

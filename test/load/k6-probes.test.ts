@@ -5,7 +5,7 @@
  *   rate-limit     no-rate-limit, rate-limit-half (and it passes the conformant fixed-window variant)
  *   webhook-retry  retry-after-4xx, no-auto-disable, backoff-constant
  *
- * Two lanes run side by side (2 cores): the rate-limit runs one after another (each is ~18 s of
+ * Two lanes run side by side (2 cores): the rate-limit runs one after another (each is ~15 s of
  * wall clock, mostly waiting), the webhook-retry runs one after another (~3 s each). Every run
  * must finish within 30 s; the vitest timeout of a run also covers its wait in the lane. The
  * webhook lane ends with one remote run (~35 s, still shorter than the rate lane): a second

@@ -1,0 +1,26 @@
+/**
+ * The rate limit, passively, at the end of a remote run: every 429 the run received is weighed
+ * against the client's own count of the minute before it. A 429 while this run had sent no more
+ * than the documented 100 requests in the preceding 60 s is evidence against
+ * RATE-LIMIT-100-PER-MIN (the client keeps a remote run at 80 per minute). No 429 proves nothing
+ * about the limit itself: the k6 rate-limit probe (`--with-load`) measures it.
+ */
+import { describe } from 'vitest';
+import { limits } from '../harness/contract/openapi.ts';
+import { check } from '../harness/suite/check.ts';
+import { session } from '../harness/suite/session.ts';
+
+if (session().target.kind === 'remote') {
+  describe('Request rate limit, passively', () => {
+    check(`No request of this run was refused for rate while it had sent at most ${limits.requestsPerMinute} in the preceding 60 s`, { verifies: ['RATE-LIMIT-100-PER-MIN'], requests: 0 }, async (t) => {
+      const { api } = session();
+      const events = api.rateLimitEvents;
+      const under = events.filter((e) => e.underDocumentedLimit);
+      t.observe('RATE-LIMIT-100-PER-MIN', `${api.stats.requestsSent} requests sent (client budget ${t.target.requestsPerMinute ?? 'unlimited'} per minute), ${events.length} × 429`);
+      if (under.length > 0) {
+        t.fail(`${under.length} request(s) were refused with 429 while this run had sent at most ${limits.requestsPerMinute} in the preceding 60 s: ${under.slice(0, 5).map((e) => `${e.method} ${e.path} at ${e.at} after ${e.sentInPrecedingMinute}`).join('; ')}${under.length > 5 ? '; …' : ''}`);
+      }
+      t.notVerifiable(`passively: no 429 under the documented limit in ${api.stats.requestsSent} requests; whether ${limits.requestsPerMinute} per minute are served is measured by --with-load (the k6 rate-limit probe)`);
+    });
+  });
+}
