@@ -48,6 +48,10 @@ export async function startRemoteReference(options: { faults?: readonly string[]
   const args = [entryPoint('reference/cli'), '--port', '0', '--json', '--rate-limit', '0', '--trust-ca', join(dir, 'ca.pem')];
   if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  // Never outlive the process that started it (a crash, an uncaught error, process.exit).
+  const orphanGuard = () => child.kill('SIGTERM');
+  process.once('exit', orphanGuard);
+  child.once('exit', () => process.off('exit', orphanGuard));
   const fixtures = await new Promise<ReferenceFixtures>((resolve, reject) => {
     let out = '';
     let err = '';
@@ -103,15 +107,18 @@ export async function startRemoteReference(options: { faults?: readonly string[]
   };
 }
 
+/** The environment of a conformance run against it: clean (a developer's .env must not leak in), PROPERTY_* passed through. */
+export function remoteRunEnvironment(reference: RemoteReference): NodeJS.ProcessEnv {
+  const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_')));
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...passed, ...reference.env };
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({ options: { 'no-control': { type: 'boolean', default: false }, faults: { type: 'string' } }, allowPositionals: true, strict: true });
   const reference = await startRemoteReference({ withControl: !values['no-control'], faults: values.faults?.split(',').filter((id) => id !== '') ?? [] });
   try {
     process.stdout.write(`remote reference: ${reference.fixtures.baseUrl} (a separate process)${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`);
-    // A clean environment (a developer's .env must not leak in), but the property settings pass through.
-    const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_')));
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...passed, ...reference.env };
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], { stdio: 'inherit', env });
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], { stdio: 'inherit', env: remoteRunEnvironment(reference) });
     return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   } finally {
     await reference.close();

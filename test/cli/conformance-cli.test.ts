@@ -319,6 +319,30 @@ describe('npm run conformance interrupted', () => {
   });
 });
 
+describe('npm run conformance interrupted while a test-control state is set up', () => {
+  it('on SIGTERM tears the state down (from its journal) before exiting 143', { timeout: 120_000 }, async () => {
+    const target = await startReferenceServer({ rateLimit: false });
+    try {
+      const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
+      // Two requests a minute, one at a time: GET /balance (the 200 check, first in its file) takes
+      // the only token, so the upstream check waits 30 s between its setup and its request.
+      const proc = spawn(process.execPath, ['cli/conformance.ts', '--no-properties', '--only', 'BALANCE-200-SHAPE,BALANCE-UPSTREAM-500', '--reports-dir', reports], {
+        env: cleanEnv({ API_BASE_URL: target.baseUrl, CONTROL_URL: target.controlUrl, CONTROL_TOKEN: target.fixtures.controlToken, TOKEN_READ_BALANCE: target.fixtures.tokens['read:balance'], REQUESTS_PER_MINUTE: '2' }),
+      });
+      const exited = new Promise<number | null>((resolve) => proc.on('close', resolve));
+      const failing = async () => ((await (await fetch(`${target.referenceUrl}/switches`)).json()) as { balanceUpstreamFails: boolean }).balanceUpstreamFails;
+      const deadline = Date.now() + 60_000;
+      while (!(await failing()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await failing()).toBe(true);
+      proc.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(await failing(), 'balance-upstream-failing left set up').toBe(false);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
 describe('npm run conformance with webhooks against a remote target', () => {
   it('delivers to the local receiver through WEBHOOK_PUBLIC_URL and verifies the call.ended correlation', { timeout: 120_000 }, async () => {
     // The receiver serves a certificate the stand-in target trusts, as a vendor's tunnel would.

@@ -1,0 +1,83 @@
+/**
+ * What each variable unlocks, measured: full conformance runs (properties included) against the
+ * reference run as a REMOTE target (a separate process, cli/remote-reference.ts). CONTROL_URL is
+ * measured against every fixture; every other group against every fixture WITHOUT CONTROL_URL
+ * (what a vendor without the protocol gets: the control states would otherwise stand in for some
+ * fixtures). A MUST requirement is unlocked by a group when it is verified (passed or failed)
+ * with the group and not without it. Prints the
+ * Markdown table README.md carries, and the counts of MUST requirements not verifiable.
+ * Each run gets a fresh reference process: a run that advanced the target's virtual clock
+ * (clock-advanced) would otherwise move "now" under the next run's CDR window checks.
+ *
+ *   node bench/variable-unlocks.ts            (about a minute per run; 9 runs)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { entryPoint } from '../cli/package-root.ts';
+import { remoteRunEnvironment, startRemoteReference } from '../cli/remote-reference.ts';
+import type { RunReport } from '../harness/report/model.ts';
+
+const CONTROL = ['CONTROL_URL', 'CONTROL_TOKEN'];
+const groups: ReadonlyArray<{ label: string; variables: readonly string[] }> = [
+  { label: '`WEBHOOK_PUBLIC_URL` (+ `RECEIVER_*`)', variables: ['WEBHOOK_PUBLIC_URL', 'RECEIVER_PORT', 'RECEIVER_TLS_CERT', 'RECEIVER_TLS_KEY'] },
+  { label: '`TOKEN_NO_TRUNK` + `NO_TRUNK_AGENT_ID`, `TOKEN_NO_DIALER` + `NO_DIALER_AGENT_ID`', variables: ['TOKEN_NO_TRUNK', 'NO_TRUNK_AGENT_ID', 'TOKEN_NO_DIALER', 'NO_DIALER_AGENT_ID'] },
+  { label: '`NO_TRUNK_AGENT_ID`, `NO_DIALER_AGENT_ID` (the tokens kept)', variables: ['NO_TRUNK_AGENT_ID', 'NO_DIALER_AGENT_ID'] },
+  { label: '`ALLOW_ORIGINATE=true` + `TEST_DESTINATION_NUMBER`', variables: ['ALLOW_ORIGINATE', 'TEST_DESTINATION_NUMBER'] },
+  { label: '`AUTH_URL` + `OAUTH_CLIENT_ID` + `OAUTH_CLIENT_SECRET`', variables: ['AUTH_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET'] },
+  { label: '`TOKEN_SUSPENDED`, `TOKEN_REVOKED`, `TOKEN_EXPIRED`', variables: ['TOKEN_SUSPENDED', 'TOKEN_REVOKED', 'TOKEN_EXPIRED'] },
+  { label: '`TEST_UNPROVISIONED_AGENT_ID`, `FOREIGN_AGENT_ID`', variables: ['TEST_UNPROVISIONED_AGENT_ID', 'FOREIGN_AGENT_ID'] },
+];
+
+function run(env: NodeJS.ProcessEnv, reportsDir: string): Promise<RunReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--reports-dir', reportsDir], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const timer = setTimeout(() => child.kill('SIGTERM'), 600_000);
+    child.on('close', () => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+const verifiedMust = (report: RunReport) => new Set(report.requirements.filter((r) => r.level === 'MUST' && (r.status === 'passed' || r.status === 'failed')).map((r) => r.id));
+const summary = (report: RunReport) => `${report.counts.requirements.passed} MUST passed, ${report.counts.requirements.failed} failed, ${report.counts.requirements.notVerifiable} not verifiable; ${report.requests.sent} requests`;
+
+/** One conformance run against a fresh reference process, without the variables named. */
+async function runWithout(variables: readonly string[], reportsDir: string): Promise<RunReport> {
+  const reference = await startRemoteReference();
+  try {
+    const env = remoteRunEnvironment(reference);
+    for (const name of variables) delete env[name];
+    return await run(env, reportsDir);
+  } finally {
+    await reference.close();
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'occ-unlocks-'));
+try {
+  const row = (label: string, withIt: RunReport, without: RunReport): string => {
+    const verified = verifiedMust(without);
+    const unlocked = [...verifiedMust(withIt)].filter((id) => !verified.has(id)).sort();
+    return `| ${label} | ${unlocked.length} | ${unlocked.join(', ') || '–'} |`;
+  };
+  const full = await runWithout([], join(work, 'full'));
+  process.stdout.write(`every fixture, CONTROL_URL set: ${summary(full)}\n`);
+  const noControl = await runWithout(CONTROL, join(work, 'no-control'));
+  process.stdout.write(`every fixture, no CONTROL_URL: ${summary(noControl)}\n`);
+  const rows = [row('`CONTROL_URL` + `CONTROL_TOKEN`', full, noControl)];
+  for (const [index, group] of groups.entries()) {
+    const without = await runWithout([...CONTROL, ...group.variables], join(work, String(index)));
+    process.stdout.write(`no CONTROL_URL, without ${group.variables.join(', ')}: ${summary(without)}\n`);
+    rows.push(row(group.label, noControl, without));
+  }
+  process.stdout.write(`\n| variable | MUST requirements it unlocks | which |\n|---|---|---|\n${rows.join('\n')}\n`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
