@@ -5,6 +5,7 @@
  * Exit codes: 0 every MUST requirement verified passed; 1 something failed; 2 a configuration
  * or usage error (one line on stderr, no stack trace); 130/143 interrupted (after cleanup).
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,7 +23,7 @@ import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
 import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
-import { isRequirementId } from '../requirements/catalogue.ts';
+import { isRequirementId, requirements } from '../requirements/catalogue.ts';
 import { packageRoot, vitestConfigFile } from './package-root.ts';
 
 /**
@@ -35,6 +36,7 @@ const flags = {
   'reports-dir': { type: 'string', default: 'reports', usage: '--reports-dir <dir>  where reports go (default: reports)' },
   seed: { type: 'string', usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)' },
   'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
+  'with-load': { type: 'boolean', default: false, usage: '--with-load          then run the k6 probes (webhook-retry, then rate-limit) against the same target; their verdicts join the report' },
   waivers: { type: 'string', usage: '--waivers <file>     known failures to report as waived (default: WAIVERS_FILE)' },
   strict: { type: 'boolean', default: false, usage: '--strict             ignore every waiver (vendor acceptance); the report says so' },
   evidence: { type: 'boolean', default: false, usage: '--evidence           also write reports/<run>/evidence.zip: the reports and a manifest of their SHA-256' },
@@ -51,6 +53,25 @@ suite runs against the embedded reference server.`;
 
 class UsageError extends Error {}
 
+/** The k6 probes of --with-load, in the order they run (load/run.ts). */
+const LOAD_PROBES = ['webhook-retry', 'rate-limit'] as const;
+const PROBE_THRESHOLDS_CROSSED = 99;
+
+/** Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit code. */
+function runProbe(root: string, probe: (typeof LOAD_PROBES)[number], reportDir: string): Promise<number> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(root, 'load', 'run.ts'), probe, '--report-dir', reportDir], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', () => done(1));
+    child.on('close', (code) => done(code ?? 1));
+  });
+}
+
+/** MUST requirements a k6 probe covers that this run left undecided (what --with-load would decide). */
+export function loadDecides(verdicts: ReadonlyArray<{ id: string; level: string; status: string }>): string[] {
+  const byLoad = new Set<string>(requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id));
+  return verdicts.filter((v) => byLoad.has(v.id) && v.level === 'MUST' && v.status !== 'passed' && v.status !== 'failed').map((v) => v.id);
+}
+
 /** Scrubs an unexpected error's message; knows the configured secrets once they are read. */
 let redactErrors = createRedactor();
 
@@ -60,6 +81,7 @@ interface Options {
   readonly reportsDir: string;
   readonly seed: number | undefined;
   readonly properties: boolean;
+  readonly withLoad: boolean;
   /** The waiver file named by --waivers (WAIVERS_FILE is read after .env is loaded). */
   readonly waivers: string | undefined;
   readonly strict: boolean;
@@ -92,7 +114,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     seed = Number(seedText);
   }
   if (values.waivers !== undefined && values.waivers.trim() === '') throw new UsageError('--waivers needs a file path');
-  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'], waivers: values.waivers, strict: values.strict, updateWaivers: values['update-waivers'], evidence: values.evidence };
+  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'], withLoad: values['with-load'], waivers: values.waivers, strict: values.strict, updateWaivers: values['update-waivers'], evidence: values.evidence };
 }
 
 /** `occ run`: returns the exit code; usage and configuration errors throw (see runAsEntryPoint). */
@@ -201,6 +223,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   rmSync(controlJournalDir, { recursive: true, force: true });
 
+  if (options.withLoad && !options.dryRun && !interrupted) {
+    // After the checks, one probe at a time; rate-limit last, since it exhausts the target's window.
+    for (const probe of LOAD_PROBES) {
+      const code = await runProbe(root, probe, join(reportsRoot, 'latest'));
+      if (code !== 0 && code !== PROBE_THRESHOLDS_CROSSED) process.stderr.write(`conformance: --with-load: the ${probe} probe could not run (exit ${code}); its requirements keep the checks' verdicts\n`);
+    }
+  }
+
   const waived = applyWaivers(collector.results, waivers, { strict: options.strict, today: startedAt.slice(0, 10), file: waiverFile });
   const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
   const report = buildReport({
@@ -249,6 +279,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (!options.dryRun && report.controlGaps.length > 0) {
     process.stdout.write(`conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`);
     for (const gap of report.controlGaps) process.stdout.write(`  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`);
+  }
+  if (!options.withLoad && !options.dryRun) {
+    const undecided = loadDecides(report.requirements);
+    if (undecided.length > 0) process.stdout.write(`conformance: --with-load (the k6 probes) would decide: ${undecided.join(', ')}\n`);
   }
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
