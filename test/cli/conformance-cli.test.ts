@@ -105,7 +105,6 @@ describe('npm run conformance against a remote target', () => {
       TEST_DESTINATION_NUMBER: '+15005550006',
       ALLOW_ORIGINATE: 'true',
       REQUESTS_PER_MINUTE: '6000',
-      PROPERTY_NUM_RUNS: '2',
     };
     for (const name of tokenNames) env[tokenVariable(name)] = fixtures.tokens[name as keyof typeof fixtures.tokens];
     secrets = [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret];

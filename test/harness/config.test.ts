@@ -23,7 +23,7 @@ describe('configuration', () => {
     const config = loadConfig({ API_BASE_URL: 'https://api.example.com/v1/' });
     expect(config.target).toEqual({ kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined });
     expect(config.requestsPerMinute).toBe(80);
-    expect(config.propertyNumRuns).toBe(5);
+    expect(config.propertyNumRuns).toBe(2);
   });
 
   it('maps every token fixture to its variable and collects the secrets for redaction', () => {
