@@ -4,32 +4,15 @@
  * used as a remote target (API_BASE_URL + TOKEN_*) for the curl replay, which must reproduce the
  * status the check saw against that same target.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokenNames, tokenVariable } from '../../harness/config/config.ts';
 import { startReferenceServer } from '../../reference/server.ts';
+import { runOcc, runProcess } from './occ-process.ts';
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...extra };
-}
-
-/** Asynchronous: the remote target of the replay test lives in this very process. */
-function occ(args: string[], extra: Record<string, string>, cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/occ.js'), ...args], { env: cleanEnv(extra), cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
+const occ = (args: string[], extra: Record<string, string>, cwd: string) => runOcc(args, extra, cwd);
 
 /** The text a reader sees in HTML or XML (entities decoded). */
 const unescapeXml = (text: string) => text.replace(/&(quot|apos|lt|gt|#39|#x27|amp);/g, (_, e: string) => ({ quot: '"', apos: "'", lt: '<', gt: '>', '#39': "'", '#x27': "'", amp: '&' })[e]!);
@@ -145,16 +128,8 @@ describe('replay commands in the reports', { timeout: 300_000 }, () => {
       const seen = exchanges.at(-1)!;
       const command = md.split('\n').map((line) => line.trim()).find((line) => line === seen.curl)!;
       // Asynchronous: spawnSync would starve the target, which lives in this process.
-      const replay = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn('bash', ['-c', command], { env: cleanEnv(tokens) });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-        child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-        child.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
-      });
-      expect(replay.status, replay.stderr).toBe(0);
+      const replay = await runProcess('bash', ['-c', command], tokens, { timeoutMs: 30_000 });
+      expect(replay.code, replay.stderr).toBe(0);
       expect(replay.stdout.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1\\.1 ${seen.status} `));
     } finally {
       await target.close();

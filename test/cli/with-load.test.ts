@@ -4,34 +4,18 @@
  * embedded reference with the `no-rate-limit` fault, so the merge is proved by a verdict only a
  * probe can give (the checks are limited with --only to one unrelated requirement).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function occ(args: string[], extra: Record<string, string>, cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/occ.js'), ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...extra }, cwd,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
+import { runOcc } from './occ-process.ts';
 
 type Verdict = { id: string; status: string; source?: string };
 
 describe('occ run --with-load', () => {
   it('runs the k6 probes after the checks and merges their verdicts: a target without a rate limit fails RATE-LIMIT-ENFORCED by the k6 probe, and the run exits 1', { timeout: 300_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-with-load-'));
-    const run = await occ(['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE'], { OCC_REFERENCE_FAULTS: 'no-rate-limit' }, dir);
+    const run = await runOcc(['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE'], { OCC_REFERENCE_FAULTS: 'no-rate-limit' }, dir, 240_000);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
     // Without --with-load a run names what the probes would decide; with it, it does not.
     expect(run.stdout).not.toMatch(/--with-load \(the k6 probes\) would decide/);
