@@ -33,19 +33,7 @@ export interface Exchange {
  * What the log (and so a report) keeps of one exchange: secrets redacted, sizes capped, and
  * `truncated` saying what was cut. JSON-ready: no parsed body (the body text is there).
  */
-export interface ExchangeRecord {
-  readonly seq: number;
-  readonly method: string;
-  readonly url: string;
-  readonly requestHeaders: Readonly<Record<string, string>>;
-  readonly requestBody: string | undefined;
-  readonly status: number | undefined;
-  readonly responseHeaders: Readonly<Record<string, string>>;
-  readonly rawBody: string;
-  readonly jsonError: string | undefined;
-  readonly transportError: string | undefined;
-  readonly startedAt: string;
-  readonly durationMs: number;
+export interface ExchangeRecord extends Omit<Exchange, 'json'> {
   /** What was cut to stay within exchangeCaps, e.g. "response body cut at 16384 of 91234 bytes". */
   readonly truncated?: string;
   /** A curl command replaying the request, secrets as the variables that hold them (report/curl.ts). */
