@@ -37,6 +37,31 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The variables a staging team would set for a reference standing in as a remote target: its
+ * URLs, every token, the OAuth client, the agent ids and permission to ring the fictional test
+ * number (no webhook receiver, no control endpoint: callers add those). Pure.
+ */
+export function fixtureEnv(fixtures: Pick<ReferenceFixtures, 'baseUrl' | 'authUrl' | 'tokens' | 'oauth' | 'agents'>): Record<string, string> {
+  const env: Record<string, string> = {
+    API_BASE_URL: fixtures.baseUrl,
+    AUTH_URL: fixtures.authUrl,
+    OAUTH_CLIENT_ID: fixtures.oauth.clientId,
+    OAUTH_CLIENT_SECRET: fixtures.oauth.clientSecret,
+    TEST_AGENT_ID: fixtures.agents.provisioned,
+    TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
+    FOREIGN_AGENT_ID: fixtures.agents.foreign,
+    NO_TRUNK_AGENT_ID: fixtures.agents.noTrunk,
+    NO_DIALER_AGENT_ID: fixtures.agents.noDialer,
+    TEST_DESTINATION_NUMBER: '+15005550006',
+    ALLOW_ORIGINATE: 'true',
+    // Loopback and no rate limit on the stand-in: the throttle would only make the run slower.
+    REQUESTS_PER_MINUTE: '6000',
+  };
+  for (const name of tokenNames) env[tokenVariable(name)] = fixtures.tokens[name as keyof typeof fixtures.tokens];
+  return env;
+}
+
 /** Starts `npm run reference` in its own process and reads its fixtures (the --json line). */
 export async function startRemoteReference(options: { faults?: readonly string[]; withControl?: boolean } = {}): Promise<RemoteReference> {
   const dir = mkdtempSync(join(tmpdir(), 'occ-remote-ref-'));
@@ -71,26 +96,13 @@ export async function startRemoteReference(options: { faults?: readonly string[]
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the reference process exited (${code}): ${err.trim().split('\n').at(-1) ?? ''}`)); });
   });
   const env: Record<string, string> = {
-    API_BASE_URL: fixtures.baseUrl,
-    AUTH_URL: fixtures.authUrl,
-    OAUTH_CLIENT_ID: fixtures.oauth.clientId,
-    OAUTH_CLIENT_SECRET: fixtures.oauth.clientSecret,
-    TEST_AGENT_ID: fixtures.agents.provisioned,
-    TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
-    FOREIGN_AGENT_ID: fixtures.agents.foreign,
-    NO_TRUNK_AGENT_ID: fixtures.agents.noTrunk,
-    NO_DIALER_AGENT_ID: fixtures.agents.noDialer,
-    TEST_DESTINATION_NUMBER: '+15005550006',
-    ALLOW_ORIGINATE: 'true',
-    // Loopback and no rate limit on the stand-in: the throttle would only make the run slower.
-    REQUESTS_PER_MINUTE: '6000',
+    ...fixtureEnv(fixtures),
     WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${receiverPort}`,
     RECEIVER_PORT: String(receiverPort),
     RECEIVER_TLS_CERT: join(dir, 'cert.pem'),
     RECEIVER_TLS_KEY: join(dir, 'key.pem'),
     ...(options.withControl === false ? {} : { CONTROL_URL: fixtures.controlUrl, CONTROL_TOKEN: fixtures.controlToken }),
   };
-  for (const name of tokenNames) env[tokenVariable(name)] = fixtures.tokens[name as keyof typeof fixtures.tokens];
   let closed: Promise<void> | undefined;
   return {
     env,

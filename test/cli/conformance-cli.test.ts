@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
-import { tokenVariable, tokenNames } from '../../harness/config/config.ts';
+import { fixtureEnv } from '../../cli/remote-reference.ts';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { REPORT_FILES } from '../../harness/report/files.ts';
 import { markdownTableProblems, parseXml } from '../report/parse-back.ts';
@@ -92,21 +92,7 @@ describe('npm run conformance against a remote target', () => {
     // A second reference server stands in for staging: the suite sees only its URL and .env-style fixtures.
     target = await startReferenceServer({ rateLimit: false });
     const { fixtures } = target;
-    env = {
-      API_BASE_URL: target.baseUrl,
-      AUTH_URL: target.authUrl,
-      OAUTH_CLIENT_ID: fixtures.oauth.clientId,
-      OAUTH_CLIENT_SECRET: fixtures.oauth.clientSecret,
-      TEST_AGENT_ID: fixtures.agents.provisioned,
-      TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
-      FOREIGN_AGENT_ID: fixtures.agents.foreign,
-      NO_TRUNK_AGENT_ID: fixtures.agents.noTrunk,
-      NO_DIALER_AGENT_ID: fixtures.agents.noDialer,
-      TEST_DESTINATION_NUMBER: '+15005550006',
-      ALLOW_ORIGINATE: 'true',
-      REQUESTS_PER_MINUTE: '6000',
-    };
-    for (const name of tokenNames) env[tokenVariable(name)] = fixtures.tokens[name as keyof typeof fixtures.tokens];
+    env = fixtureEnv(fixtures);
     secrets = [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret];
   });
   afterAll(async () => { await target.close(); });
