@@ -22,7 +22,7 @@ import { acquireRun, releaseRun, type SharedRun } from '../harness/suite/global-
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
-import type { Fault } from '../reference/faults.ts';
+import { faults, type Fault } from '../reference/faults.ts';
 import { packageRoot, vitestConfigFile } from './package-root.ts';
 
 /** What one fault's run produced: the report a run of its own would write, and its exit code. */
@@ -32,6 +32,8 @@ export interface FaultRun {
 }
 
 export interface FaultRunner {
+  /** How many checks carry one of these requirement ids (what a fault's run will run). */
+  checksOf(ids: readonly string[]): number;
   /** Runs the fault's checks against a fresh reference with that fault alone on. */
   run(fault: Pick<Fault, 'id' | 'violates'>): Promise<FaultRun>;
   close(): Promise<void>;
@@ -79,10 +81,16 @@ export async function startFaultRunner(): Promise<FaultRunner> {
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).
     const collected = await vitest.collectTests(specifications);
     const tagsByFile = new Map<string, Set<string>>();
-    for (const module of collected.testModules) tagsByFile.set(specKey(module), new Set([...module.children.allTests()].flatMap((test) => test.tags)));
+    const tagsByCheck: string[][] = [];
+    for (const module of collected.testModules) {
+      const tests = [...module.children.allTests()];
+      tagsByFile.set(specKey(module), new Set(tests.flatMap((test) => test.tags)));
+      tagsByCheck.push(...tests.map((test) => test.tags));
+    }
     const bySpecKey = new Map(specifications.map((spec) => [specKey(spec), spec]));
     const v = vitest;
     return {
+      checksOf: (ids) => tagsByCheck.filter((tags) => tags.some((tag) => ids.includes(tag))).length,
       async run(fault) {
         await run.switchFaults([fault.id]);
         const seed = Math.floor(Math.random() * 2 ** 31);
@@ -124,7 +132,8 @@ export async function startFaultRunner(): Promise<FaultRunner> {
 /** Messages between ./fault-catalogue.ts and a runner process. */
 export type ToRunner = { readonly fault: Pick<Fault, 'id' | 'violates'> };
 export type FromRunner =
-  | { readonly ready: true }
+  /** Started; `checks`: how many checks each fault of the catalogue will run (to start the longest first). */
+  | { readonly ready: true; readonly checks: Readonly<Record<string, number>> }
   | { readonly fault: string; readonly run: FaultRun }
   | { readonly fault?: string; readonly error: string };
 
@@ -142,7 +151,7 @@ if (import.meta.main) {
     process.once('disconnect', () => {
       void runner.close().finally(() => process.exit(0));
     });
-    send({ ready: true });
+    send({ ready: true, checks: Object.fromEntries(faults.map((f) => [f.id, runner.checksOf(f.violates)])) });
   } catch (error) {
     send({ error: (error as Error).message.split('\n')[0]! });
     process.disconnect();
