@@ -29,18 +29,17 @@ interface Report {
   controlGaps: unknown[];
 }
 
-let reference: RemoteReference;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  reference = await startRemoteReference({ rateWindowMs: RATE_WINDOW_MS });
-  env = Object.fromEntries(Object.entries({ ...remoteRunEnvironment(reference), WEBHOOK_BUDGET_S: '10', TIME_BUDGET_S: '10' }).filter((e): e is [string, string] => e[1] !== undefined));
-}, 60_000);
-afterAll(async () => {
-  await reference?.close();
-});
-
 describe('the full remote configuration with --with-load', () => {
+  let reference: RemoteReference;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    reference = await startRemoteReference({ rateWindowMs: RATE_WINDOW_MS });
+    env = Object.fromEntries(Object.entries({ ...remoteRunEnvironment(reference), WEBHOOK_BUDGET_S: '10', TIME_BUDGET_S: '10' }).filter((e): e is [string, string] => e[1] !== undefined));
+  }, 60_000);
+  afterAll(async () => {
+    await reference?.close();
+  });
+
   it('is told the stand-in\'s rate window, counts the probes\' requests in the dry run, and leaves 0 MUST requirements not verifiable and 0 failed', { timeout: 600_000 }, async () => {
     expect(env.RATE_LIMIT_WINDOW_MS).toBe(String(RATE_WINDOW_MS));
     expect(env.REQUESTS_PER_MINUTE).toBeUndefined(); // the default throttle, 80 per window
@@ -75,5 +74,23 @@ describe('the full remote configuration with --with-load', () => {
     const sent = k6.summary.metrics.http_reqs?.values.count ?? 0;
     expect(sent).toBeGreaterThan(100);
     expect(sent).toBeLessThanOrEqual(bound);
+  });
+});
+
+describe('the rate limit verified remotely fails against a fault of the stand-in', () => {
+  it('a stand-in that refuses at half the limit (fault rate-limit-half) fails RATE-LIMIT-100-PER-MIN by the k6 probe, and the run exits 1', { timeout: 300_000 }, async () => {
+    const faulty = await startRemoteReference({ rateWindowMs: RATE_WINDOW_MS, faults: ['rate-limit-half'] });
+    try {
+      const faultyEnv = Object.fromEntries(Object.entries({ ...remoteRunEnvironment(faulty), TIME_BUDGET_S: '5' }).filter((e): e is [string, string] => e[1] !== undefined));
+      const dir = mkdtempSync(join(tmpdir(), 'occ-full-remote-fault-'));
+      // One unrelated check: the verdict on the limit comes from the probe alone.
+      const run = await runOcc(['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE'], faultyEnv, dir, 240_000);
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
+      const report = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'report.json'), 'utf8')) as Report;
+      expect(report.requirements.find((r) => r.id === 'RATE-LIMIT-100-PER-MIN')).toMatchObject({ status: 'failed', source: expect.stringContaining('k6 rate-limit') });
+      expect(report.requirements.find((r) => r.id === 'ME-200-SHAPE')?.status).toBe('passed');
+    } finally {
+      await faulty.close();
+    }
   });
 });
