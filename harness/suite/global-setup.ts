@@ -110,6 +110,7 @@ async function startRun(): Promise<SharedRun> {
   const common = {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
+    rateWindowMs: config.rateWindowMs,
     propertyNumRuns: config.propertyNumRuns,
     // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
     webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
@@ -194,7 +195,7 @@ async function startRun(): Promise<SharedRun> {
       const failed = await sweepStates(controlJournal, createControlTransport(run.target.control));
       for (const line of failed) process.stderr.write(`conformance: could not tear down control state ${line}\n`);
     }
-    const api = createApiClient({ baseUrl: run.target.baseUrl, timeoutMs: run.target.requestTimeoutMs, requestsPerMinute: run.target.requestsPerMinute, secrets: run.target.secrets });
+    const api = createApiClient({ baseUrl: run.target.baseUrl, timeoutMs: run.target.requestTimeoutMs, requestsPerMinute: run.target.requestsPerMinute, rateWindowMs: run.target.rateWindowMs, secrets: run.target.secrets });
     try {
       const { failed } = await sweepHooks(hookJournal, api, run.target.tokens);
       for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);
