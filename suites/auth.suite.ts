@@ -85,7 +85,7 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
       await expectUnauthorized(t, op, {}, 'no Authorization header');
     });
 
-    check(`${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`, { verifies: ['AUTH-MALFORMED-SCHEME'], needs: { tokens: ['all'] }, requests: probesPlanned(2, 1), turn: turn('another scheme') }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`, { verifies: ['AUTH-MALFORMED-SCHEME', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['all'] }, requests: probesPlanned(2, 1), turn: turn('another scheme') }, async (t) => {
       // A valid token under another scheme: a server that only looks at the token would let it in.
       // Remotely one of the two per run (the budget), the operations taking turns.
       const probes = [
@@ -97,15 +97,15 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
       }
     });
 
-    check(`${op.key} answers 401 unauthorized to a bearer token it never issued`, { verifies: ['AUTH-UNKNOWN-TOKEN'], requests: 1, turn: turn('an unknown token') }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to a bearer token it never issued`, { verifies: ['AUTH-UNKNOWN-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], requests: 1, turn: turn('an unknown token') }, async (t) => {
       await expectUnauthorized(t, op, { token: `oc_live_unknown${randomUUID().replace(/-/g, '')}` }, 'an unknown token');
     });
 
-    check(`${op.key} answers 401 unauthorized to a revoked token`, { verifies: ['AUTH-REVOKED-TOKEN'], needs: { tokens: ['revoked'] }, requests: 1, turn: turn('a revoked token') }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to a revoked token`, { verifies: ['AUTH-REVOKED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['revoked'] }, requests: 1, turn: turn('a revoked token') }, async (t) => {
       await expectUnauthorized(t, op, { token: t.token('revoked') }, 'a revoked token');
     });
 
-    check(`${op.key} answers 401 unauthorized to an expired token`, { verifies: ['AUTH-EXPIRED-TOKEN'], needs: { tokens: ['expired'] }, requests: 1, turn: turn('an expired token') }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to an expired token`, { verifies: ['AUTH-EXPIRED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['expired'] }, requests: 1, turn: turn('an expired token') }, async (t) => {
       await expectUnauthorized(t, op, { token: t.token('expired') }, 'an expired token');
     });
   }
