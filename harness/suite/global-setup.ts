@@ -17,6 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { loadConfig, type SuiteConfig } from '../config/config.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { expandVariantIds } from '../../reference/variants.ts';
 import { controlCapabilities, type ControlCapability } from '../contract/control.ts';
@@ -95,7 +96,8 @@ async function startRun(): Promise<SharedRun> {
 
   if (config.target.kind === 'embedded') {
     if (!dryRun) {
-      receiver = await startReceiver();
+      // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
+      receiver = await startReceiver({ tls: await cachedTlsMaterial() });
       reference = await startReferenceServer({
         rateLimit: false,
         trustedCaPem: receiver.caCertPem === undefined ? [] : [receiver.caCertPem],
