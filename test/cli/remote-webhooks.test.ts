@@ -93,9 +93,10 @@ describe('npm run conformance watching the deliveries of a remote target (a refe
     const { code, stdout } = await conformance(['--no-properties', '--seed', '2', '--only', WATCHED.join(','), '--reports-dir', reports], { ...targetEnv(fixtures, 25), ...receiver.env }, 100_000);
     const report = readReport(reports);
     expect(code, stdout.split('\n').filter((line) => line.startsWith('FAIL')).join('\n')).toBe(0);
-    const unobserved = ['EVENT-DNC-ADDED-PAYLOAD', 'WEBHOOK-ACK-2XX'];
+    const unobserved = ['EVENT-DNC-ADDED-PAYLOAD'];
+    // WEBHOOK-ACK-2XX among them: the call's call.ended reaches a second subscription, answering 200, and is not attempted again.
     for (const id of WATCHED.filter((id) => ![...unobserved, 'EVENT-LEAD-COMPLETED-PAYLOAD'].includes(id))) expect(statusOf(report, id), id).toBe('passed');
-    // A call causes no dnc.added on the reference (and so nothing answered 200): within the budget that is "not observed", never a pass.
+    // A call causes no dnc.added on the reference: within the budget that is "not observed", never a pass.
     for (const id of unobserved) {
       const verdict = report.requirements.find((r) => r.id === id)!;
       expect(verdict.status, id).toBe('not_verifiable');
@@ -134,9 +135,11 @@ describe('npm run conformance watching the deliveries of a remote target (a refe
   });
 });
 
-describe('npm run conformance against a remote target limiting below the documented 100 per minute (a reference process with --rate-limit 30)', () => {
+// A remote run sends one check of each operation's 401 row (7 requests; the rotation of the 401
+// matrix), so the target limits to 5 per minute to refuse some of them.
+describe('npm run conformance against a remote target limiting below the documented 100 per minute (a reference process with --rate-limit 5)', () => {
   it('counts every 429, fails RATE-LIMIT-100-PER-MIN with the count and times, and leaves the refused checks not verifiable instead of timing out', { timeout: 120_000 }, async () => {
-    const fixtures = await referenceProcess(['--rate-limit', '30']);
+    const fixtures = await referenceProcess(['--rate-limit', '5']);
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     const only = 'AUTH-BEARER-REQUIRED,AUTH-MALFORMED-SCHEME,AUTH-UNKNOWN-TOKEN,AUTH-EXPIRED-TOKEN,AUTH-REVOKED-TOKEN,RATE-LIMIT-100-PER-MIN';
     const env = { API_BASE_URL: fixtures.baseUrl, TOKEN_ALL: fixtures.tokens.all!, TOKEN_EXPIRED: fixtures.tokens.expired!, TOKEN_REVOKED: fixtures.tokens.revoked!, REQUESTS_PER_MINUTE: '6000' };
@@ -145,7 +148,7 @@ describe('npm run conformance against a remote target limiting below the documen
     expect(code).toBe(1);
     const verdict = report.checks.find((c) => c.name.startsWith('No request of this run was refused for rate'))!;
     expect(verdict.status).toBe('failed');
-    expect(verdict.failure).toMatch(/\d+ request\(s\) were refused with 429 while this run had sent at most 100 in the preceding 60 s: (GET|POST|DELETE) \/v1\/\S+ at \S+ after 3\d/);
+    expect(verdict.failure).toMatch(/\d+ request\(s\) were refused with 429 while this run had sent at most 100 in the preceding 60 s: (GET|POST|DELETE) \/v1\/\S+ at \S+ after [5-9]/);
     expect(statusOf(report, 'RATE-LIMIT-100-PER-MIN')).toBe('failed');
     // Counted, and said in the summary line: not "0 × 429".
     expect(report.requests.rateLimited).toBeGreaterThan(0);
