@@ -24,6 +24,7 @@ import { controlCapabilities, type ControlCapability } from '../contract/control
 import { createControlTransport, type ControlEndpoint } from './control-client.ts';
 import { sweepStates } from './control-journal.ts';
 import { sweepHooks } from './hook-journal.ts';
+import { CALLS_IN_PROGRESS } from './gate.ts';
 import { checkReceiverService } from './receiver-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 
@@ -106,6 +107,8 @@ async function startRun(): Promise<SharedRun> {
         deliveryTimeoutMs: 1_000,
       });
     }
+    // For the check gate in this process (gate.ts): an originated call ends with call.ended later.
+    if (reference !== undefined) (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS] = reference.callsInProgress;
     const fixtures = reference?.fixtures;
     target = {
       ...common,
@@ -172,6 +175,7 @@ async function startRun(): Promise<SharedRun> {
         await api.close();
       }
     }
+    delete (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS];
     await reference?.close();
     await receiver?.close();
   };
