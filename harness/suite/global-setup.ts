@@ -87,6 +87,7 @@ async function startRun(): Promise<SharedRun> {
   const common = {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
+    rateWindowMs: config.rateWindowMs,
     propertyNumRuns: config.propertyNumRuns,
     // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
     webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
@@ -167,7 +168,7 @@ async function startRun(): Promise<SharedRun> {
       if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
     }
     if (!dryRun) {
-      const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, secrets: target.secrets });
+      const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, rateWindowMs: target.rateWindowMs, secrets: target.secrets });
       try {
         const { failed } = await sweepHooks(hookJournal, api, target.tokens);
         for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);
