@@ -1,9 +1,10 @@
 /**
  * The request-rate limit. The shared conformance reference runs with its limit off (the other
  * suites would trip it), so this check starts its own reference with the spec's 100 requests
- * per window, the window shortened to 1 s so the run stays fast, and the same faults the run
- * was started with. Its requests go through a client of its own: that server is not the target,
- * and nothing here is sent to a remote target (embedded only).
+ * per window, the window shortened to 1 s so the run stays fast, and the faults the run's
+ * embedded reference has on (target.faults: OCC_REFERENCE_FAULTS, or the self-proof's fault of
+ * this run). Its requests go through a client of its own: that server is not the target, and
+ * nothing here is sent to a remote target (embedded only).
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
@@ -21,10 +22,7 @@ import { expandVariantIds } from '../reference/variants.ts';
 const WINDOWS_MS = [1_000, 2_000, 4_000, 8_000] as const;
 const PER_WINDOW = limits.requestsPerMinute;
 
-/** Same reading of the variables as the global set-up. */
-function faultsOfThisRun(): string[] {
-  return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
-}
+/** Same reading of the variable as the global set-up. */
 function variantsOfThisRun(): string[] {
   return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
 }
@@ -62,7 +60,7 @@ describe('Request rate limit', () => {
     needs: { embedded: true }, requests: 0, timeoutMs: 60_000,
   }, async (t) => {
     const started = async (windowMs: number) => {
-      const server = await startReferenceServer({ rateLimit: { perWindow: PER_WINDOW, windowMs }, faults: faultsOfThisRun(), variants: variantsOfThisRun() });
+      const server = await startReferenceServer({ rateLimit: { perWindow: PER_WINDOW, windowMs }, faults: [...(t.target.faults ?? [])], variants: variantsOfThisRun() });
       const agent = new Agent({ connections: 32 });
       let closed = false;
       const close = async () => {
