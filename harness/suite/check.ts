@@ -16,6 +16,7 @@ import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from './control-client.ts';
 import { journalSetup, journalTeardown } from './control-journal.ts';
+import { claimsOf, enterGate } from './gate.ts';
 import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import type { ReceiverClient } from './receiver-client.ts';
@@ -129,6 +130,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       return ctx.skip(meta.notVerifiable);
     }
     if (target.dryRun) return ctx.skip('dry run');
+    // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
+    const pass = await enterGate(ctx.task.file.filepath, claimsOf(options.needs?.control), ctx.signal);
 
     const firstExchange = api.log.length;
     const statsBefore = api.stats;
@@ -173,6 +176,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
         return receiver ?? fail('check bug: receiver used but not declared in needs');
       },
       async call(request) {
+        // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
+        if (request.method === 'POST' && (request.path === '/hooks' || request.path === '/calls')) await pass.claim('webhooks', request.path === '/calls');
         const exchange = await api.send(request);
         const where = `${request.method} ${request.path}`;
         if (exchange.status === 429 && request.expectRateLimit !== true) {
@@ -251,6 +256,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       const statsAfter = api.stats;
       meta.requestCount = statsAfter.requestsSent - statsBefore.requestsSent;
       meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
+      await pass.leave();
     }
   });
 }

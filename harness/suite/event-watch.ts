@@ -20,7 +20,8 @@ import type { CheckTools } from './check.ts';
 import { missingNeeds, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import { runSeed, sliceForRun } from './rotation.ts';
-import { subscribe, type Subscription } from './subscriptions.ts';
+import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** What a watched subscription is for. */
 export type WatchRole = 'kind' | 'deleted' | 'failing';
@@ -138,8 +139,34 @@ let opening: Promise<Watch> | undefined;
 
 /** The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's. */
 export function openWatch(t: CheckTools): Promise<Watch> {
-  opening ??= open(t);
+  opening ??= handedOver(t) ?? open(t).then(
+    (watch) => handOver({ ok: true, watch: { ...watch, watched: watch.watched.map(({ role, subscription: { remove: _, ...data } }) => ({ role, subscription: data })) } }, watch),
+    (error: unknown) => handOver({ ok: false, message: (error as Error).message }, Promise.reject(error)),
+  );
   return opening;
+}
+
+/**
+ * When the run's files run in parallel (gate.ts), the file that opens the watch and the one that
+ * judges it may run in different workers: the opening is handed over through OCC_WATCH_FILE, a
+ * file in the run's private temporary directory (it holds the subscriptions' secrets, like the
+ * control journal holds tokens), and the judging worker adopts the subscriptions (it deletes
+ * them). Unset in a sequential run, where one worker keeps the watch in this module.
+ */
+type HandOver = { ok: true; watch: Omit<Watch, 'watched'> & { watched: Array<{ role: WatchRole; subscription: SubscriptionData }> } } | { ok: false; message: string };
+
+function handOver<T>(record: HandOver, result: T): T {
+  const file = process.env.OCC_WATCH_FILE;
+  if (file !== undefined && file !== '') writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+  return result;
+}
+
+function handedOver(t: CheckTools): Promise<Watch> | undefined {
+  const file = process.env.OCC_WATCH_FILE;
+  if (file === undefined || file === '' || !existsSync(file)) return undefined;
+  const record = JSON.parse(readFileSync(file, 'utf8')) as HandOver;
+  if (!record.ok) return Promise.reject(new Error(record.message));
+  return Promise.resolve({ ...record.watch, watched: record.watch.watched.map(({ role, subscription }) => ({ role, subscription: adoptSubscription(t, subscription) })) });
 }
 
 async function open(t: CheckTools): Promise<Watch> {

@@ -24,6 +24,7 @@ import { controlCapabilities, type ControlCapability } from '../contract/control
 import { createControlTransport, type ControlEndpoint } from './control-client.ts';
 import { sweepStates } from './control-journal.ts';
 import { sweepHooks } from './hook-journal.ts';
+import { CALLS_IN_PROGRESS } from './gate.ts';
 import { checkReceiverService } from './receiver-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 
@@ -158,6 +159,8 @@ async function startRun(): Promise<SharedRun> {
       // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
       receiver = await startReceiver({ tls: await cachedTlsMaterial() });
       reference = await startReference(faultsFromEnvironment());
+      // For the check gate in this process (gate.ts): an originated call ends with call.ended later.
+      (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS] = () => reference?.callsInProgress() ?? 0;
     }
     target = await embeddedTarget(faultsFromEnvironment());
   } else {
@@ -219,6 +222,7 @@ async function startRun(): Promise<SharedRun> {
     async end() {
       await sweep();
       if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
+      delete (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS];
       await reference?.close();
       await receiver?.close();
     },
