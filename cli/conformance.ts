@@ -23,8 +23,9 @@ import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
 import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
-import { isRequirementId, requirements } from '../requirements/catalogue.ts';
-import { packageRoot, vitestConfigFile } from './package-root.ts';
+import { isRequirementId } from '../requirements/catalogue.ts';
+import { probeRequests } from '../load/lib/probe-shape.ts';
+import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
 
 /**
  * The flags of `occ run`, one entry each: the parser options and the usage text both come from
@@ -36,7 +37,7 @@ const flags = {
   'reports-dir': { type: 'string', default: 'reports', usage: '--reports-dir <dir>  where reports go (default: reports)' },
   seed: { type: 'string', usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)' },
   'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
-  'with-load': { type: 'boolean', default: false, usage: '--with-load          then run the k6 probes (webhook-retry, then rate-limit) against the same target; their verdicts join the report' },
+  'with-load': { type: 'boolean', default: false, usage: '--with-load          then run the k6 probes (webhook-retry, then rate-limit) against the same target; their verdicts join the report (with --dry-run: their requests are counted)' },
   waivers: { type: 'string', usage: '--waivers <file>     known failures to report as waived (default: WAIVERS_FILE)' },
   strict: { type: 'boolean', default: false, usage: '--strict             ignore every waiver (vendor acceptance); the report says so' },
   evidence: { type: 'boolean', default: false, usage: '--evidence           also write reports/<run>/evidence.zip: the reports and a manifest of their SHA-256' },
@@ -58,18 +59,12 @@ const LOAD_PROBES = ['webhook-retry', 'rate-limit'] as const;
 const PROBE_THRESHOLDS_CROSSED = 99;
 
 /** Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit code. */
-function runProbe(root: string, probe: (typeof LOAD_PROBES)[number], reportDir: string): Promise<number> {
+function runProbe(probe: (typeof LOAD_PROBES)[number], reportDir: string): Promise<number> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(root, 'load', 'run.ts'), probe, '--report-dir', reportDir], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [entryPoint('load/run'), probe, '--report-dir', reportDir], { stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('error', () => done(1));
     child.on('close', (code) => done(code ?? 1));
   });
-}
-
-/** MUST requirements a k6 probe covers that this run left undecided (what --with-load would decide). */
-export function loadDecides(verdicts: ReadonlyArray<{ id: string; level: string; status: string }>): string[] {
-  const byLoad = new Set<string>(requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id));
-  return verdicts.filter((v) => byLoad.has(v.id) && v.level === 'MUST' && v.status !== 'passed' && v.status !== 'failed').map((v) => v.id);
 }
 
 /** Scrubs an unexpected error's message; knows the configured secrets once they are read. */
@@ -209,7 +204,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // The global teardown sweeps hooks; this second sweep covers a teardown that never ran.
   let sweepRequests = 0;
   if (config.target.kind === 'remote' && !options.dryRun) {
-    const api = createApiClient({ baseUrl: config.target.baseUrl, timeoutMs: config.requestTimeoutMs, requestsPerMinute: config.requestsPerMinute, secrets: config.secrets });
+    const api = createApiClient({ baseUrl: config.target.baseUrl, timeoutMs: config.requestTimeoutMs, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs, secrets: config.secrets });
     const { failed } = await sweepHooks(process.env.OCC_HOOK_JOURNAL, api, config.tokens);
     sweepRequests = api.stats.requestsSent;
     await api.close();
@@ -226,7 +221,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (options.withLoad && !options.dryRun && !interrupted) {
     // After the checks, one probe at a time; rate-limit last, since it exhausts the target's window.
     for (const probe of LOAD_PROBES) {
-      const code = await runProbe(root, probe, join(reportsRoot, 'latest'));
+      const code = await runProbe(probe, join(reportsRoot, 'latest'));
       if (code !== 0 && code !== PROBE_THRESHOLDS_CROSSED) process.stderr.write(`conformance: --with-load: the ${probe} probe could not run (exit ${code}); its requirements keep the checks' verdicts\n`);
     }
   }
@@ -249,6 +244,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0) + sweepRequests,
     unhandledErrors: collector.unhandledErrors,
     interrupted,
+    withLoad: options.withLoad,
   });
   const { dir } = writeReports(report, reportsRoot);
 
@@ -263,6 +259,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (options.dryRun) {
     const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
     process.stdout.write(`conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`);
+    if (options.withLoad) {
+      // The probes are bounded by design, not by the checks' budget: counted apart, as upper bounds.
+      const probes = probeRequests({ remote: config.target.kind === 'remote', limit: config.rateLimitPerWindow, windowMs: config.rateWindowMs });
+      process.stdout.write(`\nthen --with-load, outside the checks' 150-request budget (upper bounds from each probe's own bounded loops):\n`);
+      for (const p of probes) process.stdout.write(`  ${String(p.maxRequests).padStart(3)}  k6 ${p.probe}: ${p.detail}\n`);
+      process.stdout.write(`conformance: --with-load would send at most ${probes.reduce((sum, p) => sum + p.maxRequests, 0)} more requests (k6 probes), after the checks' ${report.requests.planned}\n`);
+    }
   } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.waived} waived, ${r.notVerifiable} not verifiable, ${r.observed} observed`
     + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
     + (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '')
@@ -280,10 +283,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`);
     for (const gap of report.controlGaps) process.stdout.write(`  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`);
   }
-  if (!options.withLoad && !options.dryRun) {
-    const undecided = loadDecides(report.requirements);
-    if (undecided.length > 0) process.stdout.write(`conformance: --with-load (the k6 probes) would decide: ${undecided.join(', ')}\n`);
-  }
+  if (report.loadWouldDecide.length > 0) process.stdout.write(`conformance: --with-load (the k6 probes) would decide: ${report.loadWouldDecide.join(', ')}\n`);
   if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
   const exitCode = interrupted ? signalCode : exitCodeOf(report);

@@ -5,7 +5,14 @@
  * WEBHOOK_PUBLIC_URL with a certificate it trusts). Used by `npm run self-proof -- --remote` and
  * by `npm run conformance:remote-reference` (the measurement behind README's variable table).
  *
- *   node cli/remote-reference.ts [--no-control] [--faults id,id] [-- <npm run conformance options>]
+ *   node cli/remote-reference.ts [--no-control] [--rate-window-ms n] [--faults id,id] [-- <npm run conformance options>]
+ *
+ * By default the stand-in runs with its rate limit off (a run's throttle would only slow it down).
+ * With --rate-window-ms it enforces the spec's 100 requests per that window (60000: the real
+ * minute; shorter: the reference's documented time scale), and the run is TOLD the window through
+ * RATE_LIMIT_WINDOW_MS (the suite never assumes one): the client throttle keeps to the default
+ * REQUESTS_PER_MINUTE per that window, and the passive 429 judge and the k6 rate-limit probe of
+ * --with-load count in it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tokenNames, tokenVariable } from '../harness/config/config.ts';
+import { limits } from '../harness/contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
 import type { ReferenceFixtures } from '../reference/server.ts';
 import { entryPoint } from './package-root.ts';
@@ -63,14 +71,35 @@ export function fixtureEnv(fixtures: Pick<ReferenceFixtures, 'baseUrl' | 'authUr
 }
 
 /** Starts `npm run reference` in its own process and reads its fixtures (the --json line). */
-export async function startRemoteReference(options: { faults?: readonly string[]; withControl?: boolean } = {}): Promise<RemoteReference> {
+export interface RemoteReferenceOptions {
+  readonly faults?: readonly string[];
+  readonly withControl?: boolean;
+  /** Enforce the spec's 100 requests per this window (ms) instead of no limit; the run is told it (RATE_LIMIT_WINDOW_MS). */
+  readonly rateWindowMs?: number;
+}
+
+/** The stand-in's own flags for its rate limit: off, or the spec's limit per the given window. Pure. */
+export function rateLimitFlags(rateWindowMs: number | undefined): string[] {
+  return rateWindowMs === undefined ? ['--rate-limit', '0'] : ['--rate-limit', String(limits.requestsPerMinute), '--rate-window-ms', String(rateWindowMs)];
+}
+
+/**
+ * What a run must be told about the stand-in's rate limit: nothing extra when it is off (only a
+ * throttle that would slow the run down is lifted), its window when it is on (the default client
+ * throttle then applies per that window). Pure.
+ */
+export function rateLimitEnv(rateWindowMs: number | undefined): Record<string, string | undefined> {
+  return rateWindowMs === undefined ? {} : { REQUESTS_PER_MINUTE: undefined, RATE_LIMIT_WINDOW_MS: String(rateWindowMs) };
+}
+
+export async function startRemoteReference(options: RemoteReferenceOptions = {}): Promise<RemoteReference> {
   const dir = mkdtempSync(join(tmpdir(), 'occ-remote-ref-'));
   const tls = await generateTlsMaterial();
   writeFileSync(join(dir, 'cert.pem'), tls.cert);
   writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   writeFileSync(join(dir, 'ca.pem'), tls.caCertPem);
   const receiverPort = await freePort();
-  const args = [entryPoint('reference/cli'), '--port', '0', '--json', '--rate-limit', '0', '--trust-ca', join(dir, 'ca.pem')];
+  const args = [entryPoint('reference/cli'), '--port', '0', '--json', ...rateLimitFlags(options.rateWindowMs), '--trust-ca', join(dir, 'ca.pem')];
   if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
   // Never outlive the process that started it (a crash, an uncaught error, process.exit).
@@ -95,14 +124,16 @@ export async function startRemoteReference(options: { faults?: readonly string[]
     child.stderr!.on('data', (chunk: Buffer) => { err += chunk.toString(); });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the reference process exited (${code}): ${err.trim().split('\n').at(-1) ?? ''}`)); });
   });
-  const env: Record<string, string> = {
+  const variables: Record<string, string | undefined> = {
     ...fixtureEnv(fixtures),
+    ...rateLimitEnv(options.rateWindowMs),
     WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${receiverPort}`,
     RECEIVER_PORT: String(receiverPort),
     RECEIVER_TLS_CERT: join(dir, 'cert.pem'),
     RECEIVER_TLS_KEY: join(dir, 'key.pem'),
     ...(options.withControl === false ? {} : { CONTROL_URL: fixtures.controlUrl, CONTROL_TOKEN: fixtures.controlToken }),
   };
+  const env = Object.fromEntries(Object.entries(variables).filter((entry): entry is [string, string] => entry[1] !== undefined));
   let closed: Promise<void> | undefined;
   return {
     env,
@@ -119,17 +150,25 @@ export async function startRemoteReference(options: { faults?: readonly string[]
   };
 }
 
-/** The environment of a conformance run against it: clean (a developer's .env must not leak in), PROPERTY_* passed through. */
+/**
+ * The environment of a conformance run against it: clean (a developer's .env must not leak in);
+ * PROPERTY_* and the watch budgets (WEBHOOK_BUDGET_S of the checks, TIME_BUDGET_S of the k6
+ * webhook-retry probe) passed through.
+ */
 export function remoteRunEnvironment(reference: RemoteReference): NodeJS.ProcessEnv {
-  const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_')));
+  const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_') || name === 'WEBHOOK_BUDGET_S' || name === 'TIME_BUDGET_S'));
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...passed, ...reference.env };
 }
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({ options: { 'no-control': { type: 'boolean', default: false }, faults: { type: 'string' } }, allowPositionals: true, strict: true });
-  const reference = await startRemoteReference({ withControl: !values['no-control'], faults: values.faults?.split(',').filter((id) => id !== '') ?? [] });
+  const { values, positionals } = parseArgs({ options: { 'no-control': { type: 'boolean', default: false }, faults: { type: 'string' }, 'rate-window-ms': { type: 'string' } }, allowPositionals: true, strict: true });
+  const windowText = values['rate-window-ms'];
+  if (windowText !== undefined && (!/^[0-9]+$/.test(windowText) || Number(windowText) < 1000)) throw new Error(`--rate-window-ms must be a whole number of ms >= 1000 (60000 is the spec's minute), got "${windowText}"`);
+  const rateWindowMs = windowText === undefined ? undefined : Number(windowText);
+  const reference = await startRemoteReference({ withControl: !values['no-control'], faults: values.faults?.split(',').filter((id) => id !== '') ?? [], ...(rateWindowMs === undefined ? {} : { rateWindowMs }) });
   try {
-    process.stdout.write(`remote reference: ${reference.fixtures.baseUrl} (a separate process)${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`);
+    const limit = rateWindowMs === undefined ? 'no rate limit' : `${limits.requestsPerMinute} requests per ${rateWindowMs / 1000} s (RATE_LIMIT_WINDOW_MS=${rateWindowMs})`;
+    process.stdout.write(`remote reference: ${reference.fixtures.baseUrl} (a separate process, ${limit})${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`);
     const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], { stdio: 'inherit', env: remoteRunEnvironment(reference) });
     return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   } finally {

@@ -38,6 +38,7 @@ import type { Options } from 'k6/options';
 import { positiveInt, text, trimSlash } from './lib/env.ts';
 import type { SummaryData, ThresholdMeta } from './lib/junit.ts';
 import { buildSummary, declareSubmetrics, value } from './lib/summary.ts';
+import { rateLimitShape } from './lib/probe-shape.ts';
 import { analyseWindows, type Sample } from './lib/windows.ts';
 
 const BASE_URL = trimSlash(text('BASE_URL'));
@@ -47,17 +48,16 @@ const WINDOW_MS = positiveInt('WINDOW_MS', 60_000);
 const REQUEST_TIMEOUT_S = 5;
 const ENDPOINTS = ['me', 'balance', 'agents'] as const;
 
-const UNDER_PER_WINDOW = Math.max(1, Math.floor(LIMIT * 0.9));
-const OVER_PER_WINDOW = Math.ceil(LIMIT * 1.5);
-// 2.75 windows: wherever a clock-aligned window's boundary falls, two boundaries (one complete
-// window) show up in the phase.
-const OVER_WINDOWS = 2.75;
-const OVER_MS = Math.round(OVER_WINDOWS * WINDOW_MS);
+// The phases (and so the request count --dry-run --with-load gives) come from one place.
+const SHAPE = rateLimitShape(LIMIT, WINDOW_MS);
+const UNDER_PER_WINDOW = SHAPE.underPerWindow;
+const OVER_PER_WINDOW = SHAPE.overPerWindow;
+const OVER_MS = SHAPE.overMs;
 const OVER_START_MS = 2 * WINDOW_MS;
 const TOTAL_MS = OVER_START_MS + OVER_MS;
 const SECONDS = Math.ceil(TOTAL_MS / 1000) + 2;
 const TOLERANCE = 0.05;
-const SLOT_MS = WINDOW_MS / OVER_PER_WINDOW;
+const SLOT_MS = SHAPE.slotMs;
 /** A send this far behind its schedule means the probe could not keep its rate. */
 const LATE_MS = WINDOW_MS / 4;
 const MODELS = ['blocks', 'trickle', 'no refusal'] as const;
@@ -175,7 +175,7 @@ function shape(res: RefinedResponse<ResponseType | undefined>): Refusal {
 /** The refusal's shape, from a burst that stops at the first refusal (bounded in count and time). */
 export function setup(): SetupData {
   const started = Date.now();
-  const maxRequests = 2 * LIMIT + 10;
+  const maxRequests = SHAPE.setupMaxRequests;
   let sent = 0;
   let served = 0;
   let refusal: Refusal | null = null;

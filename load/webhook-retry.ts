@@ -40,6 +40,7 @@ import { Counter, Gauge } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { positiveInt, text, trimSlash } from './lib/env.ts';
 import type { SummaryData, ThresholdMeta } from './lib/junit.ts';
+import { AUTO_DISABLE_AFTER, webhookRetryPlans, type Plan } from './lib/probe-shape.ts';
 import { buildSummary, declareSubmetrics, value } from './lib/summary.ts';
 
 const BASE_URL = trimSlash(text('BASE_URL'));
@@ -53,7 +54,6 @@ const EVENT = 'call.ended';
 
 const HOUR_MS = 3_600_000;
 const HORIZON_MS = 24 * HOUR_MS;
-const AUTO_DISABLE_AFTER = 10;
 /** The reference's documented backoff (not the spec's: it shows no values): 60 s × 2. */
 const REFERENCE_FIRST_INTERVAL_MS = 60_000;
 const MAX_ATTEMPTS_CHARTED = 12;
@@ -65,21 +65,8 @@ const DRIVE_BUDGET_MS = 40_000;
 /** Remote polling. */
 const POLL_INTERVAL_S = 5;
 
-type PlanStep = { status: number; times?: number } | { hang: true; times?: number };
-interface Plan {
-  name: string;
-  steps: PlanStep[];
-  referenceOnly: boolean;
-}
-
-const PLANS: Plan[] = [
-  { name: 'ack', steps: [{ status: 200 }], referenceOnly: false },
-  { name: 'client4xx', steps: [{ status: 400 }], referenceOnly: false },
-  { name: 'server5xx', steps: [{ status: 500 }], referenceOnly: false },
-  { name: 'timeout', steps: [{ hang: true, times: 2 }, { status: 200 }], referenceOnly: false },
-  { name: 'recover', steps: [{ status: 503, times: AUTO_DISABLE_AFTER - 1 }, { status: 200 }], referenceOnly: true },
-];
-const plans = PLANS.filter((p) => REFERENCE || !p.referenceOnly);
+// The plans (and so the request count --dry-run --with-load gives) come from one place.
+const plans: Plan[] = webhookRetryPlans(REFERENCE);
 
 const REQUIREMENTS: Array<{ id: string; description: string }> = [
   { id: 'WEBHOOK-ACK-2XX', description: 'a 2xx answer ends the retries: exactly one attempt' },
@@ -285,7 +272,9 @@ export default function (): void {
     const signed = received.length > 0 && received.every((d) => d.signature.ok);
     const sameEvent = received.length > 0 && eventIds.size === 1 && (eventId === undefined || eventIds.has(eventId));
     const withinHorizon = attempts === 0 || (times[attempts - 1] as number) - (times[0] as number) <= HORIZON_MS;
-    if (attempts > 0) req('WEBHOOK-RETRY-HORIZON-24H', `${name}: last attempt within 24 h of the first`, withinHorizon);
+    // Remotely only a watch longer than the horizon could see an attempt after it: a shorter one
+    // proves nothing (reported "not observed"), so the verdict is the reference's virtual day alone.
+    if (attempts > 0 && (REFERENCE || TIME_BUDGET_S * 1000 > HORIZON_MS)) req('WEBHOOK-RETRY-HORIZON-24H', `${name}: last attempt within 24 h of the first`, withinHorizon);
     if (REFERENCE || attempts > 1) req('WEBHOOK-RETRY-SAME-EVENT', `${name}: ${received.length} attempts, one eventId, all signatures valid`, sameEvent && signed);
 
     const del = http.del(`${BASE_URL}/hooks/${hook.id}`, null, { headers: auth, tags: { name: 'DELETE /hooks/:id' } });

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { config as loadDotenvFile } from 'dotenv';
-import { E164_PATTERN, NUMERIC_ID_PATTERN, scopes } from '../contract/openapi.ts';
+import { E164_PATTERN, NUMERIC_ID_PATTERN, limits, scopes } from '../contract/openapi.ts';
 import { parseCliConfig } from '../webhooks/receiver-cli.ts';
 import type { ReceiverOptions } from '../webhooks/receiver.ts';
 
@@ -55,8 +55,16 @@ export interface SuiteConfig {
   readonly receiver: ReceiverOptions;
   /** A receiver deployed as a service next to the target (RECEIVER_URL + RECEIVER_TOKEN), used instead of a local one. */
   readonly receiverService: { readonly url: string; readonly token: string } | undefined;
-  /** Client-side request budget; undefined means unthrottled (the embedded reference). */
+  /** Client-side request budget per rate window; undefined means unthrottled (the embedded reference). */
   readonly requestsPerMinute: number | undefined;
+  /**
+   * Length of the target's rate-limit window (RATE_LIMIT_WINDOW_MS): the spec's minute, 60 000,
+   * unless a stand-in documents a shortened one. The throttle, the passive 429 judge and the k6
+   * rate-limit probe all count in it; the suite never assumes another.
+   */
+  readonly rateWindowMs: number;
+  /** The target's limit per that window (RATE_LIMIT_PER_MINUTE; the spec's 100 unless raised on request), for the k6 rate-limit probe. */
+  readonly rateLimitPerWindow: number;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
   /** How long a remote run watches the receiver for deliveries and their retries (WEBHOOK_BUDGET_S). */
@@ -67,6 +75,7 @@ export interface SuiteConfig {
 
 export const defaults = {
   remoteRequestsPerMinute: 80,
+  rateWindowMs: 60_000,
   requestTimeoutMs: 10_000,
   // Two runs per property keep a full remote run with every fixture inside the 150-request budget
   // (five made it 163); the seed changes every run, so nightly runs still cover new cases.
@@ -255,6 +264,8 @@ export function loadConfig(env: Env): SuiteConfig {
     receiver: receiverSettings.options,
     receiverService,
     requestsPerMinute,
+    rateWindowMs: positiveInteger(env, 'RATE_LIMIT_WINDOW_MS', defaults.rateWindowMs),
+    rateLimitPerWindow: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', limits.requestsPerMinute),
     requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
     propertyNumRuns: positiveInteger(env, 'PROPERTY_NUM_RUNS', remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns),
     webhookBudgetS: positiveInteger(env, 'WEBHOOK_BUDGET_S', defaults.webhookBudgetS),

@@ -82,6 +82,8 @@ export interface ClientOptions {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly requestsPerMinute: number | undefined;
+  /** The target's rate window: the throttle refills requestsPerMinute per it, 429s are weighed in it. Default 60 000. */
+  readonly rateWindowMs?: number;
   readonly secrets?: readonly string[];
   readonly maxBodyBytes?: number;
   readonly throttle?: Throttle;
@@ -95,7 +97,7 @@ export interface ClientStats {
   readonly transportErrors: number;
 }
 
-/** One 429, and how many requests this client had sent in the 60 s up to it (that one included). */
+/** One 429, and how many requests this client had sent in the rate window (60 s unless a stand-in documents another) up to it (that one included). */
 export interface RateLimitEvent {
   readonly at: string;
   readonly method: string;
@@ -134,12 +136,13 @@ export function createApiClient(options: ClientOptions): ApiClient {
     bodyTimeout: options.timeoutMs,
     connect: { timeout: options.timeoutMs },
   });
-  const throttle = options.throttle ?? createThrottle({ requestsPerMinute: options.requestsPerMinute });
+  const windowMs = options.rateWindowMs ?? 60_000;
+  const throttle = options.throttle ?? createThrottle({ requestsPerMinute: options.requestsPerMinute, windowMs });
   const redact = createRedactor(options.secrets);
   const log: ExchangeRecord[] = [];
   let seq = 0;
   let rateLimited = 0;
-  // Send times of the last minute (pruned as it goes), for the passive rate-limit verdict.
+  // Send times of the last rate window (pruned as it goes), for the passive rate-limit verdict.
   let sentAt: number[] = [];
   const rateLimitEvents: RateLimitEvent[] = [];
   let transportErrors = 0;
@@ -176,7 +179,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
 
     await throttle.acquire();
     const now = Date.now();
-    sentAt = sentAt.filter((time) => time > now - 60_000);
+    sentAt = sentAt.filter((time) => time > now - windowMs);
     sentAt.push(now);
     const started = performance.now();
     const startedAt = new Date().toISOString();
@@ -219,7 +222,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
         if (exchange.status !== 429) return exchange;
         rateLimited += 1;
         const at = Date.parse(exchange.startedAt);
-        const sentInPrecedingMinute = sentWithin(sentAt, Number.isNaN(at) ? Date.now() : at);
+        const sentInPrecedingMinute = sentWithin(sentAt, Number.isNaN(at) ? Date.now() : at, windowMs);
         const underDocumentedLimit = sentInPrecedingMinute <= limits.requestsPerMinute;
         rateLimitEvents.push({ at: exchange.startedAt, method: request.method, path: new URL(exchange.url).pathname, sentInPrecedingMinute, underDocumentedLimit });
         // Under the documented limit a 429 is the verdict itself (RATE-LIMIT-100-PER-MIN), not a

@@ -9,6 +9,8 @@
 export interface ThrottleOptions {
   /** undefined = no limit (the embedded reference server). */
   readonly requestsPerMinute: number | undefined;
+  /** The target's "minute" the rate is per: 60 000 unless a stand-in documents a shortened window. */
+  readonly windowMs?: number;
   readonly burst?: number;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -29,7 +31,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
   const sleep = options.sleep ?? defaultSleep;
   const rate = options.requestsPerMinute;
   const capacity = rate === undefined ? Infinity : Math.max(1, options.burst ?? Math.floor(rate / 8));
-  const msPerToken = rate === undefined ? 0 : 60_000 / rate;
+  const msPerToken = rate === undefined ? 0 : (options.windowMs ?? 60_000) / rate;
   let tokens = capacity;
   let refilledAt = now();
   let pausedUntil = 0;

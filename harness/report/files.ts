@@ -12,6 +12,7 @@ import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import type { LoadProbeSummary, RunReport } from './model.ts';
+import { isRequirementId } from '../../requirements/catalogue.ts';
 
 export const REPORT_FILES = ['report.json', 'report.md', 'report.html', 'junit.xml'] as const;
 
@@ -63,7 +64,8 @@ interface K6ProbeJson {
   passed: boolean;
   failedThresholds: string[];
   generatedAt?: string;
-  thresholds: Array<{ requirement?: string; ok: boolean }>;
+  /** `observed: false`: a rate threshold k6 held on no sample (written since the probes say so; absent in older summaries). */
+  thresholds: Array<{ requirement?: string; ok: boolean; observed?: boolean }>;
   observations?: Record<string, unknown>;
   chart?: {
     perSecond?: Array<{ second: number; accepted: number; refused: number }>;
@@ -76,10 +78,23 @@ interface K6ProbeJson {
 export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
   const requirements: Record<string, 'passed' | 'failed'> = {};
   for (const threshold of json.thresholds) {
-    if (threshold.requirement === undefined) continue;
+    // A check the probe never made (nothing seen within its watch) is no verdict, never a pass.
+    if (threshold.requirement === undefined || threshold.observed === false) continue;
     requirements[threshold.requirement] = requirements[threshold.requirement] === 'failed' || !threshold.ok ? 'failed' : 'passed';
   }
-  const observations = Object.entries(json.observations ?? {}).map(([key, value]) => `${key}: ${JSON.stringify(value)}`.slice(0, 400));
+  // A probe that could not do its own job (its "probe" thresholds: requests sent late or dropped,
+  // nothing measured) proves no requirement passed; the failures it saw still stand.
+  const invalid = requirements.probe === 'failed';
+  if (invalid) for (const [id, verdict] of Object.entries(requirements)) if (verdict === 'passed') delete requirements[id];
+  const observations = [
+    ...(invalid ? [`the probe did not do its own job (${json.failedThresholds.join(', ')}): none of its passes counts`] : []),
+    ...Object.entries(json.observations ?? {}).map(([key, value]) => `${key}: ${JSON.stringify(value)}`.slice(0, 400)),
+  ];
+  // What a probe recorded under an OBSERVE requirement's own id (the 429's shape, the window's
+  // behaviour, the backoff intervals) is that requirement's observation.
+  const requirementObservations = Object.fromEntries(Object.entries(json.observations ?? {})
+    .filter(([key, value]) => isRequirementId(key) && value !== null && value !== undefined && !(Array.isArray(value) && value.length === 0))
+    .map(([key, value]) => [key, `k6 ${json.probe}: ${JSON.stringify(value)}`.slice(0, 1000)]));
   let chart: unknown;
   if (json.chart?.perSecond !== undefined) {
     chart = {
@@ -98,7 +113,7 @@ export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
     };
   }
   return {
-    probe: json.probe, passed: json.passed, failedThresholds: json.failedThresholds, requirements, observations,
+    probe: json.probe, passed: json.passed, failedThresholds: json.failedThresholds, requirements, observations, requirementObservations,
     ...(chart === undefined ? {} : { chart }), ...(json.generatedAt === undefined ? {} : { finishedAt: json.generatedAt }),
   };
 }

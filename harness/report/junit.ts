@@ -64,6 +64,7 @@ export function renderJunit(report: RunReport): string {
     };
     const suite = builder.testSuite().name(x(file)).property('target', x(report.target.baseUrl)).property('seed', String(report.seed)).property('waivers', x(waiverModeText(report.waivers)));
     if (report.interrupted) suite.property('interrupted', 'true');
+    if (report.loadWouldDecide.length > 0) suite.property('with-load-would-decide', report.loadWouldDecide.join(' '));
     for (const check of checks) {
       const testCase = suite.testCase().className(x(file.replace(/\.(suite|property)\.ts$/, '').replace(/\//g, '.'))).name(x(check.name)).time(check.durationMs / 1000);
       testCase.property('requirements', x(check.requirements.join(' ')));

@@ -117,6 +117,9 @@ export function renderMarkdown(run: RunReport): string {
     for (const r of observed) lines.push(`- **${r.id}**: ${md(clip(r.observations.join('; '), 2000))}`);
     lines.push('');
   }
+  if (report.loadWouldDecide.length > 0) {
+    lines.push('## Left to the load probes', '', `Run with \`--with-load\` (the k6 probes, against the same target) to decide: ${report.loadWouldDecide.map((id) => md(id)).join(', ')}.`, '');
+  }
   if (report.load.length > 0) {
     lines.push('## Load probes (k6)', '', '| Probe | Verdict | Failed thresholds | Finished |', '|---|---|---|---|');
     for (const probe of report.load) lines.push(`| ${cell(probe.probe)} | ${probe.passed ? '✅ passed' : '❌ failed'} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`);

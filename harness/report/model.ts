@@ -82,6 +82,8 @@ export interface LoadProbeSummary {
   readonly failedThresholds: readonly string[];
   readonly requirements: Readonly<Record<string, 'passed' | 'failed'>>;
   readonly observations: readonly string[];
+  /** Observations the probe recorded under a requirement's id (an OBSERVE requirement is then observed). */
+  readonly requirementObservations?: Readonly<Record<string, string>>;
   readonly chart?: unknown;
   readonly finishedAt?: string;
 }
@@ -112,6 +114,14 @@ export interface RunReport {
   readonly waivers: WaiverSummary;
   /** Test-control states/inspections the target does not offer, and what each would unlock. */
   readonly controlGaps: readonly ControlGap[];
+  /** MUST requirements the k6 probes decide that this run, made without --with-load, left undecided. */
+  readonly loadWouldDecide: readonly string[];
+}
+
+/** MUST requirements a k6 probe covers (catalogue: checks 'load') that these verdicts leave undecided. Pure. */
+export function loadDecides(verdicts: ReadonlyArray<Pick<RequirementVerdict, 'id' | 'level' | 'status'>>): string[] {
+  const byLoad = new Set<string>(requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id));
+  return verdicts.filter((v) => byLoad.has(v.id) && v.level === 'MUST' && v.status !== 'passed' && v.status !== 'failed' && v.status !== 'waived').map((v) => v.id);
 }
 
 function unique(values: Iterable<string>): string[] {
@@ -125,7 +135,10 @@ export function judgeRequirement(
   load: readonly LoadProbeSummary[],
 ): RequirementVerdict {
   const tagged = checks.filter((c) => c.requirements.includes(requirement.id));
-  const observations = unique(tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)));
+  const observations = unique([
+    ...tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)),
+    ...load.flatMap((p) => p.requirementObservations?.[requirement.id] ?? []),
+  ]);
   const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
   const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, checks: tagged.map((c) => c.name), observations };
   // A check failed only by other requirements' verdicts (t.verify) passed this one; a failure a
@@ -135,7 +148,8 @@ export function judgeRequirement(
   const waived = failing.some((c) => c.waivedRequirements?.includes(requirement.id) === true);
   const failed = failing.some((c) => c.waivedRequirements?.includes(requirement.id) !== true) || probeVerdicts.some((p) => p.verdict === 'failed');
   const passed = tagged.some((c) => c.status === 'passed' || ((c.status === 'failed' || c.status === 'waived') && !failsThis(c))) || probeVerdicts.some((p) => p.verdict === 'passed');
-  const source = probeVerdicts.length > 0 ? `k6 ${probeVerdicts.map((p) => p.probe).join(', ')}` : undefined;
+  const probesHeard = load.filter((p) => p.requirements[requirement.id] !== undefined || p.requirementObservations?.[requirement.id] !== undefined).map((p) => p.probe);
+  const source = probesHeard.length > 0 ? `k6 ${probesHeard.join(', ')}` : undefined;
   const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
   // Checks an interrupted run never reached say nothing about the target: "not run", not "not verifiable".
   const undecided: RequirementStatus = tagged.some((c) => c.status === 'skipped') ? 'not_verifiable' : tagged.length > 0 ? 'not_run' : 'not_checked';
@@ -164,6 +178,8 @@ export interface ReportInput {
   readonly unhandledErrors: readonly string[];
   readonly interrupted: boolean;
   readonly waivers?: WaiverSummary;
+  /** The k6 probes ran after the checks (--with-load): nothing is left for them to decide. */
+  readonly withLoad?: boolean;
 }
 
 export function buildReport(input: ReportInput): RunReport {
@@ -221,6 +237,7 @@ export function buildReport(input: ReportInput): RunReport {
     interrupted: input.interrupted,
     waivers: input.waivers ?? { mode: 'none', entries: 0, applied: [], expired: [], unused: [] },
     controlGaps: controlGaps(input.checks, verdicts),
+    loadWouldDecide: input.withLoad === true || input.dryRun ? [] : loadDecides(verdicts),
   };
 }
 

@@ -17,6 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { loadConfig, type SuiteConfig } from '../config/config.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { expandVariantIds } from '../../reference/variants.ts';
 import { controlCapabilities, type ControlCapability } from '../contract/control.ts';
@@ -85,6 +86,7 @@ async function startRun(): Promise<SharedRun> {
   const common = {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
+    rateWindowMs: config.rateWindowMs,
     propertyNumRuns: config.propertyNumRuns,
     // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
     webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
@@ -95,7 +97,8 @@ async function startRun(): Promise<SharedRun> {
 
   if (config.target.kind === 'embedded') {
     if (!dryRun) {
-      receiver = await startReceiver();
+      // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
+      receiver = await startReceiver({ tls: await cachedTlsMaterial() });
       reference = await startReferenceServer({
         rateLimit: false,
         trustedCaPem: receiver.caCertPem === undefined ? [] : [receiver.caCertPem],
@@ -162,7 +165,7 @@ async function startRun(): Promise<SharedRun> {
       if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
     }
     if (!dryRun) {
-      const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, secrets: target.secrets });
+      const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, rateWindowMs: target.rateWindowMs, secrets: target.secrets });
       try {
         const { failed } = await sweepHooks(hookJournal, api, target.tokens);
         for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);

@@ -34,6 +34,8 @@ export interface ProvidedTarget {
   readonly destinationNumber: string | undefined;
   readonly allowOriginate: boolean;
   readonly requestsPerMinute: number | undefined;
+  /** The target's rate window (RATE_LIMIT_WINDOW_MS; absent: the spec's minute, 60 000). */
+  readonly rateWindowMs?: number;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
   /** Seconds the run watches for deliveries it caused (and their retries), from when it caused them. */

@@ -31,6 +31,7 @@ export function session(): Session {
       baseUrl: target.baseUrl,
       timeoutMs: target.requestTimeoutMs,
       requestsPerMinute: target.requestsPerMinute,
+      rateWindowMs: target.rateWindowMs,
       secrets: [...target.secrets, ...(target.receiverToken === undefined ? [] : [target.receiverToken])],
       secretVariables: secretVariables(target.tokens, target.oauth),
     }),

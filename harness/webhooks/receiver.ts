@@ -44,7 +44,6 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer as createPlainServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { generate } from 'selfsigned';
 import { SIGNATURE_HEADER, verifySignature } from './signature.ts';
 
 export type PlanStep = { status: number; times?: number } | { hang: true; times?: number };
@@ -75,7 +74,8 @@ export interface Delivery {
 export interface ReceiverOptions {
   host?: string;
   port?: number;
-  tls?: { cert: string; key: string };
+  /** Certificate and key to serve; `caCertPem` when they come from our own CA (./tls-cache.ts), reported as the receiver's. */
+  tls?: { cert: string; key: string; caCertPem?: string };
   toleranceSeconds?: number;
   maxBodyBytes?: number;
   publicUrl?: string;
@@ -104,7 +104,7 @@ export interface Receiver {
   localUrl: string;
   /** The plain-HTTP loopback query API (`loopbackQueryPort`), else undefined. */
   queryUrl: string | undefined;
-  /** CA that signed the generated server certificate; undefined with user-supplied tls. */
+  /** CA that signed the generated (or cached) server certificate; undefined with user-supplied tls. */
   caCertPem: string | undefined;
   register(path: string, setup: { secret?: string; plan?: ResponsePlan }): void;
   setPlan(path: string, plan: ResponsePlan): void;
@@ -265,6 +265,9 @@ class BoundedSet {
 
 /** A throwaway CA and a server certificate it signs, valid for localhost, 127.0.0.1 and ::1. */
 export async function generateTlsMaterial(): Promise<{ caCertPem: string; cert: string; key: string }> {
+  // Imported here, not at the top: selfsigned and its ASN.1 stack take longer to load than the
+  // rest of the receiver, and a run that reuses cached material (./tls-cache.ts) never needs them.
+  const { generate } = await import('selfsigned');
   // Back-date a little so a sender whose clock is slightly behind still accepts the cert.
   const notBeforeDate = new Date(Date.now() - 60 * 60 * 1000);
   const notAfterDate = new Date(Date.now() + 7 * 24 * 60 * 60 * 1000);
@@ -417,7 +420,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
 
   const generated = options.tls || options.plainHttp === true ? undefined : await generateTlsMaterial();
   const tlsMaterial = options.tls ?? generated;
-  const caCertPem = generated?.caCertPem;
+  const caCertPem = generated?.caCertPem ?? options.tls?.caCertPem;
 
   const registrations = new Map<string, Registration>();
   const log = new RingLog<Delivery>(options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);

@@ -39,6 +39,16 @@ export interface ThresholdResult {
   requirement: string;
   description: string;
   values: Record<string, number>;
+  /**
+   * False for a rate threshold on a metric that got no sample: k6 holds `rate==1` on nothing, but
+   * a check never made verified nothing (e.g. a retry not seen within the watch). Never a pass.
+   */
+  observed: boolean;
+}
+
+/** A rate metric with no sample observed nothing: its threshold holds vacuously. Pure. */
+export function observedAnything(metric: SummaryMetric): boolean {
+  return metric.type !== 'rate' || (metric.values.passes ?? 0) + (metric.values.fails ?? 0) > 0;
 }
 
 export function xmlEscape(value: string): string {
@@ -69,6 +79,7 @@ export function thresholdResults(data: SummaryData, meta: readonly ThresholdMeta
         requirement: m?.requirement ?? 'k6',
         description: m?.description ?? key,
         values: metric.values,
+        observed: observedAnything(metric),
       });
     }
   }
@@ -84,18 +95,20 @@ function formatValues(values: Record<string, number>): string {
 export function junitXml(suite: string, data: SummaryData, meta: readonly ThresholdMeta[]): string {
   const results = thresholdResults(data, meta);
   const failures = results.filter((r) => !r.ok).length;
+  const skipped = results.filter((r) => r.ok && !r.observed).length;
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(3);
   const cases = results.map((r) => {
     const name = xmlEscape(`${r.key} ${r.expression} — ${r.description}`);
     const open = `    <testcase classname="${xmlEscape(`${suite}.${r.requirement}`)}" name="${name}" time="0">`;
+    if (r.ok && !r.observed) return `${open}\n      <skipped message="not observed: no sample within the probe"/>\n    </testcase>`;
     if (r.ok) return `${open}</testcase>`;
     const message = xmlEscape(`threshold ${r.key}: ${r.expression} crossed`);
     return `${open}\n      <failure message="${message}" type="threshold">${xmlEscape(`${r.requirement}: ${r.description}\nobserved: ${formatValues(r.values)}`)}</failure>\n    </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" time="${seconds}">`,
-    `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" time="${seconds}">`,
+    `<testsuites name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" skipped="${skipped}" time="${seconds}">`,
+    `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

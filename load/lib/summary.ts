@@ -32,6 +32,7 @@ export function declareSubmetrics(thresholds: Record<string, string[]>, keys: re
 export function buildSummary(probe: string, data: SummaryData, meta: readonly ThresholdMeta[], report: ProbeReport): Record<string, string> {
   const results = thresholdResults(data, meta);
   const failed = results.filter((r) => !r.ok);
+  const unobserved = results.filter((r) => r.ok && !r.observed).length;
   const dir = reportDir();
   const redact = createRedactor([__ENV.TOKEN, __ENV.CONTROL_TOKEN, __ENV.RECEIVER_TOKEN]);
   const json = redact.value({
@@ -39,14 +40,14 @@ export function buildSummary(probe: string, data: SummaryData, meta: readonly Th
     generatedAt: new Date().toISOString(),
     passed: failed.length === 0,
     failedThresholds: failed.map((r) => `${r.key} ${r.expression}`),
-    thresholds: results.map((r) => ({ key: r.key, expression: r.expression, ok: r.ok, requirement: r.requirement, description: r.description })),
+    thresholds: results.map((r) => ({ key: r.key, expression: r.expression, ok: r.ok, observed: r.observed, requirement: r.requirement, description: r.description })),
     observations: report.observations,
     chart: report.chart,
     summary: { state: data.state ?? null, metrics: data.metrics },
   });
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(1);
   const text = [
-    `k6 ${probe}: ${failed.length === 0 ? 'PASS' : 'FAIL'} — ${results.length - failed.length}/${results.length} thresholds held, ${seconds} s`,
+    `k6 ${probe}: ${failed.length === 0 ? 'PASS' : 'FAIL'} — ${results.length - failed.length}/${results.length} thresholds held${unobserved > 0 ? ` (${unobserved} of them on nothing observed: no verdict)` : ''}, ${seconds} s`,
     ...report.lines.map((l) => `  ${redact(l)}`),
     ...failed.map((r) => `  crossed: ${r.key} ${r.expression} [${r.requirement}] ${r.description}`),
     `  report: ${dir}/k6-${probe}.json, ${dir}/k6-${probe}.junit.xml`,

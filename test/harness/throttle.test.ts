@@ -28,6 +28,16 @@ describe('throttle', () => {
     expect(throttle.stats.sent).toBe(200);
   });
 
+  it("keeps the same guarantee per the target's documented window when it is not the spec's minute (RATE_LIMIT_WINDOW_MS)", async () => {
+    const throttle = createThrottle({ requestsPerMinute: 80, windowMs: 2_500 });
+    const times = await drive(throttle, 200, 3 * 2_500);
+    expect(times).toHaveLength(200);
+    for (const start of times) expect(times.filter((t) => t >= start && t < start + 2_500).length).toBeLessThanOrEqual(90);
+    // 80 per 2.5 s, not 80 per minute: 200 requests take about 6 s, not 2.4 minutes.
+    expect(times.at(-1)).toBeGreaterThan(5_800);
+    expect(times.at(-1)).toBeLessThanOrEqual(6_400);
+  });
+
   it('counts every request and never waits when unlimited', async () => {
     const throttle = createThrottle({ requestsPerMinute: undefined });
     const times = await drive(throttle, 500, 0);

@@ -1,0 +1,39 @@
+/**
+ * The k6 probes' request counts that `--dry-run --with-load` prints, from the same shape the
+ * probes run (load/lib/probe-shape.ts). The loop bound is checked against a literal replay of the
+ * probe's own "over" loop for many limits and windows.
+ */
+import { describe, expect, it } from 'vitest';
+import { probeRequests, rateLimitShape, REFERENCE_WINDOW_MS, webhookRetryPlans } from '../../load/lib/probe-shape.ts';
+
+describe('the k6 probes\' request bounds', () => {
+  it('rate-limit at the spec\'s 100 per minute: 210 in the set-up burst at most, 90 under, 412 over', () => {
+    expect(rateLimitShape(100, 60_000)).toMatchObject({ setupMaxRequests: 210, underPerWindow: 90, overPerWindow: 150, overRequests: 412, maxRequests: 712 });
+    // The count depends on the limit, not on the window's length (a shortened window sends as many).
+    expect(rateLimitShape(100, 2_500).maxRequests).toBe(712);
+  });
+
+  it('the "over" phase count is exactly what the probe\'s loop sends, for any limit and window', () => {
+    for (const limit of [1, 7, 50, 100, 101, 333, 1000]) {
+      for (const windowMs of [1_000, 2_500, 4_000, 60_000, 61_234]) {
+        const shape = rateLimitShape(limit, windowMs);
+        let sent = 0;
+        for (let i = 0; (i + 1) * shape.slotMs <= shape.overMs; i++) sent++;
+        expect(shape.overRequests, `${limit} per ${windowMs} ms`).toBe(sent);
+        expect(shape.overRequests).toBeGreaterThanOrEqual(Math.floor(2.75 * shape.overPerWindow) - 1);
+      }
+    }
+  });
+
+  it('webhook-retry: a subscription created and deleted per plan, plus the call that causes the event remotely', () => {
+    expect(webhookRetryPlans(false).map((p) => p.name)).toEqual(['ack', 'client4xx', 'server5xx', 'timeout']);
+    const remote = probeRequests({ remote: true, limit: 100, windowMs: 60_000 });
+    expect(remote.map((p) => [p.probe, p.maxRequests])).toEqual([['webhook-retry', 9], ['rate-limit', 712]]);
+    expect(remote[1]!.detail).toContain('limit 100 per 60 s');
+    const embedded = probeRequests({ remote: false, limit: 100, windowMs: 60_000 });
+    expect(embedded.map((p) => [p.probe, p.maxRequests])).toEqual([['webhook-retry', 10], ['rate-limit', 712]]);
+    expect(embedded[1]!.detail).toContain(`per ${REFERENCE_WINDOW_MS / 1000} s`);
+    // A raised limit is counted as configured.
+    expect(probeRequests({ remote: true, limit: 200, windowMs: 60_000 })[1]!.maxRequests).toBe(rateLimitShape(200, 60_000).maxRequests);
+  });
+});
