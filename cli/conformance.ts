@@ -23,6 +23,7 @@ import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
 import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
+import { startGate, type GateServer } from '../harness/suite/gate.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { probeRequests } from '../load/lib/probe-shape.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
@@ -57,6 +58,22 @@ class UsageError extends Error {}
 /** The k6 probes of --with-load, in the order they run (load/run.ts). */
 const LOAD_PROBES = ['webhook-retry', 'rate-limit'] as const;
 const PROBE_THRESHOLDS_CROSSED = 99;
+
+/**
+ * Workers of an embedded run, whose files run in parallel behind the check gate
+ * (harness/suite/gate.ts; README "Why the embedded run is parallel"): two, one per core of the
+ * machine this is measured on; each more loads the whole suite again. A remote run keeps one
+ * worker: one throttle and one request count against the target's rate limit.
+ */
+const EMBEDDED_WORKERS = 2;
+
+/** OCC_EMBEDDED_WORKERS (1 = sequential), or the default. */
+function embeddedWorkers(): number {
+  const text = process.env.OCC_EMBEDDED_WORKERS?.trim();
+  if (text === undefined || text === '') return EMBEDDED_WORKERS;
+  if (!/^[1-9]\d?$/.test(text)) throw new ConfigError('OCC_EMBEDDED_WORKERS', '', `OCC_EMBEDDED_WORKERS must be a whole number from 1 to 99 (got "${text}"); 1 runs one check at a time`);
+  return Number(text);
+}
 
 /** Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit code. */
 function runProbe(probe: (typeof LOAD_PROBES)[number], reportDir: string): Promise<number> {
@@ -120,6 +137,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return 0;
   }
   const config: SuiteConfig = loadConfigFromEnvironment();
+  const workers = config.target.kind === 'embedded' && !options.dryRun ? embeddedWorkers() : 1;
   // Taken before this process sets its own variables for the workers (PROPERTY_SEED, OCC_…).
   const configuration = configurationFingerprint(documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')), process.env);
   const waiverFile = options.waivers ?? (process.env.WAIVERS_FILE?.trim() || undefined);
@@ -176,8 +194,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     void vitest?.cancelCurrentRun('keyboard-input');
   };
 
+  // The embedded reference has no rate limit and nothing shared but what the gate guards: its
+  // files run in parallel. A dry run sends nothing and lists checks in order: sequential.
+  const parallel = workers > 1;
+  let gate: GateServer | undefined;
   const started = performance.now();
   try {
+    if (parallel) {
+      gate = await startGate();
+      Object.assign(process.env, gate.env, { OCC_WATCH_FILE: join(controlJournalDir, 'watch.json') });
+    }
     const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
     vitest = await createVitest({
       root,
@@ -185,8 +211,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       run: true,
       watch: false,
       project: options.properties ? ['conformance', 'properties'] : ['conformance'],
-      reporters: [collector],
+      reporters: gate === undefined ? [collector] : [collector, gate.reporter],
       ...(options.only.length > 0 ? { tagsFilter: [options.only.join(' || ')] } : {}),
+      ...(parallel ? { fileParallelism: true, maxWorkers: workers } : {}),
       passWithNoTests: true,
     });
     // Vitest exits the process on SIGINT/SIGTERM; a run that created hooks must first delete
@@ -198,6 +225,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     await vitest.start();
   } finally {
     await vitest?.close();
+    await gate?.close();
+    for (const name of ['OCC_GATE_URL', 'OCC_GATE_TOKEN', 'OCC_WATCH_FILE']) delete process.env[name];
   }
   const durationMs = Math.round(performance.now() - started);
 

@@ -7,6 +7,13 @@
  * that fails there fails in a full run too, since checks undo every state they set, and the
  * catalogue is checked in a fraction of the time.
  *
+ * Embedded (the default): one long-lived runner process per --concurrency slot
+ * (./fault-runner.ts), each with its own vitest instance, its own embedded reference and
+ * receiver, takes the faults from a shared queue; for each it starts a fresh reference with
+ * that fault alone on and runs the fault's checks in a fresh test worker. A run of a fault pays
+ * its checks, not a process start. A runner that goes past a fault's time limit or dies is
+ * ended and a new one takes the next fault.
+ *
  * --remote: the same proof against the reference run as a REMOTE target: a separate process per
  * fault (./remote-reference.ts), reached only through API_BASE_URL, every fixture, CONTROL_URL
  * and a receiver it delivers to, as a staging build would be. A fault whose requirements a remote
@@ -17,13 +24,15 @@
  * been sent (at most MAX_REMOTE_SEEDS runs): caught by one of them means caught by the runs a CI
  * schedule makes.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { faults } from '../reference/faults.ts';
+import { config as loadDotenvFile } from 'dotenv';
+import { faults, type Fault } from '../reference/faults.ts';
 import { requirementsFailedBy, type RunReport } from '../harness/report/model.ts';
+import type { FromRunner, ToRunner } from './fault-runner.ts';
 import { entryPoint } from './package-root.ts';
 import { remoteRunEnvironment, startRemoteReference } from './remote-reference.ts';
 
@@ -75,23 +84,131 @@ export function slicesReported(report: Pick<RunReport, 'checks'>): number {
   return slices;
 }
 
-async function runOne(fault: (typeof faults)[number], workDir: string, remote: boolean): Promise<FaultVerdict> {
-  if (!remote) {
-    const env: NodeJS.ProcessEnv = { ...process.env, OCC_REFERENCE_FAULTS: fault.id, CI: process.env.CI ?? 'true' };
-    // The embedded reference: a configured remote target has no fault switches.
-    delete env.API_BASE_URL;
-    delete env.AUTH_URL;
-    delete env.CONTROL_URL;
-    delete env.CONTROL_TOKEN;
-    return runAgainst(fault, workDir, env, false);
+/** A verdict from a run's report and exit code: the one judgement of both modes. Pure. */
+export function verdictOf(fault: Pick<Fault, 'id' | 'violates'>, report: RunReport, exitCode: number | null, durationMs: number, remote: boolean, seed?: number): FaultVerdict {
+  const base = { fault: fault.id, violates: fault.violates, exitCode, durationMs, ...(seed === undefined ? {} : { seed }) };
+  if (report.interrupted) return { ...base, caught: false, caughtBy: [], problem: `the run was cut short (exit ${exitCode}): over its time limit?` };
+  const caughtBy = judgeFault(fault.violates, report);
+  const notVerifiableRemotely = remote && caughtBy.length === 0 ? unverifiable(fault.violates, report) : undefined;
+  return { ...base, caught: caughtBy.length > 0 && exitCode === 1, caughtBy, slices: slicesReported(report), ...(notVerifiableRemotely === undefined ? {} : { notVerifiableRemotely }) };
+}
+
+/**
+ * The environment of an embedded run: what `occ run` would read (the variables, then .env) with
+ * the target's variables removed, since a configured remote target has no fault switches.
+ */
+export function embeddedEnvironment(): NodeJS.ProcessEnv {
+  // NODE_COMPILE_CACHE: each fault's run starts a test worker, which loads the same dependencies again.
+  const env: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: join(tmpdir(), 'occ-node-compile-cache'), ...process.env, CI: process.env.CI ?? 'true' };
+  if (existsSync('.env')) loadDotenvFile({ path: '.env', quiet: true, override: false, processEnv: env as Record<string, string> });
+  for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS']) delete env[name];
+  return env;
+}
+
+/** Bounds of the embedded runners: a start (vitest, the reference, collecting the checks) and one fault's run. */
+const RUNNER_START_MS = 240_000;
+const FAULT_RUN_MS = 120_000;
+
+/** One runner process (./fault-runner.ts): started, asked one fault at a time, ended. */
+export class RunnerProcess {
+  readonly #child: ChildProcess;
+  #waiting: ((message: FromRunner | { exited: string }) => void) | undefined;
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4_000); });
+    child.on('message', (message: FromRunner) => this.#waiting?.(message));
+    child.on('exit', (code, signal) => this.#waiting?.({ exited: `the runner ended (${signal ?? `exit ${code}`})${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').at(-1)}`}` }));
   }
+
+  /** How many checks each fault of the catalogue runs, as the runner collected them. */
+  checks: Readonly<Record<string, number>> = {};
+
+  static async start(env: NodeJS.ProcessEnv): Promise<RunnerProcess> {
+    const runner = new RunnerProcess(fork(entryPoint('cli/fault-runner'), [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }));
+    const first = await runner.#next(RUNNER_START_MS);
+    if ('ready' in first) {
+      runner.checks = first.checks;
+      return runner;
+    }
+    runner.end();
+    throw new Error(`the runner did not start: ${'error' in first ? first.error : 'exited' in first ? first.exited : 'no answer'}`);
+  }
+
+  /** The fault's run, or why there is none (then the runner is ended: it may hold the fault on). */
+  async run(fault: Pick<Fault, 'id' | 'violates'>): Promise<{ report: RunReport; exitCode: number } | { problem: string }> {
+    this.#child.send({ fault: { id: fault.id, violates: fault.violates } } satisfies ToRunner);
+    const answer = await this.#next(FAULT_RUN_MS);
+    if ('run' in answer) return answer.run;
+    await this.end();
+    if ('error' in answer) return { problem: `the run failed: ${answer.error}` };
+    return { problem: 'exited' in answer ? answer.exited : `no verdict within ${FAULT_RUN_MS / 1000} s: over its time limit?` };
+  }
+
+  #next(timeoutMs: number): Promise<FromRunner | { exited: string } | { timedOut: true }> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.#waiting = undefined; resolve({ timedOut: true }); }, timeoutMs);
+      this.#waiting = (message) => { clearTimeout(timer); this.#waiting = undefined; resolve(message); };
+    });
+  }
+
+  /** Asks it to close (vitest, the reference, the receiver); forces it after a grace period. */
+  end(): Promise<void> {
+    const child = this.#child;
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => { clearTimeout(force); resolve(); });
+      if (child.connected) child.disconnect();
+      else child.kill('SIGTERM');
+    });
+  }
+}
+
+/** One --concurrency slot: takes faults from the queue until it is empty, through one runner at a time. */
+async function embeddedSlot(queue: Fault[], env: NodeJS.ProcessEnv, done: (verdict: FaultVerdict) => void): Promise<void> {
+  let runner: RunnerProcess | undefined;
+  try {
+    while (queue.length > 0) {
+      const started = Date.now();
+      if (runner === undefined) {
+        try {
+          runner = await RunnerProcess.start(env);
+        } catch (error) {
+          // Charged to the fault it would have run next; the next fault tries a new runner.
+          const fault = queue.shift();
+          if (fault !== undefined) done({ fault: fault.id, violates: fault.violates, caught: false, caughtBy: [], exitCode: null, durationMs: Date.now() - started, problem: (error as Error).message });
+          continue;
+        }
+        // The faults with the most checks first, so that no long one is left alone at the end.
+        const checks = runner.checks;
+        queue.sort((a, b) => (checks[b.id] ?? 0) - (checks[a.id] ?? 0));
+      }
+      const fault = queue.shift();
+      if (fault === undefined) break;
+      const runStarted = Date.now();
+      const outcome = await runner.run(fault);
+      if ('problem' in outcome) {
+        runner = undefined;
+        done({ fault: fault.id, violates: fault.violates, caught: false, caughtBy: [], exitCode: null, durationMs: Date.now() - runStarted, problem: outcome.problem });
+      } else {
+        done(verdictOf(fault, outcome.report, outcome.exitCode, Date.now() - runStarted, false));
+      }
+    }
+  } finally {
+    await runner?.end();
+  }
+}
+
+async function runRemote(fault: Fault, workDir: string): Promise<FaultVerdict> {
   let verdict: FaultVerdict | undefined;
   let durationMs = 0;
   let slices = 1;
   for (let seed = 1; seed <= Math.min(slices, MAX_REMOTE_SEEDS); seed++) {
     const reference = await startRemoteReference({ faults: [fault.id] });
     try {
-      verdict = await runAgainst(fault, join(workDir, `seed-${seed}`), remoteRunEnvironment(reference), true, seed);
+      verdict = await runAgainst(fault, join(workDir, `seed-${seed}`), remoteRunEnvironment(reference), seed);
     } finally {
       await reference.close();
     }
@@ -102,32 +219,37 @@ async function runOne(fault: (typeof faults)[number], workDir: string, remote: b
   return { ...verdict!, durationMs };
 }
 
-function runAgainst(fault: (typeof faults)[number], workDir: string, env: NodeJS.ProcessEnv, remote: boolean, seed?: number): Promise<FaultVerdict> {
+/** One remote run: `occ run --only <violated ids>` as a process of its own, judged from its report.json. */
+function runAgainst(fault: Fault, workDir: string, env: NodeJS.ProcessEnv, seed: number): Promise<FaultVerdict> {
   const reportsDir = join(workDir, fault.id);
   const started = Date.now();
-  const seedArgs = seed === undefined ? [] : ['--seed', String(seed)];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--only', fault.violates.join(','), ...seedArgs, '--reports-dir', reportsDir], {
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--only', fault.violates.join(','), '--seed', String(seed), '--reports-dir', reportsDir], {
       env, stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    // A remote run is a second process and real TLS deliveries: more room on a loaded machine.
-    const timer = setTimeout(() => child.kill('SIGTERM'), remote ? 300_000 : 120_000);
+    // A remote run is a second process and real TLS deliveries: room on a loaded machine.
+    const timer = setTimeout(() => child.kill('SIGTERM'), 300_000);
     child.on('close', (code) => {
       clearTimeout(timer);
-      const base = { fault: fault.id, violates: fault.violates, exitCode: code, durationMs: Date.now() - started, ...(seed === undefined ? {} : { seed }) };
+      const durationMs = Date.now() - started;
+      let report: RunReport;
       try {
-        const report = JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport;
-        if (report.interrupted) return resolve({ ...base, caught: false, caughtBy: [], problem: `the run was cut short (exit ${code}): over its time limit?` });
-        const caughtBy = judgeFault(fault.violates, report);
-        const notVerifiableRemotely = remote && caughtBy.length === 0 ? unverifiable(fault.violates, report) : undefined;
-        resolve({ ...base, caught: caughtBy.length > 0 && code === 1, caughtBy, slices: slicesReported(report), ...(notVerifiableRemotely === undefined ? {} : { notVerifiableRemotely }) });
+        report = JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport;
       } catch {
-        resolve({ ...base, caught: false, caughtBy: [], problem: `no report (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}` });
+        return resolve({ fault: fault.id, violates: fault.violates, exitCode: code, durationMs, seed, caught: false, caughtBy: [], problem: `no report (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}` });
       }
+      resolve(verdictOf(fault, report, code, durationMs, true, seed));
     });
   });
+}
+
+/** The line printed for a fault as its verdict arrives. Pure. */
+export function verdictLine(verdict: FaultVerdict): string {
+  if (verdict.notVerifiableRemotely !== undefined) return `- ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  not verifiable remotely: ${verdict.notVerifiableRemotely}`;
+  const line = verdict.caught ? `caught by${verdict.seed !== undefined && verdict.seed > 1 ? ` (seed ${verdict.seed})` : ''}: ${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}` : `NOT CAUGHT ${verdict.problem ?? `(violates ${verdict.violates.join(', ')})`}`;
+  return `${verdict.caught ? '✓' : '✗'} ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ${line}`;
 }
 
 const usage = `Usage: occ self-proof [options]   (npm run self-proof)
@@ -153,25 +275,26 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8) throw new Error('--concurrency must be a whole number from 1 to 8');
   const selected = values.only === undefined ? faults : faults.filter((f) => values.only!.split(',').includes(f.id));
   if (selected.length === 0) throw new Error(`--only names no fault of reference/faults.ts`);
-  const workDir = mkdtempSync(join(tmpdir(), 'occ-self-proof-'));
   const started = Date.now();
   const verdicts: FaultVerdict[] = [];
-  try {
-    const queue = [...selected];
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      for (let fault = queue.shift(); fault !== undefined; fault = queue.shift()) {
-        const verdict = await runOne(fault, workDir, values.remote === true);
-        verdicts.push(verdict);
-        if (verdict.notVerifiableRemotely !== undefined) {
-          process.stdout.write(`- ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  not verifiable remotely: ${verdict.notVerifiableRemotely}\n`);
-          continue;
-        }
-        const line = verdict.caught ? `caught by${verdict.seed !== undefined && verdict.seed > 1 ? ` (seed ${verdict.seed})` : ''}: ${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}` : `NOT CAUGHT ${verdict.problem ?? `(violates ${verdict.violates.join(', ')})`}`;
-        process.stdout.write(`${verdict.caught ? '✓' : '✗'} ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ${line}\n`);
-      }
-    }));
-  } finally {
-    rmSync(workDir, { recursive: true, force: true });
+  const done = (verdict: FaultVerdict): void => {
+    verdicts.push(verdict);
+    process.stdout.write(`${verdictLine(verdict)}\n`);
+  };
+  const queue: Fault[] = [...selected];
+  if (values.remote) {
+    const workDir = mkdtempSync(join(tmpdir(), 'occ-self-proof-'));
+    try {
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        for (let fault = queue.shift(); fault !== undefined; fault = queue.shift()) done(await runRemote(fault, workDir));
+      }));
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  } else {
+    const env = embeddedEnvironment();
+    // No more runners than faults: a runner's start is the one fixed cost left.
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, () => embeddedSlot(queue, env, done)));
   }
   const judged = verdicts.filter((v) => v.notVerifiableRemotely === undefined);
   const caught = judged.filter((v) => v.caught).length;

@@ -95,6 +95,8 @@ export interface ReferenceServer {
   /** http://127.0.0.1:PORT/_reference (faults, reset, raw views) */
   referenceUrl: string;
   fixtures: ReferenceFixtures;
+  /** Calls originated and not yet ended (each ends with a call.ended event, callDurationMs later). */
+  callsInProgress(): number;
   close(): Promise<void>;
 }
 
@@ -232,6 +234,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     get fixtures() {
       return fixtures();
     },
+    callsInProgress: () => [...store.calls.values()].filter((call) => call.status !== 'ended').length,
     close() {
       closed ??= (async () => {
         await app.close();

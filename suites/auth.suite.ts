@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { operations, scopes, type OperationInfo, type OperationKey } from '../harness/contract/openapi.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { check, type CallRequest, type CheckTools } from '../harness/suite/check.ts';
-import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
+import { probesForRun, probesPlanned, turnOf } from '../harness/suite/rotation.ts';
 import { session } from '../harness/suite/session.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
 import { tokenVariable, type TokenName } from '../harness/config/config.ts';
@@ -43,8 +43,8 @@ const passedAuth: Partial<Record<OperationKey, readonly [number, string?]>> = {
 
 /** The single-scope token fixtures (TOKEN_READ_BALANCE … TOKEN_WRITE_HOOKS): the rows of the scope matrix. */
 const singleScopes: readonly TokenName[] = scopes;
-/** Lacking-scope tokens probed per operation in a remote run: 6 operations × (2 + 1) = 18 requests; the 42-cell matrix in 3 runs. */
-const LACKING_PER_RUN = 2;
+/** Lacking-scope tokens probed per operation in a remote run: 6 operations × (1 + 1) = 12 requests; the 42-cell matrix in 6 runs. */
+const LACKING_PER_RUN = 1;
 
 /** `list` started at `offset` (wrapping), so that operations take turns over the same list. */
 function rotated<T>(list: readonly T[], offset: number): T[] {
@@ -66,13 +66,26 @@ async function expectUnauthorized(t: CheckTools, op: OperationInfo, auth: { toke
   expectError(t, exchange, 401, 'unauthorized');
 }
 
+/**
+ * The 401 matrix: 7 operations × 5 kinds of credential that is not a valid bearer token. Embedded,
+ * every cell. Remotely (the request budget) each operation sends CREDENTIALS_PER_RUN of its five
+ * checks per run, each operation starting at another kind, so one run refuses every kind on one
+ * or two operations (7 requests instead of 35) and five consecutive seeds cover the matrix (as
+ * the scope matrix below): each AUTH requirement is verified every run, each cell every fifth.
+ */
+const credentialKinds = ['no Authorization header', 'another scheme', 'an unknown token', 'a revoked token', 'an expired token'] as const;
+const CREDENTIALS_PER_RUN = 1;
+
 describe('Authentication: every operation refuses what is not a valid bearer token', () => {
+  const remote = session().target.kind === 'remote';
   for (const op of operations) {
-    check(`${op.key} answers 401 unauthorized to a request without an Authorization header`, { verifies: ['AUTH-BEARER-REQUIRED', 'FORMAT-ERROR-BODY', 'FORMAT-JSON-CONTENT-TYPE', 'CONTRACT-ERROR-CODE-PER-STATUS'], requests: 1 }, async (t) => {
+    const kinds = rotated(credentialKinds, operations.indexOf(op));
+    const turn = (kind: (typeof credentialKinds)[number]) => turnOf(kinds, kind, CREDENTIALS_PER_RUN, remote, `the 401 matrix's checks of ${op.key}`);
+    check(`${op.key} answers 401 unauthorized to a request without an Authorization header`, { verifies: ['AUTH-BEARER-REQUIRED', 'FORMAT-ERROR-BODY', 'FORMAT-JSON-CONTENT-TYPE', 'CONTRACT-ERROR-CODE-PER-STATUS'], requests: 1, turn: turn('no Authorization header') }, async (t) => {
       await expectUnauthorized(t, op, {}, 'no Authorization header');
     });
 
-    check(`${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`, { verifies: ['AUTH-MALFORMED-SCHEME'], needs: { tokens: ['all'] }, requests: probesPlanned(2, 1) }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`, { verifies: ['AUTH-MALFORMED-SCHEME', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['all'] }, requests: probesPlanned(2, 1), turn: turn('another scheme') }, async (t) => {
       // A valid token under another scheme: a server that only looks at the token would let it in.
       // Remotely one of the two per run (the budget), the operations taking turns.
       const probes = [
@@ -84,15 +97,15 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
       }
     });
 
-    check(`${op.key} answers 401 unauthorized to a bearer token it never issued`, { verifies: ['AUTH-UNKNOWN-TOKEN'], requests: 1 }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to a bearer token it never issued`, { verifies: ['AUTH-UNKNOWN-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], requests: 1, turn: turn('an unknown token') }, async (t) => {
       await expectUnauthorized(t, op, { token: `oc_live_unknown${randomUUID().replace(/-/g, '')}` }, 'an unknown token');
     });
 
-    check(`${op.key} answers 401 unauthorized to a revoked token`, { verifies: ['AUTH-REVOKED-TOKEN'], needs: { tokens: ['revoked'] }, requests: 1 }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to a revoked token`, { verifies: ['AUTH-REVOKED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['revoked'] }, requests: 1, turn: turn('a revoked token') }, async (t) => {
       await expectUnauthorized(t, op, { token: t.token('revoked') }, 'a revoked token');
     });
 
-    check(`${op.key} answers 401 unauthorized to an expired token`, { verifies: ['AUTH-EXPIRED-TOKEN'], needs: { tokens: ['expired'] }, requests: 1 }, async (t) => {
+    check(`${op.key} answers 401 unauthorized to an expired token`, { verifies: ['AUTH-EXPIRED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['expired'] }, requests: 1, turn: turn('an expired token') }, async (t) => {
       await expectUnauthorized(t, op, { token: t.token('expired') }, 'an expired token');
     });
   }
@@ -110,8 +123,8 @@ describe('Scopes: each operation needs exactly its scope', () => {
     const [okStatus, okCode] = expected;
     // The scope matrix: every single-scope token of another scope must be refused. Embedded, all
     // of them; remotely LACKING_PER_RUN per operation and run, each operation starting at another
-    // token, so one run spreads over every token and three consecutive seeds cover the matrix.
-    const lacking = rotated(singleScopes.filter((other) => other !== scope), 2 * index);
+    // token, so one run spreads over six tokens and six consecutive seeds cover the matrix.
+    const lacking = rotated(singleScopes.filter((other) => other !== scope), index);
     const available = lacking.filter((other) => configured[other] !== undefined);
     check(`${op.key} needs ${scope}: every single-scope token of another scope (on the reference also one with every other scope) gets 401 unauthorized, a token with only ${scope} passes`, {
       verifies: [requirement, 'AUTH-SCOPE-NUMBERS', 'AUTH-SCOPE-INVOICES'],

@@ -3,7 +3,7 @@ import type { CallQueued } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { watchOriginates } from '../harness/suite/event-watch.ts';
 import { session } from '../harness/suite/session.ts';
-import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
+import { probesForRun, probesPlanned, wayOf } from '../harness/suite/rotation.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 
@@ -110,11 +110,12 @@ describe('POST /calls: agents and account state', () => {
     await expectRefused(t, { json: { aiAgentId: '999999999999', toNumber: FICTIONAL_E164 } }, 404, 'ai_agent_not_found', 'an unknown aiAgentId');
   });
 
-  check('POST /calls answers 404 ai_agent_not_found to another account\'s agent', { verifies: ['CALLS-AGENT-NOT-FOUND-404'], needs: { tokens: ['write:calls'], agents: ['foreign'] }, requests: 1 }, async (t) => {
+  check('POST /calls answers 404 ai_agent_not_found to another account\'s agent', { verifies: ['CALLS-AGENT-NOT-FOUND-404', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:calls'], agents: ['foreign'] }, requests: 1 }, async (t) => {
     await expectRefused(t, { json: { aiAgentId: t.agent('foreign'), toNumber: FICTIONAL_E164 } }, 404, 'ai_agent_not_found', 'another account\'s agent');
   });
 
-  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409'], needs: { tokens: ['write:calls'], agents: ['unprovisioned'] }, requests: 1 }, async (t) => {
+  const unprovisioned = { fixtures: { tokens: ['write:calls'], agents: ['unprovisioned'] }, control: { control: ['agent-not-provisioned'] } } as const;
+  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: unprovisioned.fixtures, requests: 1, turn: wayOf('fixtures', unprovisioned, 'CALLS-AGENT-NOT-PROVISIONED-409') }, async (t) => {
     await expectRefused(t, { json: { aiAgentId: t.agent('unprovisioned'), toNumber: FICTIONAL_E164 } }, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');
   });
 
@@ -127,23 +128,24 @@ describe('POST /calls: agents and account state', () => {
     { title: '409 dialer_required when the account lacks the dialer add-on', verifies: 'CALLS-DIALER-REQUIRED-409', status: 409, code: 'dialer_required', what: 'an account without the dialer add-on (its own provisioned agent)', token: 'noDialer', agent: 'noDialer', state: 'account-without-dialer' },
   ] as const;
   for (const c of accountStates) {
-    check(`POST /calls answers ${c.title} (configured fixtures)`, { verifies: [c.verifies], needs: { tokens: [c.token], agents: [c.agent] }, requests: 1 }, async (t) => {
+    const needs = { fixtures: { tokens: [c.token], agents: [c.agent] }, control: { control: [c.state] } } as const;
+    check(`POST /calls answers ${c.title} (configured fixtures)`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: needs.fixtures, requests: 1, turn: wayOf('fixtures', needs, c.verifies) }, async (t) => {
       await expectStateRefusal(t, t.token(c.token), t.agent(c.agent), c.status, c.code, c.what);
     });
-    check(`POST /calls answers ${c.title} (control state ${c.state})`, { verifies: [c.verifies], needs: { control: [c.state] }, requests: 1 }, async (t) => {
+    check(`POST /calls answers ${c.title} (control state ${c.state})`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: needs.control, requests: 1, turn: wayOf('control', needs, c.verifies) }, async (t) => {
       const { token, agentId } = await t.control.account(c.state);
       if (agentId === undefined) return t.fail(`control: setup of ${c.state} failed: its answer has no agentId`);
       await expectStateRefusal(t, token, agentId, c.status, c.code, c.what);
     });
   }
 
-  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension (control state agent-not-provisioned)', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409'], needs: { control: ['agent-not-provisioned'] }, requests: 1 }, async (t) => {
+  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension (control state agent-not-provisioned)', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: unprovisioned.control, requests: 1, turn: wayOf('control', unprovisioned, 'CALLS-AGENT-NOT-PROVISIONED-409') }, async (t) => {
     const { token, agentId } = await t.control.account('agent-not-provisioned');
     if (agentId === undefined) return t.fail('control: setup of agent-not-provisioned failed: its answer has no agentId');
     await expectStateRefusal(t, token, agentId, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');
   });
 
-  check('POST /calls answers 502 originate_failed when upstream rejects the originate (where its detail sits is recorded)', { verifies: ['CALLS-ORIGINATE-FAILED-502', 'CALLS-ORIGINATE-FAILED-DETAIL'], needs: { control: ['originate-failing'] }, requests: 1 }, async (t) => {
+  check('POST /calls answers 502 originate_failed when upstream rejects the originate (where its detail sits is recorded)', { verifies: ['CALLS-ORIGINATE-FAILED-502', 'CALLS-ORIGINATE-FAILED-DETAIL', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { control: ['originate-failing'] }, requests: 1 }, async (t) => {
     const { token, agentId } = await t.control.account('originate-failing');
     if (agentId === undefined) return t.fail('control: setup of originate-failing failed: its answer has no agentId');
     const exchange = await originateAs(t, token, agentId);
@@ -152,7 +154,7 @@ describe('POST /calls: agents and account state', () => {
     t.observe('CALLS-ORIGINATE-FAILED-DETAIL', `the 502 carries its detail in ${detailLocation(exchange.json)}`);
   });
 
-  check('POST /calls answers 503 engine_not_configured when origination is unavailable in the environment', { verifies: ['CALLS-ENGINE-NOT-CONFIGURED-503'], needs: { control: ['engine-not-configured'] }, requests: 1 }, async (t) => {
+  check('POST /calls answers 503 engine_not_configured when origination is unavailable in the environment', { verifies: ['CALLS-ENGINE-NOT-CONFIGURED-503', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { control: ['engine-not-configured'] }, requests: 1 }, async (t) => {
     const { token, agentId } = await t.control.account('engine-not-configured');
     if (agentId === undefined) return t.fail('control: setup of engine-not-configured failed: its answer has no agentId');
     await expectStateRefusal(t, token, agentId, 503, 'engine_not_configured', 'origination unavailable');

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { check } from '../harness/suite/check.ts';
+import { wayOf } from '../harness/suite/rotation.ts';
 
 describe('GET /me', () => {
   check('GET /me answers 200 with the identity of the token owner', { verifies: ['ME-200-SHAPE', 'FORMAT-JSON-CONTENT-TYPE'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {
@@ -12,11 +13,12 @@ describe('GET /me', () => {
     t.expectStatus(await t.call({ method: 'GET', path: '/me', token: t.token('none') }), 200);
   });
 
-  check('GET /me answers 403 suspended for a token of a suspended account', { verifies: ['ME-SUSPENDED-403', 'FORMAT-ERROR-BODY'], needs: { tokens: ['suspended'] }, requests: 1 }, async (t) => {
+  const suspended = { fixtures: { tokens: ['suspended'] }, control: { control: ['account-suspended'] } } as const;
+  check('GET /me answers 403 suspended for a token of a suspended account', { verifies: ['ME-SUSPENDED-403', 'FORMAT-ERROR-BODY'], needs: suspended.fixtures, requests: 1, turn: wayOf('fixtures', suspended, 'ME-SUSPENDED-403') }, async (t) => {
     t.expectStatus(await t.call({ method: 'GET', path: '/me', token: t.token('suspended') }), 403, 'suspended');
   });
 
-  check('GET /me answers 403 suspended for a token of a suspended account (control state account-suspended)', { verifies: ['ME-SUSPENDED-403'], needs: { control: ['account-suspended'] }, requests: 1 }, async (t) => {
+  check('GET /me answers 403 suspended for a token of a suspended account (control state account-suspended)', { verifies: ['ME-SUSPENDED-403', 'FORMAT-ERROR-BODY'], needs: suspended.control, requests: 1, turn: wayOf('control', suspended, 'ME-SUSPENDED-403') }, async (t) => {
     const { token } = await t.control.account('account-suspended');
     t.expectStatus(await t.call({ method: 'GET', path: '/me', token }), 403, 'suspended');
   });

@@ -1,9 +1,10 @@
 /**
  * The request-rate limit. The shared conformance reference runs with its limit off (the other
  * suites would trip it), so this check starts its own reference with the spec's 100 requests
- * per window, the window shortened to 1 s so the run stays fast, and the same faults the run
- * was started with. Its requests go through a client of its own: that server is not the target,
- * and nothing here is sent to a remote target (embedded only).
+ * per window, the window shortened to 1 s so the run stays fast, and the faults the run's
+ * embedded reference has on (target.faults: OCC_REFERENCE_FAULTS, or the self-proof's fault of
+ * this run). Its requests go through a client of its own: that server is not the target, and
+ * nothing here is sent to a remote target (embedded only).
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
@@ -13,13 +14,15 @@ import { check } from '../harness/suite/check.ts';
 import { startReferenceServer } from '../reference/server.ts';
 import { expandVariantIds } from '../reference/variants.ts';
 
-const WINDOW_MS = 1_000;
+/**
+ * The window, 1 s so the run stays fast. The burst must fit well inside it, which a starved
+ * machine may not manage: then the check starts over with a window twice as long (never red for
+ * being slow), up to the last; the verdicts are the same whatever the window.
+ */
+const WINDOWS_MS = [1_000, 2_000, 4_000, 8_000] as const;
 const PER_WINDOW = limits.requestsPerMinute;
 
-/** Same reading of the variables as the global set-up. */
-function faultsOfThisRun(): string[] {
-  return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
-}
+/** Same reading of the variable as the global set-up. */
 function variantsOfThisRun(): string[] {
   return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
 }
@@ -53,20 +56,29 @@ export function refused(answers: readonly Pick<Answer, 'status'>[]): number {
 describe('Request rate limit', () => {
   check(`${PER_WINDOW} requests in one window, spread over every endpoint, are all served; the next is refused; after the window requests are served again`, {
     verifies: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'],
-    needs: { embedded: true }, requests: 0,
+    // Room for every window of WINDOWS_MS on a starved machine.
+    needs: { embedded: true }, requests: 0, timeoutMs: 60_000,
   }, async (t) => {
-    const server = await startReferenceServer({ rateLimit: { perWindow: PER_WINDOW, windowMs: WINDOW_MS }, faults: faultsOfThisRun(), variants: variantsOfThisRun() });
-    const agent = new Agent({ connections: 32 });
-    t.onCleanup(async () => {
-      await agent.close();
-      await server.close();
-    });
-    const token = server.fixtures.tokens.all;
+    const started = async (windowMs: number) => {
+      const server = await startReferenceServer({ rateLimit: { perWindow: PER_WINDOW, windowMs }, faults: [...(t.target.faults ?? [])], variants: variantsOfThisRun() });
+      const agent = new Agent({ connections: 32 });
+      let closed = false;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        await agent.close();
+        await server.close();
+      };
+      t.onCleanup(close);
+      return { server, agent, close };
+    };
+    let WINDOW_MS: number = WINDOWS_MS[0];
+    let { server, agent, close } = await started(WINDOW_MS);
     const send = async (index: number): Promise<Answer> => {
       const { method, path, body } = endpointRequest(index);
       const response = await request(`${server.baseUrl}${path}`, {
         method, dispatcher: agent, headersTimeout: 5_000, bodyTimeout: 5_000,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${server.fixtures.tokens.all}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body }),
       });
       const headers: Record<string, string> = {};
@@ -74,13 +86,25 @@ describe('Request rate limit', () => {
       return { status: response.statusCode, headers, body: await response.body.text() };
     };
 
-    const firstAt = Date.now();
-    const answers: Answer[] = [];
-    // Batches in parallel: the whole burst must fit well inside one window.
-    for (let start = 0; start < PER_WINDOW; start += 25) {
-      answers.push(...(await Promise.all(Array.from({ length: Math.min(25, PER_WINDOW - start) }, (_, i) => send(start + i)))));
+    let firstAt = 0;
+    let answers: Answer[] = [];
+    let burstMs = 0;
+    for (const windowMs of WINDOWS_MS) {
+      if (windowMs !== WINDOW_MS) {
+        // Too slow for the last window: a fresh server (nothing counted yet) with a longer one.
+        await close();
+        WINDOW_MS = windowMs;
+        ({ server, agent, close } = await started(WINDOW_MS));
+      }
+      firstAt = Date.now();
+      answers = [];
+      // Batches in parallel: the whole burst must fit well inside one window.
+      for (let start = 0; start < PER_WINDOW; start += 25) {
+        answers.push(...(await Promise.all(Array.from({ length: Math.min(25, PER_WINDOW - start) }, (_, i) => send(start + i)))));
+      }
+      burstMs = Date.now() - firstAt;
+      if (burstMs < WINDOW_MS * 0.8) break;
     }
-    const burstMs = Date.now() - firstAt;
     t.ensure(burstMs < WINDOW_MS * 0.8, `the burst of ${PER_WINDOW} requests took ${burstMs} ms, too long to prove anything about a ${WINDOW_MS} ms window (machine overloaded?)`);
     const early = refused(answers);
     t.ensure(early === 0, `${early} of ${PER_WINDOW} requests within one window were refused for rate (first refused: #${answers.findIndex((a) => a.status === 429) + 1}); the limit is ${PER_WINDOW} per window`);

@@ -9,7 +9,7 @@ import { describe } from 'vitest';
 import { eventTypes, limits, type EventType } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { additionalKeys, BASE_KEYS, payloadOf, postJsonProblem, signatureDiagnosis, signatureFormatProblem, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
-import { canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchNeeds, type Watched, type WatchView } from '../harness/suite/event-watch.ts';
+import { canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchesFailing, watchNeeds, type Watched, type WatchView } from '../harness/suite/event-watch.ts';
 import { session } from '../harness/suite/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { duplicates, intervals } from '../harness/suite/verdicts.ts';
@@ -281,6 +281,7 @@ if (target.kind === 'remote') {
 
     /** The attempts of the failing path's event (503 ×3, unanswered, 503…), once `enough` holds or the budget ran out. */
     async function failingAttempts(t: CheckTools, enough: (attempts: readonly Delivery[]) => boolean): Promise<Delivery[]> {
+      if (!watchesFailing(t.target)) t.notVerifiable('judged in the target\'s own virtual time by the webhook-delivery checks (the control endpoint moves its clock), so the run watches no failing subscription in real time (the request budget)');
       const longest = (v: WatchView) => attemptsByEvent(v.of('failing'), 'call.ended').sort((a, b) => b.length - a.length)[0] ?? [];
       // Only the receiver's own refusal replaces the plan's answer (a store-only receiver answers by plan whatever the signature).
       const refusedByReceiver = (d: Delivery | undefined) => (d?.error === undefined ? undefined : refusal(d));

@@ -1,6 +1,8 @@
 import { describe } from 'vitest';
 import { eventTypes } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
+import { canEmit } from '../harness/suite/event-watch.ts';
+import { turnOf } from '../harness/suite/rotation.ts';
 import { session } from '../harness/suite/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { subscribe } from '../harness/suite/subscriptions.ts';
@@ -18,12 +20,19 @@ async function awaitDeliveries(t: CheckTools, path: string, count: number, what:
   return list;
 }
 
+// Remotely, where the control endpoint emits events, the run's watch (event-watch.ts) subscribes
+// every kind, emits one event of each and holds every delivery to the same rules and payload
+// schemas: these checks (four requests each) then take turns, one kind per run, all five over
+// five consecutive seeds (the request budget).
+const rotateKinds = session().target.kind === 'remote' && canEmit(session().target);
+
 describe('Webhook deliveries of each event', () => {
   for (const event of eventTypes) {
     const other = eventTypes.find((e) => e !== event)!;
     check(`${event} is delivered by POST with a JSON body signed over t.body with the subscription's secret, fresh, of the event's schema, with a unique eventId, and only to ${event} subscriptions`, {
       verifies: ['WEBHOOK-POST-JSON', 'WEBHOOK-SIGNATURE-FORMAT', 'WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY', 'WEBHOOK-SIGNATURE-FRESH', 'EVENT-BASE-FIELDS', 'EVENT-ID-PRESENT-UNIQUE', payloadRequirement[event], 'HOOKS-ONE-EVENT-PER-SUBSCRIPTION', 'EVENT-TIMESTAMP-FIELD', 'EVENT-ADDITIONAL-KEYS'],
       needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 4,
+      turn: turnOf(eventTypes, event, 1, rotateKinds, 'the per-kind delivery checks (every kind\'s deliveries are also judged on the run\'s watch)'),
     }, async (t) => {
       const hook = await subscribe(t, { event });
       const witness = await subscribe(t, { event: other });
@@ -79,8 +88,13 @@ describe('Webhook deliveries of each event', () => {
   });
 });
 
+// Remotely the two take turns, one per run (the request budget): the run's watch verifies
+// HOOKS-NO-DELIVERY-AFTER-DELETE every run on a subscription deleted before any event.
+const afterDelete = ['a later event', 'a delivery being retried'] as const;
+const afterDeleteTurn = (which: (typeof afterDelete)[number]) => turnOf(afterDelete, which, 1, session().target.kind === 'remote', 'the checks of no delivery after DELETE');
+
 describe('No delivery to a disabled subscription', () => {
-  check('After DELETE /hooks/{id} no further event is delivered to the subscription', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 4 }, async (t) => {
+  check('After DELETE /hooks/{id} no further event is delivered to the subscription', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 4, turn: afterDeleteTurn('a later event') }, async (t) => {
     const deleted = await subscribe(t, { event: 'disposition.set' });
     const live = await subscribe(t, { event: 'disposition.set' });
     await t.control.emit('disposition.set');
@@ -94,7 +108,7 @@ describe('No delivery to a disabled subscription', () => {
     t.ensure(after.length === 1, `a deleted subscription received ${after.length - 1} delivery(ies) after DELETE`);
   });
 
-  check('A delivery being retried stops when its subscription is deleted', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted', 'deliveries-idle', 'clock-advanced'], webhooks: true }, requests: 4 }, async (t) => {
+  check('A delivery being retried stops when its subscription is deleted', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted', 'deliveries-idle', 'clock-advanced'], webhooks: true }, requests: 4, turn: afterDeleteTurn('a delivery being retried') }, async (t) => {
     const deleted = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500 }] });
     // A witness whose retry must come: 500 once, then 200.
     const witness = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500, times: 1 }, { status: 200 }] });

@@ -82,6 +82,18 @@ export function createThrottle(options: ThrottleOptions): Throttle {
   };
 }
 
+/**
+ * The least time `requests` requests take through this throttle when sent back to back, starting
+ * with a full bucket: the throttle itself, run on a virtual clock (nothing sleeps). What the
+ * request budget costs in wall time at a given rate (bench/remote-budget.ts).
+ */
+export async function throttledDurationMs(requests: number, options: Pick<ThrottleOptions, 'requestsPerMinute' | 'burst'>): Promise<number> {
+  let clock = 0;
+  const throttle = createThrottle({ ...options, now: () => clock, sleep: async (ms) => { clock += ms; } });
+  for (let i = 0; i < requests; i += 1) await throttle.acquire();
+  return clock;
+}
+
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
   if (value === undefined) return undefined;

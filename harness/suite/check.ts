@@ -16,9 +16,11 @@ import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from './control-client.ts';
 import { journalSetup, journalTeardown } from './control-journal.ts';
+import { claimsOf, enterGate } from './gate.ts';
 import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import type { ReceiverClient } from './receiver-client.ts';
+import type { Turn } from './rotation.ts';
 import { session } from './session.ts';
 
 export class CheckFailure extends Error {
@@ -70,6 +72,12 @@ export interface CheckOptions {
   /** Requests the check sends against a remote target (for --dry-run and the budget). */
   readonly requests: number;
   readonly timeoutMs?: number;
+  /**
+   * The check's turn in a group of interchangeable checks rotated across remote runs
+   * (rotation.ts turnOf): out of turn it sends nothing and is not verifiable, naming the seeds
+   * that send it; in turn it records which slice this run sends.
+   */
+  readonly turn?: Turn;
 }
 
 /** One requirement's verdict recorded by `t.verify` (task meta `verdicts`). */
@@ -107,7 +115,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
   const perRequestMs = target.requestsPerMinute === undefined ? 200 : 60_000 / target.requestsPerMinute;
   const timeout = options.timeoutMs ?? Math.max(15_000, options.requests * perRequestMs * 2 + 10_000);
 
-  it(title, { tags: [...options.verifies], meta: { plannedRequests: options.requests }, timeout }, async (ctx: TestContext) => {
+  const outOfTurn = options.turn !== undefined && !options.turn.runs;
+  it(title, { tags: [...options.verifies], meta: { plannedRequests: outOfTurn ? 0 : options.requests }, timeout }, async (ctx: TestContext) => {
     const { api, contract, control, receiver } = session();
     const meta = ctx.task.meta;
     const reason = notVerifiableReason(options.needs ?? {}, target);
@@ -116,7 +125,13 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       meta.plannedRequests = 0; // it sends nothing with this configuration
       return ctx.skip(meta.notVerifiable);
     }
+    if (outOfTurn) {
+      meta.notVerifiable = `not verifiable: ${options.turn!.note}`;
+      return ctx.skip(meta.notVerifiable);
+    }
     if (target.dryRun) return ctx.skip('dry run');
+    // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
+    const pass = await enterGate(ctx.task.file.filepath, claimsOf(options.needs?.control), ctx.signal);
 
     const firstExchange = api.log.length;
     const statsBefore = api.stats;
@@ -130,6 +145,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       throw new CheckFailure(message);
     };
     const verdicts: RequirementVerdictRecord[] = (meta.verdicts = []);
+    if (options.turn !== undefined && options.turn.note !== '') observe(options.verifies[0], options.turn.note);
     // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
     const controlClient = createControlClient({
       transport: control,
@@ -160,6 +176,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
         return receiver ?? fail('check bug: receiver used but not declared in needs');
       },
       async call(request) {
+        // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
+        if (request.method === 'POST' && (request.path === '/hooks' || request.path === '/calls')) await pass.claim('webhooks', request.path === '/calls');
         const exchange = await api.send(request);
         const where = `${request.method} ${request.path}`;
         if (exchange.status === 429 && request.expectRateLimit !== true) {
@@ -238,6 +256,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       const statsAfter = api.stats;
       meta.requestCount = statsAfter.requestsSent - statsBefore.requestsSent;
       meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
+      await pass.leave();
     }
   });
 }

@@ -20,7 +20,8 @@ import type { CheckTools } from './check.ts';
 import { missingNeeds, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import { runSeed, sliceForRun } from './rotation.ts';
-import { subscribe, type Subscription } from './subscriptions.ts';
+import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** What a watched subscription is for. */
 export type WatchRole = 'kind' | 'deleted' | 'failing';
@@ -70,12 +71,14 @@ const LIVE_CALL_ENDED_PLAN: ResponsePlan = [{ status: 410 }];
 const FAILING_PLAN: ResponsePlan = [{ status: 503, times: 3 }, { hang: true, times: 1 }, { status: 503 }];
 
 /**
- * The kinds subscribed: all of them embedded; remotely call.ended (what the originated call
- * causes) and one other kind, rotated across runs by the run's seed (request budget: four
+ * The kinds subscribed: all of them embedded, and remotely where a control endpoint emits events
+ * (each kind's payload is then verified here every run, and webhooks.suite.ts's per-kind checks,
+ * four requests each, take turns: the request budget); otherwise remotely call.ended (what the
+ * originated call causes) and one other kind, rotated across runs by the run's seed (four
  * subscriptions and their deletion saved per run; four consecutive seeds cover every kind).
  */
 export function watchedKinds(target: ProvidedTarget): { kinds: readonly EventType[]; rotatedOut: readonly EventType[]; slice: string } {
-  if (target.kind !== 'remote') return { kinds: eventTypes, rotatedOut: [], slice: '' };
+  if (target.kind !== 'remote' || canEmit(target)) return { kinds: eventTypes, rotatedOut: [], slice: '' };
   const others = eventTypes.filter((event) => event !== 'call.ended');
   const slice = sliceForRun(others, 1, runSeed());
   return {
@@ -83,6 +86,19 @@ export function watchedKinds(target: ProvidedTarget): { kinds: readonly EventTyp
     rotatedOut: others.filter((event) => !slice.chosen.includes(event)),
     slice: `seed ${runSeed()}: slice ${slice.index + 1} of ${slice.slices}`,
   };
+}
+
+/** The control capabilities that drive deliveries in the target's own virtual time (webhook-delivery.suite.ts). */
+export const VIRTUAL_TIME_DELIVERIES = ['event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced'] as const;
+
+/**
+ * Whether a remote run watches a failing subscription (503s, one unanswered attempt) for the
+ * retry rules in real time: not where the control endpoint drives deliveries in the target's
+ * virtual time, since webhook-delivery.suite.ts then decides every one of those rules over a
+ * whole day of backoff (the request budget: a subscription and its deletion saved).
+ */
+export function watchesFailing(target: ProvidedTarget): boolean {
+  return target.kind === 'remote' && !VIRTUAL_TIME_DELIVERIES.every((capability) => target.control?.offered.includes(capability) === true);
 }
 
 export function canEmit(target: ProvidedTarget): boolean {
@@ -94,9 +110,14 @@ export function canOriginate(target: ProvidedTarget): boolean {
     && (target.kind === 'embedded' || (target.allowOriginate && target.destinationNumber !== undefined));
 }
 
+/** Whether this configuration can open the watch (it needs a receiver the target reaches, and a cause of events). */
+export function watchOpens(target: ProvidedTarget): boolean {
+  return missingNeeds(watchNeeds(target), target).length === 0;
+}
+
 /** Whether a remote run's watch originates the call (so calls.suite need not originate another). */
 export function watchOriginates(target: ProvidedTarget): boolean {
-  return target.kind === 'remote' && canOriginate(target) && missingNeeds(watchNeeds(target), target).length === 0;
+  return target.kind === 'remote' && canOriginate(target) && watchOpens(target);
 }
 
 /** What opening the watch needs: something that causes events, and a receiver the target reaches. */
@@ -106,20 +127,46 @@ export function watchNeeds(target: ProvidedTarget): Needs {
 
 /** Requests opening sends against a remote target (for --dry-run): the subscriptions, one DELETE, one POST /calls. */
 export function openRequests(target: ProvidedTarget): number {
-  return watchedKinds(target).kinds.length + 1 + (target.kind === 'remote' ? 1 : 0) + 1 + 1;
+  return watchedKinds(target).kinds.length + 1 + (watchesFailing(target) ? 1 : 0) + 1 + 1;
 }
 
 /** Requests closing sends: one DELETE per subscription still active. */
 export function closeRequests(target: ProvidedTarget): number {
-  return watchedKinds(target).kinds.length + (target.kind === 'remote' ? 1 : 0);
+  return watchedKinds(target).kinds.length + (watchesFailing(target) ? 1 : 0);
 }
 
 let opening: Promise<Watch> | undefined;
 
 /** The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's. */
 export function openWatch(t: CheckTools): Promise<Watch> {
-  opening ??= open(t);
+  opening ??= handedOver(t) ?? open(t).then(
+    (watch) => handOver({ ok: true, watch: { ...watch, watched: watch.watched.map(({ role, subscription: { remove: _, ...data } }) => ({ role, subscription: data })) } }, watch),
+    (error: unknown) => handOver({ ok: false, message: (error as Error).message }, Promise.reject(error)),
+  );
   return opening;
+}
+
+/**
+ * When the run's files run in parallel (gate.ts), the file that opens the watch and the one that
+ * judges it may run in different workers: the opening is handed over through OCC_WATCH_FILE, a
+ * file in the run's private temporary directory (it holds the subscriptions' secrets, like the
+ * control journal holds tokens), and the judging worker adopts the subscriptions (it deletes
+ * them). Unset in a sequential run, where one worker keeps the watch in this module.
+ */
+type HandOver = { ok: true; watch: Omit<Watch, 'watched'> & { watched: Array<{ role: WatchRole; subscription: SubscriptionData }> } } | { ok: false; message: string };
+
+function handOver<T>(record: HandOver, result: T): T {
+  const file = process.env.OCC_WATCH_FILE;
+  if (file !== undefined && file !== '') writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+  return result;
+}
+
+function handedOver(t: CheckTools): Promise<Watch> | undefined {
+  const file = process.env.OCC_WATCH_FILE;
+  if (file === undefined || file === '' || !existsSync(file)) return undefined;
+  const record = JSON.parse(readFileSync(file, 'utf8')) as HandOver;
+  if (!record.ok) return Promise.reject(new Error(record.message));
+  return Promise.resolve({ ...record.watch, watched: record.watch.watched.map(({ role, subscription }) => ({ role, subscription: adoptSubscription(t, subscription) })) });
 }
 
 async function open(t: CheckTools): Promise<Watch> {
@@ -138,7 +185,7 @@ async function open(t: CheckTools): Promise<Watch> {
   t.ensure(removal.status === 204, `DELETE /hooks/{id} of a new subscription answered ${removal.status ?? removal.transportError}, expected 204`);
   const deletedAt = Date.now();
   watched.push({ role: 'deleted', subscription: deleted });
-  if (target.kind === 'remote') {
+  if (watchesFailing(target)) {
     watched.push({ role: 'failing', subscription: await subscribe(tools, { event: 'call.ended', plan: FAILING_PLAN }) });
   }
 

@@ -24,6 +24,7 @@ import { controlCapabilities, type ControlCapability } from '../contract/control
 import { createControlTransport, type ControlEndpoint } from './control-client.ts';
 import { sweepStates } from './control-journal.ts';
 import { sweepHooks } from './hook-journal.ts';
+import { CALLS_IN_PROGRESS } from './gate.ts';
 import { checkReceiverService } from './receiver-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 
@@ -50,25 +51,49 @@ export async function offeredCapabilities(endpoint: ControlEndpoint, dryRun: boo
   return [...states, ...inspections];
 }
 
-interface SharedRun {
-  readonly target: ProvidedTarget;
+export interface SharedRun {
+  /** Replaced by switchFaults; setup provides it to every project of the run. */
+  target: ProvidedTarget;
   users: number;
+  readonly projects: Set<TestProject>;
+  /**
+   * Embedded only (the self-proof's long-lived runner, cli/fault-runner.ts): between two test runs,
+   * sweeps what the last one left, replaces the reference with a FRESH one with exactly these
+   * faults on (seeded state, clock at now, nothing pending), clears the receiver, and provides
+   * the new target to every project, so the next run sees what a new process would.
+   */
+  switchFaults(faults: readonly string[]): Promise<void>;
   end(): Promise<void>;
 }
 
 const RUN = Symbol.for('outbound-calling-conformance.global-setup.run');
 const shared = globalThis as { [RUN]?: Promise<SharedRun> };
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/**
+ * The run of this process, started by the first user (a project's set-up, or a runner that
+ * drives vitest itself); each acquire is matched by a release, the last of which ends it.
+ */
+export async function acquireRun(): Promise<SharedRun> {
   shared[RUN] ??= startRun();
   const run = await shared[RUN];
   run.users += 1;
+  return run;
+}
+
+export async function releaseRun(run: SharedRun): Promise<void> {
+  run.users -= 1;
+  if (run.users > 0) return;
+  delete shared[RUN];
+  await run.end();
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const run = await acquireRun();
+  run.projects.add(project);
   project.provide('target', run.target);
   return async () => {
-    run.users -= 1;
-    if (run.users > 0) return;
-    delete shared[RUN];
-    await run.end();
+    run.projects.delete(project);
+    await releaseRun(run);
   };
 }
 
@@ -95,20 +120,16 @@ async function startRun(): Promise<SharedRun> {
     dryRun,
   };
 
-  if (config.target.kind === 'embedded') {
-    if (!dryRun) {
-      // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
-      receiver = await startReceiver({ tls: await cachedTlsMaterial() });
-      reference = await startReferenceServer({
-        rateLimit: false,
-        trustedCaPem: receiver.caCertPem === undefined ? [] : [receiver.caCertPem],
-        faults: faultsFromEnvironment(),
-        variants: variantsFromEnvironment(),
-        deliveryTimeoutMs: 1_000,
-      });
-    }
+  const startReference = (faults: readonly string[]): Promise<ReferenceServer> => startReferenceServer({
+    rateLimit: false,
+    trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
+    faults: [...faults],
+    variants: variantsFromEnvironment(),
+    deliveryTimeoutMs: 1_000,
+  });
+  const embeddedTarget = async (faults: readonly string[]): Promise<ProvidedTarget> => {
     const fixtures = reference?.fixtures;
-    target = {
+    return {
       ...common,
       kind: 'embedded',
       baseUrl: reference?.baseUrl ?? 'http://127.0.0.1:0/v1',
@@ -129,7 +150,19 @@ async function startRun(): Promise<SharedRun> {
       destinationNumber: config.destinationNumber ?? '+15005550006',
       requestsPerMinute: undefined,
       secrets: fixtures === undefined ? [] : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
+      faults,
     };
+  };
+
+  if (config.target.kind === 'embedded') {
+    if (!dryRun) {
+      // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
+      receiver = await startReceiver({ tls: await cachedTlsMaterial() });
+      reference = await startReference(faultsFromEnvironment());
+      // For the check gate in this process (gate.ts): an originated call ends with call.ended later.
+      (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS] = () => reference?.callsInProgress() ?? 0;
+    }
+    target = await embeddedTarget(faultsFromEnvironment());
   } else {
     const service = config.receiverService;
     if (service !== undefined) {
@@ -158,23 +191,41 @@ async function startRun(): Promise<SharedRun> {
       secrets: config.secrets,
     };
   }
-  const end = async (): Promise<void> => {
-    if (!dryRun && target.control !== undefined) {
-      const failed = await sweepStates(controlJournal, createControlTransport(target.control));
+  // What the run left on the target: control states, then hooks (the journals are emptied).
+  const sweep = async (): Promise<void> => {
+    if (dryRun) return;
+    if (run.target.control !== undefined) {
+      const failed = await sweepStates(controlJournal, createControlTransport(run.target.control));
       for (const line of failed) process.stderr.write(`conformance: could not tear down control state ${line}\n`);
-      if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
     }
-    if (!dryRun) {
-      const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, rateWindowMs: target.rateWindowMs, secrets: target.secrets });
-      try {
-        const { failed } = await sweepHooks(hookJournal, api, target.tokens);
-        for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);
-      } finally {
-        await api.close();
-      }
+    const api = createApiClient({ baseUrl: run.target.baseUrl, timeoutMs: run.target.requestTimeoutMs, requestsPerMinute: run.target.requestsPerMinute, rateWindowMs: run.target.rateWindowMs, secrets: run.target.secrets });
+    try {
+      const { failed } = await sweepHooks(hookJournal, api, run.target.tokens);
+      for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);
+    } finally {
+      await api.close();
     }
-    await reference?.close();
-    await receiver?.close();
   };
-  return { target, users: 0, end };
+  const run: SharedRun = {
+    target,
+    users: 0,
+    projects: new Set(),
+    async switchFaults(faults) {
+      if (run.target.kind !== 'embedded' || dryRun) throw new Error('only the embedded reference server has fault switches');
+      await sweep();
+      await reference?.close();
+      receiver?.clear();
+      reference = await startReference(faults);
+      run.target = await embeddedTarget(faults);
+      for (const project of run.projects) project.provide('target', run.target);
+    },
+    async end() {
+      await sweep();
+      if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
+      delete (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS];
+      await reference?.close();
+      await receiver?.close();
+    },
+  };
+  return run;
 }

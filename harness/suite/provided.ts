@@ -44,6 +44,11 @@ export interface ProvidedTarget {
   readonly hookJournal: string;
   readonly secrets: readonly string[];
   readonly dryRun: boolean;
+  /**
+   * The fault switches the embedded reference runs with (OCC_REFERENCE_FAULTS, or the one the
+   * self-proof turned on for this run); absent for a remote target, which has none.
+   */
+  readonly faults?: readonly string[];
 }
 
 declare module 'vitest' {

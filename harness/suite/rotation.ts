@@ -11,6 +11,7 @@
  */
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { CheckTools } from './check.ts';
+import { notVerifiableReason, type Needs } from './needs.ts';
 import { propertySeed } from './property.ts';
 import { session } from './session.ts';
 
@@ -58,4 +59,44 @@ export function probesForRun<T>(t: CheckTools, cases: readonly T[], perRunRemote
     t.observe(requirement, `request budget: this run (seed ${seed}) sent slice ${slice.index + 1} of ${slice.slices} of this check's near-miss probes (${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`);
   }
   return slice.chosen;
+}
+
+/** Whether one check of a group of interchangeable checks runs in this run, and what to record. */
+export interface Turn {
+  readonly runs: boolean;
+  /** Names this run's slice of the group (and what the next seeds send); '' when the group is not rotated. */
+  readonly note: string;
+}
+
+/**
+ * Whole checks taking turns across remote runs, for the request budget: `members` name the
+ * checks of one group (each check knows its own), and a remote run sends `perRun` of them, slice
+ * `seed mod slices` (sliceForRun). Embedded, every member runs. A member out of turn sends
+ * nothing and ends not verifiable with `note`, which names the seeds that send it; one in turn
+ * records `note` as an observation ("slice i of k", read by the remote self-proof). Use only for
+ * members whose requirements other checks of the same run also verify.
+ */
+export function turnOf<T>(members: readonly T[], member: T, perRun: number, remote: boolean, group: string, describe: (m: T) => string = String): Turn {
+  if (!remote) return { runs: true, note: '' };
+  const seed = runSeed();
+  const slice = sliceForRun(members, perRun, seed);
+  if (slice.slices === 1) return { runs: true, note: '' };
+  const others = members.filter((m) => !slice.chosen.includes(m)).map(describe);
+  return {
+    runs: slice.chosen.includes(member),
+    note: `request budget: this run (seed ${seed}) sends slice ${slice.index + 1} of ${slice.slices} of ${group} (${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
+  };
+}
+
+const WAYS = ['configured fixtures', 'a control state'] as const;
+
+/**
+ * Two checks proving one requirement two ways, from the configured fixtures and from a state of
+ * the target's control endpoint: where both can run against a remote target they take turns,
+ * one per run (the request budget); otherwise each runs whenever its needs are met.
+ */
+export function wayOf(way: 'fixtures' | 'control', needs: { readonly fixtures: Needs; readonly control: Needs }, requirement: RequirementId): Turn {
+  const target = session().target;
+  const both = target.kind === 'remote' && notVerifiableReason(needs.fixtures, target) === undefined && notVerifiableReason(needs.control, target) === undefined;
+  return turnOf(WAYS, way === 'fixtures' ? WAYS[0] : WAYS[1], 1, both, `the two checks proving ${requirement}`);
 }

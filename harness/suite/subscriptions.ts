@@ -33,6 +33,18 @@ export async function subscribe(
   t.expectStatus(creation, 200);
   const { id, secret } = creation.json as { id: string; secret: string };
   journalCreated(t.target.hookJournal, id, tokenName);
+  const remove = removal(t, id, tokenName);
+  t.onCleanup(async () => {
+    if (!remove.done()) await remove();
+  });
+  if (t.target.receiverLocalUrl !== undefined && options.targetUrl === undefined) {
+    await t.receiver.register(path, { secret, ...(options.plan === undefined ? {} : { plan: options.plan }) });
+  }
+  return { id, secret, event: options.event, path, creation, remove };
+}
+
+/** DELETE /hooks/{id} with the creating token, journalling a 204 (or a 404: already gone); `done` once it did. */
+function removal(t: CheckTools, id: string, tokenName: TokenName): (() => Promise<Exchange>) & { done(): boolean } {
   let removed = false;
   const remove = async (): Promise<Exchange> => {
     const exchange = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token(tokenName) });
@@ -42,11 +54,13 @@ export async function subscribe(
     }
     return exchange;
   };
-  t.onCleanup(async () => {
-    if (!removed) await remove();
-  });
-  if (t.target.receiverLocalUrl !== undefined && options.targetUrl === undefined) {
-    await t.receiver.register(path, { secret, ...(options.plan === undefined ? {} : { plan: options.plan }) });
-  }
-  return { id, secret, event: options.event, path, creation, remove };
+  return Object.assign(remove, { done: () => removed });
+}
+
+/** A subscription's data, without its removal (e.g. to hand it to another worker of the run). */
+export type SubscriptionData = Omit<Subscription, 'remove'>;
+
+/** A subscription another check made (with the `all` token, as `subscribe` does by default), removable by `t`. */
+export function adoptSubscription(t: CheckTools, data: SubscriptionData): Subscription {
+  return { ...data, remove: removal(t, data.id, 'all') };
 }

@@ -97,7 +97,12 @@ describe('npm run conformance against a remote target', () => {
   });
   afterAll(async () => { await target.close(); });
 
-  it('--dry-run with every fixture set lists every check with its planned requests, within the 150-request budget, and sends nothing', { timeout: 70_000 }, async () => {
+  // The budget holds with and without a test-control endpoint (a dry run assumes it offers every
+  // state and inspection, the costliest case, and sends nothing to it either).
+  it.each([
+    ['without CONTROL_URL', {}],
+    ['with CONTROL_URL', { CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: 'ctl_dry_run_never_sent' }],
+  ])('--dry-run with every fixture set, %s, lists every check with its planned requests, within the 150-request budget, and sends nothing', { timeout: 70_000 }, async (_label, control) => {
     let received = 0;
     const counter = createServer((_req, res) => { received += 1; res.end(); });
     await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
@@ -105,12 +110,14 @@ describe('npm run conformance against a remote target', () => {
       const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
       const port = (counter.address() as AddressInfo).port;
       // Asynchronous: the counting server lives in this process and must be free to count.
-      const { code, stdout } = await runCliAsync(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}`, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com' }, 60_000);
+      const { code, stdout } = await runCliAsync(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}`, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com', ...control }, 60_000);
       expect(code).toBe(0);
       const planned = Number(/(\d+) requests planned against a remote target/.exec(stdout)?.[1]);
       expect(planned).toBeGreaterThan(0);
       expect(planned).toBeLessThanOrEqual(150);
       expect(stdout).toMatch(/^\s+\d+ {2}GET \/me answers 200/m);
+      // With the endpoint the checks it unlocks are planned, not skipped.
+      if ('CONTROL_URL' in control) expect(stdout).toMatch(/^\s+1 {2}GET \/balance answers 500 internal_error when the upstream snapshot fetch fails {2}\[BALANCE-UPSTREAM-500\]$/m);
       expect(received).toBe(0);
     } finally {
       counter.close();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createThrottle, retryAfterMs } from '../../harness/http/throttle.ts';
+import { createThrottle, retryAfterMs, throttledDurationMs } from '../../harness/http/throttle.ts';
 
 describe('throttle', () => {
   beforeEach(() => { vi.useFakeTimers(); vi.setSystemTime(0); });
@@ -68,4 +68,15 @@ describe('throttle', () => {
     expect(retryAfterMs('soon')).toBeUndefined();
     expect(retryAfterMs(undefined)).toBeUndefined();
   });
+
+  it('computes what a number of requests costs at a rate: the burst at once, then one per 60/rate seconds', async () => {
+    vi.useRealTimers();
+    // 80/min: a burst of 10 (an eighth of the rate), then one every 750 ms.
+    expect(await throttledDurationMs(10, { requestsPerMinute: 80 })).toBe(0);
+    expect(await throttledDurationMs(11, { requestsPerMinute: 80 })).toBe(750);
+    expect(await throttledDurationMs(150, { requestsPerMinute: 80 })).toBe(140 * 750);
+    expect(await throttledDurationMs(150, { requestsPerMinute: 80, burst: 1 })).toBe(149 * 750);
+    expect(await throttledDurationMs(1000, { requestsPerMinute: undefined })).toBe(0);
+  });
 });
+

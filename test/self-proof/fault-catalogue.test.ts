@@ -1,13 +1,24 @@
 /**
  * The suite proves itself: against the reference server with each fault of its catalogue
  * switched on alone, the run fails with a failing check tagged with a requirement the fault
- * violates. Prints the kill rate; anything below 100 % fails.
+ * violates. Prints the kill rate; anything below 100 % fails. The embedded self-proof's runners
+ * (cli/fault-runner.ts) run many faults one after another: the fault switch between two runs must
+ * leave nothing of the previous fault behind.
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { judgeFault, slicesReported, unverifiable } from '../../cli/fault-catalogue.ts';
+import { embeddedEnvironment, judgeFault, RunnerProcess, slicesReported, unverifiable, verdictLine, verdictOf } from '../../cli/fault-catalogue.ts';
+import { filesFor, onlyFilter } from '../../cli/fault-runner.ts';
+import { acquireRun, releaseRun } from '../../harness/suite/global-setup.ts';
+import type { RunReport } from '../../harness/report/model.ts';
 import { faults } from '../../reference/faults.ts';
 import { requirements } from '../../requirements/catalogue.ts';
+
+/** GET/POST on the embedded reference's own test API (/_reference, beside /v1). */
+async function reference(baseUrl: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${baseUrl.replace(/\/v1$/, '/_reference')}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return await response.json() as Record<string, unknown>;
+}
 
 describe('the fault catalogue', () => {
   it('names only requirement ids of the catalogue, and at least 30 faults across every area', () => {
@@ -38,6 +49,71 @@ describe('the fault catalogue', () => {
     const check = (texts: string[]) => ({ observations: texts.map((text) => ({ requirement: 'X', text })) }) as never;
     expect(slicesReported({ checks: [check(['a 201'])] })).toBe(1);
     expect(slicesReported({ checks: [check(['request budget: this run (seed 1) sent slice 2 of 4 of this check\'s near-miss probes (…)']), check(['… slice 1 of 3 …'])] })).toBe(4);
+  });
+
+  it('runs a fault\'s checks only from the files holding a check tagged with a violated requirement, with the tag filter of --only', () => {
+    const tags = new Map([['a.suite.ts', new Set(['A-1', 'B-2'])], ['b.suite.ts', new Set(['C-3'])], ['c.property.ts', new Set(['B-2'])]]);
+    expect(filesFor(['B-2'], tags)).toEqual(['a.suite.ts', 'c.property.ts']);
+    expect(filesFor(['C-3', 'Z-9'], tags)).toEqual(['b.suite.ts']);
+    expect(filesFor(['Z-9'], tags)).toEqual([]);
+    expect(onlyFilter(['A-1', 'C-3'])).toEqual(['A-1 || C-3']);
+  });
+
+  it('judges a runner\'s run like a process of its own: caught only with exit 1, a cut-short run is a problem, and prints the documented line', () => {
+    const failing = { checks: [{ name: 'GET /me answers 200', status: 'failed', requirements: ['ME-200-SHAPE'], observations: [] }], interrupted: false } as unknown as RunReport;
+    const fault = { id: 'me-missing-field', violates: ['ME-200-SHAPE'] } as const;
+    const caught = verdictOf(fault, failing, 1, 1234, false);
+    expect(caught).toMatchObject({ caught: true, caughtBy: ['GET /me answers 200'], exitCode: 1 });
+    expect(verdictLine(caught)).toBe(`✓ ${'me-missing-field'.padEnd(34)}   1.2 s  caught by: GET /me answers 200`);
+    expect(verdictOf(fault, failing, 0, 1, false).caught).toBe(false);
+    const cut = verdictOf(fault, { ...failing, interrupted: true }, 1, 1, false);
+    expect(cut.caught).toBe(false);
+    expect(verdictLine(cut)).toMatch(/^✗ me-missing-field +0\.0 s  NOT CAUGHT the run was cut short/);
+  });
+
+  it('between two faults the embedded run gets a fresh reference with exactly the new fault on: the previous server, its fault and its advanced clock are gone', { timeout: 60_000 }, async () => {
+    const saved = { ...process.env };
+    for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS', 'OCC_HOOK_JOURNAL', 'OCC_CONTROL_JOURNAL', 'OCC_DRY_RUN']) delete process.env[name];
+    const run = await acquireRun();
+    try {
+      await run.switchFaults(['no-rate-limit']);
+      const first = run.target;
+      expect(first.faults).toEqual(['no-rate-limit']);
+      expect((await reference(first.baseUrl, '/faults') as { faults: Array<{ id: string; enabled: boolean }> }).faults.filter((f) => f.enabled).map((f) => f.id)).toEqual(['no-rate-limit']);
+      // What a check may leave behind on a server: its virtual clock a day and more ahead.
+      await reference(first.baseUrl, '/clock/advance', { ms: 30 * 3_600_000 });
+
+      await run.switchFaults(['me-missing-field']);
+      const second = run.target;
+      expect(second.faults).toEqual(['me-missing-field']);
+      expect(second.baseUrl).not.toBe(first.baseUrl);
+      expect((await reference(second.baseUrl, '/faults') as { faults: Array<{ id: string; enabled: boolean }> }).faults.filter((f) => f.enabled).map((f) => f.id)).toEqual(['me-missing-field']);
+      expect(Math.abs((await reference(second.baseUrl, '/clock') as { now: number }).now - Date.now())).toBeLessThan(60_000);
+      // The fixtures the checks use are the new server's (a token of the old one would name a server that is gone).
+      const me = await fetch(`${second.baseUrl}/me`, { headers: { authorization: `Bearer ${second.tokens.all}` } });
+      expect(me.status).toBe(200);
+      await expect(fetch(`${first.baseUrl}/me`)).rejects.toThrow();
+    } finally {
+      await releaseRun(run);
+      process.env = saved;
+    }
+  });
+
+  it('a runner runs faults one after another and none stays on into the next fault\'s run', { timeout: 400_000 }, async () => {
+    const runner = await RunnerProcess.start(embeddedEnvironment());
+    try {
+      const first = await runner.run({ id: 'me-missing-field', violates: ['ME-200-SHAPE'] });
+      if ('problem' in first) throw new Error(first.problem);
+      expect(verdictOf({ id: 'me-missing-field', violates: ['ME-200-SHAPE'] }, first.report, first.exitCode, 0, false).caught).toBe(true);
+      // The same checks with another fault on, one that leaves GET /me alone: they must all pass.
+      const next = await runner.run({ id: 'docs-missing', violates: ['ME-200-SHAPE'] });
+      if ('problem' in next) throw new Error(next.problem);
+      expect(next.report.checks.length).toBeGreaterThan(0);
+      expect(next.report.checks.filter((c) => c.status === 'failed').map((c) => `${c.name}: ${c.failure}`)).toEqual([]);
+      expect(next.exitCode).toBe(0);
+    } finally {
+      await runner.end();
+    }
   });
 
   it('remotely (the reference as a separate process, every fixture, CONTROL_URL): faults seen only through the control endpoint or the new fixtures are caught; the rate limit is set aside', { timeout: 400_000 }, () => {

@@ -1,0 +1,290 @@
+/**
+ * The gate a check passes before it runs when the run's files run in parallel (embedded target
+ * only: cli/conformance.ts decides, README "Why the embedded run is parallel"). It makes the
+ * exclusions explicit instead of leaving them to luck:
+ *
+ * - A check that changes what every other check sees runs ALONE: moving the target's clock
+ *   (clock-advanced: token expiry, CDR windows, every pending retry) or switching a behaviour of
+ *   the main account (balance-upstream-failing, originate-failing, engine-not-configured).
+ * - Events reach every active subscription of their kind, whoever caused them: a check that
+ *   emits events (event-emitted), creates a subscription (POST /hooks) or originates a call
+ *   (POST /calls: call.ended follows when the call ends) holds the `webhooks` claim, which no two
+ *   checks hold at once. It is taken at entry (event-emitted) or before the request (check.ts),
+ *   and kept after an originating check ends until every call in progress has ended. The run's
+ *   watch (event-watch.ts) is the one subscription meant to see everything.
+ * - Account states hand out tokens that their teardown revokes by label: two checks of the same
+ *   state never overlap.
+ * - Order across a project's files (run-order.ts): no check of a normal file starts before the
+ *   `*.open.suite` files ended, no check of a `*.judge.suite` file before every other file ended.
+ *
+ * Everything else runs side by side. The gate lives in the CLI's process (one per run) and the
+ * workers reach it over loopback HTTP with a token of the run; with no gate configured (a remote
+ * target, or vitest started directly) `enter` lets every check through at once: those runs have
+ * one worker and run one check at a time.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import type { TestModule, TestSpecification } from 'vitest/node';
+import type { ControlCapability } from '../contract/control.ts';
+import { runRank } from './run-order.ts';
+
+export type Claim = 'check' | 'alone' | 'webhooks' | `state:${string}`;
+
+/** States whose effect reaches every other check (see above). */
+const ALONE_STATES: readonly ControlCapability[] = ['clock-advanced', 'balance-upstream-failing', 'originate-failing', 'engine-not-configured'];
+/** States that issue tokens their teardown revokes by the state's label. */
+const LABELLED_STATES: readonly ControlCapability[] = ['token-issued', 'token-revoked', 'account-suspended', 'account-without-trunk', 'account-without-dialer', 'agent-not-provisioned'];
+
+/** What a check claims from the start, from the control capabilities it declares. */
+export function claimsOf(control: readonly ControlCapability[] = []): Claim[] {
+  const claims: Claim[] = ['check'];
+  if (control.some((c) => ALONE_STATES.includes(c))) claims.push('alone');
+  if (control.includes('event-emitted')) claims.push('webhooks');
+  for (const state of control) if (LABELLED_STATES.includes(state)) claims.push(`state:${state === 'token-revoked' ? 'token-issued' : state}`);
+  return claims;
+}
+
+/** Whether two different checks holding `a` and `b` may not run at the same time. */
+export function conflicts(a: Claim, b: Claim): boolean {
+  if (a === 'alone' || b === 'alone') return true;
+  return a !== 'check' && a === b;
+}
+
+const anyConflict = (a: Iterable<Claim>, b: Iterable<Claim>): boolean => {
+  const bs = [...b];
+  for (const x of a) if (bs.some((y) => conflicts(x, y))) return true;
+  return false;
+};
+
+/** Longest an originating check's claim outlives it, waiting for its calls to end. */
+const LINGER_LIMIT_MS = 30_000;
+
+/** Where the embedded run's global set-up (same process as the gate) says how many calls are in progress. */
+export const CALLS_IN_PROGRESS = Symbol.for('outbound-calling-conformance.embedded-calls-in-progress');
+
+function embeddedCallsInProgress(): number {
+  const probe = (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS];
+  return probe === undefined ? 0 : probe();
+}
+
+interface EntryWaiter { readonly id: string; readonly file: string; readonly claims: readonly Claim[]; readonly grant: () => void }
+interface ClaimWaiter { readonly id: string; readonly claim: Claim; readonly grant: () => void }
+
+/** The scheduling itself, in memory (pure but for the callbacks it resolves). */
+export class Gate {
+  private readonly running = new Map<string, Set<Claim>>();
+  private entries: EntryWaiter[] = [];
+  private claimWaiters: ClaimWaiter[] = [];
+  /** The run's files by project, and which of them ended; empty until the run starts (then no order is kept). */
+  private readonly files = new Map<string, { project: string; ended: boolean }>();
+
+  setFiles(files: ReadonlyArray<{ project: string; file: string }>): void {
+    for (const { project, file } of files) this.files.set(file, { project, ended: false });
+    this.pump();
+  }
+
+  fileEnded(file: string): void {
+    const known = this.files.get(file);
+    if (known !== undefined) known.ended = true;
+    this.pump();
+  }
+
+  /** Whether the files that must end before `file` starts have ended. */
+  private ordered(file: string): boolean {
+    const own = this.files.get(file);
+    if (own === undefined) return true;
+    const rank = runRank(file);
+    for (const [other, { project, ended }] of this.files) {
+      if (!ended && other !== file && project === own.project && runRank(other) < rank) return false;
+    }
+    return true;
+  }
+
+  enter(id: string, file: string, claims: readonly Claim[]): Promise<void> {
+    return new Promise((grant) => {
+      this.entries.push({ id, file, claims, grant });
+      this.pump();
+    });
+  }
+
+  /** A claim taken by a running check; it waits only for running checks, never for queued ones (no deadlock). */
+  claim(id: string, claim: Claim): Promise<void> {
+    if (this.running.get(id)?.has(claim) === true) return Promise.resolve();
+    return new Promise((grant) => {
+      this.claimWaiters.push({ id, claim, grant });
+      this.pump();
+    });
+  }
+
+  /** Checks that originated a call: their `webhooks` claim outlives them until the calls ended. */
+  private readonly originators = new Set<string>();
+
+  private readonly callsInProgress: () => number;
+
+  constructor(callsInProgress: () => number = embeddedCallsInProgress) {
+    this.callsInProgress = callsInProgress;
+  }
+
+  /** Marks a running check as one that originates calls (see leave). */
+  originates(id: string): void {
+    this.originators.add(id);
+  }
+
+  leave(id: string): void {
+    this.entries = this.entries.filter((w) => w.id !== id);
+    this.claimWaiters = this.claimWaiters.filter((w) => w.id !== id);
+    if (this.originators.delete(id) && this.running.get(id)?.has('webhooks') === true) {
+      // call.ended comes when the call ends, after the check: until then nothing else may hold a
+      // subscription or emit (bounded: a call lasts callDurationMs of the reference, 300 ms).
+      this.running.set(id, new Set(['webhooks']));
+      const until = Date.now() + LINGER_LIMIT_MS;
+      const settle = () => {
+        if (this.callsInProgress() > 0 && Date.now() < until) setTimeout(settle, 20).unref();
+        else this.leave(id);
+      };
+      settle();
+    } else this.running.delete(id);
+    this.pump();
+  }
+
+  /** Checks running now (for tests and diagnostics). */
+  runningNow(): string[] {
+    return [...this.running.keys()];
+  }
+
+  private othersConflict(id: string, claims: Iterable<Claim>): boolean {
+    for (const [other, held] of this.running) if (other !== id && anyConflict(claims, held)) return true;
+    return false;
+  }
+
+  private pump(): void {
+    for (const waiter of [...this.claimWaiters]) {
+      const held = this.running.get(waiter.id);
+      if (held === undefined || this.othersConflict(waiter.id, [waiter.claim])) continue;
+      held.add(waiter.claim);
+      this.claimWaiters.splice(this.claimWaiters.indexOf(waiter), 1);
+      waiter.grant();
+    }
+    // First come, first served: a check waiting for others to end (e.g. one that runs alone) is
+    // not overtaken by later ones it conflicts with. A check held back only by the file order
+    // holds back nobody.
+    const ahead: Array<readonly Claim[]> = [];
+    for (const waiter of [...this.entries]) {
+      if (!this.ordered(waiter.file)) continue;
+      if (this.othersConflict(waiter.id, waiter.claims) || ahead.some((claims) => anyConflict(claims, waiter.claims))) {
+        ahead.push(waiter.claims);
+        continue;
+      }
+      this.running.set(waiter.id, new Set(waiter.claims));
+      this.entries.splice(this.entries.indexOf(waiter), 1);
+      waiter.grant();
+    }
+  }
+}
+
+// ── In the CLI's process: the gate behind loopback HTTP, and the reporter that tells it the file order ──
+
+export interface GateServer {
+  /** Variables the workers read (they inherit the CLI's environment). */
+  readonly env: { OCC_GATE_URL: string; OCC_GATE_TOKEN: string };
+  /** A vitest reporter: the run's files when it starts, each file when it ends. */
+  readonly reporter: { onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void; onTestModuleEnd(module: TestModule): void };
+  close(): Promise<void>;
+}
+
+export async function startGate(gate = new Gate()): Promise<GateServer> {
+  const token = randomBytes(24).toString('base64url');
+  const expected = Buffer.from(`Bearer ${token}`);
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const given = Buffer.from(request.headers.authorization ?? '');
+    if (request.method !== 'POST' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      response.writeHead(401).end();
+      return;
+    }
+    let raw = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => { raw += chunk; });
+    request.on('end', () => {
+      let body: { id?: unknown; file?: unknown; claims?: unknown; claim?: unknown; originates?: unknown };
+      try {
+        body = JSON.parse(raw) as typeof body;
+      } catch {
+        response.writeHead(400).end();
+        return;
+      }
+      const id = String(body.id);
+      let answered = false;
+      const answer = () => {
+        answered = true;
+        response.writeHead(204).end();
+      };
+      // A check that gave up waiting (its timeout, or the run was stopped) leaves the queue.
+      response.on('close', () => {
+        if (!answered) gate.leave(id);
+      });
+      if (request.url === '/enter') void gate.enter(id, String(body.file), body.claims as Claim[]).then(answer);
+      else if (request.url === '/claim') {
+        void gate.claim(id, body.claim as Claim).then(() => {
+          if (body.originates === true) gate.originates(id);
+          answer();
+        });
+      }
+      else if (request.url === '/leave') {
+        gate.leave(id);
+        answer();
+      } else response.writeHead(404).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    env: { OCC_GATE_URL: `http://127.0.0.1:${port}`, OCC_GATE_TOKEN: token },
+    reporter: {
+      onTestRunStart: (specifications) => gate.setFiles(specifications.map((s) => ({ project: s.project.name, file: s.moduleId }))),
+      onTestModuleEnd: (module) => gate.fileEnded(module.moduleId),
+    },
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+// ── In a worker ──
+
+export interface Pass {
+  /** Takes a further claim (waits for the running checks it conflicts with); `originates`: the check is about to originate a call. */
+  claim(claim: Claim, originates?: boolean): Promise<void>;
+  leave(): Promise<void>;
+}
+
+const OPEN: Pass = { claim: async () => undefined, leave: async () => undefined };
+
+/** Enters the gate of this run (waits for its turn); with no gate, passes at once. */
+export async function enterGate(file: string, claims: readonly Claim[], signal?: AbortSignal): Promise<Pass> {
+  const url = process.env.OCC_GATE_URL;
+  const token = process.env.OCC_GATE_TOKEN;
+  if (url === undefined || url === '' || token === undefined) return OPEN;
+  const id = randomBytes(12).toString('hex');
+  // Leaving is never cancelled: a check that stopped must free its place whatever stopped it.
+  const post = async (path: string, body: Record<string, unknown>, cancellable = true): Promise<void> => {
+    // undici (the API client's, already loaded in the worker), without a timeout: the wait is the check's, bounded by its own.
+    const response = await request(`${url}${path}`, {
+      method: 'POST', body: JSON.stringify({ id, ...body }), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headersTimeout: 0, bodyTimeout: 0, ...(signal === undefined || !cancellable ? {} : { signal }),
+    });
+    await response.body.dump();
+    if (response.statusCode !== 204) throw new Error(`the run's check gate (${path}) answered ${response.statusCode}`);
+  };
+  const leave = () => post('/leave', {}, false);
+  try {
+    await post('/enter', { file, claims });
+  } catch (error) {
+    await leave().catch(() => undefined);
+    throw error;
+  }
+  return { claim: (claim, originates = false) => post('/claim', { claim, originates }), leave };
+}

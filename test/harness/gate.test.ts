@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { claimsOf, conflicts, enterGate, Gate, startGate } from '../../harness/suite/gate.ts';
+
+/** Whether a promise has settled by the time queued microtasks and timers of 0 ms ran. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => { done = true; });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  return done;
+}
+
+describe('what a check claims', () => {
+  it('runs alone when it moves the clock or switches a behaviour of the main account', () => {
+    expect(claimsOf(['clock', 'clock-advanced', 'event-emitted'])).toEqual(['check', 'alone', 'webhooks']);
+    expect(claimsOf(['balance-upstream-failing'])).toContain('alone');
+    expect(claimsOf(['originate-failing'])).toContain('alone');
+    expect(claimsOf(['engine-not-configured'])).toContain('alone');
+    expect(claimsOf(['hook-attempts', 'deliveries-idle', 'clock'])).toEqual(['check']);
+    expect(claimsOf()).toEqual(['check']);
+  });
+
+  it('claims the state whose teardown revokes tokens by label; a revoked token is one token-issued issued', () => {
+    expect(claimsOf(['token-issued', 'token-revoked'])).toEqual(['check', 'state:token-issued', 'state:token-issued']);
+    expect(claimsOf(['account-suspended'])).toEqual(['check', 'state:account-suspended']);
+  });
+
+  it('alone conflicts with everything, webhooks and a state with themselves, plain checks with nothing else', () => {
+    expect(conflicts('alone', 'check')).toBe(true);
+    expect(conflicts('check', 'alone')).toBe(true);
+    expect(conflicts('webhooks', 'webhooks')).toBe(true);
+    expect(conflicts('webhooks', 'check')).toBe(false);
+    expect(conflicts('state:account-suspended', 'state:account-suspended')).toBe(true);
+    expect(conflicts('state:account-suspended', 'state:token-issued')).toBe(false);
+    expect(conflicts('check', 'check')).toBe(false);
+  });
+});
+
+describe('the gate', () => {
+  it('lets plain checks run side by side, and a check that runs alone only once they ended', async () => {
+    const gate = new Gate(() => 0);
+    await gate.enter('a', 'a.suite.ts', ['check']);
+    await gate.enter('b', 'b.suite.ts', ['check']);
+    const alone = gate.enter('c', 'c.suite.ts', ['check', 'alone']);
+    expect(await settled(alone)).toBe(false);
+    // A later plain check does not overtake the one waiting to run alone.
+    const later = gate.enter('d', 'd.suite.ts', ['check']);
+    gate.leave('a');
+    expect(await settled(alone)).toBe(false);
+    gate.leave('b');
+    expect(await settled(alone)).toBe(true);
+    expect(await settled(later)).toBe(false);
+    gate.leave('c');
+    expect(await settled(later)).toBe(true);
+  });
+
+  it('never lets two checks hold webhooks: a running check that subscribes waits for the one that does', async () => {
+    const gate = new Gate(() => 0);
+    await gate.enter('emitter', 'w.suite.ts', ['check', 'webhooks']);
+    await gate.enter('prop', 'p.property.ts', ['check']);
+    const subscribing = gate.claim('prop', 'webhooks');
+    expect(await settled(subscribing)).toBe(false);
+    // The holder's own further claim is granted at once.
+    expect(await settled(gate.claim('emitter', 'webhooks'))).toBe(true);
+    gate.leave('emitter');
+    expect(await settled(subscribing)).toBe(true);
+    expect(gate.runningNow()).toEqual(['prop']);
+  });
+
+  it('keeps an originating check\'s webhooks claim after it left, until every call in progress ended', async () => {
+    let calls = 1;
+    const gate = new Gate(() => calls);
+    await gate.enter('caller', 'calls.suite.ts', ['check']);
+    await gate.claim('caller', 'webhooks');
+    gate.originates('caller');
+    gate.leave('caller');
+    await gate.enter('other', 'x.suite.ts', ['check']);
+    const subscribing = gate.claim('other', 'webhooks');
+    expect(await settled(subscribing)).toBe(false);
+    calls = 0;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await settled(subscribing)).toBe(true);
+  });
+
+  it('keeps a project\'s file order: open files first, judge files after every other file of their project', async () => {
+    const gate = new Gate(() => 0);
+    gate.setFiles([
+      { project: 'conformance', file: '/s/watch.open.suite.ts' },
+      { project: 'conformance', file: '/s/a.suite.ts' },
+      { project: 'conformance', file: '/s/watch.judge.suite.ts' },
+      { project: 'properties', file: '/p/x.property.ts' },
+    ]);
+    const judge = gate.enter('j', '/s/watch.judge.suite.ts', ['check']);
+    const normal = gate.enter('n', '/s/a.suite.ts', ['check']);
+    // Another project has no open file to wait for; a check held back by the order holds back nobody.
+    expect(await settled(gate.enter('p', '/p/x.property.ts', ['check']))).toBe(true);
+    expect(await settled(normal)).toBe(false);
+    await gate.enter('o', '/s/watch.open.suite.ts', ['check']);
+    gate.leave('o');
+    gate.fileEnded('/s/watch.open.suite.ts');
+    expect(await settled(normal)).toBe(true);
+    expect(await settled(judge)).toBe(false);
+    gate.leave('n');
+    gate.fileEnded('/s/a.suite.ts');
+    expect(await settled(judge)).toBe(true);
+  });
+});
+
+describe('the gate over loopback HTTP', () => {
+  it('makes a worker wait its turn, and refuses a request without the run\'s token', async () => {
+    const gate = new Gate(() => 0);
+    const server = await startGate(gate);
+    const saved = { url: process.env.OCC_GATE_URL, token: process.env.OCC_GATE_TOKEN };
+    Object.assign(process.env, server.env);
+    try {
+      const first = await enterGate('a.suite.ts', ['check', 'alone']);
+      const second = enterGate('b.suite.ts', ['check']);
+      expect(await settled(second)).toBe(false);
+      await first.leave();
+      const pass = await second;
+      expect(gate.runningNow()).toHaveLength(1);
+      await pass.leave();
+      expect(gate.runningNow()).toEqual([]);
+      const refused = await fetch(`${server.env.OCC_GATE_URL}/enter`, { method: 'POST', body: '{}' });
+      expect(refused.status).toBe(401);
+    } finally {
+      process.env.OCC_GATE_URL = saved.url ?? '';
+      if (saved.token === undefined) delete process.env.OCC_GATE_TOKEN;
+      else process.env.OCC_GATE_TOKEN = saved.token;
+      await server.close();
+    }
+  });
+
+  it('lets every check through at once when the run has no gate (remote targets, vitest run directly)', async () => {
+    const saved = process.env.OCC_GATE_URL;
+    delete process.env.OCC_GATE_URL;
+    try {
+      const a = await enterGate('a.suite.ts', ['check', 'alone']);
+      const b = await enterGate('b.suite.ts', ['check', 'alone']);
+      await a.leave();
+      await b.leave();
+    } finally {
+      if (saved !== undefined) process.env.OCC_GATE_URL = saved;
+    }
+  });
+});
