@@ -15,13 +15,9 @@ import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { REPORT_FILES } from '../../harness/report/files.ts';
 import { markdownTableProblems, parseXml } from '../report/parse-back.ts';
 import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './recording-proxy.ts';
+// The environment of a CI job: none of the developer's configuration leaks in.
+import { cleanEnv } from './occ-process.ts';
 
-/** The environment of a CI job: none of the developer's configuration leaks in. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  // The operating system's own variables only (the Node 24 binary is found through PATH).
-  const env: NodeJS.ProcessEnv = { ...Object.fromEntries(['PATH', 'HOME'].map((name) => [name, process.env[name]])), CI: 'true' };
-  return { ...env, ...extra };
-}
 
 function runCli(args: string[], extra: Record<string, string> = {}, timeout = 120_000) {
   const result = spawnSync(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(extra), encoding: 'utf8', timeout });

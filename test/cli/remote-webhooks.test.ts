@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
+import { cleanEnv } from './occ-process.ts';
 
 interface Fixtures {
   baseUrl: string;
@@ -49,7 +50,7 @@ async function freePort(): Promise<number> {
 function conformance(args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stdout: string; ms: number }> {
   const begun = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...env } });
+    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(env) });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
