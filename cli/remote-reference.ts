@@ -70,7 +70,6 @@ export function fixtureEnv(fixtures: Pick<ReferenceFixtures, 'baseUrl' | 'authUr
   return env;
 }
 
-/** Starts `npm run reference` in its own process and reads its fixtures (the --json line). */
 export interface RemoteReferenceOptions {
   readonly faults?: readonly string[];
   readonly withControl?: boolean;
@@ -92,6 +91,7 @@ export function rateLimitEnv(rateWindowMs: number | undefined): Record<string, s
   return rateWindowMs === undefined ? {} : { REQUESTS_PER_MINUTE: undefined, RATE_LIMIT_WINDOW_MS: String(rateWindowMs) };
 }
 
+/** Starts `npm run reference` in its own process and reads its fixtures (the --json line). */
 export async function startRemoteReference(options: RemoteReferenceOptions = {}): Promise<RemoteReference> {
   const dir = mkdtempSync(join(tmpdir(), 'occ-remote-ref-'));
   const tls = await generateTlsMaterial();

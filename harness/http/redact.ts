@@ -36,8 +36,17 @@ const MIN_LEARNT_LENGTH = 8;
 /** Configured secrets shorter than this are not scrubbed as substrings (they would eat prose). */
 const MIN_KNOWN_LENGTH = 4;
 
+/** Field names seen so far and whether each is a credential: bodies repeat the same few names (every CDR row). */
+const credentialFieldMemo = new Map<string, boolean>();
+const MEMO_LIMIT = 10_000;
+
 export function isCredentialField(name: string): boolean {
-  return credentialFields.has(name.toLowerCase().replace(/-/g, '_'));
+  let known = credentialFieldMemo.get(name);
+  if (known === undefined) {
+    known = credentialFields.has(name.toLowerCase().replace(/-/g, '_'));
+    if (credentialFieldMemo.size < MEMO_LIMIT) credentialFieldMemo.set(name, known);
+  }
+  return known;
 }
 
 export interface Redactor {
@@ -63,17 +72,20 @@ export function createRedactor(knownSecrets: Iterable<string | undefined> = []):
   // Longest first, so a secret that contains another is replaced whole.
   const secrets = new Set<string>();
   let ordered: string[] = [];
+  /** Length of the shortest secret: a shorter text can't hold one (most values of a body are short). */
+  let shortest = Infinity;
   const add = (secret: string, minLength: number): void => {
     if (secret.length < minLength || secrets.has(secret)) return;
     secrets.add(secret);
     ordered = [...secrets].sort((a, b) => b.length - a.length);
+    shortest = Math.min(shortest, secret.length);
   };
   for (const secret of knownSecrets) if (secret !== undefined) add(secret, MIN_KNOWN_LENGTH);
 
   const text = (value: string): string => {
     let out = value;
-    for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    return out.replace(hookSecretValue, `whsec_${REDACTED}`);
+    if (value.length >= shortest) for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return out.includes('whsec_') ? out.replace(hookSecretValue, `whsec_${REDACTED}`) : out;
   };
 
   const value = <T>(input: T): T => {

@@ -236,7 +236,7 @@ function Page({ report }: { report: RunReport }): VNode {
     ${notRun.length > 0 ? html`<section id="not-run"><h2>Not run: the run was interrupted (${notRun.length})</h2>
       <ul>${notRun.map((c) => html`<li data-status="not_run">${c.name} <span class="meta">${c.requirements.join(', ')}</span></li>`)}</ul></section>` : null}
     ${report.loadWouldDecide.length > 0 ? html`<section id="with-load"><h2>Left to the load probes (${report.loadWouldDecide.length})</h2>
-      <p>Run with <code>--with-load</code> (the k6 probes, against the same target) to decide:</p>
+      <p>Run with <code>--with-load</code> (the k6 probes, against the same target) to decide these (what a probe does not observe within its budget stays not verifiable):</p>
       <ul>${report.loadWouldDecide.map((id) => html`<li><code>${id}</code></li>`)}</ul></section>` : null}
     ${report.controlGaps.length > 0 ? html`<section id="control-gaps"><h2>Test-control states and inspections the target does not offer (${report.controlGaps.length})</h2>
       <p>See <code>control-openapi.json</code>; each would make these requirements verifiable.</p>

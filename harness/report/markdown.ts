@@ -118,7 +118,7 @@ export function renderMarkdown(run: RunReport): string {
     lines.push('');
   }
   if (report.loadWouldDecide.length > 0) {
-    lines.push('## Left to the load probes', '', `Run with \`--with-load\` (the k6 probes, against the same target) to decide: ${report.loadWouldDecide.map((id) => md(id)).join(', ')}.`, '');
+    lines.push('## Left to the load probes', '', `Run with \`--with-load\` (the k6 probes, against the same target) to decide: ${report.loadWouldDecide.map((id) => md(id)).join(', ')} (what a probe does not observe within its budget stays not verifiable).`, '');
   }
   if (report.load.length > 0) {
     lines.push('## Load probes (k6)', '', '| Probe | Verdict | Failed thresholds | Finished |', '|---|---|---|---|');

@@ -6,6 +6,7 @@
 import { requirements, type Level } from '../../requirements/catalogue.ts';
 import type { Waiver, WaiverSummary } from './waivers.ts';
 import { controlGaps, type ControlGap } from './control-gaps.ts';
+import { REFERENCE_ONLY_PROBE_REQUIREMENTS } from '../../load/lib/probe-shape.ts';
 
 /**
  * `waived`: failed, and a waiver covers every requirement it failed (harness/report/waivers.ts).
@@ -118,9 +119,13 @@ export interface RunReport {
   readonly loadWouldDecide: readonly string[];
 }
 
-/** MUST requirements a k6 probe covers (catalogue: checks 'load') that these verdicts leave undecided. Pure. */
-export function loadDecides(verdicts: ReadonlyArray<Pick<RequirementVerdict, 'id' | 'level' | 'status'>>): string[] {
+/**
+ * MUST requirements a k6 probe covers (catalogue: checks 'load') that these verdicts leave
+ * undecided; against a remote target, not those the probes judge only against the reference. Pure.
+ */
+export function loadDecides(verdicts: ReadonlyArray<Pick<RequirementVerdict, 'id' | 'level' | 'status'>>, target: 'embedded' | 'remote' = 'embedded'): string[] {
   const byLoad = new Set<string>(requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id));
+  if (target === 'remote') for (const id of REFERENCE_ONLY_PROBE_REQUIREMENTS) byLoad.delete(id);
   return verdicts.filter((v) => byLoad.has(v.id) && v.level === 'MUST' && v.status !== 'passed' && v.status !== 'failed' && v.status !== 'waived').map((v) => v.id);
 }
 
@@ -237,7 +242,7 @@ export function buildReport(input: ReportInput): RunReport {
     interrupted: input.interrupted,
     waivers: input.waivers ?? { mode: 'none', entries: 0, applied: [], expired: [], unused: [] },
     controlGaps: controlGaps(input.checks, verdicts),
-    loadWouldDecide: input.withLoad === true || input.dryRun ? [] : loadDecides(verdicts),
+    loadWouldDecide: input.withLoad === true || input.dryRun ? [] : loadDecides(verdicts, input.target.kind),
   };
 }
 

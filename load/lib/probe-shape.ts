@@ -28,6 +28,12 @@ export const WEBHOOK_RETRY_PLANS: readonly Plan[] = [
   { name: 'recover', steps: [{ status: 503, times: AUTO_DISABLE_AFTER - 1 }, { status: 200 }], referenceOnly: true },
 ];
 
+/**
+ * Requirements the webhook-retry probe judges only against the reference, whose virtual clock it
+ * drives: remotely the recovery plan is not run, and no watch of TIME_BUDGET_S reaches 24 h.
+ */
+export const REFERENCE_ONLY_PROBE_REQUIREMENTS: readonly string[] = ['WEBHOOK-RECOVERY-BEFORE-10', 'WEBHOOK-RETRY-HORIZON-24H'];
+
 export function webhookRetryPlans(reference: boolean): Plan[] {
   return WEBHOOK_RETRY_PLANS.filter((p) => reference || !p.referenceOnly);
 }

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 
 interface Fixtures {
@@ -21,7 +21,10 @@ interface Fixtures {
 }
 
 const started: ChildProcess[] = [];
-afterEach(() => {
+// At the end of the file, not after each test: the tests run side by side (each with its own
+// reference process, receiver port and reports folder), most of their time spent waiting out a
+// delivery budget.
+afterAll(() => {
   for (const child of started.splice(0)) child.kill('SIGTERM');
 });
 
@@ -30,7 +33,7 @@ async function referenceProcess(args: string[]): Promise<Fixtures> {
   const child = spawn(process.execPath, ['reference/cli.ts', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the reference process printed no fixtures within 20 s')), 20_000);
+    const timer = setTimeout(() => reject(new Error('the reference process printed no fixtures within 60 s')), 60_000);
     createInterface({ input: child.stdout! }).once('line', (first) => { clearTimeout(timer); resolve(first); });
     child.once('exit', (code) => reject(new Error(`the reference process exited with ${code}`)));
   });
@@ -84,13 +87,13 @@ type Report = { requirements: Array<{ id: string; status: string; notVerifiableB
 const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')) as Report;
 const statusOf = (report: Report, id: string) => report.requirements.find((r) => r.id === id)!.status;
 
-describe('npm run conformance watching the deliveries of a remote target (a reference process with an accelerated clock)', () => {
-  it('verifies every delivery of the originated call, the retries within the budget, and says which kinds were not observed', { timeout: 120_000 }, async () => {
+describe.concurrent('npm run conformance watching the deliveries of a remote target (a reference process with an accelerated clock)', () => {
+  it('verifies every delivery of the originated call, the retries within the budget, and says which kinds were not observed', { timeout: 300_000 }, async () => {
     const receiver = await receiverSetup();
     const fixtures = await referenceProcess(['--clock-scale', '50', '--rate-limit', '0', '--trust-ca', receiver.caPath]);
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     // Seed 2: of the four kinds besides call.ended, this run subscribes dnc.added (rotation for the request budget).
-    const { code, stdout } = await conformance(['--no-properties', '--seed', '2', '--only', WATCHED.join(','), '--reports-dir', reports], { ...targetEnv(fixtures, 25), ...receiver.env }, 100_000);
+    const { code, stdout } = await conformance(['--no-properties', '--seed', '2', '--only', WATCHED.join(','), '--reports-dir', reports], { ...targetEnv(fixtures, 25), ...receiver.env }, 240_000);
     const report = readReport(reports);
     expect(code, stdout.split('\n').filter((line) => line.startsWith('FAIL')).join('\n')).toBe(0);
     const unobserved = ['EVENT-DNC-ADDED-PAYLOAD'];
@@ -105,12 +108,12 @@ describe('npm run conformance watching the deliveries of a remote target (a refe
     expect(report.requirements.find((r) => r.id === 'EVENT-LEAD-COMPLETED-PAYLOAD')!.notVerifiableBecause.join(' ')).toMatch(/request budget: this run \(seed 2: slice 3 of 4\)/);
   });
 
-  it('fails each rule the target breaks: a 4xx retried, constant backoff, a new eventId per retry, delivery after DELETE, a broken correlation, a payload field missing', { timeout: 120_000 }, async () => {
+  it('fails each rule the target breaks: a 4xx retried, constant backoff, a new eventId per retry, delivery after DELETE, a broken correlation, a payload field missing', { timeout: 300_000 }, async () => {
     const receiver = await receiverSetup();
     const faults = 'retry-after-4xx,backoff-constant,retries-new-event-id,delivery-after-delete,calls-correlation-broken,event-missing-field';
     const fixtures = await referenceProcess(['--clock-scale', '50', '--rate-limit', '0', '--trust-ca', receiver.caPath, '--faults', faults]);
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
-    const { code } = await conformance(['--no-properties', '--only', WATCHED.join(','), '--reports-dir', reports], { ...targetEnv(fixtures, 25), ...receiver.env }, 100_000);
+    const { code } = await conformance(['--no-properties', '--only', WATCHED.join(','), '--reports-dir', reports], { ...targetEnv(fixtures, 25), ...receiver.env }, 240_000);
     const report = readReport(reports);
     expect(code).toBe(1);
     for (const id of ['WEBHOOK-4XX-NO-RETRY', 'WEBHOOK-BACKOFF-EXPONENTIAL', 'WEBHOOK-RETRY-SAME-EVENT', 'HOOKS-NO-DELIVERY-AFTER-DELETE', 'CALLS-CORRELATE-CALL-ENDED', 'EVENT-CALL-ENDED-PAYLOAD']) {
@@ -120,11 +123,11 @@ describe('npm run conformance watching the deliveries of a remote target (a refe
     for (const id of ['WEBHOOK-SIGNATURE-KEY', 'WEBHOOK-POST-JSON', 'WEBHOOK-5XX-RETRY']) expect(statusOf(report, id), id).toBe('passed');
   });
 
-  it('fails the correlation at once with the receiver\'s reason when the target signs with the wrong key, instead of waiting out the budget', { timeout: 120_000 }, async () => {
+  it('fails the correlation at once with the receiver\'s reason when the target signs with the wrong key, instead of waiting out the budget', { timeout: 300_000 }, async () => {
     const receiver = await receiverSetup();
     const fixtures = await referenceProcess(['--rate-limit', '0', '--trust-ca', receiver.caPath, '--faults', 'signature-wrong-key']);
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
-    const { code, ms } = await conformance(['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED,WEBHOOK-SIGNATURE-KEY', '--reports-dir', reports], { ...targetEnv(fixtures, 90), ...receiver.env }, 100_000);
+    const { code, ms } = await conformance(['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED,WEBHOOK-SIGNATURE-KEY', '--reports-dir', reports], { ...targetEnv(fixtures, 90), ...receiver.env }, 240_000);
     const report = readReport(reports);
     expect(code).toBe(1);
     const correlation = report.checks.find((c) => c.name.startsWith('The callId of the originated call'))!;
@@ -138,12 +141,12 @@ describe('npm run conformance watching the deliveries of a remote target (a refe
 // A remote run sends one check of each operation's 401 row (7 requests; the rotation of the 401
 // matrix), so the target limits to 5 per minute to refuse some of them.
 describe('npm run conformance against a remote target limiting below the documented 100 per minute (a reference process with --rate-limit 5)', () => {
-  it('counts every 429, fails RATE-LIMIT-100-PER-MIN with the count and times, and leaves the refused checks not verifiable instead of timing out', { timeout: 120_000 }, async () => {
+  it('counts every 429, fails RATE-LIMIT-100-PER-MIN with the count and times, and leaves the refused checks not verifiable instead of timing out', { timeout: 300_000 }, async () => {
     const fixtures = await referenceProcess(['--rate-limit', '5']);
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     const only = 'AUTH-BEARER-REQUIRED,AUTH-MALFORMED-SCHEME,AUTH-UNKNOWN-TOKEN,AUTH-EXPIRED-TOKEN,AUTH-REVOKED-TOKEN,RATE-LIMIT-100-PER-MIN';
     const env = { API_BASE_URL: fixtures.baseUrl, TOKEN_ALL: fixtures.tokens.all!, TOKEN_EXPIRED: fixtures.tokens.expired!, TOKEN_REVOKED: fixtures.tokens.revoked!, REQUESTS_PER_MINUTE: '6000' };
-    const { code, stdout, ms } = await conformance(['--no-properties', '--only', only, '--reports-dir', reports], env, 100_000);
+    const { code, stdout, ms } = await conformance(['--no-properties', '--only', only, '--reports-dir', reports], env, 240_000);
     const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')) as Report & { requests: { rateLimited: number } };
     expect(code).toBe(1);
     const verdict = report.checks.find((c) => c.name.startsWith('No request of this run was refused for rate'))!;

@@ -117,6 +117,18 @@ describe('API client against a target that answers garbage', () => {
     await api.close();
   });
 
+  it('weighs a 429 against the requests of the target\'s documented window (RATE_LIMIT_WINDOW_MS), not of the last minute', async () => {
+    const api = createApiClient({ baseUrl, timeoutMs: 2_000, requestsPerMinute: undefined, rateWindowMs: 300, secrets: [] });
+    for (let i = 0; i < 150; i++) await api.send({ method: 'GET', path: '/echo-auth' });
+    // 150 requests in the last minute, but none in the 300 ms window before the 429: under the limit, so evidence.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    rateLimitedOnce = false;
+    const refused = await api.send({ method: 'GET', path: '/limited' });
+    expect(refused.status).toBe(429);
+    expect(api.rateLimitEvents.at(-1)).toMatchObject({ sentInPrecedingMinute: 1, underDocumentedLimit: true });
+    await api.close();
+  });
+
   it('counts the requests of the minute up to an instant (the passive rate-limit verdict)', () => {
     expect(sentWithin([0, 1_000, 30_000, 59_999, 60_000, 61_000], 60_000)).toBe(4);
     expect(sentWithin([], 5)).toBe(0);

@@ -24,6 +24,10 @@ describe('configuration', () => {
     expect(config.target).toEqual({ kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined });
     expect(config.requestsPerMinute).toBe(80);
     expect(config.propertyNumRuns).toBe(2);
+    // The spec's minute and limit unless the configuration says otherwise; never assumed shorter.
+    expect(config.rateWindowMs).toBe(60_000);
+    expect(config.rateLimitPerWindow).toBe(100);
+    expect(loadConfig({ API_BASE_URL: 'https://api.example.com/v1', RATE_LIMIT_WINDOW_MS: '2500', RATE_LIMIT_PER_MINUTE: '200' })).toMatchObject({ rateWindowMs: 2_500, rateLimitPerWindow: 200, requestsPerMinute: 80 });
   });
 
   it('maps every token fixture to its variable and collects the secrets for redaction', () => {
@@ -49,6 +53,8 @@ describe('configuration', () => {
     [{ API_BASE_URL: 'https://api.example.com/v1', ALLOW_ORIGINATE: 'true' }, 'ALLOW_ORIGINATE', /TEST_DESTINATION_NUMBER is not set/],
     [{ WEBHOOK_PUBLIC_URL: 'http://tunnel.example.com' }, 'WEBHOOK_PUBLIC_URL', /https/],
     [{ REQUESTS_PER_MINUTE: '0' }, 'REQUESTS_PER_MINUTE', /whole number of at least 1/],
+    [{ RATE_LIMIT_WINDOW_MS: '2.5s' }, 'RATE_LIMIT_WINDOW_MS', /whole number of at least 1/],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE', /whole number of at least 1/],
     [{ REQUEST_TIMEOUT_MS: '1.5' }, 'REQUEST_TIMEOUT_MS', /whole number/],
     [{ OAUTH_CLIENT_ID: 'cid' }, 'OAUTH_CLIENT_SECRET', /go together/],
     [{ TOKEN_ALL: 'Bearer abc' }, 'TOKEN_ALL', /without spaces/],

@@ -59,11 +59,15 @@ describe('what --with-load would decide, in the reports', () => {
     expect(loadDecides(verdicts).sort()).toEqual(byLoad.filter((id) => !['WEBHOOK-5XX-RETRY', 'WEBHOOK-ACK-2XX', 'WEBHOOK-4XX-NO-RETRY'].includes(id)).sort());
     // An OBSERVE requirement of a probe is never listed (nothing to decide).
     expect(loadDecides([{ id: 'RATE-LIMIT-RESPONSE-SHAPE', level: 'OBSERVE', status: 'not_verifiable' }])).toEqual([]);
+    // Remotely the probes never judge the recovery plan or the 24 h horizon: not promised.
+    const horizon = [{ id: 'WEBHOOK-RETRY-HORIZON-24H', level: 'MUST' as const, status: 'not_verifiable' as const }, { id: 'WEBHOOK-RECOVERY-BEFORE-10', level: 'MUST' as const, status: 'not_verifiable' as const }];
+    expect(loadDecides(horizon, 'embedded')).toEqual(['WEBHOOK-RETRY-HORIZON-24H', 'WEBHOOK-RECOVERY-BEFORE-10']);
+    expect(loadDecides(horizon, 'remote')).toEqual([]);
   });
 
   it('without --with-load, report.json, report.md, report.html and junit.xml name the requirements the probes would decide, and the missing control states', () => {
     const report = buildReport(input({}));
-    const expected = loadDecides(report.requirements);
+    const expected = loadDecides(report.requirements, 'remote');
     expect(expected).toEqual(expect.arrayContaining(rateLimitIds));
     expect(expected).not.toContain('WEBHOOK-5XX-RETRY');
     const files = writeAndRead(report);

@@ -53,7 +53,7 @@ describe('npm run receiver as a service (RECEIVER_TOKEN), the suite polling it',
   beforeAll(async () => {
     service = await startService({});
     client = createReceiverClient({ queryUrl: service.url, publicUrl: 'https://hooks.example.com', token: TOKEN, remote: true });
-  }, 30_000);
+  }, 120_000);
   afterAll(() => stop(service));
 
   it('refuses the pull API without the token or with a wrong one, and says which variable to fix', async () => {
@@ -129,7 +129,7 @@ describe('the service keeps a bounded store', () => {
     } finally {
       stop(service);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('also serves TLS: the generated certificate, the pull API behind the same token', async () => {
     const receiver = await startReceiver({ token: TOKEN, storeOnly: true });
