@@ -15,7 +15,7 @@ import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../har
 import { createApiClient } from '../harness/http/client.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
-import { loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
+import { chartOnlyUnlessSince, loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
@@ -247,7 +247,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   rmSync(controlJournalDir, { recursive: true, force: true });
 
-  if (options.withLoad && !options.dryRun && !interrupted) {
+  // Only summaries the probes of this run write from here on decide requirements.
+  const probesSince = options.withLoad && !options.dryRun && !interrupted ? new Date().toISOString() : undefined;
+  if (probesSince !== undefined) {
     // After the checks, one probe at a time; rate-limit last, since it exhausts the target's window.
     for (const probe of LOAD_PROBES) {
       const code = await runProbe(probe, join(reportsRoot, 'latest'));
@@ -268,7 +270,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     checks: waived.checks,
     waivers: waived.summary,
     // Written by k6 with its own redaction; scrubbed once more of the configured secrets.
-    load: options.dryRun ? [] : redact.value(loadProbeSummaries(reportsRoot)),
+    load: options.dryRun ? [] : redact.value(loadProbeSummaries(reportsRoot).map((summary) => chartOnlyUnlessSince(summary, probesSince))),
     previous: previousRuns(reportsRoot, target),
     requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0) + sweepRequests,
     unhandledErrors: collector.unhandledErrors,

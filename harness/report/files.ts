@@ -125,6 +125,21 @@ function isK6ProbeJson(value: unknown): value is K6ProbeJson {
 }
 
 /** The k6 probes' summaries in reports/latest (k6-<probe>.json), when present. */
+/**
+ * A summary another k6 run left in reports/latest (an earlier `npm run load:*`, maybe against
+ * another target) is charted, never counted: its verdicts and observations are dropped and it says
+ * so. Only the probes this run started (`--with-load`, finished after `since`) decide requirements. Pure.
+ */
+export function chartOnlyUnlessSince(summary: LoadProbeSummary, since: string | undefined): LoadProbeSummary {
+  if (since !== undefined && summary.finishedAt !== undefined && summary.finishedAt >= since) return summary;
+  return {
+    ...summary,
+    requirements: {},
+    requirementObservations: {},
+    observations: [`from an earlier k6 run${summary.finishedAt === undefined ? '' : ` (finished ${summary.finishedAt})`}, not this run: charted only, its verdicts not counted (run with --with-load)`, ...summary.observations],
+  };
+}
+
 export function loadProbeSummaries(root: string): LoadProbeSummary[] {
   const latest = join(root, 'latest');
   if (!existsSync(latest)) return [];

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromK6Summary, writeReports } from '../../harness/report/files.ts';
+import { chartOnlyUnlessSince, fromK6Summary, writeReports } from '../../harness/report/files.ts';
 import { buildReport, loadDecides, type ReportInput } from '../../harness/report/model.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 import { checkResult } from './fixtures.ts';
@@ -169,5 +169,26 @@ describe('what a k6 probe recorded under an OBSERVE requirement\'s id', () => {
     const byId = new Map(report.requirements.map((r) => [r.id, r]));
     expect(byId.get('RATE-LIMIT-RESPONSE-SHAPE')).toMatchObject({ status: 'observed', source: 'k6 rate-limit', observations: ['k6 rate-limit: {"refusal":{"status":429}}'] });
     expect(byId.get('RATE-LIMIT-WINDOW-BEHAVIOUR')?.status).toBe('not_verifiable');
+  });
+});
+
+describe('a k6 summary another run left in reports/latest', () => {
+  const summary = fromK6Summary({
+    probe: 'rate-limit', passed: true, failedThresholds: [], generatedAt: '2026-11-22T10:00:00.000Z',
+    thresholds: [{ requirement: 'RATE-LIMIT-ENFORCED', ok: true, observed: true }],
+    observations: { 'RATE-LIMIT-RESPONSE-SHAPE': { status: 429 } },
+  });
+
+  it('is charted, never counted: an earlier `npm run load:*` (maybe against another target) decides nothing in this run', () => {
+    for (const since of [undefined, '2026-11-22T10:00:00.001Z']) {
+      const stale = chartOnlyUnlessSince(summary, since);
+      expect(stale.requirements).toEqual({});
+      expect(stale.requirementObservations).toEqual({});
+      expect(stale.observations[0]).toMatch(/from an earlier k6 run \(finished 2026-11-22T10:00:00.000Z\), not this run/);
+      const report = buildReport(input({ load: [stale] }));
+      expect(report.requirements.find((r) => r.id === 'RATE-LIMIT-ENFORCED')?.status).toBe('not_verifiable');
+    }
+    // The probes this run started (--with-load, finished after it started them) decide.
+    expect(chartOnlyUnlessSince(summary, '2026-11-22T09:59:59.000Z')).toBe(summary);
   });
 });
