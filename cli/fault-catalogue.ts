@@ -167,7 +167,7 @@ export class RunnerProcess {
 }
 
 /** One --concurrency slot: takes faults from the queue until it is empty, through one runner at a time. */
-async function embeddedSlot(queue: Fault[], env: NodeJS.ProcessEnv, done: (verdict: FaultVerdict) => void): Promise<void> {
+export async function embeddedSlot(queue: Fault[], env: NodeJS.ProcessEnv, done: (verdict: FaultVerdict) => void): Promise<void> {
   let runner: RunnerProcess | undefined;
   try {
     while (queue.length > 0) {
@@ -181,9 +181,11 @@ async function embeddedSlot(queue: Fault[], env: NodeJS.ProcessEnv, done: (verdi
           if (fault !== undefined) done({ fault: fault.id, violates: fault.violates, caught: false, caughtBy: [], exitCode: null, durationMs: Date.now() - started, problem: (error as Error).message });
           continue;
         }
-        // The faults with the most checks first, so that no long one is left alone at the end.
+        // The faults with the most checks first, so that no long one is left alone at the end (one
+        // the runner did not count, as if it were the longest).
         const checks = runner.checks;
-        queue.sort((a, b) => (checks[b.id] ?? 0) - (checks[a.id] ?? 0));
+        const weight = (fault: Fault) => checks[fault.id] ?? Number.MAX_SAFE_INTEGER;
+        queue.sort((a, b) => weight(b) - weight(a));
       }
       const fault = queue.shift();
       if (fault === undefined) break;

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { embeddedEnvironment, judgeFault, RunnerProcess, slicesReported, unverifiable, verdictLine, verdictOf } from '../../cli/fault-catalogue.ts';
+import { embeddedEnvironment, embeddedSlot, type FaultVerdict, judgeFault, RunnerProcess, slicesReported, unverifiable, verdictLine, verdictOf } from '../../cli/fault-catalogue.ts';
 import { filesFor, onlyFilter } from '../../cli/fault-runner.ts';
 import { acquireRun, releaseRun } from '../../harness/suite/global-setup.ts';
 import type { RunReport } from '../../harness/report/model.ts';
@@ -114,6 +114,19 @@ describe('the fault catalogue', () => {
     } finally {
       await runner.end();
     }
+  });
+
+  it('a runner whose fault run fails is ended and reported with the reason; a new runner takes the next fault', { timeout: 400_000 }, async () => {
+    const verdicts: FaultVerdict[] = [];
+    // An id the reference does not know: its switch fails inside the runner.
+    const queue = [{ id: 'no-such-fault', violates: ['ME-200-SHAPE'] }, { id: 'me-missing-field', violates: ['ME-200-SHAPE'] }] as never[];
+    await embeddedSlot(queue, embeddedEnvironment(), (verdict) => verdicts.push(verdict));
+    // A fault the runner did not count goes first (as if the longest): the failure comes before the next fault.
+    expect(verdicts.map((v) => v.fault)).toEqual(['no-such-fault', 'me-missing-field']);
+    const failed = verdicts.find((v) => v.fault === 'no-such-fault')!;
+    expect(failed.caught).toBe(false);
+    expect(verdictLine(failed)).toMatch(/^✗ no-such-fault +\d+\.\d s  NOT CAUGHT the run failed: unknown fault id: no-such-fault/);
+    expect(verdicts.find((v) => v.fault === 'me-missing-field')!.caught).toBe(true);
   });
 
   it('remotely (the reference as a separate process, every fixture, CONTROL_URL): faults seen only through the control endpoint or the new fixtures are caught; the rate limit is set aside', { timeout: 400_000 }, () => {
