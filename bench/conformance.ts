@@ -8,30 +8,15 @@
  *   BENCH_RUNS=0 npm run bench:conformance     # the self-proof alone
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { childrenCpuSeconds, load } from './cpu.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
 delete env.API_BASE_URL;
 delete env.AUTH_URL;
-
-/**
- * CPU seconds (user + system) of this process's waited-for children, from /proc (Linux; undefined
- * elsewhere): on a shared machine the CPU a run costs varies much less than its wall time.
- */
-function childrenCpuSeconds(): number | undefined {
-  try {
-    // Fields after the command name (which may hold spaces) start at state; cutime and cstime are the 14th and 15th of them.
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[13]) + Number(fields[14])) / 100; // USER_HZ, 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
-const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 
 function timed(args: string[]): { seconds: number; cpu: string; code: number | null; last: string } {
   const started = performance.now();

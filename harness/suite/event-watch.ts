@@ -4,9 +4,11 @@
  * a remote target's deliveries overlaps every other check (the files of a run share one worker
  * and this module's state; harness/suite/run-order.ts puts the two files first and last).
  *
- * Opening subscribes one hook per event kind (remotely: call.ended and one other kind, rotated),
+ * Opening subscribes one hook per event kind (remotely without a control endpoint that emits:
+ * call.ended, answering 410, a second call.ended answering 200, and one other kind, rotated),
  * plus, for call.ended, a subscription deleted at once (nothing may reach it), and against a
- * remote target one that fails (503s and one unanswered attempt: the retry rules); then it causes events: the originated call (needs
+ * remote target whose deliveries can't be driven in virtual time one that fails (503s and one
+ * unanswered attempt: the retry rules); then it causes events: the originated call (needs
  * ALLOW_ORIGINATE) and, where a control API can emit, one event of every other kind. A judge
  * that runs without an opened watch (e.g. `--only`) opens it itself.
  *
@@ -101,6 +103,16 @@ export function watchesFailing(target: ProvidedTarget): boolean {
   return target.kind === 'remote' && !VIRTUAL_TIME_DELIVERIES.every((capability) => target.control?.offered.includes(capability) === true);
 }
 
+/**
+ * Whether a remote run also subscribes call.ended answering 200: where nothing but the
+ * originated call causes events (no control endpoint emits), the call's call.ended is the only
+ * delivery the run can count on, so one subscription answers it 410 (a 4xx is final) and this
+ * one 200 (a 2xx acknowledges: no second attempt). Two requests for WEBHOOK-ACK-2XX.
+ */
+export function acknowledgesCallEnded(target: ProvidedTarget): boolean {
+  return target.kind === 'remote' && !canEmit(target);
+}
+
 export function canEmit(target: ProvidedTarget): boolean {
   return target.control?.offered.includes('event-emitted') === true;
 }
@@ -127,12 +139,12 @@ export function watchNeeds(target: ProvidedTarget): Needs {
 
 /** Requests opening sends against a remote target (for --dry-run): the subscriptions, one DELETE, one POST /calls. */
 export function openRequests(target: ProvidedTarget): number {
-  return watchedKinds(target).kinds.length + 1 + (watchesFailing(target) ? 1 : 0) + 1 + 1;
+  return watchedKinds(target).kinds.length + (acknowledgesCallEnded(target) ? 1 : 0) + 1 + (watchesFailing(target) ? 1 : 0) + 1 + 1;
 }
 
 /** Requests closing sends: one DELETE per subscription still active. */
 export function closeRequests(target: ProvidedTarget): number {
-  return watchedKinds(target).kinds.length + (watchesFailing(target) ? 1 : 0);
+  return watchedKinds(target).kinds.length + (acknowledgesCallEnded(target) ? 1 : 0) + (watchesFailing(target) ? 1 : 0);
 }
 
 let opening: Promise<Watch> | undefined;
@@ -180,6 +192,7 @@ async function open(t: CheckTools): Promise<Watch> {
     const plan = target.kind === 'remote' && event === 'call.ended' ? LIVE_CALL_ENDED_PLAN : undefined;
     watched.push({ role: 'kind', subscription: await subscribe(tools, { event, ...(plan === undefined ? {} : { plan }) }) });
   }
+  if (acknowledgesCallEnded(target)) watched.push({ role: 'kind', subscription: await subscribe(tools, { event: 'call.ended', plan: [{ status: 200 }] }) });
   const deleted = await subscribe(tools, { event: 'call.ended' });
   const removal = await deleted.remove();
   t.ensure(removal.status === 204, `DELETE /hooks/{id} of a new subscription answered ${removal.status ?? removal.transportError}, expected 204`);

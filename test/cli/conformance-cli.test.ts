@@ -1,6 +1,8 @@
 /**
  * npm run conformance as users run it: a child process, its exit code, its one-line errors,
  * the reports it leaves, and what it never does (send requests on --dry-run, leak a secret).
+ * Timeouts and deadlines here are hang guards sized for a busy machine (npm test runs files side
+ * by side), not speed limits.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -15,15 +17,11 @@ import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { REPORT_FILES } from '../../harness/report/files.ts';
 import { markdownTableProblems, parseXml } from '../report/parse-back.ts';
 import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './recording-proxy.ts';
+// The environment of a CI job: none of the developer's configuration leaks in.
+import { cleanEnv } from './occ-process.ts';
 
-/** The environment of a CI job: none of the developer's configuration leaks in. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  // The operating system's own variables only (the Node 24 binary is found through PATH).
-  const env: NodeJS.ProcessEnv = { ...Object.fromEntries(['PATH', 'HOME'].map((name) => [name, process.env[name]])), CI: 'true' };
-  return { ...env, ...extra };
-}
 
-function runCli(args: string[], extra: Record<string, string> = {}, timeout = 120_000) {
+function runCli(args: string[], extra: Record<string, string> = {}, timeout = 240_000) {
   const result = spawnSync(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(extra), encoding: 'utf8', timeout });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -72,7 +70,7 @@ describe('npm run conformance, the command', () => {
     expect(stderr).not.toMatch(/\bat .+:\d+:\d+/); // no stack trace
   });
 
-  it('exits 1 when a MUST requirement fails, with the failure in the reports', { timeout: 120_000 }, () => {
+  it('exits 1 when a MUST requirement fails, with the failure in the reports', { timeout: 300_000 }, () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     const { code, stdout } = runCli(['--only', 'ME-200-SHAPE', '--reports-dir', reports], { OCC_REFERENCE_FAULTS: 'me-missing-field' });
     expect(code).toBe(1);
@@ -102,7 +100,7 @@ describe('npm run conformance against a remote target', () => {
   it.each([
     ['without CONTROL_URL', {}],
     ['with CONTROL_URL', { CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: 'ctl_dry_run_never_sent' }],
-  ])('--dry-run with every fixture set, %s, lists every check with its planned requests, within the 150-request budget, and sends nothing', { timeout: 70_000 }, async (_label, control) => {
+  ])('--dry-run with every fixture set, %s, lists every check with its planned requests, within the 150-request budget, and sends nothing', { timeout: 300_000 }, async (_label, control) => {
     let received = 0;
     const counter = createServer((_req, res) => { received += 1; res.end(); });
     await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
@@ -110,7 +108,7 @@ describe('npm run conformance against a remote target', () => {
       const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
       const port = (counter.address() as AddressInfo).port;
       // Asynchronous: the counting server lives in this process and must be free to count.
-      const { code, stdout } = await runCliAsync(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}`, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com', ...control }, 60_000);
+      const { code, stdout } = await runCliAsync(['--dry-run', '--reports-dir', reports], { ...env, API_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTH_URL: `http://127.0.0.1:${port}`, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com', ...control }, 240_000);
       expect(code).toBe(0);
       const planned = Number(/(\d+) requests planned against a remote target/.exec(stdout)?.[1]);
       expect(planned).toBeGreaterThan(0);
@@ -124,13 +122,13 @@ describe('npm run conformance against a remote target', () => {
     }
   });
 
-  it('a run with every secret configured leaves none of them, nor a token or hook secret the target handed out, in any report file or output', { timeout: 180_000 }, async () => {
+  it('a run with every secret configured leaves none of them, nor a token or hook secret the target handed out, in any report file or output', { timeout: 400_000 }, async () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     // Through a proxy that remembers every access token and hook secret the target hands out.
     const proxy = await startRecordingProxy(new URL(target.baseUrl).origin);
     let run: { code: number | null; stdout: string; stderr: string };
     try {
-      run = await runCliAsync(['--reports-dir', reports], { ...env, API_BASE_URL: `${proxy.origin}/v1`, AUTH_URL: proxy.origin }, 170_000);
+      run = await runCliAsync(['--reports-dir', reports], { ...env, API_BASE_URL: `${proxy.origin}/v1`, AUTH_URL: proxy.origin }, 360_000);
     } finally {
       await proxy.close();
     }
@@ -153,7 +151,7 @@ describe('npm run conformance against a remote target', () => {
     }
   });
 
-  it('against a target that refuses its client with WWW-Authenticate: Basic realm="oauth", accepts a wrong secret and a Basic scheme, every report parses, names and target text are intact and no credential is left', { timeout: 120_000 }, async () => {
+  it('against a target that refuses its client with WWW-Authenticate: Basic realm="oauth", accepts a wrong secret and a Basic scheme, every report parses, names and target text are intact and no credential is left', { timeout: 300_000 }, async () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     const { clientId, clientSecret } = target.fixtures.oauth;
     const description = 'Client authentication failed: use HTTP Basic (RFC 6749 section 2.3.1)';
@@ -167,15 +165,18 @@ describe('npm run conformance against a remote target', () => {
         }
         return { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="oauth"' }, body: JSON.stringify({ error: 'invalid_client', error_description: description }) };
       }
-      // A Basic scheme carrying a valid token is taken as if it were Bearer: a wrong answer to check.
+      // A Basic scheme carrying a valid token is taken as if it were Bearer, and a bare "Bearer" as
+      // the valid token: wrong answers to both malformed schemes, so the check fails whichever of
+      // the two its seed's slice sends remotely (harness/suite/rotation.ts).
       const auth = request.headers.authorization ?? '';
       if (request.path.startsWith('/v1/') && auth.startsWith('Basic ')) return { ...request, headers: { ...request.headers, authorization: `Bearer ${auth.slice(6)}` } };
+      if (request.path.startsWith('/v1/') && auth.trim() === 'Bearer') return { ...request, headers: { ...request.headers, authorization: `Bearer ${target.fixtures.tokens.all}` } };
       return undefined;
     });
     let run: { code: number | null; stdout: string; stderr: string };
     try {
       run = await runCliAsync(['--no-properties', '--only', 'AUTH-MALFORMED-SCHEME,AUTH-UNKNOWN-TOKEN,AUTH-OAUTH-CLIENT-CREDENTIALS,AUTH-OAUTH-BAD-CLIENT', '--reports-dir', reports],
-        { ...env, API_BASE_URL: `${proxy.origin}/v1`, AUTH_URL: proxy.origin }, 110_000);
+        { ...env, API_BASE_URL: `${proxy.origin}/v1`, AUTH_URL: proxy.origin }, 240_000);
     } finally {
       await proxy.close();
     }
@@ -189,7 +190,7 @@ describe('npm run conformance against a remote target', () => {
       expect(found, `a ${status} check among ${report.checks.map((c) => `${c.status} ${c.name}`).join('; ')}`).toBeDefined();
       return found!;
     };
-    // Remotely the operations take turns between the two malformed schemes: some got the Basic one.
+    // Remotely the operations take turns between the two malformed schemes; both are let in here.
     const basicScheme = named((n) => n.endsWith('answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"'), 'failed');
     const unknownToken = named((n) => n.endsWith('answers 401 unauthorized to a bearer token it never issued'), 'passed');
     const basicGrant = named((n) => n.startsWith('A client_credentials grant with HTTP Basic client authentication'), 'failed');
@@ -228,7 +229,7 @@ describe('npm run conformance against a remote target', () => {
 });
 
 describe('npm run conformance against a target that answers garbage', () => {
-  it('turns HTML, truncated JSON, resets and hangs into failures with clear messages, and finishes', { timeout: 90_000 }, async () => {
+  it('turns HTML, truncated JSON, resets and hangs into failures with clear messages, and finishes', { timeout: 300_000 }, async () => {
     const server = createServer((req, res) => {
       const path = req.url?.split('?')[0];
       if (path === '/v1/agents') return; // hangs
@@ -250,7 +251,7 @@ describe('npm run conformance against a target that answers garbage', () => {
         proc.on('close', (code) => resolve({ code, stdout }));
       });
       expect(child.code).toBe(1);
-      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(Date.now() - started).toBeLessThan(180_000);
       const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
       const failures = report.checks.filter((c: { status: string }) => c.status === 'failed').map((c: { failure: string }) => c.failure).join('\n');
       expect(failures).toMatch(/no complete response within 500 ms \(the target hung\)/);
@@ -265,7 +266,7 @@ describe('npm run conformance against a target that answers garbage', () => {
 });
 
 describe('npm run conformance interrupted', () => {
-  it('on SIGTERM stops, deletes every hook it created, writes partial reports and exits 143', { timeout: 120_000 }, async () => {
+  it('on SIGTERM stops, deletes every hook it created, writes partial reports and exits 143', { timeout: 300_000 }, async () => {
     const target = await startReferenceServer({ rateLimit: false });
     try {
       const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
@@ -280,7 +281,7 @@ describe('npm run conformance interrupted', () => {
         const run = readdirSync(reports).find((name) => name !== 'latest');
         try { return run === undefined ? '' : readFileSync(join(reports, run, 'hooks.jsonl'), 'utf8'); } catch { return ''; }
       };
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 180_000;
       while (!journal().includes('"created"') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(journal()).toContain('"created"');
       proc.kill('SIGTERM');
@@ -312,7 +313,7 @@ describe('npm run conformance interrupted', () => {
 });
 
 describe('npm run conformance interrupted while a test-control state is set up', () => {
-  it('on SIGTERM tears the state down (from its journal) before exiting 143', { timeout: 120_000 }, async () => {
+  it('on SIGTERM tears the state down (from its journal) before exiting 143', { timeout: 300_000 }, async () => {
     const target = await startReferenceServer({ rateLimit: false });
     try {
       const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
@@ -323,7 +324,7 @@ describe('npm run conformance interrupted while a test-control state is set up',
       });
       const exited = new Promise<number | null>((resolve) => proc.on('close', resolve));
       const failing = async () => ((await (await fetch(`${target.referenceUrl}/switches`)).json()) as { balanceUpstreamFails: boolean }).balanceUpstreamFails;
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 180_000;
       while (!(await failing()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await failing()).toBe(true);
       proc.kill('SIGTERM');
@@ -336,7 +337,7 @@ describe('npm run conformance interrupted while a test-control state is set up',
 });
 
 describe('npm run conformance with webhooks against a remote target', () => {
-  it('delivers to the local receiver through WEBHOOK_PUBLIC_URL and verifies the call.ended correlation', { timeout: 120_000 }, async () => {
+  it('delivers to the local receiver through WEBHOOK_PUBLIC_URL and verifies the call.ended correlation', { timeout: 300_000 }, async () => {
     // The receiver serves a certificate the stand-in target trusts, as a vendor's tunnel would.
     const tls = await generateTlsMaterial();
     const dir = mkdtempSync(join(tmpdir(), 'occ-tls-'));
@@ -353,7 +354,7 @@ describe('npm run conformance with webhooks against a remote target', () => {
         ALLOW_ORIGINATE: 'true', TEST_DESTINATION_NUMBER: '+15005550006', REQUESTS_PER_MINUTE: '6000',
         WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${port}`, RECEIVER_PORT: String(port),
         RECEIVER_TLS_CERT: join(dir, 'cert.pem'), RECEIVER_TLS_KEY: join(dir, 'key.pem'),
-      }, 110_000);
+      }, 240_000);
       const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
       const verdict = (id: string) => report.requirements.find((r: { id: string }) => r.id === id).status;
       expect(code, stdout).toBe(0);

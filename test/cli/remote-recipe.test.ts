@@ -17,6 +17,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
+// The OS's own variables only, so the developer's .env or shell can't leak in.
+import { cleanEnv } from './occ-process.ts';
 
 const MARKER = '<!-- remote-webhook-recipe';
 
@@ -55,10 +57,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The OS's own variables only, so the developer's .env or shell can't leak in. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...extra };
-}
 
 const started: ChildProcess[] = [];
 afterAll(() => {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
+import { cleanEnv } from './occ-process.ts';
 
 interface Fixtures {
   baseUrl: string;
@@ -49,7 +50,7 @@ async function freePort(): Promise<number> {
 function conformance(args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stdout: string; ms: number }> {
   const begun = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...env } });
+    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(env) });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -96,9 +97,10 @@ describe.concurrent('npm run conformance watching the deliveries of a remote tar
     const { code, stdout } = await conformance(['--no-properties', '--seed', '2', '--only', WATCHED.join(','), '--reports-dir', reports], { ...targetEnv(fixtures, 25), ...receiver.env }, 240_000);
     const report = readReport(reports);
     expect(code, stdout.split('\n').filter((line) => line.startsWith('FAIL')).join('\n')).toBe(0);
-    const unobserved = ['EVENT-DNC-ADDED-PAYLOAD', 'WEBHOOK-ACK-2XX'];
+    const unobserved = ['EVENT-DNC-ADDED-PAYLOAD'];
+    // WEBHOOK-ACK-2XX among them: the call's call.ended reaches a second subscription, answering 200, and is not attempted again.
     for (const id of WATCHED.filter((id) => ![...unobserved, 'EVENT-LEAD-COMPLETED-PAYLOAD'].includes(id))) expect(statusOf(report, id), id).toBe('passed');
-    // A call causes no dnc.added on the reference (and so nothing answered 200): within the budget that is "not observed", never a pass.
+    // A call causes no dnc.added on the reference: within the budget that is "not observed", never a pass.
     for (const id of unobserved) {
       const verdict = report.requirements.find((r) => r.id === id)!;
       expect(verdict.status, id).toBe('not_verifiable');

@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenVariable, type TokenName } from '../../harness/config/config.ts';
 import type { ReferenceFixtures } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
+import { cleanEnv } from '../cli/occ-process.ts';
 
 interface RunOutcome {
   readonly code: number | null;
@@ -28,9 +29,6 @@ interface RunOutcome {
   readonly observations: Record<string, string[]>;
 }
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...extra };
-}
 
 /** Starts the reference as its own process and reads the fixtures line it prints first. */
 async function startReferenceProcess(variantIds: string, rateFlags: readonly string[]): Promise<{ child: ChildProcess; fixtures: ReferenceFixtures }> {

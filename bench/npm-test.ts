@@ -1,0 +1,44 @@
+/**
+ * Benchmark of `npm test`, the README's command and what `.ci/run` runs after `npm ci` (issue 13:
+ * ≤ 3 minutes on the 2-core machine with chromium and k6 already there): one run, with vitest's
+ * JSON reporter beside the usual ones, then its wall time, the CPU seconds of the whole process
+ * tree (the comparable figure on a shared machine), the load average before and after, the closing
+ * `tests:` line, and each test file's own time, longest first.
+ *
+ *   npm run bench:npm-test
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { childrenCpuSeconds, load } from './cpu.ts';
+
+const GOAL_S = 180;
+const root = join(import.meta.dirname, '..');
+const dir = mkdtempSync(join(tmpdir(), 'occ-bench-npm-test-'));
+const json = join(dir, 'vitest.json');
+
+const loadBefore = load();
+const cpuBefore = childrenCpuSeconds();
+const started = performance.now();
+const result = spawnSync('npm', ['test', '--', '--reporter=default', '--reporter=./harness/report/closing-line.ts', '--reporter=json', `--outputFile.json=${json}`], {
+  cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 1_800_000, env: { ...process.env, CI: 'true' },
+});
+const seconds = (performance.now() - started) / 1000;
+const cpuAfter = childrenCpuSeconds();
+const cpu = cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(0)} s CPU`;
+const closing = `${result.stdout ?? ''}`.split('\n').filter((line) => line.startsWith('tests: ')).at(-1) ?? '(no tests: line)';
+
+interface FileResult { name: string; startTime: number; endTime: number; status: string }
+try {
+  const files = (JSON.parse(readFileSync(json, 'utf8')) as { testResults: FileResult[] }).testResults
+    .map((f) => ({ file: relative(root, f.name), s: (f.endTime - f.startTime) / 1000, status: f.status }))
+    .sort((a, b) => b.s - a.s);
+  process.stdout.write('per file (its own wall time; files run side by side):\n');
+  for (const f of files) process.stdout.write(`  ${f.s.toFixed(1).padStart(6)} s  ${f.file}${f.status === 'passed' ? '' : `  (${f.status})`}\n`);
+} catch (error) {
+  process.stdout.write(`no per-file figures: ${(error as Error).message}\n`);
+}
+rmSync(dir, { recursive: true, force: true });
+process.stdout.write(`npm test: ${seconds.toFixed(1)} s wall${cpu}, exit ${result.status}, load ${loadBefore} before, ${load()} after; ${closing} (goal ≤ ${GOAL_S} s)\n`);
+process.exitCode = result.status === 0 ? 0 : 1;
