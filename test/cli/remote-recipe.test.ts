@@ -150,7 +150,7 @@ describe("the README's remote webhook recipe", () => {
     expect(check.status).toBe('failed');
     expect(check.failure).toMatch(/refused by the receiver with 401: signature_mismatch: .*the signed input is the raw body alone, without the `t\.` prefix/);
     expect(check.failure).not.toMatch(/undefined/);
-    // Not the 120 s a remote call.ended may take: the refusal ended the wait.
-    expect(check.durationMs).toBeLessThan(60_000);
+    // The refusal ended the wait, not the budget a remote call.ended may take.
+    expect(check.failure).not.toMatch(/within \d+ s/);
   });
 });

@@ -128,14 +128,14 @@ describe.concurrent('npm run conformance watching the deliveries of a remote tar
     const receiver = await receiverSetup();
     const fixtures = await referenceProcess(['--rate-limit', '0', '--trust-ca', receiver.caPath, '--faults', 'signature-wrong-key']);
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
-    const { code, ms } = await conformance(['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED,WEBHOOK-SIGNATURE-KEY', '--reports-dir', reports], { ...targetEnv(fixtures, 90), ...receiver.env }, 240_000);
+    const { code } = await conformance(['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED,WEBHOOK-SIGNATURE-KEY', '--reports-dir', reports], { ...targetEnv(fixtures, 90), ...receiver.env }, 240_000);
     const report = readReport(reports);
     expect(code).toBe(1);
     const correlation = report.checks.find((c) => c.name.startsWith('The callId of the originated call'))!;
     expect(correlation.failure).toMatch(/was refused by the receiver with 401: signature_mismatch: /);
     expect(statusOf(report, 'WEBHOOK-SIGNATURE-KEY')).toBe('failed');
-    // Well inside the 90 s budget: the refusal decided it.
-    expect(ms).toBeLessThan(60_000);
+    // The refusal decided it, not the 90 s budget running out (no timed assertion: a busy machine is slow, not wrong).
+    expect(correlation.failure).not.toMatch(/within \d+ s/);
   });
 });
 
@@ -147,7 +147,7 @@ describe('npm run conformance against a remote target limiting below the documen
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
     const only = 'AUTH-BEARER-REQUIRED,AUTH-MALFORMED-SCHEME,AUTH-UNKNOWN-TOKEN,AUTH-EXPIRED-TOKEN,AUTH-REVOKED-TOKEN,RATE-LIMIT-100-PER-MIN';
     const env = { API_BASE_URL: fixtures.baseUrl, TOKEN_ALL: fixtures.tokens.all!, TOKEN_EXPIRED: fixtures.tokens.expired!, TOKEN_REVOKED: fixtures.tokens.revoked!, REQUESTS_PER_MINUTE: '6000' };
-    const { code, stdout, ms } = await conformance(['--no-properties', '--only', only, '--reports-dir', reports], env, 240_000);
+    const { code, stdout } = await conformance(['--no-properties', '--only', only, '--reports-dir', reports], env, 240_000);
     const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')) as Report & { requests: { rateLimited: number } };
     expect(code).toBe(1);
     const verdict = report.checks.find((c) => c.name.startsWith('No request of this run was refused for rate'))!;
@@ -160,6 +160,5 @@ describe('npm run conformance against a remote target limiting below the documen
     // The refused checks say why; none ran into vitest's timeout waiting out the 429s.
     expect(report.checks.filter((c) => c.status === 'failed' && c !== verdict).map((c) => c.failure).join('\n')).not.toMatch(/timed out/i);
     expect(JSON.stringify(report.requirements)).toMatch(/refused for rate \(429\) after \d+ requests in the preceding 60 s/);
-    expect(ms).toBeLessThan(90_000);
   });
 });
