@@ -115,7 +115,7 @@ const EVENTS_PER_RUN_WATCHED = 1;
 const eventsRotate = session().target.kind === 'remote' && watchedKinds(session().target).kinds.length === eventTypes.length && watchOpens(session().target);
 
 describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () => {
-  check('POST /hooks subscribes a 512-character target to each of the five events (UUID id, whsec_ secret), and once more written HTTPS:// (an https URI too), the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and the secret never reappears', {
+  check('POST /hooks subscribes a 512-character target to each of the five events (UUID id, whsec_ secret; the first in a body sent as application/json; charset=utf-8), and once more written HTTPS:// (an https URI too), the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and the secret never reappears', {
     verifies: ['HOOKS-CREATE', 'HOOKS-EVENT-ENUM', 'HOOKS-SEVERAL-SUBSCRIPTIONS', 'HOOKS-TARGET-MAX-512', 'HOOKS-SECRET-ONCE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-MAX-SUBSCRIPTIONS', 'CONTRACT-DOCUMENTED-STATUS'],
     // Per event kind a POST and a DELETE; once more for HTTPS://; the second DELETE.
     needs: { tokens: ['all'] }, requests: 2 * ((eventsRotate ? EVENTS_PER_RUN_WATCHED : eventTypes.length) + 1) + 1,
@@ -125,7 +125,11 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     const events = eventsRotate ? probesForRun(t, eventTypes, EVENTS_PER_RUN_WATCHED, 'HOOKS-EVENT-ENUM', String) : eventTypes;
     // One per event, plus a second subscription of the first to the same target: two
     // subscriptions of one event and target must still get distinct ids and secrets.
-    for (const event of events) subscriptions.push(await subscribe(t, { event, targetUrl: target }));
+    // The first body says its charset: a JSON body is JSON whatever the media type's parameters say
+    // (the negative-data property draws these too, but runs embedded only; this request runs everywhere).
+    for (const [index, event] of events.entries()) {
+      subscriptions.push(await subscribe(t, { event, targetUrl: target, ...(index === 0 ? { contentType: 'application/json; charset=utf-8' } : {}) }));
+    }
     // The URI scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is an https URI, at the limit too.
     subscriptions.push(await subscribe(t, { event: events[0]!, targetUrl: target.replace(/^https:/, 'HTTPS:') }));
     const ids = new Set(subscriptions.map((s) => s.id));
