@@ -48,6 +48,16 @@ class Ring {
   }
 }
 
+/** The limiters' shared argument checks: a whole number of requests ≥ 1, per a window > 0 ms. */
+function validPerWindow(perWindow: number): number {
+  if (!Number.isInteger(perWindow) || perWindow < 1) throw new RangeError('perWindow must be an integer ≥ 1');
+  return perWindow;
+}
+function validWindowMs(windowMs: number): number {
+  if (!(windowMs > 0)) throw new RangeError('windowMs must be > 0');
+  return windowMs;
+}
+
 export class SlidingWindowLimiter {
   readonly limit: number;
   readonly windowMs: number;
@@ -55,10 +65,8 @@ export class SlidingWindowLimiter {
   #checks = 0;
 
   constructor(perWindow: number, windowMs: number) {
-    if (!Number.isInteger(perWindow) || perWindow < 1) throw new RangeError('perWindow must be an integer ≥ 1');
-    if (!(windowMs > 0)) throw new RangeError('windowMs must be > 0');
-    this.limit = perWindow;
-    this.windowMs = windowMs;
+    this.limit = validPerWindow(perWindow);
+    this.windowMs = validWindowMs(windowMs);
   }
 
   /** `effectiveLimit` lets a fault refuse earlier than the advertised limit. */
@@ -105,10 +113,8 @@ export class FixedWindowLimiter {
   readonly #counts = new Map<string, { window: number; count: number }>();
 
   constructor(perWindow: number, windowMs: number) {
-    if (!Number.isInteger(perWindow) || perWindow < 1) throw new RangeError('perWindow must be an integer ≥ 1');
-    if (!(windowMs > 0)) throw new RangeError('windowMs must be > 0');
-    this.limit = perWindow;
-    this.windowMs = windowMs;
+    this.limit = validPerWindow(perWindow);
+    this.windowMs = validWindowMs(windowMs);
   }
 
   check(key: string, now: number = Date.now(), effectiveLimit: number = this.limit): RateDecision {
