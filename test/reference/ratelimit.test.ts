@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../harness/contract/openapi.ts';
-import { SlidingWindowLimiter } from '../../reference/ratelimit.ts';
+import { FixedWindowLimiter, SlidingWindowLimiter } from '../../reference/ratelimit.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import { parseDateTime } from '../../reference/timestamps.ts';
@@ -107,5 +107,13 @@ describe('seed', () => {
     expect(rows.length).toBeGreaterThanOrEqual(3000);
     expect(rows.filter((r) => r.startMs >= 1_800_000_000_000 - 31 * 86_400_000).length).toBeGreaterThan(1000);
     expect(rows.some((r) => r.row.did === null)).toBe(true);
+  });
+});
+
+describe('the limiters refuse arguments that make no limit', () => {
+  it.each([['sliding', SlidingWindowLimiter], ['fixed', FixedWindowLimiter]] as const)('the %s-window limiter wants a whole number ≥ 1 per a window > 0 ms', (_, Limiter) => {
+    for (const perWindow of [0, -1, 1.5, Number.NaN]) expect(() => new Limiter(perWindow, 1_000)).toThrow(/perWindow must be an integer ≥ 1/);
+    for (const windowMs of [0, -5, Number.NaN]) expect(() => new Limiter(100, windowMs)).toThrow(/windowMs must be > 0/);
+    expect(new Limiter(100, 60_000)).toMatchObject({ limit: 100, windowMs: 60_000 });
   });
 });
