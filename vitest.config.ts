@@ -1,8 +1,7 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
+import { compileCacheDirectory } from './cli/package-root.ts';
 import { RunOrderSequencer } from './harness/suite/run-order.ts';
 import { requirements } from './requirements/catalogue.ts';
 
@@ -27,7 +26,7 @@ const againstTarget = {
 // npm test starts some hundred Node processes (runs, CLIs, reference servers) that compile the same
 // modules: a V8 compile cache shared by them (and inherited by the tests' clean environments,
 // test/cli/occ-process.ts) saves about a third of a short run's CPU. It caches code, not results.
-process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'occ-node-compile-cache');
+process.env.NODE_COMPILE_CACHE ??= compileCacheDirectory;
 
 // Tests that start whole runs (the CLI, every fault of the catalogue, k6, the packed package).
 // They run side by side with the unit files: none asserts a speed, every port is ephemeral, every

@@ -33,7 +33,7 @@ import { config as loadDotenvFile } from 'dotenv';
 import { faults, type Fault } from '../reference/faults.ts';
 import { requirementsFailedBy, type RunReport } from '../harness/report/model.ts';
 import type { FromRunner, ToRunner } from './fault-runner.ts';
-import { entryPoint } from './package-root.ts';
+import { compileCacheDirectory, entryPoint } from './package-root.ts';
 import { remoteRunEnvironment, startRemoteReference } from './remote-reference.ts';
 
 export interface FaultVerdict {
@@ -99,7 +99,7 @@ export function verdictOf(fault: Pick<Fault, 'id' | 'violates'>, report: RunRepo
  */
 export function embeddedEnvironment(): NodeJS.ProcessEnv {
   // NODE_COMPILE_CACHE: each fault's run starts a test worker, which loads the same dependencies again.
-  const env: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: join(tmpdir(), 'occ-node-compile-cache'), ...process.env, CI: process.env.CI ?? 'true' };
+  const env: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: compileCacheDirectory, ...process.env, CI: process.env.CI ?? 'true' };
   if (existsSync('.env')) loadDotenvFile({ path: '.env', quiet: true, override: false, processEnv: env as Record<string, string> });
   for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS']) delete env[name];
   return env;

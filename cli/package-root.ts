@@ -5,6 +5,7 @@
  * never through the working directory, which is the user's.
  */
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,3 +28,9 @@ export function vitestConfigFile(): string {
   if (!existsSync(file)) throw new Error(`the suite's vitest configuration is missing (${file}); reinstall the package`);
   return file;
 }
+
+/**
+ * The V8 compile cache the suite's own Node processes share (NODE_COMPILE_CACHE, unless the user
+ * set one): runs, runners and reference servers compile the same modules. It caches code, not results.
+ */
+export const compileCacheDirectory = join(tmpdir(), 'occ-node-compile-cache');
