@@ -2,8 +2,8 @@
  * The one HTTP client of the suite: undici with a keep-alive pool, a timeout on every request,
  * the throttle, and a record of every exchange.
  *
- * Tests get the raw exchange (they need, say, the hook secret from a response); the log the
- * reports are built from holds only redacted, capped records (recordExchange).
+ * Tests get the raw exchange (they need, say, the hook secret from a response); what a report
+ * gets (recordsSince) is only ever the redacted, capped record of one (recordExchange).
  */
 import { Agent, errors as undiciErrors } from 'undici';
 import { limits } from '../contract/openapi.ts';
@@ -114,8 +114,13 @@ export function sentWithin(sentAt: readonly number[], at: number, windowMs = 60_
 
 export interface ApiClient {
   send(request: ApiRequest): Promise<Exchange>;
-  /** The redacted, capped record of every exchange so far, in order. */
-  readonly log: readonly ExchangeRecord[];
+  /** Exchanges sent so far: a check notes the count when it starts. */
+  readonly exchangeCount: number;
+  /**
+   * The redacted, capped records (with a curl replay) of the exchanges since the count `since`:
+   * the last exchangeCaps.exchangesPerCheck of them, and how many earlier ones were left out.
+   */
+  recordsSince(since: number): { records: ExchangeRecord[]; omitted: number };
   readonly stats: ClientStats;
   /** Every 429 received, with the client's own count of the minute before it. */
   readonly rateLimitEvents: readonly RateLimitEvent[];
@@ -139,7 +144,10 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const windowMs = options.rateWindowMs ?? 60_000;
   const throttle = options.throttle ?? createThrottle({ requestsPerMinute: options.requestsPerMinute, windowMs });
   const redact = createRedactor(options.secrets);
-  const log: ExchangeRecord[] = [];
+  // Only a failed check's last exchanges reach a report, so records are made when asked for, not
+  // for every exchange (a run sends over a thousand): the raw ones wait here, in this worker, and
+  // are redacted then with every secret learnt so far, which is never fewer than at sending time.
+  const recent: Exchange[] = [];
   let seq = 0;
   let rateLimited = 0;
   // Send times of the last rate window (pruned as it goes), for the passive rate-limit verdict.
@@ -211,7 +219,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
     };
     // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
     if (json !== undefined) redact.learnFrom(json);
-    log.push({ ...recordExchange(exchange, redact), curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact) });
+    recent.push(exchange);
+    if (recent.length > exchangeCaps.exchangesPerCheck) recent.shift();
     return exchange;
   };
 
@@ -235,8 +244,15 @@ export function createApiClient(options: ClientOptions): ApiClient {
         exchange = await once(request);
       }
     },
-    get log() {
-      return log;
+    get exchangeCount() {
+      return seq;
+    },
+    recordsSince(since) {
+      const wanted = recent.filter((exchange) => exchange.seq > since);
+      return {
+        records: wanted.map((exchange) => ({ ...recordExchange(exchange, redact), curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact) })),
+        omitted: Math.max(0, seq - since - wanted.length),
+      };
     },
     get stats() {
       return { requestsSent: throttle.stats.sent, rateLimited, transportErrors };

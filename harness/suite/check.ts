@@ -11,7 +11,7 @@ import { it, type TestContext } from 'vitest';
 import type { TokenName } from '../config/config.ts';
 import { openapi } from '../contract/openapi.ts';
 import { matchPathTemplate } from '../contract/validator.ts';
-import { exchangeCaps, type ApiRequest, type Exchange } from '../http/client.ts';
+import type { ApiRequest, Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from './control-client.ts';
@@ -133,7 +133,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
     const pass = await enterGate(ctx.task.file.filepath, claimsOf(options.needs?.control), ctx.signal);
 
-    const firstExchange = api.log.length;
+    const firstExchange = api.exchangeCount;
     const statsBefore = api.stats;
     const cleanups: Array<() => Promise<void>> = [];
     // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
@@ -240,9 +240,9 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
         meta.notVerifiable = `not verifiable: ${error.message}`;
         ctx.skip(meta.notVerifiable);
       }
-      const exchanges = api.log.slice(firstExchange);
-      meta.exchanges = exchanges.slice(-exchangeCaps.exchangesPerCheck).map((e) => ({ ...e }));
-      if (exchanges.length > exchangeCaps.exchangesPerCheck) meta.exchangesOmitted = exchanges.length - exchangeCaps.exchangesPerCheck;
+      const { records, omitted } = api.recordsSince(firstExchange);
+      meta.exchanges = records.map((record) => ({ ...record }));
+      if (omitted > 0) meta.exchangesOmitted = omitted;
       if (error instanceof Error) error.message = api.redact(error.message);
       throw error;
     } finally {

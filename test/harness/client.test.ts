@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, sentWithin, formatExchange } from '../../harness/http/client.ts';
+import { createApiClient, exchangeCaps, sentWithin, formatExchange } from '../../harness/http/client.ts';
 
 /** A target that answers garbage in every way a broken deployment can. */
 let server: Server;
@@ -134,14 +134,28 @@ describe('API client against a target that answers garbage', () => {
     expect(sentWithin([], 5)).toBe(0);
   });
 
+  it('gives a check the records of its own last exchanges, counting the earlier ones it leaves out', async () => {
+    const api = client();
+    await api.send({ method: 'GET', path: '/echo-auth' });
+    const since = api.exchangeCount;
+    const sent = exchangeCaps.exchangesPerCheck + 2;
+    for (let i = 0; i < sent; i += 1) await api.send({ method: 'GET', path: '/echo-auth', token: `tok_secret_${i}_value`, query: { i } });
+    const { records, omitted } = api.recordsSince(since);
+    expect(omitted).toBe(2);
+    expect(records.map((r) => r.url)).toEqual(Array.from({ length: exchangeCaps.exchangesPerCheck }, (_, k) => `${baseUrl}/echo-auth?i=${k + 2}`));
+    expect(JSON.stringify(records)).not.toMatch(/tok_secret_\d+_value/);
+    expect(api.recordsSince(api.exchangeCount)).toEqual({ records: [], omitted: 0 });
+    await api.close();
+  });
+
   it('records every exchange with timing, and formats one for a report without the token', async () => {
     const api = client();
     const exchange = await api.send({ method: 'GET', path: '/echo-auth', token: 'tok_secret_value', query: { limit: 5, skip: undefined } });
     expect(exchange.url).toBe(`${baseUrl}/echo-auth?limit=5`);
     expect(exchange.json).toEqual({ youSent: 'Bearer tok_secret_value' });
     expect(exchange.durationMs).toBeGreaterThanOrEqual(0);
-    expect(api.log).toHaveLength(1);
-    const text = formatExchange(api.log[0]!);
+    expect(api.recordsSince(0)).toMatchObject({ records: [{ seq: 1 }], omitted: 0 });
+    const text = formatExchange(api.recordsSince(0).records[0]!);
     expect(text).toContain('GET ');
     expect(text).toContain('→ 200');
     expect(text).not.toContain('tok_secret_value');

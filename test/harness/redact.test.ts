@@ -103,7 +103,7 @@ describe('structured redaction', () => {
       const exchange = await client.send({ method: 'POST', path: '/hooks', token: apiToken, json: { url: 'https://x.example' } });
       expect(exchange.requestHeaders.authorization).toBe(`Bearer ${apiToken}`);
       expect((exchange.json as { secret: string }).secret).toBe(hookSecret);
-      const log = JSON.stringify(client.log);
+      const log = JSON.stringify(client.recordsSince(0).records);
       expect(log).not.toContain(apiToken);
       expect(log).not.toContain(hookSecret);
       // Learnt: the secret is scrubbed from any later text too (a failure message quoting it).
