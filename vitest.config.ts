@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
+import { TARGET_PROJECT, targetProjectEnabled } from './harness/suite/projects.ts';
 import { RunOrderSequencer } from './harness/suite/run-order.ts';
 import { requirements } from './requirements/catalogue.ts';
 
@@ -79,6 +80,15 @@ const busyMachineTimeouts = { testTimeout: 60_000, hookTimeout: 120_000 };
 // project's tests, not to a conformance run.
 const harnessProperties = [`properties/hmac-signing.property.${ext}`];
 
+const suites = `suites/**/*.suite.${ext}`;
+const properties = `properties/**/*.property.${ext}`;
+
+// `occ run` and the self-proof run the suites and the properties as one project, which only they
+// enable (harness/suite/projects.ts).
+const targetProject = targetProjectEnabled()
+  ? [{ test: { name: TARGET_PROJECT, include: [suites, properties], exclude: harnessProperties, ...againstTarget } }]
+  : [];
+
 // One vitest project per concern, so `npm test` runs them all and each can be run alone
 // with `vitest run --project <name>`.
 export default defineConfig({
@@ -100,14 +110,14 @@ export default defineConfig({
       {
         test: {
           name: 'conformance',
-          include: [`suites/**/*.suite.${ext}`],
+          include: [suites],
           ...againstTarget,
         },
       },
       {
         test: {
           name: 'properties',
-          include: [`properties/**/*.property.${ext}`],
+          include: [properties],
           exclude: harnessProperties,
           ...againstTarget,
         },
@@ -131,6 +141,7 @@ export default defineConfig({
           ...busyMachineTimeouts,
         },
       },
+      ...targetProject,
     ],
   },
 });

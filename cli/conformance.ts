@@ -24,6 +24,7 @@ import { ControlError, createControlTransport } from '../harness/suite/control-c
 import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { startGate, type GateServer } from '../harness/suite/gate.ts';
+import { enableTargetProject, TARGET_PROJECT } from '../harness/suite/projects.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { probeRequests } from '../load/lib/probe-shape.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
@@ -153,6 +154,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 
   // The global set-up and the workers read these; they never carry a secret.
   process.env.PROPERTY_SEED = String(seed);
+  enableTargetProject();
   process.env.OCC_HOOK_JOURNAL = join(runDir, 'hooks.jsonl');
   process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
   // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
@@ -210,7 +212,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       config: vitestConfigFile(),
       run: true,
       watch: false,
-      project: options.properties ? ['conformance', 'properties'] : ['conformance'],
+      project: options.properties ? [TARGET_PROJECT] : ['conformance'],
       reporters: gate === undefined ? [collector] : [collector, gate.reporter],
       ...(options.only.length > 0 ? { tagsFilter: [options.only.join(' || ')] } : {}),
       ...(parallel ? { fileParallelism: true, maxWorkers: workers } : {}),

@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/suite/global-setup.ts';
+import { enableTargetProject, TARGET_PROJECT } from '../harness/suite/projects.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
@@ -57,6 +58,7 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
  */
 export async function startFaultRunner(): Promise<FaultRunner> {
   process.env.OCC_DRY_RUN = '0';
+  enableTargetProject();
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it.
   const run: SharedRun = await acquireRun();
@@ -75,7 +77,7 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   try {
     vitest = await createVitest({
       root: packageRoot, config: vitestConfigFile(), run: true, watch: false,
-      project: ['conformance', 'properties'], reporters: [relay], passWithNoTests: true,
+      project: [TARGET_PROJECT], reporters: [relay], passWithNoTests: true,
     });
     const specifications = await vitest.globTestSpecifications();
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).

@@ -12,6 +12,7 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { Redactor } from '../http/redact.ts';
 import type { CheckResult, CheckStatus } from './model.ts';
 import { clip, readable } from './readable.ts';
+import { partOf } from '../suite/projects.ts';
 
 /** Longest failure and observation texts a report keeps (a target can make them huge); the cut is said in the text. */
 const FAILURE_CHARS = 20_000;
@@ -89,12 +90,16 @@ export class CheckCollector implements Reporter {
   }
 
   private idOf(test: TestCase): string {
-    return `${test.project.name}:${relative(this.root, test.module.moduleId)}:${test.fullName}`;
+    return `${this.partOf(test)}:${relative(this.root, test.module.moduleId)}:${test.fullName}`;
+  }
+
+  private partOf(test: TestCase): string {
+    return partOf(test.project.name, this.root, test.module.moduleId);
   }
 
   private notRun(test: TestCase): CheckResult {
     return {
-      id: this.idOf(test), project: test.project.name, file: relative(this.root, test.module.moduleId), name: test.name, status: 'not_run',
+      id: this.idOf(test), project: this.partOf(test), file: relative(this.root, test.module.moduleId), name: test.name, status: 'not_run',
       durationMs: 0, requirements: [...test.tags], observations: [], exchanges: [], requests: 0,
       plannedRequests: test.meta().plannedRequests ?? 0, rateLimited: 0,
     };
@@ -115,7 +120,7 @@ export class CheckCollector implements Reporter {
     const skipReason = status === 'skipped' ? this.redact(meta.notVerifiable ?? note ?? 'skipped') : undefined;
     return {
       id: this.idOf(test),
-      project: test.project.name,
+      project: this.partOf(test),
       file: relative(this.root, test.module.moduleId),
       name: test.name,
       status,
