@@ -229,7 +229,7 @@ if (!watched) describe('No API operation emits an event', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     t.expectStatus(await hook.remove(), 204);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await t.control.settle(300);
     const unexpected = (await t.receiver.deliveries(hook.path)).filter((d) => d.eventId === undefined || d.eventId !== expected);
     t.ensure(unexpected.length === 0, `creating or deleting the hook sent ${unexpected.length} delivery(ies) to it (event ${unexpected.map((d) => String((d.json as { event?: unknown } | undefined)?.event)).join(', ')}): no API operation emits events`);
   });

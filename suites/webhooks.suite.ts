@@ -11,7 +11,6 @@ import type { Delivery } from '../harness/webhooks/receiver.ts';
 import { additionalKeys, payloadOf, signatureDiagnosis, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
 import { parseSignatureHeader, SIGNATURE_HEADER } from '../harness/webhooks/signature.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for `count` deliveries at `path`; fails saying how many came. */
 async function awaitDeliveries(t: CheckTools, path: string, count: number, what: string): Promise<Delivery[]> {
@@ -42,7 +41,7 @@ describe('Webhook deliveries of each event', () => {
       // at ours would have arrived too.
       await awaitDeliveries(t, witness.path, 1, `the ${other} subscription`);
       await awaitDeliveries(t, hook.path, 2, `the ${event} subscription`);
-      await sleep(100);
+      await t.control.settle(100);
       const deliveries = await t.receiver.deliveries(hook.path);
 
       const payloads: Array<Record<string, unknown>> = [];
@@ -103,7 +102,7 @@ describe('No delivery to a disabled subscription', () => {
     await t.control.emit('disposition.set');
     // The live subscription gets the second event: after that, the deleted one would have too.
     await awaitDeliveries(t, live.path, 2, 'the live subscription');
-    await sleep(250);
+    await t.control.settle(250);
     const after = await t.receiver.deliveries(deleted.path);
     t.ensure(after.length === 1, `a deleted subscription received ${after.length - 1} delivery(ies) after DELETE`);
   });
@@ -120,7 +119,7 @@ describe('No delivery to a disabled subscription', () => {
     await t.control.advanceClock(10 * 60_000);
     await t.control.idle();
     await awaitDeliveries(t, witness.path, 2, 'the witness\'s retry');
-    await sleep(250);
+    await t.control.settle(250);
     const after = await t.receiver.deliveries(deleted.path);
     t.ensure(after.length === 1, `the retries of a deleted subscription went on: ${after.length} attempts, only the first (before DELETE) may arrive`);
   });

@@ -155,6 +155,12 @@ export interface ControlClient {
   hook(id: string): Promise<HookView | undefined>;
   /** Waits (bounded by the target, 10 s) until no delivery attempt is in flight or due; false when it gave up. */
   idle(): Promise<boolean>;
+  /**
+   * Lets a stray delivery arrive before a check counts what arrived: until the target's
+   * deliveries are idle where it offers deliveries-idle (nothing in flight or due, so whatever
+   * was coming has come; the receiver records a delivery before it answers), else `ms` of wall time.
+   */
+  settle(ms: number): Promise<void>;
   /** The target's now, in epoch ms. */
   clock(): Promise<number>;
   tokenUsage(token: string): Promise<TokenUsage | undefined>;
@@ -228,6 +234,13 @@ export function createControlClient(scope: ControlScope): ControlClient {
     async revokeToken(token) { await state('token-revoked', { token }); },
     async hook(id) { return (await inspect('hook-attempts', { hookId: id })) as HookView | undefined; },
     async idle() { return (await inspect('deliveries-idle'))?.idle === true; },
+    async settle(ms) {
+      if (scope.transport !== undefined && scope.offered.has('deliveries-idle')) {
+        allowed.add('deliveries-idle'); // asked as offers() would: optional, not a need of the check
+        if ((await inspect('deliveries-idle'))?.idle === true) return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    },
     async clock() {
       const now = (await inspect('clock'))?.now;
       return typeof now === 'number' ? now : scope.fail('control: inspection clock answered without a numeric now');

@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { controlInspections, controlStates } from '../../harness/contract/control.ts';
 import { createControlClient, createControlTransport, type ControlTransport, type Values } from '../../harness/suite/control-client.ts';
 import { journalSetup, outstandingStates, sweepStates } from '../../harness/suite/control-journal.ts';
@@ -121,5 +121,45 @@ describe('the suite side: a check\'s control client and the journal', () => {
     expect(outstandingStates(journal)).toEqual([]);
     expect((await api(server, 'GET', '/me', { token })).status).toBe(401);
     expect(readFileSync(journal, 'utf8')).toContain('"teardown"');
+  });
+
+  describe('settle: what a check waits before it counts the deliveries that arrived', () => {
+    const settling = (offered: ReadonlyArray<(typeof controlInspections)[number]>, idle: boolean) => {
+      const asked: string[] = [];
+      const transport: ControlTransport = {
+        ...control,
+        inspect: async (name) => { asked.push(name); return { idle }; },
+      };
+      const client = createControlClient({ transport, offered: new Set(offered), declared: [], onSetup() {}, remember() {}, fail(message) { throw new Error(message); } });
+      return { client, asked };
+    };
+    const settled = async (settle: Promise<void>): Promise<boolean> => {
+      let done = false;
+      void settle.then(() => { done = true; });
+      await vi.advanceTimersByTimeAsync(0);
+      return done;
+    };
+
+    it('waits for the target\'s deliveries to be idle where it offers deliveries-idle, not the wall time', async () => {
+      vi.useFakeTimers();
+      try {
+        const { client, asked } = settling(['deliveries-idle'], true);
+        expect(await settled(client.settle(60_000))).toBe(true);
+        expect(asked).toEqual(['deliveries-idle']);
+      } finally { vi.useRealTimers(); }
+    });
+
+    it('waits the wall time where the target does not offer deliveries-idle, or gave up waiting', async () => {
+      vi.useFakeTimers();
+      try {
+        for (const { offered, idle } of [{ offered: [], idle: true }, { offered: ['deliveries-idle'] as const, idle: false }]) {
+          const { client } = settling(offered, idle);
+          const settle = client.settle(300);
+          expect(await settled(settle)).toBe(false);
+          await vi.advanceTimersByTimeAsync(300);
+          await settle;
+        }
+      } finally { vi.useRealTimers(); }
+    });
   });
 });
