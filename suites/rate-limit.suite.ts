@@ -57,7 +57,7 @@ describe('Request rate limit', () => {
   check(`${PER_WINDOW} requests in one window, spread over every endpoint, are all served; the next is refused; after the window requests are served again`, {
     verifies: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'],
     // Room for every window of WINDOWS_MS on a starved machine.
-    needs: { embedded: true }, requests: 0, timeoutMs: 60_000,
+    needs: { embedded: true }, requests: 0, timeoutMs: 60_000, ownServer: true,
   }, async (t) => {
     const started = async (windowMs: number) => {
       const server = await startReferenceServer({ rateLimit: { perWindow: PER_WINDOW, windowMs }, faults: [...(t.target.faults ?? [])], variants: variantsOfThisRun() });

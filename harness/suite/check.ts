@@ -78,6 +78,11 @@ export interface CheckOptions {
    * that send it; in turn it records which slice this run sends.
    */
   readonly turn?: Turn;
+  /**
+   * The check starts a server of its own and sends nothing to the run's target: it claims nothing
+   * at the gate (gate.ts), so a check that runs alone never waits for it.
+   */
+  readonly ownServer?: true;
 }
 
 /** One requirement's verdict recorded by `t.verify` (task meta `verdicts`). */
@@ -131,7 +136,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     }
     if (target.dryRun) return ctx.skip('dry run');
     // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
-    const pass = await enterGate(ctx.task.file.filepath, claimsOf(options.needs?.control), ctx.signal);
+    const pass = await enterGate(ctx.task.file.filepath, claimsOf(options.needs?.control, options.ownServer === true), ctx.signal);
 
     const firstExchange = api.exchangeCount;
     const statsBefore = api.stats;

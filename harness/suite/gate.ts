@@ -14,6 +14,8 @@
  *   watch (event-watch.ts) is the one subscription meant to see everything.
  * - Account states hand out tokens that their teardown revokes by label: two checks of the same
  *   state never overlap.
+ * - A check that starts a server of its own and sends nothing to the target (the rate-limit
+ *   check, 1 s of waiting on its window) claims nothing: not even a check that runs alone waits for it.
  * - Order across a project's files (run-order.ts): no check of a normal file starts before the
  *   `*.open.suite` files ended, no check of a `*.judge.suite` file before every other file ended.
  *
@@ -37,8 +39,13 @@ const ALONE_STATES: readonly ControlCapability[] = ['clock-advanced', 'balance-u
 /** States that issue tokens their teardown revokes by the state's label. */
 const LABELLED_STATES: readonly ControlCapability[] = ['token-issued', 'token-revoked', 'account-suspended', 'account-without-trunk', 'account-without-dialer', 'agent-not-provisioned'];
 
-/** What a check claims from the start, from the control capabilities it declares. */
-export function claimsOf(control: readonly ControlCapability[] = []): Claim[] {
+/**
+ * What a check claims from the start, from the control capabilities it declares; nothing when it
+ * sends nothing to the run's target (`ownServer`: it starts a server of its own, like the
+ * rate-limit check), so it runs beside every check, one that runs alone included.
+ */
+export function claimsOf(control: readonly ControlCapability[] = [], ownServer = false): Claim[] {
+  if (ownServer) return [];
   const claims: Claim[] = ['check'];
   if (control.some((c) => ALONE_STATES.includes(c))) claims.push('alone');
   if (control.includes('event-emitted')) claims.push('webhooks');

@@ -17,6 +17,8 @@ describe('what a check claims', () => {
     expect(claimsOf(['engine-not-configured'])).toContain('alone');
     expect(claimsOf(['hook-attempts', 'deliveries-idle', 'clock'])).toEqual(['check']);
     expect(claimsOf()).toEqual(['check']);
+    // A check with a server of its own (the rate-limit check) claims nothing, whatever it declares.
+    expect(claimsOf(['event-emitted'], true)).toEqual([]);
   });
 
   it('claims the state whose teardown revokes tokens by label; a revoked token is one token-issued issued', () => {
@@ -51,6 +53,15 @@ describe('the gate', () => {
     expect(await settled(later)).toBe(false);
     gate.leave('c');
     expect(await settled(later)).toBe(true);
+  });
+
+  it('lets a check that claims nothing (a server of its own) run beside one that runs alone, either way round', async () => {
+    const gate = new Gate(() => 0);
+    await gate.enter('alone', 'a.suite.ts', ['check', 'alone']);
+    expect(await settled(gate.enter('own', 'rate-limit.suite.ts', claimsOf([], true)))).toBe(true);
+    gate.leave('alone');
+    expect(await settled(gate.enter('alone-2', 'b.suite.ts', ['check', 'alone']))).toBe(true);
+    expect(gate.runningNow().sort()).toEqual(['alone-2', 'own']);
   });
 
   it('never lets two checks hold webhooks: a running check that subscribes waits for the one that does', async () => {
