@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
 import { TARGET_PROJECT, targetProjectEnabled } from './harness/suite/projects.ts';
-import { RunOrderSequencer } from './harness/suite/run-order.ts';
+import { RunOrderSequencer } from './harness/suite/run-order-sequencer.ts';
 import { requirements } from './requirements/catalogue.ts';
 
 // Requirement ids are vitest tags: a check tagged with an id the catalogue lacks fails the run
