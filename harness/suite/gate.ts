@@ -65,6 +65,14 @@ const anyConflict = (a: Iterable<Claim>, b: Iterable<Claim>): boolean => {
   return false;
 };
 
+/**
+ * How long the gate keeps, for the next check of its file, the place of a check that ran alone.
+ * Without it consecutive checks that run alone (the delivery rules) each waited for the long check
+ * (a property of a second or so) the other worker started as soon as the last one left: the two
+ * files then ran as if one after the other. Bounded, so a file whose next check never comes holds nobody.
+ */
+export const ALONE_STREAK_GRACE_MS = 50;
+
 /** Longest an originating check's claim outlives it, waiting for its calls to end. */
 const LINGER_LIMIT_MS = 30_000;
 
@@ -95,6 +103,7 @@ export class Gate {
   fileEnded(file: string): void {
     const known = this.files.get(file);
     if (known !== undefined) known.ended = true;
+    if (this.streak?.file === file) this.endStreak();
     this.pump();
   }
 
@@ -107,6 +116,22 @@ export class Gate {
       if (!ended && other !== file && project === own.project && runRank(other) < rank) return false;
     }
     return true;
+  }
+
+  /** The file of each running check. */
+  private readonly fileOf = new Map<string, string>();
+  /** A file whose check ran alone and just left: its next check goes first (ALONE_STREAK_GRACE_MS). */
+  private streak: { file: string; timer: ReturnType<typeof setTimeout> } | undefined;
+
+  private endStreak(): void {
+    if (this.streak === undefined) return;
+    clearTimeout(this.streak.timer);
+    this.streak = undefined;
+  }
+
+  /** Whether a check of `file` with `claims` must let the streak's file go first. */
+  private heldForStreak(file: string | undefined, claims: Iterable<Claim>): boolean {
+    return this.streak !== undefined && file !== this.streak.file && anyConflict(claims, ['alone']);
   }
 
   enter(id: string, file: string, claims: readonly Claim[]): Promise<void> {
@@ -152,7 +177,16 @@ export class Gate {
         else this.leave(id);
       };
       settle();
-    } else this.running.delete(id);
+    } else {
+      const file = this.fileOf.get(id);
+      if (this.running.get(id)?.has('alone') === true && file !== undefined) {
+        this.endStreak();
+        this.streak = { file, timer: setTimeout(() => { this.endStreak(); this.pump(); }, ALONE_STREAK_GRACE_MS) };
+        this.streak.timer.unref?.();
+      }
+      this.running.delete(id);
+      this.fileOf.delete(id);
+    }
     this.pump();
   }
 
@@ -169,7 +203,7 @@ export class Gate {
   private pump(): void {
     for (const waiter of [...this.claimWaiters]) {
       const held = this.running.get(waiter.id);
-      if (held === undefined || this.othersConflict(waiter.id, [waiter.claim])) continue;
+      if (held === undefined || this.othersConflict(waiter.id, [waiter.claim]) || this.heldForStreak(this.fileOf.get(waiter.id), [waiter.claim])) continue;
       held.add(waiter.claim);
       this.claimWaiters.splice(this.claimWaiters.indexOf(waiter), 1);
       waiter.grant();
@@ -178,16 +212,26 @@ export class Gate {
     // not overtaken by later ones it conflicts with. A check held back only by the file order
     // holds back nobody.
     const ahead: Array<readonly Claim[]> = [];
+    let streakEnded = false;
     for (const waiter of [...this.entries]) {
       if (!this.ordered(waiter.file)) continue;
+      // Behind the streak's file, which goes first: not counted as ahead of it.
+      if (this.heldForStreak(waiter.file, waiter.claims)) continue;
       if (this.othersConflict(waiter.id, waiter.claims) || ahead.some((claims) => anyConflict(claims, waiter.claims))) {
         ahead.push(waiter.claims);
         continue;
       }
+      if (waiter.file === this.streak?.file) {
+        this.endStreak();
+        streakEnded = true;
+      }
       this.running.set(waiter.id, new Set(waiter.claims));
+      this.fileOf.set(waiter.id, waiter.file);
       this.entries.splice(this.entries.indexOf(waiter), 1);
       waiter.grant();
     }
+    // Checks passed over for the streak get their turn now (at most once more: the streak is gone).
+    if (streakEnded) this.pump();
   }
 }
 

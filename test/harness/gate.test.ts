@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { claimsOf, conflicts, enterGate, Gate, startGate } from '../../harness/suite/gate.ts';
+import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, startGate } from '../../harness/suite/gate.ts';
+
+const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 
 /** Whether a promise has settled by the time queued microtasks and timers of 0 ms ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -52,7 +54,40 @@ describe('the gate', () => {
     expect(await settled(alone)).toBe(true);
     expect(await settled(later)).toBe(false);
     gate.leave('c');
+    // Held a moment longer for a next check of c's file (none comes here).
+    await afterTheStreakGrace();
     expect(await settled(later)).toBe(true);
+  });
+
+  it('lets the next check of a file whose check ran alone go first, so its checks that run alone run back to back', async () => {
+    const gate = new Gate(() => 0);
+    await gate.enter('delivery-1', 'delivery.suite.ts', ['check', 'alone']);
+    const property = gate.enter('property', 'p.property.ts', ['check', 'webhooks']);
+    gate.leave('delivery-1');
+    expect(await settled(property)).toBe(false);
+    expect(await settled(gate.enter('delivery-2', 'delivery.suite.ts', ['check', 'alone']))).toBe(true);
+    gate.leave('delivery-2');
+    // The file's next check is a plain one: it runs, and the held check beside it.
+    expect(await settled(gate.enter('delivery-3', 'delivery.suite.ts', ['check']))).toBe(true);
+    expect(await settled(property)).toBe(true);
+    expect(gate.runningNow().sort()).toEqual(['delivery-3', 'property']);
+  });
+
+  it('holds nobody past the grace when the file has no next check, or its file ended', async () => {
+    const gate = new Gate(() => 0);
+    await gate.enter('last', 'delivery.suite.ts', ['check', 'alone']);
+    const waiting = gate.enter('other', 'o.suite.ts', ['check']);
+    gate.leave('last');
+    expect(await settled(waiting)).toBe(false);
+    await afterTheStreakGrace();
+    expect(await settled(waiting)).toBe(true);
+    gate.leave('other');
+
+    await gate.enter('final', 'delivery.suite.ts', ['check', 'alone']);
+    const next = gate.enter('next', 'n.suite.ts', ['check']);
+    gate.leave('final');
+    gate.fileEnded('delivery.suite.ts');
+    expect(await settled(next)).toBe(true);
   });
 
   it('lets a check that claims nothing (a server of its own) run beside one that runs alone, either way round', async () => {
@@ -60,7 +95,7 @@ describe('the gate', () => {
     await gate.enter('alone', 'a.suite.ts', ['check', 'alone']);
     expect(await settled(gate.enter('own', 'rate-limit.suite.ts', claimsOf([], true)))).toBe(true);
     gate.leave('alone');
-    expect(await settled(gate.enter('alone-2', 'b.suite.ts', ['check', 'alone']))).toBe(true);
+    expect(await settled(gate.enter('alone-2', 'a.suite.ts', ['check', 'alone']))).toBe(true);
     expect(gate.runningNow().sort()).toEqual(['alone-2', 'own']);
   });
 
