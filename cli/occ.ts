@@ -7,6 +7,7 @@
  *
  * Exit codes are the subcommand's; a bad command line here is one line on stderr and exit 2.
  */
+import './compile-cache.ts'; // first: the subcommands, imported below when named, load from the compile cache
 import { Command, CommanderError } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 
