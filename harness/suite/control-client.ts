@@ -210,12 +210,15 @@ export function createControlClient(scope: ControlScope): ControlClient {
     guard(value) ? value : scope.fail(`control: setup of ${state} failed: its answer has no ${what}`);
   const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
+  const offers = (capability: ControlCapability): boolean => {
+    const offered = scope.transport !== undefined && scope.offered.has(capability);
+    if (offered) allowed.add(capability);
+    return offered;
+  };
+  const idle = async (): Promise<boolean> => (await inspect('deliveries-idle'))?.idle === true;
+
   return {
-    offers(capability) {
-      const offered = scope.transport !== undefined && scope.offered.has(capability);
-      if (offered) allowed.add(capability);
-      return offered;
-    },
+    offers,
     state,
     async account(name) {
       const values = await state(name);
@@ -233,12 +236,9 @@ export function createControlClient(scope: ControlScope): ControlClient {
     async mintToken(scopes) { return need((await state('token-issued', { scopes: [...scopes] })).token, 'token', 'token-issued', isString); },
     async revokeToken(token) { await state('token-revoked', { token }); },
     async hook(id) { return (await inspect('hook-attempts', { hookId: id })) as HookView | undefined; },
-    async idle() { return (await inspect('deliveries-idle'))?.idle === true; },
+    idle,
     async settle(ms) {
-      if (scope.transport !== undefined && scope.offered.has('deliveries-idle')) {
-        allowed.add('deliveries-idle'); // asked as offers() would: optional, not a need of the check
-        if ((await inspect('deliveries-idle'))?.idle === true) return;
-      }
+      if (offers('deliveries-idle') && await idle()) return;
       await new Promise((resolve) => setTimeout(resolve, ms));
     },
     async clock() {

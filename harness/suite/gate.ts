@@ -89,7 +89,8 @@ interface ClaimWaiter { readonly id: string; readonly claim: Claim; readonly gra
 
 /** The scheduling itself, in memory (pure but for the callbacks it resolves). */
 export class Gate {
-  private readonly running = new Map<string, Set<Claim>>();
+  /** Running checks: what they hold, and their file. */
+  private readonly running = new Map<string, { claims: Set<Claim>; file: string }>();
   private entries: EntryWaiter[] = [];
   private claimWaiters: ClaimWaiter[] = [];
   /** The run's files by project, and which of them ended; empty until the run starts (then no order is kept). */
@@ -118,8 +119,6 @@ export class Gate {
     return true;
   }
 
-  /** The file of each running check. */
-  private readonly fileOf = new Map<string, string>();
   /** A file whose check ran alone and just left: its next check goes first (ALONE_STREAK_GRACE_MS). */
   private streak: { file: string; timer: ReturnType<typeof setTimeout> } | undefined;
 
@@ -143,7 +142,7 @@ export class Gate {
 
   /** A claim taken by a running check; it waits only for running checks, never for queued ones (no deadlock). */
   claim(id: string, claim: Claim): Promise<void> {
-    if (this.running.get(id)?.has(claim) === true) return Promise.resolve();
+    if (this.running.get(id)?.claims.has(claim) === true) return Promise.resolve();
     return new Promise((grant) => {
       this.claimWaiters.push({ id, claim, grant });
       this.pump();
@@ -167,10 +166,11 @@ export class Gate {
   leave(id: string): void {
     this.entries = this.entries.filter((w) => w.id !== id);
     this.claimWaiters = this.claimWaiters.filter((w) => w.id !== id);
-    if (this.originators.delete(id) && this.running.get(id)?.has('webhooks') === true) {
+    const running = this.running.get(id);
+    if (this.originators.delete(id) && running?.claims.has('webhooks') === true) {
       // call.ended comes when the call ends, after the check: until then nothing else may hold a
       // subscription or emit (bounded: a call lasts callDurationMs of the reference, 300 ms).
-      this.running.set(id, new Set(['webhooks']));
+      this.running.set(id, { claims: new Set(['webhooks']), file: running.file });
       const until = Date.now() + LINGER_LIMIT_MS;
       const settle = () => {
         if (this.callsInProgress() > 0 && Date.now() < until) setTimeout(settle, 20).unref();
@@ -178,14 +178,12 @@ export class Gate {
       };
       settle();
     } else {
-      const file = this.fileOf.get(id);
-      if (this.running.get(id)?.has('alone') === true && file !== undefined) {
+      if (running?.claims.has('alone') === true) {
         this.endStreak();
-        this.streak = { file, timer: setTimeout(() => { this.endStreak(); this.pump(); }, ALONE_STREAK_GRACE_MS) };
+        this.streak = { file: running.file, timer: setTimeout(() => { this.endStreak(); this.pump(); }, ALONE_STREAK_GRACE_MS) };
         this.streak.timer.unref?.();
       }
       this.running.delete(id);
-      this.fileOf.delete(id);
     }
     this.pump();
   }
@@ -196,15 +194,15 @@ export class Gate {
   }
 
   private othersConflict(id: string, claims: Iterable<Claim>): boolean {
-    for (const [other, held] of this.running) if (other !== id && anyConflict(claims, held)) return true;
+    for (const [other, { claims: held }] of this.running) if (other !== id && anyConflict(claims, held)) return true;
     return false;
   }
 
   private pump(): void {
     for (const waiter of [...this.claimWaiters]) {
       const held = this.running.get(waiter.id);
-      if (held === undefined || this.othersConflict(waiter.id, [waiter.claim]) || this.heldForStreak(this.fileOf.get(waiter.id), [waiter.claim])) continue;
-      held.add(waiter.claim);
+      if (held === undefined || this.othersConflict(waiter.id, [waiter.claim]) || this.heldForStreak(held.file, [waiter.claim])) continue;
+      held.claims.add(waiter.claim);
       this.claimWaiters.splice(this.claimWaiters.indexOf(waiter), 1);
       waiter.grant();
     }
@@ -225,8 +223,7 @@ export class Gate {
         this.endStreak();
         streakEnded = true;
       }
-      this.running.set(waiter.id, new Set(waiter.claims));
-      this.fileOf.set(waiter.id, waiter.file);
+      this.running.set(waiter.id, { claims: new Set(waiter.claims), file: waiter.file });
       this.entries.splice(this.entries.indexOf(waiter), 1);
       waiter.grant();
     }
