@@ -129,7 +129,7 @@ export class Gate {
   }
 
   /** Whether a check of `file` with `claims` must let the streak's file go first. */
-  private heldForStreak(file: string | undefined, claims: Iterable<Claim>): boolean {
+  private heldForStreak(file: string, claims: Iterable<Claim>): boolean {
     return this.streak !== undefined && file !== this.streak.file && anyConflict(claims, ['alone']);
   }
 
@@ -181,7 +181,7 @@ export class Gate {
       if (running?.claims.has('alone') === true) {
         this.endStreak();
         this.streak = { file: running.file, timer: setTimeout(() => { this.endStreak(); this.pump(); }, ALONE_STREAK_GRACE_MS) };
-        this.streak.timer.unref?.();
+        this.streak.timer.unref();
       }
       this.running.delete(id);
     }
