@@ -29,6 +29,14 @@ import { checkReceiverService } from './receiver-client.ts';
 import type { ProvidedTarget } from './provided.ts';
 
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
+/**
+ * How long an originated call of the embedded reference lasts (its default is 300 ms). An
+ * originating check holds the run's `webhooks` claim until its call has ended (gate.ts), and the
+ * checks that hold that claim run one after another, so this wait is paid once per such check on
+ * the run's longest path. The suite reads no duration from it: a call's CDR rounds it to 0 s
+ * either way, and what the checks see is the order of the call's events, which stays the same.
+ */
+const EMBEDDED_CALL_DURATION_MS = 100;
 
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
@@ -126,6 +134,7 @@ async function startRun(): Promise<SharedRun> {
     faults: [...faults],
     variants: variantsFromEnvironment(),
     deliveryTimeoutMs: 1_000,
+    callDurationMs: EMBEDDED_CALL_DURATION_MS,
   });
   const embeddedTarget = async (faults: readonly string[]): Promise<ProvidedTarget> => {
     const fixtures = reference?.fixtures;
