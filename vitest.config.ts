@@ -35,26 +35,28 @@ process.env.NODE_COMPILE_CACHE ??= compileCacheDirectory;
 // hold with the machine busy.
 const wholeRuns = ['test/self-proof/**/*.test.ts', 'test/load/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/properties/properties-catch-faults.test.ts'];
 
-// Except these, which run last with the machine to themselves: the k6 rate-limit probe measures a
-// limit in real time and must send at 150 % of it on a fixed schedule (each send within 625 ms), so a
-// starved machine makes it inconclusive (k6-probes runs such a probe again, but a busy machine
-// all along would exhaust its attempts); the full remote configuration keeps a whole run under a
-// real 100 per 2.5 s limit and needs that probe to pass; remote-webhooks judges a remote target's
-// retry intervals in real time (a 50× clock: 1.2 s, 2.4 s, 4.8 s…), which a starved target stretches
-// until constant backoff looks exponential.
-const wholeRunsAlone = ['test/load/k6-probes.test.ts', 'test/cli/remote-full-configuration.test.ts', 'test/cli/remote-webhooks.test.ts'];
+// Of those, the ones that measure in real time: the k6 rate-limit probe must send at 150 % of the
+// limit on a fixed schedule (each send within 625 ms), so a starved machine makes it inconclusive;
+// the full remote configuration and the remote recipe keep whole runs under a real limit; the remote
+// webhook watch judges retry intervals in real time (a 50× clock: 1.2 s, 2.4 s, 4.8 s…), which a
+// starved target stretches until constant backoff looks exponential; with-load runs both k6 probes
+// and the receiver service polls on a schedule. They keep the normal priority, and the other whole
+// runs (CPU-bound batches) run at a lower one (test/batch-priority.ts), so the kernel serves the
+// timed files first and both kinds share the machine instead of taking turns.
+const timedRuns = ['test/load/k6-probes.test.ts', 'test/cli/remote-full-configuration.test.ts', 'test/cli/remote-webhooks.test.ts', 'test/cli/remote-recipe.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts'];
 
 // vitest's default is one worker per core but one (a single worker on a 2-core machine, which ran
 // every file of npm test one after another). Most of these files spend their time waiting on child
 // processes, sockets, rate windows and delivery timeouts rather than computing, so more workers
-// than cores keep both cores busy. unit and whole-runs share one pool (same group, same workers),
-// so the short unit files fill the gaps beside the long whole runs.
-const TEST_WORKERS = 4;
+// than cores keep both cores busy. unit, whole-runs and timed-runs share one pool (same group, same
+// workers), so the short unit files fill the gaps beside the long whole runs.
+const TEST_WORKERS = 6;
 
 // The longest files first (longest-processing-time order), so no long file starts last; a fresh
 // clone (CI) has no vitest timing cache, whose order would otherwise be by file size. Figures: the
 // per-file table in README "Benchmarks".
 const longestFirst = [
+  'test/self-proof/kill-rate.test.ts', 'test/cli/remote-full-configuration.test.ts', 'test/load/k6-probes.test.ts', 'test/cli/remote-webhooks.test.ts',
   'test/self-proof/fault-catalogue.test.ts', 'test/cli/package.test.ts', 'test/self-proof/variants.test.ts', 'test/cli/remote-recipe.test.ts', 'test/properties/properties-catch-faults.test.ts', 'test/cli/conformance-cli.test.ts',
   'test/cli/waivers-replay.test.ts', 'test/cli/occ-cli.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts',
   'test/report/html-browser.test.ts',
@@ -126,7 +128,8 @@ export default defineConfig({
         test: {
           name: 'whole-runs',
           include: wholeRuns,
-          exclude: wholeRunsAlone,
+          exclude: timedRuns,
+          setupFiles: ['test/batch-priority.ts'],
           maxWorkers: TEST_WORKERS,
           sequence: { groupOrder: 1 },
           ...busyMachineTimeouts,
@@ -134,10 +137,10 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'whole-runs-alone',
-          include: wholeRunsAlone,
-          // One file at a time and, with no groupOrder, after every other group (vitest's sequential group).
-          fileParallelism: false,
+          name: 'timed-runs',
+          include: timedRuns,
+          maxWorkers: TEST_WORKERS,
+          sequence: { groupOrder: 1 },
           ...busyMachineTimeouts,
         },
       },

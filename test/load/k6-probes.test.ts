@@ -24,7 +24,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs } from '../../load/run.ts';
@@ -116,6 +116,12 @@ beforeAll(() => {
 
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a timed-runs file (vitest.config.ts)', () => {
+  it('runs at vitest\'s own priority, not the lower one of the CPU-bound batches beside it: its probe sends on a real-time schedule', () => {
+    expect(getPriority()).toBe(getPriority(process.ppid));
+  });
 });
 
 describe('load/run.ts arguments', () => {
