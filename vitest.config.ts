@@ -58,7 +58,7 @@ const TEST_WORKERS = 6;
 const longestFirst = [
   'test/self-proof/kill-rate.test.ts', 'test/cli/remote-full-configuration.test.ts', 'test/load/k6-probes.test.ts', 'test/cli/remote-webhooks.test.ts',
   'test/self-proof/fault-catalogue.test.ts', 'test/cli/package.test.ts', 'test/self-proof/variants.test.ts', 'test/cli/remote-recipe.test.ts', 'test/properties/properties-catch-faults.test.ts', 'test/cli/conformance-cli.test.ts',
-  'test/cli/waivers-replay.test.ts', 'test/cli/occ-cli.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts',
+  'test/cli/vitest-projects.test.ts', 'test/cli/waivers-replay.test.ts', 'test/cli/occ-cli.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts',
   'test/report/html-browser.test.ts',
 ];
 
@@ -91,8 +91,10 @@ const targetProject = targetProjectEnabled()
   ? [{ test: { name: TARGET_PROJECT, include: [suites, properties], exclude: harnessProperties, ...againstTarget } }]
   : [];
 
-// One vitest project per concern, so `npm test` runs them all and each can be run alone
-// with `vitest run --project <name>`.
+// One vitest project per concern; each can be run alone with `vitest run --project <name>`.
+// `npm test` names unit, whole-runs and timed-runs (package.json): conformance and properties
+// (the suite against the embedded reference, one check at a time) would run first, on one core,
+// so test/cli/vitest-projects.test.ts runs them in the pool instead, as the README shows them.
 export default defineConfig({
   test: {
     reporters: ['default', './harness/report/closing-line.ts'],
