@@ -328,10 +328,13 @@ describe('auto-disable and horizon', () => {
   });
 
   it('the 24 h horizon stops retries before 10 failures (5 h × 1: attempts at 0, 5, 10, 15, 20 h, then gave_up)', async () => {
-    const { dispatcher } = setup({ scale: 360_000, backoff: { firstIntervalMs: 5 * HOUR, factor: 1 } }); // 5 h = 50 real ms
+    // A frozen clock moved from one retry to the next: on a running clock scaled so that 5 h took
+    // 50 real ms, every real millisecond an attempt took on a busy machine added 6 virtual minutes,
+    // and a few slow attempts pushed the fifth past the 24 h horizon (4 attempts, red).
+    const { clock, dispatcher } = setup({ scale: 0, backoff: { firstIntervalMs: 5 * HOUR, factor: 1 } });
     const { path, sub } = hook([{ status: 500 }]);
     const r = dispatcher.dispatch(sub, event());
-    await until(settled(r), 'gave_up');
+    await drive(clock, dispatcher, r);
     expect(r.state).toBe('gave_up');
     expect(r.attempts).toHaveLength(5);
     const first = (r.attempts[0] as { at: number }).at;
