@@ -13,6 +13,6 @@
 import { getPriority, setPriority } from 'node:os';
 
 /** Linux's scale is -20 (first) to 19 (last); 10 gives a batch about a tenth of a normal process's share. */
-export const BATCH_NICENESS = 10;
+const BATCH_NICENESS = 10;
 
 setPriority(Math.min(19, getPriority() + BATCH_NICENESS));
