@@ -351,12 +351,14 @@ describe('auto-disable and horizon', () => {
   });
 
   it('a clock jump past the horizon while an attempt is in flight: the overdue retry is not made', async () => {
-    const { clock, dispatcher } = setup({ scale: 0, timeoutMs: 100 });
+    // A delivery timeout of 1 s, not 100 ms: on a busy machine the TLS handshake alone took longer,
+    // so the attempt timed out before it reached the receiver and the test never saw it in flight.
+    const { clock, dispatcher } = setup({ scale: 0, timeoutMs: 1_000 });
     const { path, sub } = hook([{ hang: true, times: 1 }, { status: 200 }]);
     const r = dispatcher.dispatch(sub, event());
     await until(() => receiver.deliveries(path).length === 1, 'first attempt reached the receiver');
     clock.advance(RETRY_HORIZON_MS + HOUR);
-    await until(settled(r), 'settled');
+    await until(settled(r), 'settled', 5_000);
     expect(r.state).toBe('gave_up');
     expect(r.attempts.map((a) => a.outcome.kind)).toEqual(['timeout']);
     await sleep(20);
