@@ -29,7 +29,8 @@ const againstTarget = {
 // test/cli/occ-process.ts) saves about a third of a short run's CPU. It caches code, not results.
 process.env.NODE_COMPILE_CACHE ??= compileCacheDirectory;
 
-// Tests that start whole runs (the CLI, every fault of the catalogue, k6, the packed package).
+// Tests that start whole runs (the CLI, every fault of the catalogue, k6, the packed package), and
+// the test that this project's workers run at the batches' priority (test/batch-priority.test.ts).
 // They run side by side with the unit files: none asserts a speed, every port is ephemeral, every
 // target, report folder and npm install is the test's own, and their timeouts are hang guards that
 // hold with the machine busy.
