@@ -176,6 +176,49 @@ describe('the gate over loopback HTTP', () => {
     }
   });
 
+  it('asks the gate once for a claim the check holds, and once more to mark it an originator', async () => {
+    const asked: string[] = [];
+    const gate = new (class extends Gate {
+      override claim(id: string, claim: Parameters<Gate['claim']>[1]): Promise<void> {
+        asked.push(claim);
+        return super.claim(id, claim);
+      }
+      override originates(id: string): void {
+        asked.push('originates');
+        super.originates(id);
+      }
+    })(() => 0);
+    const server = await startGate(gate);
+    const saved = { url: process.env.OCC_GATE_URL, token: process.env.OCC_GATE_TOKEN };
+    Object.assign(process.env, server.env);
+    try {
+      const subscriber = await enterGate('a.suite.ts', ['check']);
+      for (let i = 0; i < 3; i += 1) await subscriber.claim('webhooks'); // three POST /hooks
+      expect(asked).toEqual(['webhooks']);
+      await subscriber.claim('webhooks', true); // then a POST /calls: the gate must learn it originates
+      await subscriber.claim('webhooks', true);
+      expect(asked).toEqual(['webhooks', 'webhooks', 'originates']);
+      // Still enforced: another check's subscription waits until this one left.
+      const other = await enterGate('b.suite.ts', ['check']);
+      const waiting = other.claim('webhooks');
+      expect(await settled(waiting)).toBe(false);
+      await subscriber.leave();
+      await waiting;
+      await other.leave();
+      // A claim held from the start (an emitting check) is never asked for.
+      asked.length = 0;
+      const emitter = await enterGate('c.suite.ts', ['check', 'webhooks']);
+      await emitter.claim('webhooks');
+      expect(asked).toEqual([]);
+      await emitter.leave();
+    } finally {
+      process.env.OCC_GATE_URL = saved.url ?? '';
+      if (saved.token === undefined) delete process.env.OCC_GATE_TOKEN;
+      else process.env.OCC_GATE_TOKEN = saved.token;
+      await server.close();
+    }
+  });
+
   it('lets every check through at once when the run has no gate (remote targets, vitest run directly)', async () => {
     const saved = process.env.OCC_GATE_URL;
     delete process.env.OCC_GATE_URL;
