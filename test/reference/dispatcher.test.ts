@@ -226,14 +226,16 @@ describe('delivery over HTTPS', () => {
   });
 
   it('a receiver that hangs times out and the attempt is retried', async () => {
-    const { dispatcher } = setup({ scale: 100, timeoutMs: 150, backoff: { firstIntervalMs: 1000, factor: 2 } });
+    // 1 s, not less: the timeout applies to the answering attempt too, whose TLS handshake alone
+    // took over 150 ms on a busy machine (the test failed with a second timeout then).
+    const { dispatcher } = setup({ scale: 100, timeoutMs: 1_000, backoff: { firstIntervalMs: 1000, factor: 2 } });
     const { path, sub } = hook([{ hang: true, times: 1 }, { status: 200 }]);
     const r = dispatcher.dispatch(sub, event());
-    await until(settled(r), 'delivered after a timeout', 3000);
+    await until(settled(r), 'delivered after a timeout', 15_000);
     expect(r.state).toBe('delivered');
     expect(r.attempts.map((a) => a.outcome.kind)).toEqual(['timeout', 'status']);
-    expect(r.attempts[0]?.durationMs).toBeGreaterThanOrEqual(140);
-    expect(r.attempts[0]?.durationMs).toBeLessThan(1000);
+    expect(r.attempts[0]?.durationMs).toBeGreaterThanOrEqual(990);
+    expect(r.attempts[0]?.durationMs).toBeLessThan(10_000);
     expect(receiver.deliveries(path)).toHaveLength(2);
   });
 
