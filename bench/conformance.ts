@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childrenCpuSeconds, load } from './cpu.ts';
+import { childrenCpuSeconds, load, stolenCpuSeconds, stolenSince } from './cpu.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
@@ -21,10 +21,11 @@ delete env.AUTH_URL;
 function timed(args: string[]): { seconds: number; cpu: string; code: number | null; last: string } {
   const started = performance.now();
   const cpuBefore = childrenCpuSeconds();
+  const stealBefore = stolenCpuSeconds();
   const result = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 600_000 });
   const cpuAfter = childrenCpuSeconds();
   const lines = `${result.stdout}`.trim().split('\n');
-  const cpu = cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} s CPU`;
+  const cpu = `${cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} s CPU`}${stolenSince(stealBefore)}`;
   return { seconds: (performance.now() - started) / 1000, cpu, code: result.status, last: lines.filter((l) => /^(conformance|kill rate):/.test(l)).join(' | ') };
 }
 

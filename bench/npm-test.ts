@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { childrenCpuSeconds, load } from './cpu.ts';
+import { childrenCpuSeconds, load, stolenCpuSeconds, stolenSince } from './cpu.ts';
 
 const GOAL_S = 180;
 const root = join(import.meta.dirname, '..');
@@ -20,13 +20,14 @@ const json = join(dir, 'vitest.json');
 
 const loadBefore = load();
 const cpuBefore = childrenCpuSeconds();
+const stealBefore = stolenCpuSeconds();
 const started = performance.now();
 const result = spawnSync('npm', ['test', '--', '--reporter=default', '--reporter=./harness/report/closing-line.ts', '--reporter=json', `--outputFile.json=${json}`], {
   cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 1_800_000, env: { ...process.env, CI: 'true' },
 });
 const seconds = (performance.now() - started) / 1000;
 const cpuAfter = childrenCpuSeconds();
-const cpu = cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(0)} s CPU`;
+const cpu = `${cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(0)} s CPU`}${stolenSince(stealBefore)}`;
 const closing = `${result.stdout ?? ''}`.split('\n').filter((line) => line.startsWith('tests: ')).at(-1) ?? '(no tests: line)';
 
 interface FileResult { name: string; startTime: number; endTime: number; status: string }
