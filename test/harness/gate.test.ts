@@ -151,13 +151,25 @@ describe('the gate', () => {
   });
 });
 
+/** Runs `body` with the workers' variables pointing at `gate` served over loopback, then puts them back. */
+async function withGateServer(gate: Gate, body: (server: Awaited<ReturnType<typeof startGate>>) => Promise<void>): Promise<void> {
+  const server = await startGate(gate);
+  const saved = { url: process.env.OCC_GATE_URL, token: process.env.OCC_GATE_TOKEN };
+  Object.assign(process.env, server.env);
+  try {
+    await body(server);
+  } finally {
+    process.env.OCC_GATE_URL = saved.url ?? '';
+    if (saved.token === undefined) delete process.env.OCC_GATE_TOKEN;
+    else process.env.OCC_GATE_TOKEN = saved.token;
+    await server.close();
+  }
+}
+
 describe('the gate over loopback HTTP', () => {
   it('makes a worker wait its turn, and refuses a request without the run\'s token', async () => {
     const gate = new Gate(() => 0);
-    const server = await startGate(gate);
-    const saved = { url: process.env.OCC_GATE_URL, token: process.env.OCC_GATE_TOKEN };
-    Object.assign(process.env, server.env);
-    try {
+    await withGateServer(gate, async (server) => {
       const first = await enterGate('a.suite.ts', ['check', 'alone']);
       const second = enterGate('b.suite.ts', ['check']);
       expect(await settled(second)).toBe(false);
@@ -168,12 +180,7 @@ describe('the gate over loopback HTTP', () => {
       expect(gate.runningNow()).toEqual([]);
       const refused = await fetch(`${server.env.OCC_GATE_URL}/enter`, { method: 'POST', body: '{}' });
       expect(refused.status).toBe(401);
-    } finally {
-      process.env.OCC_GATE_URL = saved.url ?? '';
-      if (saved.token === undefined) delete process.env.OCC_GATE_TOKEN;
-      else process.env.OCC_GATE_TOKEN = saved.token;
-      await server.close();
-    }
+    });
   });
 
   it('asks the gate once for a claim the check holds, and once more to mark it an originator', async () => {
@@ -188,10 +195,7 @@ describe('the gate over loopback HTTP', () => {
         super.originates(id);
       }
     })(() => 0);
-    const server = await startGate(gate);
-    const saved = { url: process.env.OCC_GATE_URL, token: process.env.OCC_GATE_TOKEN };
-    Object.assign(process.env, server.env);
-    try {
+    await withGateServer(gate, async () => {
       const subscriber = await enterGate('a.suite.ts', ['check']);
       for (let i = 0; i < 3; i += 1) await subscriber.claim('webhooks'); // three POST /hooks
       expect(asked).toEqual(['webhooks']);
@@ -211,12 +215,7 @@ describe('the gate over loopback HTTP', () => {
       await emitter.claim('webhooks');
       expect(asked).toEqual([]);
       await emitter.leave();
-    } finally {
-      process.env.OCC_GATE_URL = saved.url ?? '';
-      if (saved.token === undefined) delete process.env.OCC_GATE_TOKEN;
-      else process.env.OCC_GATE_TOKEN = saved.token;
-      await server.close();
-    }
+    });
   });
 
   it('lets every check through at once when the run has no gate (remote targets, vitest run directly)', async () => {
