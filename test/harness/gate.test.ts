@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, startGate } from '../../harness/suite/gate.ts';
+import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, startGate, type GateServer } from '../../harness/suite/gate.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 
@@ -152,7 +152,7 @@ describe('the gate', () => {
 });
 
 /** Runs `body` with the workers' variables pointing at `gate` served over loopback, then puts them back. */
-async function withGateServer(gate: Gate, body: (server: Awaited<ReturnType<typeof startGate>>) => Promise<void>): Promise<void> {
+async function withGateServer(gate: Gate, body: (server: GateServer) => Promise<void>): Promise<void> {
   const server = await startGate(gate);
   const saved = { url: process.env.OCC_GATE_URL, token: process.env.OCC_GATE_TOKEN };
   Object.assign(process.env, server.env);
