@@ -25,6 +25,7 @@ import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { startGate, type GateServer } from '../harness/suite/gate.ts';
 import { enableTargetProject, TARGET_PROJECT } from '../harness/suite/projects.ts';
+import { acquireRun, releaseRun, type SharedRun } from '../harness/suite/shared-run.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { probeRequests } from '../load/lib/probe-shape.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
@@ -200,12 +201,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // files run in parallel. A dry run sends nothing and lists checks in order: sequential.
   const parallel = workers > 1;
   let gate: GateServer | undefined;
+  let ownRun: Promise<SharedRun | undefined> | undefined;
   const started = performance.now();
   try {
     if (parallel) {
       gate = await startGate();
       Object.assign(process.env, gate.env, { OCC_WATCH_FILE: join(controlJournalDir, 'watch.json') });
     }
+    // The run's target starts now, beside vitest's own start: natively, from the compile cache,
+    // rather than through vitest's module runner once vitest is up. The global set-up finds it
+    // started (shared-run.ts); a target that fails to start fails there, as it always did.
+    ownRun = acquireRun().catch(() => undefined);
     const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
     vitest = await createVitest({
       root,
@@ -227,6 +233,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     await vitest.start();
   } finally {
     await vitest?.close();
+    const run = await ownRun;
+    if (run !== undefined) await releaseRun(run);
     await gate?.close();
     for (const name of ['OCC_GATE_URL', 'OCC_GATE_TOKEN', 'OCC_WATCH_FILE']) delete process.env[name];
   }
