@@ -245,10 +245,10 @@ describe('Deliveries watched across the run: the originated call and the deleted
     const liveAfterDelete = (v: WatchView) => v.of('kind', 'call.ended').filter((d) => d.receivedAt > v.watch.deletedAt);
     let view = await judgeWatch(t, (v) => liveAfterDelete(v).length > 0);
     if (liveAfterDelete(view).length === 0) t.notVerifiable(notObserved('a call.ended delivery to the live subscription'));
-    // Deliveries of one event to several subscriptions need not be simultaneous: a grace period after the live one.
-    const graceMs = t.target.kind === 'embedded' ? 250 : 5_000;
-    const until = Date.now() + graceMs;
-    view = await judgeWatch(t, () => Date.now() >= until);
+    // Deliveries of one event to several subscriptions need not be simultaneous: after the live one,
+    // until the target's deliveries are idle where its control endpoint says so, else a grace period.
+    await t.control.settle(t.target.kind === 'embedded' ? 250 : 5_000);
+    view = await judgeWatch(t, () => true);
     const { leaked, emitted } = deletedSubscriptionDeliveries(view);
     t.ensure(emitted.length === 0, `the subscription that was created and deleted received ${emitted.length} delivery(ies) of no event any live subscription received (eventId ${emitted.map((d) => String(payloadOf(d)?.eventId)).join(', ')}): creating or deleting a hook must not emit one`);
     t.ensure(leaked.length === 0, `the subscription deleted (204) before the event received ${leaked.length} delivery(ies) of it after DELETE, while a live call.ended subscription received ${liveAfterDelete(view).length}`);
