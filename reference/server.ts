@@ -16,7 +16,8 @@
  * protocol (./control-protocol.ts, bearer control token); /_reference/… faults, reset, fixtures (./control.ts).
  *
  * Rate limit: every /v1 request (API, openapi.json, docs, unknown /v1 paths) counts per client
- * IP in a sliding-window log (./ratelimit.ts) on the REAL clock; the control and OAuth routes
+ * IP in a sliding-window log (./ratelimit.ts) on the REAL clock (or one the caller moves:
+ * rateLimit.now), never the virtual one; the control and OAuth routes
  * are exempt (they are not part of {base_url}). Every /v1 answer carries RateLimit-Limit,
  * RateLimit-Remaining and RateLimit-Reset; a refusal is 429 {error: 'rate_limited', message}
  * with Retry-After in whole seconds (rounded up).
@@ -51,8 +52,12 @@ export interface ReferenceOptions {
   port?: number;
   /** Seed of the generated data; default 1. */
   seed?: number;
-  /** Default { perWindow: limits.requestsPerMinute, windowMs: 60_000 }; false = off. */
-  rateLimit?: { perWindow: number; windowMs: number } | false;
+  /**
+   * Default { perWindow: limits.requestsPerMinute, windowMs: 60_000 }; false = off. `now` is the
+   * limiter's clock in real ms (Date.now by default): the rate-limit check, on a server of its
+   * own, passes one it moves itself, so a window passes without being waited out.
+   */
+  rateLimit?: { perWindow: number; windowMs: number; now?: () => number } | false;
   /** Fault ids switched on at start. */
   faults?: string[];
   /** Conformant variant ids switched on at start (./variants.ts; never faults). */
@@ -122,6 +127,7 @@ function validateOptions(options: ReferenceOptions): void {
   if (options.rateLimit) {
     int('rateLimit.perWindow', options.rateLimit.perWindow, 1);
     if (!(options.rateLimit.windowMs > 0)) throw new RangeError('rateLimit.windowMs must be > 0');
+    if (options.rateLimit.now !== undefined && typeof options.rateLimit.now !== 'function') throw new TypeError('rateLimit.now must be a function returning ms');
   }
 }
 
@@ -143,6 +149,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const rate = options.rateLimit === false ? undefined : options.rateLimit ?? { perWindow: limits.requestsPerMinute, windowMs: 60_000 };
   const limiter = rate === undefined ? undefined
     : variants.has('rate-limit-fixed-window') ? new FixedWindowLimiter(rate.perWindow, rate.windowMs) : new SlidingWindowLimiter(rate.perWindow, rate.windowMs);
+  const limiterNow = rate?.now ?? Date.now;
 
   let origin = '';
   const controlToken = options.controlToken ?? `ctl_${randomBytes(18).toString('base64url')}`;
@@ -165,7 +172,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     app.addHook('onRequest', (request, reply, done) => {
       if (!request.url.startsWith('/v1') || faults.has('no-rate-limit')) return done();
       const effective = faults.has('rate-limit-half') ? Math.max(1, Math.floor(limiter.limit / 2)) : limiter.limit;
-      const decision = limiter.check(request.ip, Date.now(), effective);
+      const decision = limiter.check(request.ip, limiterNow(), effective);
       if (variants.has('rate-limit-plain-429')) {
         if (decision.allowed) return done();
         reply.code(429).type('text/plain; charset=utf-8').send('Too Many Requests');

@@ -46,6 +46,26 @@ describe('rate limit over HTTP', () => {
     expect(again.headers['ratelimit-remaining']).toBe(String(PER - 1));
   });
 
+  it('reads the clock the caller gives it (rateLimit.now), not Date.now, when one is given', async () => {
+    let clockMs = Date.now();
+    const s = await startReferenceServer({ rateLimit: { perWindow: 2, windowMs: 60_000, now: () => clockMs } });
+    try {
+      const token = s.fixtures.tokens.all;
+      expect((await api(s, 'GET', '/me', { token })).status).toBe(200);
+      expect((await api(s, 'GET', '/me', { token })).status).toBe(200);
+      const refused = await api(s, 'GET', '/me', { token });
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('60');
+      clockMs += 59_000; // still inside the minute on the given clock, whatever real time passed
+      expect((await api(s, 'GET', '/me', { token })).status).toBe(429);
+      clockMs += 1_001;
+      expect((await api(s, 'GET', '/me', { token })).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+    await expect(startReferenceServer({ rateLimit: { perWindow: 2, windowMs: 60_000, now: 5 as unknown as () => number } })).rejects.toThrow(/rateLimit.now must be a function/);
+  });
+
   it('the default is the spec\'s 100 per minute', async () => {
     const s = await startReferenceServer();
     try {
