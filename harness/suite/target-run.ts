@@ -35,6 +35,15 @@ const EMBEDDED_WEBHOOK_BUDGET_S = 5;
  */
 const EMBEDDED_CALL_DURATION_MS = 100;
 
+/**
+ * The embedded reference's delivery timeout, in running time (reference/webhooks/dispatcher.ts,
+ * runningTimeDeadline): the receiver shares this process, so a pause of the process (a busy host)
+ * delays its answer and the deadline alike and times nothing out. 250 ms of running time is ample
+ * for a loopback TLS handshake and an answer; the check of a delivery left unanswered waits it
+ * out holding the `webhooks` claim, on the run's longest path (1 s of wall time cost 1 s a run).
+ */
+const EMBEDDED_DELIVERY_TIMEOUT_MS = 250;
+
 function faultsFromEnvironment(): string[] {
   return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
 }
@@ -99,7 +108,7 @@ export async function startRun(): Promise<SharedRun> {
     trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
     faults: [...faults],
     variants: variantsFromEnvironment(),
-    deliveryTimeoutMs: 1_000,
+    deliveryTimeoutMs: EMBEDDED_DELIVERY_TIMEOUT_MS,
     callDurationMs: EMBEDDED_CALL_DURATION_MS,
   });
   const embeddedTarget = async (faults: readonly string[]): Promise<ProvidedTarget> => {

@@ -10,8 +10,13 @@
  *
  *   Timeout            DEFAULT_TIMEOUT_MS = 5000 REAL ms per attempt, covering connect + TLS +
  *                      request + response headers + body (an overall deadline, with undici's
- *                      connect/headers/body timeouts set to the same value as backstops). It is
- *                      real time, not virtual: the network doesn't run on the scaled clock.
+ *                      connect/headers/body timeouts as backstops at BACKSTOP_FACTOR times it).
+ *                      It is real time, not virtual: the network doesn't run on the scaled clock.
+ *                      It counts the time this process was running, not time it was paused (a
+ *                      busy host that descheduled it, an event loop held by other work): the
+ *                      receiver often lives in this same process (the embedded run's), and a
+ *                      pause that delays its answer delays the deadline alike, so an ordinary
+ *                      delivery never times out for the machine's sake (runningTimeDeadline).
  *   Backoff            DEFAULT_BACKOFF = 60 s × 2, in VIRTUAL ms. Interval k (between attempt k
  *                      and k+1) = firstIntervalMs × factor^(k−1). Attempt n+1 is scheduled at
  *                      first-attempt time + the sum of the first n intervals (scheduled times, so
@@ -157,6 +162,34 @@ export interface DispatcherOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
+/** undici's own timeouts, in wall time, only stop an attempt the deadline somehow let run on. */
+const BACKSTOP_FACTOR = 10;
+/** How often the deadline looks at the clock; a gap longer than two ticks is a pause, not running time. */
+const DEADLINE_TICK_MS = 20;
+
+/**
+ * Calls `onExpire` once `timeoutMs` of running time has passed: each tick credits the real time
+ * since the last one, at most two ticks' worth, so time the process spent paused does not count.
+ * `onExpire` runs one turn of the event loop later, after pending I/O: an answer that arrived
+ * during a pause is read before the attempt is given up. Returns a function that cancels it.
+ */
+export function runningTimeDeadline(timeoutMs: number, onExpire: () => void, tickMs = DEADLINE_TICK_MS): () => void {
+  let credited = 0;
+  let last = performance.now();
+  let expiring: ReturnType<typeof setImmediate> | undefined;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    credited += Math.min(now - last, 2 * tickMs);
+    last = now;
+    if (credited < timeoutMs) return;
+    clearInterval(ticker);
+    expiring = setImmediate(onExpire);
+  }, Math.min(tickMs, timeoutMs));
+  return () => {
+    clearInterval(ticker);
+    if (expiring !== undefined) clearImmediate(expiring);
+  };
+}
 export const DEFAULT_BACKOFF: Readonly<BackoffOptions> = Object.freeze({ firstIntervalMs: 60_000, factor: 2 });
 export const DEFAULT_MAX_RECORDS = 10_000;
 export const MAX_ATTEMPTS_PER_DELIVERY = 100;
@@ -236,9 +269,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   const agent = new Agent({
     // `ca` replaces the platform root store: exactly these CAs are trusted, no others.
-    connect: { ca: [...(options.trustedCaPem ?? [])], timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    connect: { ca: [...(options.trustedCaPem ?? [])], timeout: timeoutMs * BACKSTOP_FACTOR },
+    headersTimeout: timeoutMs * BACKSTOP_FACTOR,
+    bodyTimeout: timeoutMs * BACKSTOP_FACTOR,
   });
 
   /** Insertion order = dispatch order; used for eviction of finished records. */
@@ -350,10 +383,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /** One HTTP attempt; never rejects. undefined when aborted by close(). */
   async function send(url: string, headers: Record<string, string>, body: string, abort: AbortController): Promise<AttemptOutcome | undefined> {
     let timedOut = false;
-    const deadline = setTimeout(() => {
+    const cancelDeadline = runningTimeDeadline(timeoutMs, () => {
       timedOut = true;
       abort.abort(new Error('attempt deadline'));
-    }, timeoutMs);
+    });
     try {
       const res = await request(url, { dispatcher: agent, method: 'POST', headers, body, signal: abort.signal });
       // Read and discard the answer so the connection can be reused; its errors don't matter.
@@ -365,7 +398,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const { timeout, message } = describeError(e);
       return timeout ? { kind: 'timeout' } : { kind: 'connection_error', message };
     } finally {
-      clearTimeout(deadline);
+      cancelDeadline();
     }
   }
 

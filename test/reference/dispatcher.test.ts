@@ -21,6 +21,7 @@ import {
   DISPATCHER_FAULT_IDS,
   DEFAULT_TIMEOUT_MS,
   RETRY_HORIZON_MS,
+  runningTimeDeadline,
   USER_AGENT,
 } from '../../reference/webhooks/dispatcher.ts';
 import type { DeliveryRecord, Dispatcher, DispatcherOptions, Subscription } from '../../reference/webhooks/dispatcher.ts';
@@ -102,6 +103,39 @@ function event(): Record<string, unknown> {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Holds the event loop for `ms`, as a host that deschedules the process would. */
+function pauseTheEventLoop(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) { /* paused */ }
+}
+
+describe('runningTimeDeadline', () => {
+  it('expires after the running time, not counting a pause, and not before the I/O of the turn it fell due in', async () => {
+    const started = performance.now();
+    let expiredAt: number | undefined;
+    runningTimeDeadline(100, () => { expiredAt = performance.now() - started; });
+    pauseTheEventLoop(300);
+    await sleep(30);
+    expect(expiredAt, 'a 300 ms pause counted as running time').toBeUndefined();
+    await until(() => expiredAt !== undefined, 'the deadline to expire', 2_000);
+    // At most two ticks of the pause count: 100 ms of running time come after about 260 ms more.
+    expect(expiredAt).toBeGreaterThanOrEqual(300 + 100 - 40);
+  });
+
+  it('never expires once cancelled, and expires on time with a free event loop', async () => {
+    let cancelledFired = false;
+    const cancel = runningTimeDeadline(50, () => { cancelledFired = true; });
+    cancel();
+    const started = performance.now();
+    let expiredAt: number | undefined;
+    runningTimeDeadline(50, () => { expiredAt = performance.now() - started; });
+    await until(() => expiredAt !== undefined, 'the deadline to expire', 2_000);
+    await sleep(80);
+    expect(cancelledFired).toBe(false);
+    expect(expiredAt).toBeGreaterThanOrEqual(50);
+  });
+});
 
 /** Bounded poll: resolves once `pred` holds, fails the test after `timeoutMs` real ms. */
 async function until(pred: () => boolean, what: string, timeoutMs = 1500): Promise<void> {
@@ -223,6 +257,19 @@ describe('delivery over HTTPS', () => {
       expect(d.signature.ok).toBe(true);
     }
     expect(sub.consecutiveFailures).toBe(0);
+  });
+
+  it('a pause of the whole process longer than the timeout, during an attempt, is not a timeout: the answer is read', async () => {
+    // The embedded run's receiver shares the reference's process: a busy host that pauses it
+    // delays the answer and the deadline alike. A wall-clock deadline gave up here.
+    const { dispatcher } = setup({ scale: 0, timeoutMs: 100 });
+    const { path, sub } = hook([{ status: 200 }]);
+    const r = dispatcher.dispatch(sub, event());
+    pauseTheEventLoop(400);
+    await until(settled(r), 'delivered after the pause', 5_000);
+    expect(r.attempts.map((a) => a.outcome.kind)).toEqual(['status']);
+    expect(r.state).toBe('delivered');
+    expect(receiver.deliveries(path)).toHaveLength(1);
   });
 
   it('a receiver that hangs times out and the attempt is retried', async () => {
