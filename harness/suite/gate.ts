@@ -15,7 +15,7 @@
  * - Account states hand out tokens that their teardown revokes by label: two checks of the same
  *   state never overlap.
  * - A check that starts a server of its own and sends nothing to the target (the rate-limit
- *   check, 1 s of waiting on its window) claims nothing: not even a check that runs alone waits for it.
+ *   check, a reference of its own with the spec's limit) claims nothing: not even a check that runs alone waits for it.
  * - Order across a project's files (run-order.ts): no check of a normal file starts before the
  *   `*.open.suite` files ended, no check of a `*.judge.suite` file before every other file ended.
  *
