@@ -173,18 +173,18 @@ const DEADLINE_TICK_MS = 20;
  * `onExpire` runs one turn of the event loop later, after pending I/O: an answer that arrived
  * during a pause is read before the attempt is given up. Returns a function that cancels it.
  */
-export function runningTimeDeadline(timeoutMs: number, onExpire: () => void, tickMs = DEADLINE_TICK_MS): () => void {
+export function runningTimeDeadline(timeoutMs: number, onExpire: () => void): () => void {
   let credited = 0;
   let last = performance.now();
   let expiring: ReturnType<typeof setImmediate> | undefined;
   const ticker = setInterval(() => {
     const now = performance.now();
-    credited += Math.min(now - last, 2 * tickMs);
+    credited += Math.min(now - last, 2 * DEADLINE_TICK_MS);
     last = now;
     if (credited < timeoutMs) return;
     clearInterval(ticker);
     expiring = setImmediate(onExpire);
-  }, Math.min(tickMs, timeoutMs));
+  }, Math.min(DEADLINE_TICK_MS, timeoutMs));
   return () => {
     clearInterval(ticker);
     if (expiring !== undefined) clearImmediate(expiring);
