@@ -16,7 +16,7 @@ import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from './control-client.ts';
 import { journalSetup, journalTeardown } from './control-journal.ts';
-import { claimsOf, enterGate } from './gate.ts';
+import { claimsOf, enterGate, requestClaim } from './gate.ts';
 import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
 import type { ProvidedTarget } from './provided.ts';
 import type { ReceiverClient } from './receiver-client.ts';
@@ -182,7 +182,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       },
       async call(request) {
         // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
-        if (request.method === 'POST' && (request.path === '/hooks' || request.path === '/calls')) await pass.claim('webhooks', request.path === '/calls');
+        if (requestClaim(request, (schema, value) => contract.checkSchema(schema, value).length > 0) !== undefined) await pass.claim('webhooks', request.path === '/calls');
         const exchange = await api.send(request);
         const where = `${request.method} ${request.path}`;
         if (exchange.status === 429 && request.expectRateLimit !== true) {

@@ -4,14 +4,20 @@
  * exclusions explicit instead of leaving them to luck:
  *
  * - A check that changes what every other check sees runs ALONE: moving the target's clock
- *   (clock-advanced: token expiry, CDR windows, every pending retry) or switching a behaviour of
- *   the main account (balance-upstream-failing, originate-failing, engine-not-configured).
+ *   (clock-advanced: token expiry, CDR windows, every pending retry) or making the main account's
+ *   balance snapshot fail (balance-upstream-failing: GET /balance is read by checks that declare nothing).
  * - Events reach every active subscription of their kind, whoever caused them: a check that
  *   emits events (event-emitted), creates a subscription (POST /hooks) or originates a call
  *   (POST /calls: call.ended follows when the call ends) holds the `webhooks` claim, which no two
- *   checks hold at once. It is taken at entry (event-emitted) or before the request (check.ts),
- *   and kept after an originating check ends until every call in progress has ended. The run's
- *   watch (event-watch.ts) is the one subscription meant to see everything.
+ *   checks hold at once. It is taken at entry (event-emitted) or before the request (check.ts,
+ *   requestClaim), and kept after an originating check ends until every call in progress has
+ *   ended. The run's watch (event-watch.ts) is the one subscription meant to see everything.
+ *   A request whose body can do neither goes without it (requestClaim), so the negative-data
+ *   properties run beside the checks that subscribe instead of after them.
+ * - A check that makes origination fail (originate-failing, engine-not-configured) changes only
+ *   what POST /calls answers, and every check that sends POST /calls holds `webhooks` first: it
+ *   claims `webhooks` at entry instead of running alone, so it no longer waits for (nor holds
+ *   back) the checks that never originate, like a long CDR property on the other worker.
  * - Account states hand out tokens that their teardown revokes by label: two checks of the same
  *   state never overlap.
  * - A check that starts a server of its own and sends nothing to the target (the rate-limit
@@ -30,12 +36,15 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { TestModule, TestSpecification } from 'vitest/node';
 import type { ControlCapability } from '../contract/control.ts';
+import { couldOriginate } from '../contract/origination.ts';
 import { runRank } from './run-order.ts';
 
 export type Claim = 'check' | 'alone' | 'webhooks' | `state:${string}`;
 
 /** States whose effect reaches every other check (see above). */
-const ALONE_STATES: readonly ControlCapability[] = ['clock-advanced', 'balance-upstream-failing', 'originate-failing', 'engine-not-configured'];
+const ALONE_STATES: readonly ControlCapability[] = ['clock-advanced', 'balance-upstream-failing'];
+/** States whose effect reaches only POST /calls, which no check sends without holding `webhooks` (check.ts). */
+const ORIGINATION_STATES: readonly ControlCapability[] = ['originate-failing', 'engine-not-configured'];
 /** States that issue tokens their teardown revokes by the state's label. */
 const LABELLED_STATES: readonly ControlCapability[] = ['token-issued', 'token-revoked', 'account-suspended', 'account-without-trunk', 'account-without-dialer', 'agent-not-provisioned'];
 
@@ -48,9 +57,44 @@ export function claimsOf(control: readonly ControlCapability[] = [], ownServer =
   if (ownServer) return [];
   const claims: Claim[] = ['check'];
   if (control.some((c) => ALONE_STATES.includes(c))) claims.push('alone');
-  if (control.includes('event-emitted')) claims.push('webhooks');
+  if (control.includes('event-emitted') || control.some((c) => ORIGINATION_STATES.includes(c))) claims.push('webhooks');
   for (const state of control) if (LABELLED_STATES.includes(state)) claims.push(`state:${state === 'token-revoked' ? 'token-issued' : state}`);
   return claims;
+}
+
+/** A request as far as its claim goes: its method, path and body (check.ts CallRequest). */
+export interface ClaimedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly json?: unknown;
+  readonly body?: string;
+  readonly form?: unknown;
+}
+
+/**
+ * What a request claims before it is sent: `webhooks` for a POST /hooks or POST /calls that may
+ * subscribe or originate a call; nothing for one whose body cannot, which a conformant target
+ * refuses (400) and so neither subscribes nor dials:
+ * - a body that is not JSON;
+ * - a POST /hooks body that breaks HookCreate (at a target that wrongly accepts it, the check
+ *   that sent it fails and deletes the hook at once; deliveries go to its own target_url);
+ * - a POST /calls body that breaks CallCreate and could not dial under any lenient reading
+ *   (couldOriginate: a target that dials anyway has already failed the check that sent it).
+ * `breaks(schema, value)`: whether the value breaks openapi.json's components.schemas[schema].
+ */
+export function requestClaim(request: ClaimedRequest, breaks: (schema: 'CallCreate' | 'HookCreate', value: unknown) => boolean): 'webhooks' | undefined {
+  if (request.method !== 'POST' || (request.path !== '/hooks' && request.path !== '/calls')) return undefined;
+  if (request.form !== undefined) return 'webhooks';
+  let value = request.json;
+  if (value === undefined && request.body !== undefined) {
+    try {
+      value = JSON.parse(request.body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (request.path === '/hooks') return breaks('HookCreate', value) ? undefined : 'webhooks';
+  return breaks('CallCreate', value) && !couldOriginate(value) ? undefined : 'webhooks';
 }
 
 /** Whether two different checks holding `a` and `b` may not run at the same time. */

@@ -5,7 +5,7 @@
  *
  * POST /calls bodies must never be able to originate a call, even at a target that validates
  * nothing: every one breaks aiAgentId or toNumber in a way no lenient reading repairs
- * (`couldOriginate` is the guard the property asserts before sending).
+ * (`couldOriginate`, harness/contract/origination.ts, is the guard the property asserts before sending).
  */
 import fc from 'fast-check';
 import { eventTypes } from '../../harness/contract/openapi.ts';
@@ -123,22 +123,6 @@ export function brokenCallBody(agentId?: string): fc.Arbitrary<Body> {
     { weight: 1, arbitrary: nonObject.map((value): Body => ({ kind: 'json', value, why: 'not an object' })) },
     { weight: 2, arbitrary: notJson.map((text): Body => ({ kind: 'text', text, why: 'not JSON' })) },
   );
-}
-
-const DIALABLE = /^\+?[1-9][0-9\s().-]{2,}$/;
-
-/**
- * Whether a body could possibly make a lenient target dial: a numeric-string aiAgentId of an
- * existing-looking shape together with a toNumber that, stripped of punctuation, is digits.
- * Every body sent to POST /calls must answer false, wherever it is nested.
- */
-export function couldOriginate(value: unknown, depth = 0): boolean {
-  if (value === null || typeof value !== 'object' || depth > 3) return false;
-  if (Array.isArray(value)) return value.some((item) => couldOriginate(item, depth + 1));
-  const record = value as Record<string, unknown>;
-  const { aiAgentId, toNumber } = record;
-  if (typeof aiAgentId === 'string' && /^\s*[0-9]+\s*$/.test(aiAgentId) && typeof toNumber === 'string' && DIALABLE.test(toNumber.trim())) return true;
-  return Object.values(record).some((item) => couldOriginate(item, depth + 1));
 }
 
 // ── POST /hooks ─────────────────────────────────────────────────────────────────────────

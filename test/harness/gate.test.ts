@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, startGate, type GateServer } from '../../harness/suite/gate.ts';
+import { createContract } from '../../harness/contract/validator.ts';
+import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, requestClaim, startGate, type GateServer } from '../../harness/suite/gate.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 
@@ -12,11 +13,18 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('what a check claims', () => {
-  it('runs alone when it moves the clock or switches a behaviour of the main account', () => {
+  it('runs alone when it moves the clock or makes the balance snapshot fail', () => {
     expect(claimsOf(['clock', 'clock-advanced', 'event-emitted'])).toEqual(['check', 'alone', 'webhooks']);
-    expect(claimsOf(['balance-upstream-failing'])).toContain('alone');
-    expect(claimsOf(['originate-failing'])).toContain('alone');
-    expect(claimsOf(['engine-not-configured'])).toContain('alone');
+    expect(claimsOf(['balance-upstream-failing'])).toEqual(['check', 'alone']);
+  });
+
+  it('holds webhooks, the claim every originating check holds, when it makes origination fail; it does not run alone', () => {
+    expect(claimsOf(['originate-failing'])).toEqual(['check', 'webhooks']);
+    expect(claimsOf(['engine-not-configured'])).toEqual(['check', 'webhooks']);
+    expect(claimsOf(['engine-not-configured', 'event-emitted'])).toEqual(['check', 'webhooks']);
+  });
+
+  it('claims only check without a state that reaches other checks', () => {
     expect(claimsOf(['hook-attempts', 'deliveries-idle', 'clock'])).toEqual(['check']);
     expect(claimsOf()).toEqual(['check']);
     // A check with a server of its own (the rate-limit check) claims nothing, whatever it declares.
@@ -36,6 +44,42 @@ describe('what a check claims', () => {
     expect(conflicts('state:account-suspended', 'state:account-suspended')).toBe(true);
     expect(conflicts('state:account-suspended', 'state:token-issued')).toBe(false);
     expect(conflicts('check', 'check')).toBe(false);
+  });
+});
+
+describe('what a request claims before it is sent', () => {
+  const contract = createContract();
+  const breaks = (schema: 'CallCreate' | 'HookCreate', value: unknown) => contract.checkSchema(schema, value).length > 0;
+  const claimOf = (path: string, body: { json?: unknown; body?: string; form?: Record<string, string> }, method = 'POST') => requestClaim({ method, path, ...body }, breaks);
+  const target = 'https://receiver.example.com/hook';
+
+  it('claims webhooks for a POST /hooks body that may subscribe, as JSON or as text', () => {
+    expect(claimOf('/hooks', { json: { event: 'call.ended', target_url: target } })).toBe('webhooks');
+    expect(claimOf('/hooks', { body: JSON.stringify({ event: 'dnc.added', target_url: target }) })).toBe('webhooks');
+    expect(claimOf('/hooks', { form: { event: 'call.ended', target_url: target } })).toBe('webhooks');
+  });
+
+  it('claims nothing for a POST /hooks body that breaks HookCreate or is not JSON, nor for any other request', () => {
+    expect(claimOf('/hooks', { json: { event: 'call.started', target_url: target } })).toBeUndefined();
+    expect(claimOf('/hooks', { json: { event: 'call.ended', target_url: 'http://receiver.example.com/hook' } })).toBeUndefined();
+    expect(claimOf('/hooks', { body: '{"event": "call.ended",' })).toBeUndefined();
+    expect(claimOf('/hooks', {})).toBeUndefined();
+    expect(claimOf('/hooks', {}, 'GET')).toBeUndefined();
+    expect(claimOf('/hooks/3f0c', { json: { event: 'call.ended', target_url: target } })).toBeUndefined();
+  });
+
+  it('claims webhooks for a POST /calls body that could dial, even one that breaks CallCreate', () => {
+    expect(claimOf('/calls', { json: { aiAgentId: '1001', toNumber: '+14155550100' } })).toBe('webhooks');
+    // Broken only in fromNumber, or nested one level down: a lenient target could still dial.
+    expect(claimOf('/calls', { json: { aiAgentId: '1001', toNumber: '+14155550100', fromNumber: 'x' } })).toBe('webhooks');
+    expect(claimOf('/calls', { body: JSON.stringify({ call: { aiAgentId: '1001', toNumber: '+14155550100' } }) })).toBe('webhooks');
+  });
+
+  it('claims nothing for a POST /calls body that breaks CallCreate beyond any lenient reading, or is not JSON', () => {
+    expect(claimOf('/calls', { json: { aiAgentId: '1001', toNumber: 'not-a-phone-number' } })).toBeUndefined();
+    expect(claimOf('/calls', { json: { aiAgentId: 'abc', toNumber: '+14155550100' } })).toBeUndefined();
+    expect(claimOf('/calls', { json: { toNumber: '+14155550100' } })).toBeUndefined();
+    expect(claimOf('/calls', { body: 'not json' })).toBeUndefined();
   });
 });
 
@@ -97,6 +141,18 @@ describe('the gate', () => {
     gate.leave('alone');
     expect(await settled(gate.enter('alone-2', 'a.suite.ts', ['check', 'alone']))).toBe(true);
     expect(gate.runningNow().sort()).toEqual(['alone-2', 'own']);
+  });
+
+  it('runs a check that makes origination fail beside a plain check, but never while another check may originate', async () => {
+    const gate = new Gate(() => 0);
+    await gate.enter('cdr-property', 'cdrs.property.ts', claimsOf());
+    expect(await settled(gate.enter('originate-fails', 'calls.suite.ts', claimsOf(['originate-failing'])))).toBe(true);
+    // A check about to send POST /calls (check.ts claims webhooks first) waits for the switch to be off.
+    await gate.enter('originator', 'webhooks.suite.ts', claimsOf());
+    const originating = gate.claim('originator', 'webhooks');
+    expect(await settled(originating)).toBe(false);
+    gate.leave('originate-fails');
+    expect(await settled(originating)).toBe(true);
   });
 
   it('never lets two checks hold webhooks: a running check that subscribes waits for the one that does', async () => {
