@@ -32,10 +32,20 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * clock (other checks move it), read through the control API; a remote target runs on real
  * time, so allow for clock skew.
  */
-async function targetNow(t: CheckTools): Promise<{ now: number; slackMs: number }> {
+async function targetNow(t: CheckTools): Promise<TargetNow> {
   if (t.control.offers('clock')) return { now: await t.control.clock(), slackMs: 1_000 };
   return { now: Date.now(), slackMs: 120_000 };
 }
+
+interface TargetNow { readonly now: number; readonly slackMs: number }
+
+/**
+ * The clock reading taken last in a check: the next request's "before". A reading taken after
+ * one request is also taken before the next, and the target's clock never runs back within a
+ * check (the checks that move it run alone, gate.ts; a remote run runs one check at a time), so
+ * each request costs one reading of the clock (a control round trip), not two.
+ */
+interface LastReading { current: TargetNow }
 
 interface Answer {
   readonly status: number;
@@ -44,11 +54,11 @@ interface Answer {
   readonly verdict: CdrVerdict;
 }
 
-/** Sends one generated query and judges it with the model, "now" bracketed by the request. */
-async function ask(t: CheckTools, generated: GeneratedQuery): Promise<Answer> {
-  const before = await targetNow(t);
+/** Sends one generated query and judges it with the model, "now" bracketed by the readings before and after the request. */
+async function ask(t: CheckTools, generated: GeneratedQuery, last: LastReading): Promise<Answer> {
+  const before = last.current;
   const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { ...generated.query } });
-  const after = await targetNow(t);
+  const after = (last.current = await targetNow(t));
   const verdict = cdrVerdict(generated.query, { earliestMs: before.now - before.slackMs, latestMs: after.now + after.slackMs });
   const code = (exchange.json as { error?: unknown } | undefined)?.error;
   return { status: exchange.status!, code: typeof code === 'string' ? code : undefined, list: exchange.status === 200 ? exchange.json as CdrList : undefined, verdict };
@@ -115,11 +125,12 @@ describe('GET /cdrs window properties', () => {
     needs: { tokens: ['read:cdrs'] },
     requests: numRuns,
   }, async (t) => {
-    const { now } = await targetNow(t);
+    const last: LastReading = { current: await targetNow(t) };
+    const { now } = last.current;
     const seen = observations();
     try {
       await assertProperty(t, { title: statusTitle, requirement: 'CDRS-INVALID-TIMESTAMP' }, fc.asyncProperty(windowQuery(now), async (generated) => {
-        const answer = await ask(t, generated);
+        const answer = await ask(t, generated, last);
         const problem = statusProblem(answer);
         if (problem !== undefined) t.fail(`${describeQuery(generated)}: ${problem}`);
         if (answer.verdict.kind === 'unspecified' && answer.verdict.requirement !== 'CDRS-LIMIT-OUT-OF-RANGE') {
@@ -142,11 +153,12 @@ describe.skipIf(session().target.kind === 'remote')('GET /cdrs rows properties (
     needs: { tokens: ['read:cdrs'] },
     requests: session().target.kind === 'remote' ? 0 : numRuns, // skipped there; the budget counts planned requests
   }, async (t) => {
-    const { now } = await targetNow(t);
+    const last: LastReading = { current: await targetNow(t) };
+    const { now } = last.current;
     const seen = observations();
     try {
       await assertProperty(t, { title: rowsTitle, requirement: 'CDRS-ROWS-IN-WINDOW' }, fc.asyncProperty(acceptedWindowQuery(now), async (generated) => {
-        const answer = await ask(t, generated);
+        const answer = await ask(t, generated, last);
         const problem = statusProblem(answer);
         if (problem !== undefined) t.fail(`${describeQuery(generated)}: ${problem}`);
         if (answer.verdict.kind === 'unspecified') seen.add(answer.verdict.requirement, `${JSON.stringify(generated.query.limit)} → ${describeAnswer(answer)}${answer.list === undefined ? '' : ` with ${answer.list.calls.length} records`}`);
