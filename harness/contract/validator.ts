@@ -9,6 +9,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { openapi } from './openapi.ts';
+import { precompiledValidators, suiteCacheDirectory } from './precompiled.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the module object.
 type AddFormats = (ajv: Ajv2020) => unknown;
@@ -105,25 +106,71 @@ export interface Contract {
   documentedStatuses(method: string, pathTemplate: string): string[];
 }
 
-export function createContract(): Contract {
-  // validateSchema: false skips compiling JSON Schema's own meta-schema, some 50 ms in every process
-  // that builds a contract (each test worker, every fault of the self-proof). openapi.json's schemas
-  // are checked against it where it matters, once: test/contract/openapi-document.test.ts.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, verbose: true, validateSchema: false });
+// validateSchema: false skips compiling JSON Schema's own meta-schema, some 50 ms in every process
+// that builds a contract (each test worker, every fault of the self-proof). openapi.json's schemas
+// are checked against it where it matters, once: test/contract/openapi-document.test.ts.
+const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: true, verbose: true, validateSchema: false } as const;
+/** The options as they count for the name of the kept validators' file (precompiled.ts). */
+export const AJV_OPTIONS_KEY = JSON.stringify(AJV_OPTIONS);
+
+function makeAjv(source: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, ...(source ? { code: { source: true } } : {}) });
   addFormats(ajv);
-  ajv.addSchema(openapi as object, DOCUMENT_ID);
-  const compiled = new Map<string, ValidateFunction>();
-  const compile = (pointer: string): ValidateFunction => {
-    let validate = compiled.get(pointer);
-    if (validate === undefined) {
-      validate = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-      compiled.set(pointer, validate);
+  return ajv;
+}
+
+const operationOf = (method: string, pathTemplate: string): OperationObject | undefined =>
+  (openapi.paths as Record<string, Record<string, OperationObject>>)[pathTemplate]?.[method.toLowerCase()];
+
+/** The media type whose schema a response's body is validated against: JSON when it offers JSON. */
+function validatedMediaType(response: ResponseObject): string | undefined {
+  const mediaTypes = Object.keys(response.content ?? {});
+  return mediaTypes.includes('application/json') ? 'application/json' : mediaTypes[0];
+}
+
+/** The schema pointer of an operation's documented response `key` ("200", "4XX"); undefined when it has no body. */
+function responseSchemaPointer(method: string, pathTemplate: string, key: string): string | undefined {
+  const { response, pointer: sharedPointer } = resolveResponse(operationOf(method, pathTemplate)!.responses[key]!);
+  const mediaType = validatedMediaType(response);
+  if (mediaType === undefined) return undefined;
+  const base = sharedPointer ?? `#/paths/${pointerSegment(pathTemplate)}/${method.toLowerCase()}/responses/${key}`;
+  return `${base}/content/${pointerSegment(mediaType)}/schema`;
+}
+
+const componentSchemaPointer = (name: string): string => `#/components/schemas/${pointerSegment(name)}`;
+const eventSchemaPointer = (event: string): string => `#/webhooks/${pointerSegment(event)}/post/requestBody/content/application~1json/schema`;
+
+/** Every schema the contract validates against: each documented response body, each component schema, each event's payload. */
+export function schemaPointers(): string[] {
+  const pointers = new Set<string>();
+  for (const [pathTemplate, item] of Object.entries(openapi.paths as Record<string, Record<string, Partial<OperationObject>>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const key of Object.keys(operation.responses ?? {})) {
+        const pointer = responseSchemaPointer(method, pathTemplate, key);
+        if (pointer !== undefined) pointers.add(pointer);
+      }
     }
+  }
+  for (const name of Object.keys(openapi.components.schemas)) pointers.add(componentSchemaPointer(name));
+  for (const event of Object.keys(openapi.webhooks)) pointers.add(eventSchemaPointer(event));
+  return [...pointers];
+}
+
+export interface ContractOptions {
+  /** Where the compiled validators are kept between processes (precompiled.ts); undefined: the suite's cache folder. */
+  readonly cacheDirectory?: string;
+}
+
+export function createContract(options: ContractOptions = {}): Contract {
+  const validators = precompiledValidators({
+    document: openapi as object, documentId: DOCUMENT_ID, pointers: schemaPointers(), makeAjv,
+    optionsKey: AJV_OPTIONS_KEY, directory: options.cacheDirectory ?? suiteCacheDirectory(),
+  });
+  const compiled = (pointer: string): ValidateFunction => {
+    const validate = validators.get(pointer);
+    if (validate === undefined) throw new Error(`contract bug: no validator for ${DOCUMENT_ID}${pointer} (schemaPointers)`);
     return validate;
   };
-
-  const operationOf = (method: string, pathTemplate: string): OperationObject | undefined =>
-    (openapi.paths as Record<string, Record<string, OperationObject>>)[pathTemplate]?.[method.toLowerCase()];
 
   return {
     documentedStatuses(method, pathTemplate) {
@@ -144,8 +191,7 @@ export function createContract(): Contract {
         return { operation: operationName, status: recorded.status, documented: false, unspecified: false,
           problems: [`status ${recorded.status} is not documented for ${operationName} (documented: ${documented})`] };
       }
-      const { response, pointer: sharedPointer } = resolveResponse(operation.responses[key]!);
-      const base = sharedPointer ?? `#/paths/${pointerSegment(pathTemplate)}/${method.toLowerCase()}/responses/${key}`;
+      const { response } = resolveResponse(operation.responses[key]!);
       const problems: string[] = [];
       const mediaTypes = Object.keys(response.content ?? {});
       if (mediaTypes.length === 0) {
@@ -160,8 +206,7 @@ export function createContract(): Contract {
         } else if (recorded.json === undefined) {
           problems.push('body is empty, must be JSON');
         } else {
-          const mediaType = mediaTypes.includes('application/json') ? 'application/json' : mediaTypes[0]!;
-          const validate = compile(`${base}/content/${pointerSegment(mediaType)}/schema`);
+          const validate = compiled(responseSchemaPointer(method, pathTemplate, key)!);
           if (!validate(recorded.json)) problems.push(...formatAjvErrors(validate.errors));
         }
       }
@@ -170,13 +215,13 @@ export function createContract(): Contract {
 
     checkSchema(name, value, root = 'value') {
       if (!(name in openapi.components.schemas)) throw new Error(`openapi.json has no schema ${name}`);
-      const validate = compile(`#/components/schemas/${pointerSegment(name)}`);
+      const validate = compiled(componentSchemaPointer(name));
       return validate(value) ? [] : formatAjvErrors(validate.errors, root);
     },
 
     checkEvent(event, payload) {
       if (!(event in openapi.webhooks)) return [`${event} is not an event of openapi.json`];
-      const validate = compile(`#/webhooks/${pointerSegment(event)}/post/requestBody/content/application~1json/schema`);
+      const validate = compiled(eventSchemaPointer(event));
       return validate(payload) ? [] : formatAjvErrors(validate.errors, 'payload');
     },
   };
