@@ -83,6 +83,14 @@ export interface CheckOptions {
    * at the gate (gate.ts), so a check that runs alone never waits for it.
    */
   readonly ownServer?: true;
+  /**
+   * The check never looks at what its subscriptions receive, and neither emits events nor
+   * originates calls: a POST /hooks of it whose target is the run's own receiver (which answers
+   * every delivery it is given a plan for) takes no `webhooks` claim (gate.ts requestClaim).
+   * Another check's events reaching those subscriptions change nothing it judges, and no other
+   * check looks at its receiver paths.
+   */
+  readonly unwatchedSubscriptions?: true;
 }
 
 /** One requirement's verdict recorded by `t.verify` (task meta `verdicts`). */
@@ -138,6 +146,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
     const pass = await enterGate(ctx.task.file.filepath, claimsOf(options.needs?.control, options.ownServer === true), ctx.signal);
 
+    const unwatchedReceiver = options.unwatchedSubscriptions === true ? target.receiverPublicUrl : undefined;
     const firstExchange = api.exchangeCount;
     const statsBefore = api.stats;
     const cleanups: Array<() => Promise<void>> = [];
@@ -182,7 +191,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       },
       async call(request) {
         // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
-        if (requestClaim(request, (schema, value) => contract.checkSchema(schema, value).length > 0) !== undefined) await pass.claim('webhooks', request.path === '/calls');
+        if (requestClaim(request, (schema, value) => contract.checkSchema(schema, value).length > 0, unwatchedReceiver) !== undefined) await pass.claim('webhooks', request.path === '/calls');
         const exchange = await api.send(request);
         const where = `${request.method} ${request.path}`;
         if (exchange.status === 429 && request.expectRateLimit !== true) {

@@ -13,7 +13,9 @@
  *   requestClaim), and kept after an originating check ends until every call in progress has
  *   ended. The run's watch (event-watch.ts) is the one subscription meant to see everything.
  *   A request whose body can do neither goes without it (requestClaim), so the negative-data
- *   properties run beside the checks that subscribe instead of after them.
+ *   properties run beside the checks that subscribe instead of after them; so does a subscription
+ *   to the run's receiver by a check that never looks at what it receives (the subscription
+ *   state-table property: only its POST and DELETE answers are judged).
  * - A check that makes origination fail (originate-failing, engine-not-configured) changes only
  *   what POST /calls answers, and every check that sends POST /calls holds `webhooks` first: it
  *   claims `webhooks` at entry instead of running alone, so it no longer waits for (nor holds
@@ -79,10 +81,12 @@ export interface ClaimedRequest {
  * - a POST /hooks body that breaks HookCreate (at a target that wrongly accepts it, the check
  *   that sent it fails and deletes the hook at once; deliveries go to its own target_url);
  * - a POST /calls body that breaks CallCreate and could not dial under any lenient reading
- *   (couldOriginate: a target that dials anyway has already failed the check that sent it).
+ *   (couldOriginate: a target that dials anyway has already failed the check that sent it);
+ * - a POST /hooks to `unwatchedReceiver` (the run's receiver), from a check that never looks at
+ *   what its subscriptions receive and neither emits nor originates (check.ts unwatchedSubscriptions).
  * `breaks(schema, value)`: whether the value breaks openapi.json's components.schemas[schema].
  */
-export function requestClaim(request: ClaimedRequest, breaks: (schema: 'CallCreate' | 'HookCreate', value: unknown) => boolean): 'webhooks' | undefined {
+export function requestClaim(request: ClaimedRequest, breaks: (schema: 'CallCreate' | 'HookCreate', value: unknown) => boolean, unwatchedReceiver?: string): 'webhooks' | undefined {
   if (request.method !== 'POST' || (request.path !== '/hooks' && request.path !== '/calls')) return undefined;
   if (request.form !== undefined) return 'webhooks';
   let value = request.json;
@@ -93,7 +97,11 @@ export function requestClaim(request: ClaimedRequest, breaks: (schema: 'CallCrea
       return undefined;
     }
   }
-  if (request.path === '/hooks') return breaks('HookCreate', value) ? undefined : 'webhooks';
+  if (request.path === '/hooks') {
+    const target = (value as { target_url?: unknown } | null)?.target_url;
+    const unwatched = unwatchedReceiver !== undefined && typeof target === 'string' && target.startsWith(`${unwatchedReceiver.replace(/\/+$/, '')}/`);
+    return breaks('HookCreate', value) || unwatched ? undefined : 'webhooks';
+  }
   return breaks('CallCreate', value) && !couldOriginate(value) ? undefined : 'webhooks';
 }
 

@@ -68,6 +68,17 @@ describe('what a request claims before it is sent', () => {
     expect(claimOf('/hooks/3f0c', { json: { event: 'call.ended', target_url: target } })).toBeUndefined();
   });
 
+  it('claims nothing for a subscription to the run\'s receiver by a check that never looks at what it receives, and webhooks for any other target', () => {
+    const receiver = 'https://127.0.0.1:4443';
+    const subscribe = (url: string) => requestClaim({ method: 'POST', path: '/hooks', json: { event: 'call.ended', target_url: url } }, breaks, receiver);
+    expect(subscribe(`${receiver}/property/hooks/1a2b`)).toBeUndefined();
+    expect(subscribe('https://127.0.0.1:4444/property/hooks/1a2b')).toBe('webhooks');
+    expect(subscribe(`${receiver}.example.com/x`)).toBe('webhooks');
+    expect(subscribe(target)).toBe('webhooks');
+    // Originating is never unwatched.
+    expect(requestClaim({ method: 'POST', path: '/calls', json: { aiAgentId: '1001', toNumber: '+14155550100' } }, breaks, receiver)).toBe('webhooks');
+  });
+
   it('claims webhooks for a POST /calls body that could dial, even one that breaks CallCreate', () => {
     expect(claimOf('/calls', { json: { aiAgentId: '1001', toNumber: '+14155550100' } })).toBe('webhooks');
     // Broken only in fromNumber, or nested one level down: a lenient target could still dial.
