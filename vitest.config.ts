@@ -21,6 +21,10 @@ const againstTarget = {
   // embedded target only, whose files run in parallel behind the check gate (harness/suite/gate.ts).
   fileParallelism: false,
   isolate: false,
+  // A larger young generation for the workers: they parse and validate some 6 MB of CDR lists a
+  // run, and V8's default semi-space made that about a third more garbage-collection time
+  // (456 against 310 ms of a run's CPU, in CPU profiles of the three processes).
+  execArgv: ['--max-semi-space-size=32'],
   tags,
 };
 
