@@ -1,6 +1,6 @@
-import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe } from 'vitest';
 import { compareDocuments } from '../harness/contract/compatibility.ts';
+import { createDescriptionValidator } from '../harness/contract/openapi-description.ts';
 import { openapi } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { codeOf } from '../harness/suite/verdicts.ts';
@@ -26,8 +26,8 @@ describe('Versioning', () => {
   }, async (t) => {
     t.ensure(new URL(t.target.baseUrl).pathname.replace(/\/+$/, '').endsWith('/v1'), `the base URL ${t.target.baseUrl} does not end in /v1`);
     const served = await servedDocument(t);
-    const validator = new Validator();
-    const result = await validator.validate(structuredClone(served) as Parameters<Validator['validate']>[0]);
+    const validator = createDescriptionValidator();
+    const result = await validator.validate(structuredClone(served) as Parameters<typeof validator.validate>[0]);
     t.ensure(result.valid, `the served description is not a valid OpenAPI document: ${String(JSON.stringify(result.errors ?? result)).slice(0, 300)}`);
     t.ensure(validator.version === '3.1', `the served description is OpenAPI ${validator.version}, must be 3.1`);
     const server = serverUrl(served);

@@ -1,8 +1,9 @@
 /**
- * openapi.json's validators as code, made once and kept on disk (ajv's standalone code), so that
- * a process that validates (each test worker of a run, each fault runner of the self-proof) loads
- * them in a few milliseconds instead of compiling them: about 130 ms of CPU per process on the
- * 2-core machine, paid by both workers of every run.
+ * Validators as code, made once and kept on disk (ajv's standalone code), so that a process
+ * that validates (each test worker of a run, each fault runner of the self-proof) loads them in a
+ * few milliseconds instead of compiling them: openapi.json's (validator.ts), about 130 ms of CPU
+ * per process on the 2-core machine, paid by both workers of every run, and the OpenAPI 3.1
+ * schema a served description is checked against (openapi-description.ts), about 180 ms.
  *
  * The file is named by a hash of everything its code is made from (the document, the pointers,
  * ajv's and ajv-formats' versions, the options), so an edited openapi.json or an upgrade makes a
@@ -33,10 +34,12 @@ export function suiteCacheDirectory(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 export interface PrecompileOptions {
+  /** What the file holds, the start of its name ("openapi-validators"). */
+  readonly name: string;
   /** The schema document, added to ajv under `documentId`. */
   readonly document: object;
   readonly documentId: string;
-  /** JSON pointers into the document ("#/components/schemas/Cdr"), each one validator. */
+  /** JSON pointers into the document ("#/components/schemas/Cdr"; "" for the whole), each one validator. */
   readonly pointers: readonly string[];
   /** A configured ajv (formats added); `source` keeps the generated code, which the file is made of. */
   readonly makeAjv: (source: boolean) => Ajv2020;
@@ -51,11 +54,11 @@ function versionOf(packageName: string): string {
 }
 
 /** The file's name: a hash of what its code is made from. Pure but for the installed versions it reads. */
-export function precompiledFileName(options: Pick<PrecompileOptions, 'document' | 'pointers' | 'optionsKey'>): string {
+export function precompiledFileName(options: Pick<PrecompileOptions, 'name' | 'document' | 'pointers' | 'optionsKey'>): string {
   const hash = createHash('sha256')
     .update(JSON.stringify([versionOf('ajv'), versionOf('ajv-formats'), options.optionsKey, options.pointers, options.document]))
     .digest('hex').slice(0, 24);
-  return `openapi-validators-${hash}.cjs`;
+  return `${options.name}-${hash}.cjs`;
 }
 
 /** Runs a standalone module's code and takes its validators (v0, v1, … in pointer order); undefined when it does not give them all. */

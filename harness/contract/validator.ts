@@ -112,6 +112,8 @@ export interface Contract {
 const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: true, verbose: true, validateSchema: false } as const;
 /** The options as they count for the name of the kept validators' file (precompiled.ts). */
 export const AJV_OPTIONS_KEY = JSON.stringify(AJV_OPTIONS);
+/** The start of that file's name. */
+export const VALIDATORS_FILE = 'openapi-validators';
 
 function makeAjv(source: boolean): Ajv2020 {
   const ajv = new Ajv2020({ ...AJV_OPTIONS, ...(source ? { code: { source: true } } : {}) });
@@ -163,7 +165,7 @@ export interface ContractOptions {
 
 export function createContract(options: ContractOptions = {}): Contract {
   const validators = precompiledValidators({
-    document: openapi as object, documentId: DOCUMENT_ID, pointers: schemaPointers(), makeAjv,
+    name: VALIDATORS_FILE, document: openapi as object, documentId: DOCUMENT_ID, pointers: schemaPointers(), makeAjv,
     optionsKey: AJV_OPTIONS_KEY, directory: options.cacheDirectory ?? suiteCacheDirectory(),
   });
   const compiled = (pointer: string): ValidateFunction => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openapi } from '../../harness/contract/openapi.ts';
 import { precompiledFileName, suiteCacheDirectory } from '../../harness/contract/precompiled.ts';
-import { AJV_OPTIONS_KEY, createContract, schemaPointers } from '../../harness/contract/validator.ts';
+import { AJV_OPTIONS_KEY, createContract, schemaPointers, VALIDATORS_FILE } from '../../harness/contract/validator.ts';
 
 const folders: string[] = [];
 const freshFolder = (): string => {
@@ -16,7 +16,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-const fileIn = (folder: string): string => join(folder, precompiledFileName({ document: openapi, pointers: schemaPointers(), optionsKey: AJV_OPTIONS_KEY }));
+const fileIn = (folder: string): string => join(folder, precompiledFileName({ name: VALIDATORS_FILE, document: openapi, pointers: schemaPointers(), optionsKey: AJV_OPTIONS_KEY }));
 
 /** Verdicts that exercise formats, enums, required fields, patterns and a documented error body. */
 function verdicts(contract: ReturnType<typeof createContract>): unknown[] {
@@ -65,7 +65,7 @@ describe('openapi.json validators kept as code between processes', () => {
   });
 
   it('names the file after what the code is made from: another document, pointer list or option set is another file', () => {
-    const base = { document: openapi, pointers: schemaPointers(), optionsKey: AJV_OPTIONS_KEY };
+    const base = { name: VALIDATORS_FILE, document: openapi, pointers: schemaPointers(), optionsKey: AJV_OPTIONS_KEY };
     const name = precompiledFileName(base);
     expect(precompiledFileName({ ...base })).toBe(name);
     expect(precompiledFileName({ ...base, document: { ...openapi, info: { ...openapi.info, version: '1.0.1' } } })).not.toBe(name);
