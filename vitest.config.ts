@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
-import { TARGET_PROJECT, targetProjectEnabled } from './harness/suite/projects.ts';
+import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/suite/projects.ts';
 import { RunOrderSequencer } from './harness/suite/run-order-sequencer.ts';
 import { requirements } from './requirements/catalogue.ts';
 
@@ -21,12 +21,14 @@ const againstTarget = {
   // embedded target only, whose files run in parallel behind the check gate (harness/suite/gate.ts).
   fileParallelism: false,
   isolate: false,
-  // A larger young generation for the workers: they parse and validate some 6 MB of CDR lists a
-  // run, and V8's default semi-space made that about a third more garbage-collection time
-  // (456 against 310 ms of a run's CPU, in CPU profiles of the three processes).
-  execArgv: ['--max-semi-space-size=32'],
   tags,
 };
+
+// A larger young generation for forked workers: they parse and validate some 6 MB of CDR lists a
+// run, and V8's default semi-space made that about a third more garbage-collection time (456
+// against 310 ms of a run's CPU, in CPU profiles of the three processes). The self-proof's
+// runners use worker threads (harness/suite/projects.ts), which refuse V8 flags.
+const targetPool = targetProjectInThreads() ? { pool: 'threads' as const } : { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] };
 
 // npm test starts some hundred Node processes (runs, CLIs, reference servers) that compile the same
 // modules: a V8 compile cache shared by them (and inherited by the tests' clean environments,
@@ -96,7 +98,7 @@ const properties = `properties/**/*.property.${ext}`;
 // `occ run` and the self-proof run the suites and the properties as one project, which only they
 // enable (harness/suite/projects.ts).
 const targetProject = targetProjectEnabled()
-  ? [{ test: { name: TARGET_PROJECT, include: [suites, properties], exclude: harnessProperties, ...againstTarget } }]
+  ? [{ test: { name: TARGET_PROJECT, include: [suites, properties], exclude: harnessProperties, ...againstTarget, ...targetPool } }]
   : [];
 
 // One vitest project per concern; each can be run alone with `vitest run --project <name>`.

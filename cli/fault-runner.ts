@@ -58,7 +58,10 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
  */
 export async function startFaultRunner(): Promise<FaultRunner> {
   process.env.OCC_DRY_RUN = '0';
-  enableTargetProject();
+  // A worker thread per fault rather than a forked process: the same fresh module graph and
+  // environment (vitest hands each run's worker the environment of that run), without a Node
+  // process start per fault; about a tenth of the self-proof's CPU (README, Benchmarks).
+  enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it.
   const run: SharedRun = await acquireRun();
@@ -78,10 +81,6 @@ export async function startFaultRunner(): Promise<FaultRunner> {
     vitest = await createVitest({
       root: packageRoot, config: vitestConfigFile(), run: true, watch: false,
       project: [TARGET_PROJECT], reporters: [relay], passWithNoTests: true,
-      // A worker thread per fault rather than a forked process: the same fresh module graph and
-      // environment (vitest hands each run's worker the environment of that run), without a Node
-      // process start per fault; about a tenth of the self-proof's CPU (README, Benchmarks).
-      pool: 'threads',
     });
     const specifications = await vitest.globTestSpecifications();
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).

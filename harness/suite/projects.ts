@@ -19,15 +19,24 @@ export function partOf(projectName: string, root: string, moduleId: string): str
 }
 
 const ENABLE_VARIABLE = 'OCC_TARGET_PROJECT';
+const THREADS_VARIABLE = 'OCC_TARGET_PROJECT_THREADS';
 
 /**
  * Called by `occ run` and the self-proof before vitest loads its configuration: only they define
- * TARGET_PROJECT, so that `vitest run` does not run every check twice.
+ * TARGET_PROJECT, so that `vitest run` does not run every check twice. `threads`: the project
+ * runs in worker threads instead of forked processes (the self-proof's runners), which take no
+ * V8 flags of their own (vitest.config.ts).
  */
-export function enableTargetProject(): void {
+export function enableTargetProject(options: { threads?: boolean } = {}): void {
   process.env[ENABLE_VARIABLE] = '1';
+  if (options.threads === true) process.env[THREADS_VARIABLE] = '1';
+  else delete process.env[THREADS_VARIABLE];
 }
 
 export function targetProjectEnabled(): boolean {
   return process.env[ENABLE_VARIABLE] === '1';
+}
+
+export function targetProjectInThreads(): boolean {
+  return process.env[THREADS_VARIABLE] === '1';
 }

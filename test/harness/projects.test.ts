@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partOf, TARGET_PROJECT } from '../../harness/suite/projects.ts';
+import { enableTargetProject, partOf, TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from '../../harness/suite/projects.ts';
 
 describe('the part a check belongs to in reports', () => {
   it('is the project that ran it when that is conformance or properties', () => {
@@ -13,5 +13,22 @@ describe('the part a check belongs to in reports', () => {
     expect(partOf(TARGET_PROJECT, '/suite', '/suite/properties/cdr-window.property.ts')).toBe('properties');
     // The installed package runs the emitted copy under dist/, its own root.
     expect(partOf(TARGET_PROJECT, '/pkg/dist', '/pkg/dist/properties/negative-data.property.js')).toBe('properties');
+  });
+});
+
+describe('how the target project runs', () => {
+  it('in worker threads only when the caller asks (the self-proof\'s runners), else in forked workers, which may take V8 flags', () => {
+    const saved = { ...process.env };
+    try {
+      enableTargetProject({ threads: true });
+      expect(targetProjectEnabled()).toBe(true);
+      expect(targetProjectInThreads()).toBe(true);
+      enableTargetProject();
+      expect(targetProjectEnabled()).toBe(true);
+      expect(targetProjectInThreads()).toBe(false);
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
   });
 });
