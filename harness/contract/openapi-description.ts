@@ -8,14 +8,9 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { createRequire } from 'node:module';
 import { precompiledValidators, suiteCacheDirectory } from './precompiled.ts';
-
-// ajv-formats is CommonJS; under Node's ESM loader its default export is the module object.
-type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default
-  ?? (addFormatsModule as unknown as AddFormats);
+import { addFormats } from './validator.ts';
 
 const require = createRequire(import.meta.url);
 

@@ -13,7 +13,7 @@ import { precompiledValidators, suiteCacheDirectory } from './precompiled.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the module object.
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default
+export const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default
   ?? (addFormatsModule as unknown as AddFormats);
 
 const DOCUMENT_ID = 'openapi.json';
