@@ -32,7 +32,7 @@ import { parseArgs } from 'node:util';
 import { config as loadDotenvFile } from 'dotenv';
 import { faults, type Fault } from '../reference/faults.ts';
 import { requirementsFailedBy, type RunReport } from '../harness/report/model.ts';
-import type { FromRunner, ToRunner } from './fault-runner.ts';
+import type { CheckSelection, FromRunner, ToRunner } from './fault-runner.ts';
 import { compileCacheDirectory, entryPoint } from './package-root.ts';
 import { remoteRunEnvironment, startRemoteReference } from './remote-reference.ts';
 
@@ -137,8 +137,8 @@ export class RunnerProcess {
   }
 
   /** The fault's run, or why there is none (then the runner is ended: it may hold the fault on). */
-  async run(fault: Pick<Fault, 'id' | 'violates'>): Promise<{ report: RunReport; exitCode: number } | { problem: string }> {
-    this.#child.send({ fault: { id: fault.id, violates: fault.violates } } satisfies ToRunner);
+  async run(fault: Pick<Fault, 'id' | 'violates'>, only?: CheckSelection): Promise<{ report: RunReport; exitCode: number } | { problem: string }> {
+    this.#child.send({ fault: { id: fault.id, violates: fault.violates }, ...(only === undefined ? {} : { only }) } satisfies ToRunner);
     const answer = await this.#next(FAULT_RUN_MS);
     if ('run' in answer) return answer.run;
     await this.end();

@@ -32,11 +32,22 @@ export interface FaultRun {
   readonly exitCode: 0 | 1;
 }
 
+/**
+ * The checks whose full name matches a pattern, with a fixed property seed, instead of the checks
+ * tagged with the fault's requirements: what `PROPERTY_SEED=<seed> vitest run -t <pattern>` runs
+ * (test/properties/properties-catch-faults.test.ts proves each property on its fault this way).
+ */
+export interface CheckSelection {
+  /** A regular expression, as vitest's -t takes it. */
+  readonly testNamePattern: string;
+  readonly seed: number;
+}
+
 export interface FaultRunner {
   /** How many checks carry one of these requirement ids (what a fault's run will run). */
   checksOf(ids: readonly string[]): number;
-  /** Runs the fault's checks against a fresh reference with that fault alone on. */
-  run(fault: Pick<Fault, 'id' | 'violates'>): Promise<FaultRun>;
+  /** Runs the fault's checks (or the one selected) against a fresh reference with that fault alone on. */
+  run(fault: Pick<Fault, 'id' | 'violates'>, only?: CheckSelection): Promise<FaultRun>;
   close(): Promise<void>;
 }
 
@@ -86,19 +97,21 @@ export async function startFaultRunner(): Promise<FaultRunner> {
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).
     const collected = await vitest.collectTests(specifications);
     const tagsByFile = new Map<string, Set<string>>();
+    const namesByFile = new Map<string, string[]>();
     const tagsByCheck: string[][] = [];
     for (const module of collected.testModules) {
       const tests = [...module.children.allTests()];
       tagsByFile.set(specKey(module), new Set(tests.flatMap((test) => test.tags)));
+      namesByFile.set(specKey(module), tests.map((test) => test.fullName));
       tagsByCheck.push(...tests.map((test) => test.tags));
     }
     const bySpecKey = new Map(specifications.map((spec) => [specKey(spec), spec]));
     const v = vitest;
     return {
       checksOf: (ids) => tagsByCheck.filter((tags) => tags.some((tag) => ids.includes(tag))).length,
-      async run(fault) {
+      async run(fault, only) {
         await run.switchFaults([fault.id]);
-        const seed = Math.floor(Math.random() * 2 ** 31);
+        const seed = only?.seed ?? Math.floor(Math.random() * 2 ** 31);
         // Read by the worker vitest forks for this run (its environment is taken at each run).
         process.env.PROPERTY_SEED = String(seed);
         const collector = new CheckCollector({ root: packageRoot, redact: createRedactor(run.target.secrets) });
@@ -106,8 +119,11 @@ export async function startFaultRunner(): Promise<FaultRunner> {
         const startedAt = new Date().toISOString();
         const started = performance.now();
         try {
-          const mine = filesFor(fault.violates, tagsByFile).map((key) => bySpecKey.get(key)!)
-            .map((spec) => spec.project.createSpecification(spec.moduleId, { testTagsFilter: onlyFilter(fault.violates) }));
+          const pattern = only === undefined ? undefined : new RegExp(only.testNamePattern);
+          const [files, filter] = pattern === undefined
+            ? [filesFor(fault.violates, tagsByFile), { testTagsFilter: onlyFilter(fault.violates) }]
+            : [[...namesByFile].filter(([, names]) => names.some((name) => pattern.test(name))).map(([file]) => file), { testNamePattern: pattern }];
+          const mine = files.map((key) => bySpecKey.get(key)!).map((spec) => spec.project.createSpecification(spec.moduleId, filter));
           await v.runTestSpecifications(mine);
         } finally {
           current = undefined;
@@ -135,7 +151,7 @@ export async function startFaultRunner(): Promise<FaultRunner> {
 }
 
 /** Messages between ./fault-catalogue.ts and a runner process. */
-export type ToRunner = { readonly fault: Pick<Fault, 'id' | 'violates'> };
+export type ToRunner = { readonly fault: Pick<Fault, 'id' | 'violates'>; readonly only?: CheckSelection };
 export type FromRunner =
   /** Started; `checks`: how many checks each fault of the catalogue will run (to start the longest first). */
   | { readonly ready: true; readonly checks: Readonly<Record<string, number>> }
@@ -148,7 +164,7 @@ if (import.meta.main) {
     const runner = await startFaultRunner();
     // One fault at a time; the parent sends the next after the verdict.
     process.on('message', (message: ToRunner) => {
-      runner.run(message.fault).then(
+      runner.run(message.fault, message.only).then(
         (result) => send({ fault: message.fault.id, run: result }),
         (error: unknown) => send({ fault: message.fault.id, error: (error as Error).message.split('\n')[0]! }),
       );

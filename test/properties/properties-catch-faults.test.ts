@@ -1,13 +1,19 @@
 /**
- * The API properties prove themselves: run as users run them (the local vitest binary, the
- * properties project, one check selected with -t) against the embedded reference server with
- * one fault of the catalogue on, each must fail; with no fault, they must all pass.
+ * The API properties prove themselves: against the embedded reference server with one fault of
+ * the catalogue on, each must fail; with no fault, they must all pass.
  *
- * A fixed PROPERTY_SEED makes every child run the same inputs, so this test is deterministic;
- * the full list of (property, fault) pairs verified by hand is at the top of each property file.
+ * The first pair and the no-fault run go as users run them: the local vitest binary, the
+ * properties project, one check selected with -t. The other pairs go through one self-proof
+ * runner (cli/fault-runner.ts): the same -t pattern and seed, a fresh reference with the fault
+ * alone on and a fresh test worker for each, without a process and vitest start per pair
+ * (about 11 CPU-seconds of npm test).
+ *
+ * A fixed PROPERTY_SEED makes every run the same inputs, so this test is deterministic; the full
+ * list of (property, fault) pairs verified by hand is at the top of each property file.
  */
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { embeddedEnvironment, RunnerProcess } from '../../cli/fault-catalogue.ts';
 import { titlePattern } from '../../harness/suite/property.ts';
 import { titles } from '../../properties/titles.ts';
 
@@ -38,16 +44,35 @@ const pairs: Array<{ title: string; fault: string }> = [
   { title: titles.hooksPositive, fault: 'json-content-type-exact-match' },
 ];
 
+const replay = `PROPERTY_SEED=${SEED} npx vitest run --project properties -t`;
+
 describe('the API properties catch the reference server\'s faults', () => {
-  for (const { title, fault } of pairs) {
-    it(`"${title}" fails with ${fault} on`, { timeout: CHILD_TIMEOUT_MS + 5_000 }, () => {
-      const { status, output } = runProperties(title, fault);
-      expect(status, output.slice(-3000)).not.toBe(0);
-      // The failure is this property's, with its replay command, not a run that found nothing.
-      expect(output).toContain(`PROPERTY_SEED=${SEED} npx vitest run --project properties -t`);
-      expect(output).toMatch(/1 failed/);
-    });
-  }
+  const [first, ...rest] = pairs;
+
+  it(`"${first!.title}" fails with ${first!.fault} on, run with the vitest binary and -t`, { timeout: CHILD_TIMEOUT_MS + 5_000 }, () => {
+    const { status, output } = runProperties(first!.title, first!.fault);
+    expect(status, output.slice(-3000)).not.toBe(0);
+    // The failure is this property's, with its replay command, not a run that found nothing.
+    expect(output).toContain(replay);
+    expect(output).toMatch(/1 failed/);
+  });
+
+  describe('through one self-proof runner', () => {
+    let runner: RunnerProcess;
+    beforeAll(async () => { runner = await RunnerProcess.start(embeddedEnvironment()); }, CHILD_TIMEOUT_MS);
+    afterAll(async () => { await runner?.end(); });
+
+    for (const { title, fault } of rest) {
+      it(`"${title}" fails with ${fault} on`, { timeout: CHILD_TIMEOUT_MS + 5_000 }, async () => {
+        const outcome = await runner.run({ id: fault, violates: [] }, { testNamePattern: titlePattern(title), seed: Number(SEED) });
+        if ('problem' in outcome) throw new Error(outcome.problem);
+        // This property alone ran, and failed with its replay command.
+        expect(outcome.report.checks.map((check) => [check.name, check.status])).toEqual([[title, 'failed']]);
+        expect(outcome.report.checks[0]!.failure).toContain(replay);
+        expect(outcome.exitCode).toBe(1);
+      });
+    }
+  });
 
   it('every property passes with no fault on', { timeout: CHILD_TIMEOUT_MS + 5_000 }, () => {
     const { status, output } = runProperties(undefined, undefined);
