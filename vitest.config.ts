@@ -145,6 +145,8 @@ export default defineConfig({
           name: 'whole-runs',
           include: wholeRuns,
           exclude: timedRuns,
+          // Before any file starts: one short run that fills Node's compile cache (test/compile-cache-warm-up.ts).
+          globalSetup: ['test/compile-cache-warm-up.ts'],
           setupFiles: ['test/batch-priority.ts'],
           maxWorkers: TEST_WORKERS,
           sequence: { groupOrder: 1 },
