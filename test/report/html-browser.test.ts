@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
 import { renderHtml } from '../../harness/report/html.ts';
 import { buildReport } from '../../harness/report/model.ts';
 import { applyWaivers } from '../../harness/report/waivers.ts';
@@ -19,8 +20,19 @@ import { checkResult } from './fixtures.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('report.html in a headless browser', () => {
-  it('shows the requirement matrix with one row per requirement, the failure and the trend, offline', { timeout: 60_000 }, async () => {
+  // One browser for both tests (a chromium start is about 1.5 CPU-s of npm test); each test opens
+  // its own context, so no page state is shared.
+  let browser: Browser;
+  beforeAll(async () => {
     expect(existsSync(CHROMIUM), `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`).toBe(true);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+  afterAll(async () => { await browser?.close(); });
+
+  it('shows the requirement matrix with one row per requirement, the failure and the trend, offline', { timeout: 60_000 }, async () => {
     const report = buildReport({
       tool: 't', suiteVersion: '1', target: { kind: 'embedded', baseUrl: 'embedded reference server' }, startedAt: '2026-11-21T10:00:00.000Z',
       durationMs: 10, seed: 1, dryRun: false, load: [], previous: [], requestsSent: 2, unhandledErrors: [], interrupted: false,
@@ -32,12 +44,9 @@ describe('report.html in a headless browser', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'occ-html-')), 'report.html');
     writeFileSync(file, renderHtml(report));
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const context = await browser.newContext();
     try {
-      const page = await browser.newPage();
+      const page = await context.newPage();
       const requested: string[] = [];
       page.on('request', (request) => { if (!request.url().startsWith('file://')) requested.push(request.url()); });
       const errors: string[] = [];
@@ -54,7 +63,7 @@ describe('report.html in a headless browser', () => {
       expect(requested).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
-      await browser.close();
+      await context.close();
     }
   });
 
@@ -79,10 +88,9 @@ describe('report.html in a headless browser', () => {
     const shots = process.env.OCC_SCREENSHOT_DIR ?? join(dir, 'screenshots');
     mkdirSync(shots, { recursive: true });
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    // Scripts off: the filter must work on CSS alone (the page's CSP forbids scripts anyway).
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1440, height: 900 } });
     try {
-      // Scripts off: the filter must work on CSS alone (the page's CSP forbids scripts anyway).
-      const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1440, height: 900 } });
       const page = await context.newPage();
       await page.goto(`file://${file}`);
       const sections = page.locator('#requirement-matrix details.section');
@@ -130,9 +138,8 @@ describe('report.html in a headless browser', () => {
       await page.screenshot({ path: join(shots, 'report-phone-failed.png'), fullPage: true });
       await page.locator('label[for="filter-all"]').click();
       await page.screenshot({ path: join(shots, 'report-phone.png'), fullPage: false });
-      await context.close();
     } finally {
-      await browser.close();
+      await context.close();
     }
   });
 });
