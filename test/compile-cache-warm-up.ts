@@ -15,25 +15,17 @@
  * runs in an empty folder, so no developer's .env can point it at a remote target, and it is
  * bounded in time.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv } from './cli/occ-process.ts';
+import { runOcc } from './cli/occ-process.ts';
 
 const WARM_UP_LIMIT_MS = 60_000;
 
 export default async function warmCompileCache(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'occ-warm-up-'));
   try {
-    await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, [join(import.meta.dirname, '../bin/occ.js'), 'run', '--no-properties', '--only', 'ME-200-SHAPE', '--reports-dir', folder], {
-        cwd: folder, env: cleanEnv({}), stdio: 'ignore',
-      });
-      const timer = setTimeout(() => child.kill('SIGKILL'), WARM_UP_LIMIT_MS);
-      child.on('close', () => { clearTimeout(timer); resolve(); });
-      child.on('error', () => { clearTimeout(timer); resolve(); });
-    });
+    await runOcc(['run', '--no-properties', '--only', 'ME-200-SHAPE', '--reports-dir', folder], {}, folder, WARM_UP_LIMIT_MS);
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
