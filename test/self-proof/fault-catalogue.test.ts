@@ -99,7 +99,7 @@ describe('the fault catalogue', () => {
     }
   });
 
-  // One test for both (a runner start is about 3 CPU-seconds of npm test): the failed fault ends its
+  // One test for both (a runner's start and end are about 2.5 CPU-seconds of npm test): the failed fault ends its
   // runner, and the new runner then runs two faults one after another.
   it('a runner whose fault run fails is ended and reported with the reason; a new runner takes the next faults one after another, and none stays on into the next fault\'s run', { timeout: 400_000 }, async () => {
     const verdicts: FaultVerdict[] = [];
