@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { tokenNames, tokenVariable } from '../harness/config/config.ts';
+import { tokenNames, tokenVariable } from '../harness/config/tokens.ts';
 import { limits } from '../harness/contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
 import type { ReferenceFixtures } from '../reference/server.ts';

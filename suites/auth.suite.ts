@@ -6,7 +6,7 @@ import { check, type CallRequest, type CheckTools } from '../harness/suite/check
 import { probesForRun, probesPlanned, turnOf } from '../harness/suite/rotation.ts';
 import { session } from '../harness/suite/session.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
-import { tokenVariable, type TokenName } from '../harness/config/config.ts';
+import { tokenVariable, type TokenName } from '../harness/config/tokens.ts';
 
 /**
  * A request to `op` that can do no harm once past authentication: POST /calls with a toNumber

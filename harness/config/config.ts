@@ -7,9 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { config as loadDotenvFile } from 'dotenv';
-import { E164_PATTERN, NUMERIC_ID_PATTERN, limits, scopes } from '../contract/openapi.ts';
+import { E164_PATTERN, NUMERIC_ID_PATTERN, limits } from '../contract/openapi.ts';
 import { parseCliConfig } from '../webhooks/receiver-cli.ts';
 import type { ReceiverOptions } from '../webhooks/receiver.ts';
+import { tokenNames, tokenVariable, type TokenName } from './tokens.ts';
 
 /** Thrown for configuration a run cannot start with; `message` is the one line to print. */
 export class ConfigError extends Error {
@@ -20,17 +21,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
     this.variable = variable;
   }
-}
-
-/** Token fixtures a check may need, by the name the reference server's fixtures use. */
-export const tokenNames = [
-  'all', 'none', ...scopes, 'revoked', 'expired', 'suspended', 'noTrunk', 'noDialer',
-] as const;
-export type TokenName = 'all' | 'none' | 'revoked' | 'expired' | 'suspended' | 'noTrunk' | 'noDialer' | (typeof scopes)[number];
-
-/** The environment variable that carries each token: TOKEN_ALL, TOKEN_READ_BALANCE, TOKEN_NO_TRUNK… */
-export function tokenVariable(name: TokenName): string {
-  return `TOKEN_${name.replace(/[:]/g, '_').replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
 }
 
 export type Target =

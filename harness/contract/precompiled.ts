@@ -18,14 +18,15 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import standaloneModule from 'ajv/dist/standalone/index.js';
-
-// ajv's standalone entry is CommonJS; under Node's ESM loader its default export is the module object.
-type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
-const standaloneCode: StandaloneCode = (standaloneModule as unknown as { default?: StandaloneCode }).default
-  ?? (standaloneModule as unknown as StandaloneCode);
 
 const require = createRequire(import.meta.url);
+
+/** ajv's standalone code generator, required only to write a file (it is CommonJS). */
+type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
+function standaloneCode(ajv: Ajv2020, refs: Record<string, string>): string {
+  const standalone = require('ajv/dist/standalone/index.js') as { default?: StandaloneCode } & StandaloneCode;
+  return (standalone.default ?? standalone)(ajv, refs);
+}
 
 /** The suite's cache folder: OCC_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, as load/install-k6.sh reads it. */
 export function suiteCacheDirectory(env: NodeJS.ProcessEnv = process.env): string {

@@ -6,15 +6,21 @@
  * readable messages: is the status documented, does the content type fit, does the body match.
  * Pure over its inputs; the I/O happened in the client.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
 import { openapi } from './openapi.ts';
 import { precompiledValidators, suiteCacheDirectory } from './precompiled.ts';
 
-// ajv-formats is CommonJS; under Node's ESM loader its default export is the module object.
+// ajv's compiler and ajv-formats are required when validators are compiled, not imported: a
+// process that finds them kept (precompiled.ts), as every test worker of a run does, never loads
+// them (about 20 ms of each worker's start). Both are CommonJS.
+const require = createRequire(import.meta.url);
+
 type AddFormats = (ajv: Ajv2020) => unknown;
-export const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default
-  ?? (addFormatsModule as unknown as AddFormats);
+export function addFormats(ajv: Ajv2020): void {
+  const formats = require('ajv-formats') as { default?: AddFormats } & AddFormats;
+  (formats.default ?? formats)(ajv);
+}
 
 const DOCUMENT_ID = 'openapi.json';
 
@@ -116,6 +122,7 @@ export const AJV_OPTIONS_KEY = JSON.stringify(AJV_OPTIONS);
 export const VALIDATORS_FILE = 'openapi-validators';
 
 function makeAjv(source: boolean): Ajv2020 {
+  const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   const ajv = new Ajv2020({ ...AJV_OPTIONS, ...(source ? { code: { source: true } } : {}) });
   addFormats(ajv);
   return ajv;

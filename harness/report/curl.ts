@@ -5,7 +5,7 @@
  * in a shell where the run's configuration (.env) is exported; any other secret the redactor knows
  * is redacted. Built from the raw exchange, where the values can still be recognised. Pure.
  */
-import { tokenVariable, type TokenName } from '../config/config.ts';
+import { tokenVariable, type TokenName } from '../config/tokens.ts';
 
 /** Secret value → the environment variable that holds it (TOKEN_…, OAUTH_CLIENT_SECRET). */
 export function secretVariables(

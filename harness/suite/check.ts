@@ -8,7 +8,7 @@
  * observations instead of failures.
  */
 import { it, type TestContext } from 'vitest';
-import type { TokenName } from '../config/config.ts';
+import type { TokenName } from '../config/tokens.ts';
 import { openapi } from '../contract/openapi.ts';
 import { matchPathTemplate } from '../contract/validator.ts';
 import type { ApiRequest, Exchange } from '../http/client.ts';

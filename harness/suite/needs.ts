@@ -2,7 +2,7 @@
  * What a check needs from the configuration, and, when something is missing, the sentence that
  * tells a user which variable would make the check verifiable. Pure.
  */
-import { tokenVariable, type TokenName } from '../config/config.ts';
+import { tokenVariable, type TokenName } from '../config/tokens.ts';
 import type { ControlCapability } from '../contract/control.ts';
 import type { ProvidedTarget } from './provided.ts';
 

@@ -13,23 +13,7 @@ import fc from 'fast-check';
 import { SEED_NOTE_PREFIX } from '../report/model.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { CheckFailure, type CheckTools } from './check.ts';
-
-export const SEED_VARIABLE = 'PROPERTY_SEED';
-
-/**
- * The seed of this run: PROPERTY_SEED when set (a whole number below 2^31, as the CLI's
- * --seed), otherwise the clock. Throws on a malformed value rather than silently running with
- * another seed than the one the user asked to replay.
- */
-export function propertySeed(env: Readonly<Record<string, string | undefined>>, nowMs: number): number {
-  const raw = env[SEED_VARIABLE]?.trim();
-  if (raw === undefined || raw === '') return nowMs % 2 ** 31;
-  // The same rule as `conformance --seed`: a whole number below 2^31.
-  if (!/^[0-9]{1,10}$/.test(raw) || Number(raw) >= 2 ** 31) {
-    throw new Error(`${SEED_VARIABLE}=${raw} is not a seed: a whole number below 2^31 (e.g. ${SEED_VARIABLE}=123456789)`);
-  }
-  return Number(raw);
-}
+import { propertySeed, SEED_VARIABLE } from './run-seed.ts';
 
 /** A vitest -t pattern matching exactly this title (it is a regular expression). */
 export function titlePattern(title: string): string {

@@ -2,7 +2,7 @@
  * What the global set-up hands every test worker (vitest `provide`/`inject`): where the target
  * is, which fixtures this configuration has, and where the run's side-effect journal lives.
  */
-import type { TokenName } from '../config/config.ts';
+import type { TokenName } from '../config/tokens.ts';
 import type { ControlCapability } from '../contract/control.ts';
 
 export interface ProvidedTarget {

@@ -12,7 +12,7 @@
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { CheckTools } from './check.ts';
 import { notVerifiableReason, type Needs } from './needs.ts';
-import { propertySeed } from './property.ts';
+import { propertySeed } from './run-seed.ts';
 import { session } from './session.ts';
 
 export interface Slice<T> {

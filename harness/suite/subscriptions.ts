@@ -4,7 +4,7 @@
  * response plan), and deleted when the check ends unless the check deleted it itself.
  */
 import { randomUUID } from 'node:crypto';
-import type { TokenName } from '../config/config.ts';
+import type { TokenName } from '../config/tokens.ts';
 import type { EventType } from '../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
 import type { ResponsePlan } from '../webhooks/receiver.ts';

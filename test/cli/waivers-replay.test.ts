@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tokenNames, tokenVariable } from '../../harness/config/config.ts';
+import { tokenNames, tokenVariable } from '../../harness/config/tokens.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { runOcc, runProcess } from './occ-process.ts';
 

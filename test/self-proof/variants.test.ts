@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { tokenVariable, type TokenName } from '../../harness/config/config.ts';
+import { tokenVariable, type TokenName } from '../../harness/config/tokens.ts';
 import type { ReferenceFixtures } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
 import { cleanEnv } from '../cli/occ-process.ts';
