@@ -1,6 +1,5 @@
 import { describe } from 'vitest';
 import { compareDocuments } from '../harness/contract/compatibility.ts';
-import { createDescriptionValidator } from '../harness/contract/openapi-description.ts';
 import { openapi } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { codeOf } from '../harness/suite/verdicts.ts';
@@ -26,6 +25,9 @@ describe('Versioning', () => {
   }, async (t) => {
     t.ensure(new URL(t.target.baseUrl).pathname.replace(/\/+$/, '').endsWith('/v1'), `the base URL ${t.target.baseUrl} does not end in /v1`);
     const served = await servedDocument(t);
+    // Imported here, when the description arrived: the validator library and its ajv (about 35 ms
+    // of a worker's start) load only in the worker that runs this check, not in every one that imports the file.
+    const { createDescriptionValidator } = await import('../harness/contract/openapi-description.ts');
     const validator = createDescriptionValidator();
     const result = await validator.validate(structuredClone(served) as Parameters<typeof validator.validate>[0]);
     t.ensure(result.valid, `the served description is not a valid OpenAPI document: ${String(JSON.stringify(result.errors ?? result)).slice(0, 300)}`);
