@@ -35,8 +35,7 @@ export function stolenCpuSeconds(): number | undefined {
   }
 }
 
-/** ", N s stolen" for a figure's line, from a reading taken before it; '' where unknown. */
-export function stolenSince(before: number | undefined): string {
-  const after = stolenCpuSeconds();
+/** ", N s stolen" for a figure's line, from a reading taken before it (and one after, or now); '' where unknown. */
+export function stolenSince(before: number | undefined, after = stolenCpuSeconds()): string {
   return before === undefined || after === undefined ? '' : `, ${(after - before).toFixed(1)} s stolen by the host`;
 }
