@@ -1,21 +1,33 @@
 /**
  * Commands run as a user runs them, in their own process: `occ` through its installed bin script,
- * or a shell line from a report, with a clean environment (no developer .env or shell variable
- * leaks in) in CI mode. Asynchronous, so a target served by the test process itself can answer
- * while the child runs.
+ * or a shell line from a report, in CI mode, with the machine's environment but none of the suite's
+ * own configuration (no developer .env or shell setting of a documented variable leaks in).
+ * Asynchronous, so a target served by the test process itself can answer while the child runs.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ProcessRun { code: number | null; stdout: string; stderr: string }
 
+/** The variables a user configures the suite with: every name .env.example documents. */
+const configured = new Set(
+  [...readFileSync(join(import.meta.dirname, '../../.env.example'), 'utf8').matchAll(/^#?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!),
+);
+
+/** What vitest sets in its own workers, which must not make a child run think it is one. */
+const testRunnerMarkers = /^(VITEST.*|TEST|NODE_ENV)$/;
+
 /**
- * PATH and HOME only, CI mode, plus `extra`; and Node's compile cache when npm test set one
- * (vitest.config.ts): a V8 code cache that no part of the suite reads, it only saves start-up CPU.
+ * The machine's environment (its trust store, proxy, npm and Node settings: a child started with a
+ * hand-picked subset loses them, and npm then fails on the first registry or TLS request) without
+ * the suite's configuration, internal hand-offs or the test runner's markers, in CI mode, plus `extra`.
  */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const compileCache = process.env.NODE_COMPILE_CACHE;
-  return { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', ...(compileCache === undefined ? {} : { NODE_COMPILE_CACHE: compileCache }), ...extra };
+  const inherited = Object.entries(process.env).filter(
+    ([name]) => !configured.has(name) && !name.startsWith('OCC_') && !testRunnerMarkers.test(name),
+  );
+  return { ...Object.fromEntries(inherited), CI: 'true', ...extra };
 }
 
 export function runProcess(command: string, args: readonly string[], extra: Record<string, string>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<ProcessRun> {

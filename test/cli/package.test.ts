@@ -1,29 +1,52 @@
 /**
  * The npm package as a user gets it: `npm pack` (whose prepack emits dist/), installed into an
- * empty folder from the tarball (its dependencies from the registry through the local npm cache),
- * run there with nothing configured. Nothing outside the tarball may be needed: the folder is
- * outside the repository and the run's working directory is that folder.
+ * empty folder from the tarball, run there with nothing configured. Nothing outside the tarball may
+ * be needed: the folder is outside the repository and the run's working directory is that folder.
+ *
+ * The folder is a user project with a lockfile: the tarball, and of its dependencies the versions
+ * this repository's lock pins (its production entries, as `npm ci` installed them). `npm ci
+ * --offline` then installs from the npm cache that the repository's own `npm ci` filled, so the
+ * test needs no network and fails at once, naming the package, where the cache lacks one.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv } from './occ-process.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'occ-package-'));
 const project = join(work, 'project');
 
-/** A CI job's environment: PATH (Node 24 first, as `engines` asks) and HOME (the npm cache) only. */
-const env: NodeJS.ProcessEnv = {
-  PATH: [join(repo, 'node_modules/.bin'), process.env.PATH].join(delimiter),
-  HOME: process.env.HOME,
-  CI: 'true',
-};
+/** The machine's environment (trust store, proxy, npm cache), Node 24 first on PATH as `engines` asks. */
+const env = cleanEnv({ PATH: [join(repo, 'node_modules/.bin'), process.env.PATH].join(delimiter) });
 
-function sh(command: string, args: string[], cwd: string, timeout = 240_000) {
+function sh(command: string, args: string[], cwd: string, timeout = 120_000) {
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout });
   return { code: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+}
+
+interface LockEntry { readonly dev?: boolean; readonly [field: string]: unknown }
+interface Manifest { name: string; version: string; license: string; dependencies: Record<string, string>; bin: unknown; engines: unknown }
+
+/** A user project's package.json and lockfile: the tarball, and the repository's pinned production tree. */
+function userProject(tarball: string): { manifest: object; lock: object } {
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as Manifest;
+  const repoLock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const spec = `file:${tarball}`;
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  const { name, version, license, dependencies, bin, engines } = pkg;
+  const packages: Record<string, unknown> = {
+    '': { name: 'uses-occ', dependencies: { [name]: spec } },
+    [`node_modules/${name}`]: { version, resolved: spec, integrity, license, dependencies, bin, engines },
+  };
+  for (const [path, entry] of Object.entries(repoLock.packages)) if (path !== '' && entry.dev !== true) packages[path] = entry;
+  return {
+    manifest: { name: 'uses-occ', private: true, dependencies: { [name]: spec } },
+    lock: { name: 'uses-occ', lockfileVersion: 3, requires: true, packages },
+  };
 }
 
 let tarball = '';
@@ -33,10 +56,12 @@ beforeAll(() => {
   expect(packed.code, packed.stderr).toBe(0);
   tarball = join(work, packed.stdout.trim().split('\n').at(-1)!);
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-occ', private: true }));
-  const installed = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
-  expect(installed.code, installed.stderr).toBe(0);
-}, 480_000);
+  const { manifest, lock } = userProject(tarball);
+  writeFileSync(join(project, 'package.json'), JSON.stringify(manifest, null, 2));
+  writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lock, null, 2));
+  const installed = sh('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
+  expect(installed.code, `${installed.stderr}\n(npm ci --offline installs from the cache the repository's npm ci filled: run npm ci in the clone first)`).toBe(0);
+}, 240_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
