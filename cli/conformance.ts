@@ -5,7 +5,7 @@
  * Exit codes: 0 every MUST requirement verified passed; 1 something failed; 2 a configuration
  * or usage error (one line on stderr, no stack trace); 130/143 interrupted (after cleanup).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,7 +15,7 @@ import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../har
 import { createApiClient } from '../harness/http/client.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
-import { chartOnlyUnlessSince, loadProbeSummaries, previousRuns, runDirectoryName, writeReports } from '../harness/report/files.ts';
+import { chartOnlyUnlessSince, loadProbeSummaries, previousRuns, runDirectoryName, unfinishedProbe, writeReports } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
@@ -77,10 +77,14 @@ function embeddedWorkers(): number {
   return Number(text);
 }
 
-/** Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit code. */
-function runProbe(probe: (typeof LOAD_PROBES)[number], reportDir: string): Promise<number> {
+/**
+ * Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit
+ * code. `started` receives the child, so that a signal to this process reaches the probe too.
+ */
+function runProbe(probe: (typeof LOAD_PROBES)[number], reportDir: string, started: (child: ChildProcess) => void): Promise<number> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [entryPoint('load/run'), probe, '--report-dir', reportDir], { stdio: ['ignore', 'inherit', 'inherit'] });
+    started(child);
     child.on('error', () => done(1));
     child.on('close', (code) => done(code ?? 1));
   });
@@ -186,6 +190,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.stdout.write(`conformance: ${options.dryRun ? 'dry run against' : 'checking'} ${targetLabel}, seed ${seed}\n`);
 
   let vitest: Vitest | undefined;
+  let probe: ChildProcess | undefined;
   let interrupted = false;
   let signalCode = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -195,6 +200,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     collector.interrupt();
     process.stderr.write(`\nconformance: ${signal} received, stopping the run and deleting the hooks it created…\n`);
     void vitest?.cancelCurrentRun('keyboard-input');
+    // A k6 probe stops, cleans up and writes a partial summary, which counts for nothing (below).
+    if (probe?.exitCode === null) probe.kill(signal);
   };
 
   // The embedded reference has no rate limit and nothing shared but what the gate guards: its
@@ -257,15 +264,31 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   rmSync(controlJournalDir, { recursive: true, force: true });
 
-  // Only summaries the probes of this run write from here on decide requirements.
+  // Only summaries the probes of this run write from here on decide requirements, and only those
+  // of probes that finished: an interrupted or broken probe's partial summary is no verdict.
   const probesSince = options.withLoad && !options.dryRun && !interrupted ? new Date().toISOString() : undefined;
-  if (probesSince !== undefined) {
+  const unfinished = new Map<(typeof LOAD_PROBES)[number], string>();
+  if (options.withLoad && !options.dryRun) {
     // After the checks, one probe at a time; rate-limit last, since it exhausts the target's window.
-    for (const probe of LOAD_PROBES) {
-      const code = await runProbe(probe, join(reportsRoot, 'latest'));
-      if (code !== 0 && code !== PROBE_THRESHOLDS_CROSSED) process.stderr.write(`conformance: --with-load: the ${probe} probe could not run (exit ${code}); its requirements keep the checks' verdicts\n`);
+    for (const name of LOAD_PROBES) {
+      if (interrupted) {
+        unfinished.set(name, 'not run: the run was interrupted before this probe started');
+        continue;
+      }
+      const code = await runProbe(name, join(reportsRoot, 'latest'), (child) => { probe = child; });
+      probe = undefined;
+      if (interrupted) unfinished.set(name, 'not run: the run was interrupted while this probe ran');
+      else if (code !== 0 && code !== PROBE_THRESHOLDS_CROSSED) {
+        unfinished.set(name, `not run: the probe could not complete (k6 runner exit ${code})`);
+        process.stderr.write(`conformance: --with-load: the ${name} probe could not run (exit ${code}); its requirements keep the checks' verdicts\n`);
+      }
     }
   }
+  const summaries = loadProbeSummaries(reportsRoot).map((summary) => chartOnlyUnlessSince(summary, probesSince));
+  const loadSummaries = [
+    ...summaries.filter((summary) => !unfinished.has(summary.probe as (typeof LOAD_PROBES)[number])),
+    ...[...unfinished].map(([name, reason]) => unfinishedProbe(name, summaries.find((s) => s.probe === name), reason)),
+  ];
 
   const waived = applyWaivers(collector.results, waivers, { strict: options.strict, today: startedAt.slice(0, 10), file: waiverFile });
   const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
@@ -280,7 +303,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     checks: waived.checks,
     waivers: waived.summary,
     // Written by k6 with its own redaction; scrubbed once more of the configured secrets.
-    load: options.dryRun ? [] : redact.value(loadProbeSummaries(reportsRoot).map((summary) => chartOnlyUnlessSince(summary, probesSince))),
+    load: options.dryRun ? [] : redact.value(loadSummaries),
     previous: previousRuns(reportsRoot, target),
     requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0) + sweepRequests,
     unhandledErrors: collector.unhandledErrors,

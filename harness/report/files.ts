@@ -13,6 +13,7 @@ import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import type { LoadProbeSummary, RunReport } from './model.ts';
 import { isRequirementId } from '../../requirements/catalogue.ts';
+import { PROBE_REQUIREMENTS } from '../../load/lib/probe-shape.ts';
 
 export const REPORT_FILES = ['report.json', 'report.md', 'report.html', 'junit.xml'] as const;
 
@@ -137,6 +138,24 @@ export function chartOnlyUnlessSince(summary: LoadProbeSummary, since: string | 
     requirements: {},
     requirementObservations: {},
     observations: [`from an earlier k6 run${summary.finishedAt === undefined ? '' : ` (finished ${summary.finishedAt})`}, not this run: charted only, its verdicts not counted (run with --with-load)`, ...summary.observations],
+  };
+}
+
+/**
+ * A probe that did not finish in this run (`summary`: the partial one k6 wrote, if any): charted,
+ * none of its verdicts or observations kept, its requirements not run (model.ts judgeRequirement).
+ */
+export function unfinishedProbe(probe: keyof typeof PROBE_REQUIREMENTS, summary: LoadProbeSummary | undefined, reason: string): LoadProbeSummary {
+  return {
+    probe,
+    passed: false,
+    failedThresholds: [],
+    chart: summary?.chart,
+    ...(summary?.finishedAt === undefined ? {} : { finishedAt: summary.finishedAt }),
+    requirements: {},
+    requirementObservations: {},
+    observations: [`${reason}: no verdict of this probe counts`],
+    notFinished: { reason, covers: PROBE_REQUIREMENTS[probe] },
   };
 }
 

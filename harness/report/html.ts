@@ -192,7 +192,9 @@ function LoadProbe({ probe }: { probe: LoadProbeSummary }): VNode {
       { label: `${d.label} expected`, color: palette[i % palette.length]!, dashed: true, points: d.expectedMs.map((ms, n) => [n + 1, ms / 1000] as const) },
     ]));
   }
-  return html`<div><h3>${probe.probe}: <span class=${`badge ${probe.passed ? 'passed' : 'failed'}`}>${probe.passed ? 'passed' : 'failed'}</span></h3>
+  const status = probe.notFinished !== undefined ? 'not_run' : probe.passed ? 'passed' : 'failed';
+  const label = probe.notFinished !== undefined ? probe.notFinished.reason : status;
+  return html`<div><h3>${probe.probe}: <span class=${`badge ${status}`}>${label}</span></h3>
     ${probe.finishedAt === undefined ? null : html`<div class="meta">k6 run finished ${probe.finishedAt} (its own run, read from reports/latest)</div>`}
     ${probe.failedThresholds.length > 0 ? html`<p>Failed thresholds: ${probe.failedThresholds.join(', ')}</p>` : null}
     ${svg === undefined ? null : html`<${Svg} markup=${svg} />`}

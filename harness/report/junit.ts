@@ -99,6 +99,12 @@ export function renderJunit(report: RunReport): string {
   for (const probe of report.load) {
     const name = xmlText(probe.probe).text;
     const suite = builder.testSuite().name(`k6 ${name}`);
+    // A probe that did not finish: each requirement it covers is a skip that says why, never a failure.
+    for (const requirement of probe.notFinished?.covers ?? []) {
+      suite.testCase().className(`load.${name}`).name(xmlText(`${requirement} (k6 ${probe.probe})`).text)
+        .property('requirements', xmlText(requirement).text).property('status', 'not run')
+        .skipped().standardOutput(xmlText(probe.notFinished!.reason).text);
+    }
     for (const [requirement, verdict] of Object.entries(probe.requirements)) {
       const testCase = suite.testCase().className(`load.${name}`).name(xmlText(`${requirement} (k6 ${probe.probe})`).text);
       testCase.property('requirements', xmlText(requirement).text);

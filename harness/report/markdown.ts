@@ -122,7 +122,8 @@ export function renderMarkdown(run: RunReport): string {
   }
   if (report.load.length > 0) {
     lines.push('## Load probes (k6)', '', '| Probe | Verdict | Failed thresholds | Finished |', '|---|---|---|---|');
-    for (const probe of report.load) lines.push(`| ${cell(probe.probe)} | ${probe.passed ? '✅ passed' : '❌ failed'} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`);
+    const verdict = (probe: (typeof report.load)[number]) => (probe.notFinished !== undefined ? `⏹ ${probe.notFinished.reason}` : probe.passed ? '✅ passed' : '❌ failed');
+    for (const probe of report.load) lines.push(`| ${cell(probe.probe)} | ${cell(verdict(probe))} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`);
     lines.push('');
   }
   lines.push('## Requirement matrix', '', '| Requirement | Level | Status | Checks |', '|---|---|---|---|');

@@ -87,6 +87,11 @@ export interface LoadProbeSummary {
   readonly requirementObservations?: Readonly<Record<string, string>>;
   readonly chart?: unknown;
   readonly finishedAt?: string;
+  /**
+   * Set when the probe did not finish in this run (interrupted, or k6 stopped early): it keeps no
+   * verdict, and the requirements it covers are not run unless a check decided them.
+   */
+  readonly notFinished?: { readonly reason: string; readonly covers: readonly string[] };
 }
 
 export interface RunReport {
@@ -144,7 +149,8 @@ export function judgeRequirement(
     ...tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)),
     ...load.flatMap((p) => p.requirementObservations?.[requirement.id] ?? []),
   ]);
-  const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
+  const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined || p.notFinished !== undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
+  const unfinished = load.filter((p) => p.notFinished?.covers.includes(requirement.id) === true);
   const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, checks: tagged.map((c) => c.name), observations };
   // A check failed only by other requirements' verdicts (t.verify) passed this one; a failure a
   // waiver covers for this requirement makes it `waived` (never `passed`).
@@ -155,9 +161,14 @@ export function judgeRequirement(
   const passed = tagged.some((c) => c.status === 'passed' || ((c.status === 'failed' || c.status === 'waived') && !failsThis(c))) || probeVerdicts.some((p) => p.verdict === 'passed');
   const probesHeard = load.filter((p) => p.requirements[requirement.id] !== undefined || p.requirementObservations?.[requirement.id] !== undefined).map((p) => p.probe);
   const source = probesHeard.length > 0 ? `k6 ${probesHeard.join(', ')}` : undefined;
-  const notVerifiableBecause = unique(tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!));
-  // Checks an interrupted run never reached say nothing about the target: "not run", not "not verifiable".
-  const undecided: RequirementStatus = tagged.some((c) => c.status === 'skipped') ? 'not_verifiable' : tagged.length > 0 ? 'not_run' : 'not_checked';
+  const notVerifiableBecause = unique([
+    ...tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!),
+    ...unfinished.map((p) => `k6 ${p.probe}: ${p.notFinished!.reason}`),
+  ]);
+  // Checks an interrupted run never reached, and probes that did not finish, say nothing about the
+  // target: "not run", not "not verifiable" and never "failed".
+  const undecided: RequirementStatus = unfinished.length > 0 ? 'not_run'
+    : tagged.some((c) => c.status === 'skipped') ? 'not_verifiable' : tagged.length > 0 ? 'not_run' : 'not_checked';
   let status: RequirementStatus;
   if (requirement.level === 'OBSERVE') {
     status = passed || failed || observations.length > 0 ? 'observed' : undecided;

@@ -29,6 +29,21 @@ export const WEBHOOK_RETRY_PLANS: readonly Plan[] = [
 ];
 
 /**
+ * What each probe decides or observes (its thresholds' and observations' requirement ids): a probe
+ * that did not finish in a run leaves these not run, whatever its partial summary says.
+ */
+export const PROBE_REQUIREMENTS: Readonly<Record<'webhook-retry' | 'rate-limit', readonly string[]>> = {
+  'webhook-retry': [
+    'WEBHOOK-ACK-2XX', 'WEBHOOK-4XX-NO-RETRY', 'WEBHOOK-5XX-RETRY', 'WEBHOOK-TIMEOUT-RETRY', 'WEBHOOK-BACKOFF-EXPONENTIAL',
+    'WEBHOOK-RETRY-HORIZON-24H', 'WEBHOOK-RETRY-SAME-EVENT', 'WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10',
+    'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
+  ],
+  'rate-limit': [
+    'RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR',
+  ],
+};
+
+/**
  * Requirements the webhook-retry probe judges only against the reference, whose virtual clock it
  * drives: remotely the recovery plan is not run, and no watch of TIME_BUDGET_S reaches 24 h.
  */

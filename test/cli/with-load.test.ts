@@ -4,11 +4,13 @@
  * embedded reference with the `no-rate-limit` fault, so the merge is proved by a verdict only a
  * probe can give (the checks are limited with --only to one unrelated requirement).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runOcc } from './occ-process.ts';
+import { parseXml } from '../report/parse-back.ts';
+import { cleanEnv, runOcc } from './occ-process.ts';
 
 type Verdict = { id: string; status: string; source?: string };
 
@@ -35,4 +37,64 @@ describe('occ run --with-load', () => {
     const markdown = readFileSync(join(dir, 'reports', 'latest', 'report.md'), 'utf8');
     expect(markdown).toMatch(/RATE-LIMIT-ENFORCED/);
   });
+});
+
+/**
+ * SIGTERM at a point of a `--with-load` run against a conformant target (the embedded reference):
+ * `marker` is the line (stdout or stderr) after which, plus `delayMs`, the signal is sent.
+ */
+function interruptedRun(marker: RegExp, delayMs: number): Promise<{ code: number | null; stdout: string; stderr: string; dir: string; signalled: boolean }> {
+  const dir = mkdtempSync(join(tmpdir(), 'occ-with-load-signal-'));
+  const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/occ.js'), 'run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE,HOOKS-CREATE'], { cwd: dir, env: cleanEnv({}) });
+  let stdout = '';
+  let stderr = '';
+  let signalled = false;
+  const watch = () => {
+    if (!signalled && marker.test(stdout + stderr)) {
+      signalled = true;
+      setTimeout(() => child.kill('SIGTERM'), delayMs);
+    }
+  };
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); watch(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); watch(); });
+  const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) => child.on('close', (code) => {
+    clearTimeout(guard);
+    resolve({ code, stdout, stderr, dir, signalled });
+  }));
+}
+
+describe('occ run --with-load, interrupted', () => {
+  // During the checks; inside the webhook-retry probe; inside the rate-limit probe's measurement.
+  const points = [
+    { where: 'during the checks', marker: /conformance: checking/, delayMs: 300 },
+    { where: 'inside the webhook-retry probe', marker: /load: webhook-retry against/, delayMs: 1_500 },
+    { where: 'inside the rate-limit probe', marker: /load: rate-limit against/, delayMs: 4_000 },
+  ];
+  for (const point of points) {
+    it(`SIGTERM ${point.where}: exit 143, 0 failed in every report, the probes' requirements not run`, { timeout: 150_000 }, async () => {
+      const run = await interruptedRun(point.marker, point.delayMs);
+      const output = `${run.stdout}\n${run.stderr}`;
+      expect(run.signalled, output).toBe(true);
+      expect(run.code, output).toBe(143);
+      expect(run.stdout).toMatch(/conformance: \d+ MUST passed, 0 failed,/);
+
+      const latest = join(run.dir, 'reports', 'latest');
+      const report = JSON.parse(readFileSync(join(latest, 'report.json'), 'utf8')) as {
+        interrupted: boolean; requirements: Verdict[]; counts: { requirements: { failed: number } };
+      };
+      expect(report.interrupted).toBe(true);
+      expect(report.counts.requirements.failed).toBe(0);
+      expect(report.requirements.filter((r) => r.status === 'failed')).toEqual([]);
+      const byId = new Map(report.requirements.map((r) => [r.id, r]));
+      expect(byId.get('RATE-LIMIT-ENFORCED')?.status).toBe('not_run');
+      expect(byId.get('RATE-LIMIT-ALL-ENDPOINTS')?.status).toBe('not_run');
+
+      const junit = parseXml(readFileSync(join(latest, 'junit.xml'), 'utf8'));
+      expect(junit.elements).not.toContain('failure');
+      const markdown = readFileSync(join(latest, 'report.md'), 'utf8');
+      expect(markdown).not.toMatch(/❌/);
+      expect(readFileSync(join(latest, 'report.html'), 'utf8')).not.toMatch(/class="badge failed"/);
+    });
+  }
 });

@@ -4,7 +4,8 @@
  * probe's own "over" loop for many limits and windows.
  */
 import { describe, expect, it } from 'vitest';
-import { probeRequests, rateLimitShape, REFERENCE_WINDOW_MS, webhookRetryPlans } from '../../load/lib/probe-shape.ts';
+import { PROBE_REQUIREMENTS, probeRequests, rateLimitShape, REFERENCE_WINDOW_MS, webhookRetryPlans } from '../../load/lib/probe-shape.ts';
+import { requirements } from '../../requirements/catalogue.ts';
 
 describe('the k6 probes\' request bounds', () => {
   it('rate-limit at the spec\'s 100 per minute: 210 in the set-up burst at most, 90 under, 412 over', () => {
@@ -35,5 +36,14 @@ describe('the k6 probes\' request bounds', () => {
     expect(embedded[1]!.detail).toContain(`per ${REFERENCE_WINDOW_MS / 1000} s`);
     // A raised limit is counted as configured.
     expect(probeRequests({ remote: true, limit: 200, windowMs: 60_000 })[1]!.maxRequests).toBe(rateLimitShape(200, 60_000).maxRequests);
+  });
+});
+
+describe('what each probe covers', () => {
+  it('the probes together cover exactly the catalogue\'s requirements checked by load, each once', () => {
+    const covered = Object.values(PROBE_REQUIREMENTS).flat();
+    expect(new Set(covered).size).toBe(covered.length);
+    const byLoad = requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id);
+    expect([...covered].sort()).toEqual([...byLoad].sort());
   });
 });

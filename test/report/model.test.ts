@@ -14,6 +14,20 @@ function input(checks: ReportInput['checks'], previous: ReportInput['previous'] 
 }
 
 describe('requirement verdicts', () => {
+  it('a probe that did not finish keeps no verdict: its requirements are not run, never failed, unless a check decided them', () => {
+    const enforced = requirements.find((r) => r.id === 'RATE-LIMIT-ENFORCED')!;
+    const partial = {
+      probe: 'rate-limit', passed: false, failedThresholds: ['windows_measured count>0'], requirements: { 'RATE-LIMIT-ENFORCED': 'failed' as const },
+      observations: [], notFinished: { reason: 'not run: the run was interrupted while this probe ran', covers: ['RATE-LIMIT-ENFORCED'] },
+    };
+    const verdict = judgeRequirement(enforced, [], [partial]);
+    expect(verdict.status).toBe('not_run');
+    expect(verdict.notVerifiableBecause).toEqual(['k6 rate-limit: not run: the run was interrupted while this probe ran']);
+    expect(judgeRequirement(enforced, [checkResult({ name: 'c', status: 'passed', requirements: [enforced.id] })], [partial]).status).toBe('passed');
+    // The same summary from a probe that finished decides the requirement.
+    expect(judgeRequirement(enforced, [], [{ ...partial, notFinished: undefined }]).status).toBe('failed');
+  });
+
   it('a MUST fails when any tagged check fails, even if another passed', () => {
     const verdict = judgeRequirement(must, [
       checkResult({ name: 'a', status: 'passed', requirements: [must.id] }),
