@@ -40,7 +40,7 @@ process.env.NODE_COMPILE_CACHE ??= compileCacheDirectory;
 // They run side by side with the unit files: none asserts a speed, every port is ephemeral, every
 // target, report folder and npm install is the test's own, and their timeouts are hang guards that
 // hold with the machine busy.
-const wholeRuns = ['test/self-proof/**/*.test.ts', 'test/load/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/properties/properties-catch-faults.test.ts', 'test/batch-priority.test.ts'];
+const wholeRuns = ['test/self-proof/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/load/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/properties/properties-catch-faults.test.ts', 'test/batch-priority.test.ts'];
 
 // Of those, the ones that measure in real time: the k6 rate-limit probe must send at 150 % of the
 // limit on a fixed schedule (each send within 625 ms), so a starved machine makes it inconclusive;
