@@ -203,6 +203,15 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     // A k6 probe stops, cleans up and writes a partial summary, which counts for nothing (below).
     if (probe?.exitCode === null) probe.kill(signal);
   };
+  // From here on a signal interrupts the run (reports written, hooks and states swept), whenever it
+  // comes. Vitest installs handlers that exit the process on SIGINT/SIGTERM as soon as it is created;
+  // a run that created hooks must first delete them and write its reports, so every other handler
+  // is taken off again before any signal can reach it (signals arrive as macrotasks).
+  const ownSignals = (event: string | symbol, listener: (...args: unknown[]) => void): void => {
+    if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal) queueMicrotask(() => process.off(event, listener));
+  };
+  process.on('newListener', ownSignals);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, onSignal);
 
   // The embedded reference has no rate limit and nothing shared but what the gate guards: its
   // files run in parallel. A dry run sends nothing and lists checks in order: sequential.
@@ -219,7 +228,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     // rather than through vitest's module runner once vitest is up. The global set-up finds it
     // started (shared-run.ts); a target that fails to start fails there, as it always did.
     ownRun = acquireRun().catch(() => undefined);
-    const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
     vitest = await createVitest({
       root,
       config: vitestConfigFile(),
@@ -231,13 +239,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       ...(parallel ? { fileParallelism: true, maxWorkers: workers } : {}),
       passWithNoTests: true,
     });
-    // Vitest exits the process on SIGINT/SIGTERM; a run that created hooks must first delete
-    // them and write its reports, so its handlers make way for ours.
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      for (const listener of process.listeners(signal)) if (!signalListenersBefore.has(listener)) process.off(signal, listener);
-      process.on(signal, onSignal);
-    }
-    await vitest.start();
+    if (!interrupted) await vitest.start();
   } finally {
     await vitest?.close();
     const run = await ownRun;
