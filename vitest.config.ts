@@ -104,7 +104,7 @@ const targetProject = targetProjectEnabled()
 // One vitest project per concern; each can be run alone with `vitest run --project <name>`.
 // `npm test` names unit, whole-runs and timed-runs (package.json): conformance and properties
 // (the suite against the embedded reference, one check at a time) would run first, on one core,
-// so test/cli/vitest-projects.test.ts runs them in the pool instead, as the README shows them.
+// so test/cli/vitest-projects.test.ts runs them in the pool instead, as docs/architecture.md shows them.
 export default defineConfig({
   test: {
     reporters: ['default', './harness/report/closing-line.ts'],

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 import { autocannon } from './autocannon.ts';
 import { intFromEnv } from './options.ts';
+import { recordResult } from './results.ts';
 
 
 const seconds = intFromEnv('BENCH_SECONDS', 10);
@@ -68,6 +69,14 @@ try {
     `  server RSS   ${before.rssMb.toFixed(1)} MB idle (seeded), ${after.rssMb.toFixed(1)} MB after, peak ${after.hwmMb.toFixed(1)} MB   goal < 150 MB: ${after.hwmMb < 150 ? 'met' : 'MISSED'}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  // The goals are for the default load: a run with other options is printed, not recorded.
+  if (seconds === 10 && connections === 32 && pipelining === 1) {
+    recordResult({
+      goal: 'reference server, GET /v1/me, rate limit off, 32 connections: ≥ 15,000 req/s, p99 < 5 ms, RSS < 150 MB',
+      command: 'npm run bench:reference',
+      figure: `${rps >= 15_000 && p99 < 5 && after.hwmMb < 150 ? 'met' : 'not met'}: ${Math.round(rps).toLocaleString('en-US')} req/s, p99 ${p99} ms, RSS ${before.rssMb.toFixed(0)} MB idle, ${after.hwmMb.toFixed(0)} MB peak`,
+    });
+  }
 } finally {
   child.kill('SIGTERM');
   await new Promise((resolve) => {

@@ -63,7 +63,7 @@ const PROBE_THRESHOLDS_CROSSED = 99;
 
 /**
  * Workers of an embedded run, whose files run in parallel behind the check gate
- * (harness/suite/gate.ts; README "Why the embedded run is parallel"): two, one per core of the
+ * (harness/suite/gate.ts; docs/architecture.md, "Why the embedded run is parallel"): two, one per core of the
  * machine this is measured on; each more loads the whole suite again. A remote run keeps one
  * worker: one throttle and one request count against the target's rate limit.
  */

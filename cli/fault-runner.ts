@@ -71,7 +71,7 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   process.env.OCC_DRY_RUN = '0';
   // A worker thread per fault rather than a forked process: the same fresh module graph and
   // environment (vitest hands each run's worker the environment of that run), without a Node
-  // process start per fault; about a tenth of the self-proof's CPU (README, Benchmarks).
+  // process start per fault; about a tenth of the self-proof's CPU (bench/RESULTS.md).
   enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it.

@@ -10,7 +10,7 @@
  */
 export interface Variant {
   readonly id: string;
-  /** The reading of the spec this variant takes (the reference's own is in README's decisions table). */
+  /** The reading of the spec this variant takes (the reference's own is in docs/decisions.md). */
   readonly description: string;
 }
 

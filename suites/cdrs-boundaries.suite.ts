@@ -1,6 +1,6 @@
 /**
- * GET /cdrs near misses: the inputs on both sides of each rule's boundary (README, "Near-miss
- * inputs"). suites/cdrs.suite.ts checks each rule once; these checks send what tells a server
+ * GET /cdrs near misses: the inputs on both sides of each rule's boundary (docs/decisions.md,
+ * "Near-miss inputs"). suites/cdrs.suite.ts checks each rule once; these checks send what tells a server
  * that is almost right from one that is right: the default limit over a window holding more
  * (exactly 100, not "at most"), limit 1 / a mid value / 1000, instants one second either side
  * of a record, calendar-impossible dates with valid times, 31 days ± 1 s from months of every

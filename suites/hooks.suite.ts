@@ -32,7 +32,7 @@ function uuidOfVersion(version: number): string {
 }
 
 /**
- * Near misses of DELETE /hooks/{id} (README, "Near-miss inputs"): strings one step from a UUID,
+ * Near misses of DELETE /hooks/{id} (docs/decisions.md, "Near-miss inputs"): strings one step from a UUID,
  * and a well-formed UUID of another version, which "UUID v4" and "id not a UUID" leave open.
  */
 const deleteIdProbes: Array<{ id: string; what: string; either?: true }> = [
@@ -47,7 +47,7 @@ const deleteIdProbes: Array<{ id: string; what: string; either?: true }> = [
 type Probe = { body: { raw?: string; json?: unknown }; what: string };
 
 /**
- * Near misses of every HookCreate field (README, "Near-miss inputs"), each breaking one rule of a
+ * Near misses of every HookCreate field (docs/decisions.md, "Near-miss inputs"), each breaking one rule of a
  * body otherwise valid. Remotely `perRun` of them are sent per run (harness/suite/rotation.ts).
  */
 const hookValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: Probe[] }> = [

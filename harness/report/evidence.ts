@@ -6,7 +6,7 @@
  * the waiver mode. `occ verify evidence.zip` recomputes every hash and says what differs.
  *
  * Not signed: a manifest proves the files belong together and were not edited since, not who
- * made them. Signing waits for a party to hold the key (README).
+ * made them. Signing waits for a party to hold the key (docs/decisions.md).
  * Zip through fflate (maintained, no dependencies, synchronous zip and unzip).
  */
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * The gate a check passes before it runs when the run's files run in parallel (embedded target
- * only: cli/conformance.ts decides, README "Why the embedded run is parallel"). It makes the
+ * only: cli/conformance.ts decides, docs/architecture.md "Why the embedded run is parallel"). It makes the
  * exclusions explicit instead of leaving them to luck:
  *
  * - A check that changes what every other check sees runs ALONE: moving the target's clock

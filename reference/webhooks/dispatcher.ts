@@ -6,7 +6,7 @@
  * body keyed with the subscription secret, any 2xx acknowledges, 4xx is permanent, 5xx or
  * timeout is retried with exponential backoff for up to 24 hours, 10 consecutive failures
  * disable the endpoint. It leaves open the timeout and the backoff intervals; the reference
- * chooses (these are the numbers the README documents):
+ * chooses (these are the numbers docs/decisions.md documents):
  *
  *   Timeout            DEFAULT_TIMEOUT_MS = 5000 REAL ms per attempt, covering connect + TLS +
  *                      request + response headers + body (an overall deadline, with undici's

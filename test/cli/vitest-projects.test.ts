@@ -1,5 +1,5 @@
 /**
- * The suite run directly by vitest, as the README shows it: `npx vitest run --project conformance`
+ * The suite run directly by vitest, as docs/architecture.md shows it: `npx vitest run --project conformance`
  * (and `--project properties`) against the embedded reference, one worker, one check at a time
  * (vitest.config.ts: no check gate without `occ run`), and one requirement's checks with
  * `--tags-filter`. npm test runs them here, in a process of their own, rather than as projects of

@@ -15,7 +15,7 @@
  * sends) says so by its probe thresholds and proves nothing either way, so such a run is run
  * again, at most three times; a verdict on the target only ever comes from a run that kept its
  * rate. How long a probe takes (the "< 30 s" goal) is a
- * benchmark, measured by `npm run load:rate-limit` / `load:webhook-retry` (README "Benchmarks"),
+ * benchmark, measured by `npm run load:rate-limit` / `load:webhook-retry` (bench/RESULTS.md),
  * never asserted here: npm test runs files side by side, and a busy machine is slower, not wrong.
  *
  * k6 comes from load/install-k6.sh (built with Go once per machine). When it cannot be found or
@@ -158,7 +158,7 @@ describe.concurrent('k6 probes against the reference server', () => {
     const { observations } = report(r, 'rate-limit');
     const configured = observations.configured.limit as number;
     const estimate = observations.estimate.limit as number;
-    // Figures for the README (load/README.md).
+    // Figures for load/README.md.
     console.info(`rate-limit: configured ${configured} per ${observations.configured.windowMs} ms, estimated ${estimate} over ${observations.estimate.windowsUsed} windows, probe ${r.ms} ms`);
     expect(Math.abs(estimate - configured)).toBeLessThanOrEqual(2);
     expect(observations.estimate.windowsUsed).toBeLessThanOrEqual(2);
