@@ -25,6 +25,7 @@ import { tokenNames, tokenVariable } from '../harness/config/tokens.ts';
 import { limits } from '../harness/contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
 import type { ReferenceFixtures } from '../reference/server.ts';
+import { machineEnvironment } from './machine-environment.ts';
 import { entryPoint } from './package-root.ts';
 
 export interface RemoteReference {
@@ -151,13 +152,14 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
 }
 
 /**
- * The environment of a conformance run against it: clean (a developer's .env must not leak in);
- * PROPERTY_* and the watch budgets (WEBHOOK_BUDGET_S of the checks, TIME_BUDGET_S of the k6
- * webhook-retry probe) passed through.
+ * The environment of a conformance run against it: the machine's own (its trust store and proxy
+ * settings reach every child) without the suite's configuration, which comes from the stand-in
+ * alone (a developer's .env or shell must not leak in); PROPERTY_* and the watch budgets
+ * (WEBHOOK_BUDGET_S of the checks, TIME_BUDGET_S of the k6 webhook-retry probe) passed through.
  */
 export function remoteRunEnvironment(reference: RemoteReference): NodeJS.ProcessEnv {
-  const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PROPERTY_') || name === 'WEBHOOK_BUDGET_S' || name === 'TIME_BUDGET_S'));
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: process.env.CI ?? 'true', ...passed, ...reference.env };
+  const passed = (name: string) => name.startsWith('PROPERTY_') || name === 'WEBHOOK_BUDGET_S' || name === 'TIME_BUDGET_S';
+  return { CI: 'true', ...machineEnvironment(passed), ...reference.env };
 }
 
 async function main(): Promise<number> {

@@ -5,29 +5,14 @@
  * Asynchronous, so a target served by the test process itself can answer while the child runs.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { machineEnvironment } from '../../cli/machine-environment.ts';
 
 export interface ProcessRun { code: number | null; stdout: string; stderr: string }
 
-/** The variables a user configures the suite with: every name .env.example documents. */
-const configured = new Set(
-  [...readFileSync(join(import.meta.dirname, '../../.env.example'), 'utf8').matchAll(/^#?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!),
-);
-
-/** What vitest sets in its own workers, which must not make a child run think it is one. */
-const testRunnerMarkers = /^(VITEST.*|TEST|NODE_ENV)$/;
-
-/**
- * The machine's environment (its trust store, proxy, npm and Node settings: a child started with a
- * hand-picked subset loses them, and npm then fails on the first registry or TLS request) without
- * the suite's configuration, internal hand-offs or the test runner's markers, in CI mode, plus `extra`.
- */
+/** The machine's environment without the suite's configuration (cli/machine-environment.ts), in CI mode, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = Object.entries(process.env).filter(
-    ([name]) => !configured.has(name) && !name.startsWith('OCC_') && !testRunnerMarkers.test(name),
-  );
-  return { ...Object.fromEntries(inherited), CI: 'true', ...extra };
+  return { ...machineEnvironment(), CI: 'true', ...extra };
 }
 
 export function runProcess(command: string, args: readonly string[], extra: Record<string, string>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<ProcessRun> {
