@@ -2,16 +2,7 @@ import { describe } from 'vitest';
 import { CREDENTIAL_FIELD_PATTERN } from '../harness/contract/openapi.ts';
 import { check } from '../harness/suite/check.ts';
 import type { AgentList } from '../harness/contract/openapi.ts';
-
-/** Every key path in a JSON value whose name looks like a credential, at any depth. */
-export function credentialPaths(value: unknown, path = ''): string[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => credentialPaths(item, `${path}[${index}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => [
-    ...(CREDENTIAL_FIELD_PATTERN.test(key) ? [`${path}.${key}`] : []),
-    ...credentialPaths(inner, `${path}.${key}`),
-  ]);
-}
+import { credentialPaths } from './rules/agents.ts';
 
 describe('GET /agents', () => {
   check('GET /agents answers 200 with the SIP lines of the account, count matching the records', { verifies: ['AGENTS-200-SHAPE', 'AGENTS-COUNT-MATCHES-ROWS', 'CDR-REQUIRED-FIELDS'], needs: { tokens: ['read:agents'] }, requests: 1 }, async (t) => {

@@ -6,6 +6,7 @@ import { session } from '../harness/suite/session.ts';
 import { probesForRun, probesPlanned, wayOf } from '../harness/suite/rotation.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
+import { detailLocation } from './rules/calls.ts';
 
 /**
  * A valid E.164 number that rings nothing: +1 555 555-01xx is reserved for fiction. Every body
@@ -35,15 +36,6 @@ async function expectStateRefusal(t: CheckTools, token: string, agent: string, s
   const exchange = await originateAs(t, token, agent);
   t.ensure(exchange.status === status, `POST /calls for ${what}: expected ${status} ${code}, got ${codeOf(exchange)}`);
   expectError(t, exchange, status, code);
-}
-
-/** Where the 502's `detail` sits, for the observation. */
-export function detailLocation(body: unknown): string {
-  if (body === null || typeof body !== 'object') return 'the body is not an object';
-  const b = body as Record<string, unknown>;
-  if ('detail' in b) return `a top-level "detail" field (${JSON.stringify(b.detail)})`;
-  if (typeof b.message === 'string' && /detail/i.test(b.message)) return `inside message (${JSON.stringify(b.message)})`;
-  return `nowhere visible (fields: ${Object.keys(b).join(', ')})`;
 }
 
 type Probe = { body: { raw?: string; contentType?: string; json?: unknown }; what: string };

@@ -3,6 +3,7 @@ import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../harness/cont
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { cdrCountProblem, cdrCountReading, codeOf, expectError, extraFields, isInsideWindow, orderOf } from '../harness/suite/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
+import { rowsOutside } from './rules/cdrs.ts';
 
 const HOUR_MS = 3_600_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -16,13 +17,6 @@ const wholeSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
 async function targetNow(t: CheckTools): Promise<{ now: number; skewMs: number }> {
   if (t.control.offers('clock')) return { now: await t.control.clock(), skewMs: 1_000 };
   return { now: Date.now(), skewMs: 120_000 };
-}
-
-/** The records of `list` whose startTime is not inside [fromMs, tillMs] (± slack). */
-export function rowsOutside(list: CdrList, fromMs: number, tillMs: number, slackMs = 0): string[] {
-  return list.calls
-    .filter((row) => !isInsideWindow(Date.parse(row.startTime ?? ''), fromMs, tillMs, slackMs))
-    .map((row) => `${row.id ?? '?'} at ${row.startTime ?? '(no startTime)'}`);
 }
 
 async function listCdrs(t: CheckTools, query: Record<string, string | number | undefined>, token = t.token('read:cdrs')): Promise<CdrList> {

@@ -10,18 +10,7 @@ import { subscribe, type Subscription } from '../harness/suite/subscriptions.ts'
 import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
-
-/** An https URL of exactly `length` characters under `base` (padding in the last path segment). */
-export function urlOfLength(base: string, length: number): string {
-  const prefix = `${base}/hooks/len-`;
-  if (prefix.length > length) throw new Error(`${base} is too long for a ${length}-character URL`);
-  return prefix + 'a'.repeat(length - prefix.length);
-}
-
-/** Which of `secrets` appear anywhere in the given answers (status line aside). */
-export function secretsIn(exchanges: readonly Pick<Exchange, 'rawBody' | 'responseHeaders'>[], secrets: readonly string[]): string[] {
-  return secrets.filter((secret) => exchanges.some((e) => e.rawBody.includes(secret) || Object.values(e.responseHeaders).some((v) => v.includes(secret))));
-}
+import { secretsIn, urlOfLength } from './rules/hooks.ts';
 
 const NOWHERE = 'https://example.invalid';
 

@@ -14,6 +14,7 @@ import { describe } from 'vitest';
 import { limits } from '../harness/contract/openapi.ts';
 import { check } from '../harness/suite/check.ts';
 import { expandVariantIds } from '../reference/variants.ts';
+import { refused, type Answer } from './rules/rate-limit.ts';
 
 /** The spec's window: a minute, on the limiter's clock that the check moves. */
 const WINDOW_MS = 60_000;
@@ -22,12 +23,6 @@ const PER_WINDOW = limits.requestsPerMinute;
 /** Same reading of the variable as the global set-up. */
 function variantsOfThisRun(): string[] {
   return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
-}
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
 }
 
 /** One request per endpoint of the API, in turn: the limit must count them all together. */
@@ -43,11 +38,6 @@ function endpointRequest(index: number): { method: 'GET' | 'POST' | 'DELETE'; pa
     { method: 'DELETE', path: `/hooks/${randomUUID()}` },
   ] as const;
   return all[index % all.length]!;
-}
-
-/** The refusals among answers (429, the usual status; anything else is recorded as shape). */
-export function refused(answers: readonly Pick<Answer, 'status'>[]): number {
-  return answers.filter((a) => a.status === 429).length;
 }
 
 describe('Request rate limit', () => {

@@ -3,6 +3,7 @@ import { compareDocuments } from '../harness/contract/compatibility.ts';
 import { openapi } from '../harness/contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { codeOf } from '../harness/suite/verdicts.ts';
+import { serverUrl } from './rules/versioning.ts';
 
 async function servedDocument(t: CheckTools): Promise<unknown> {
   // A description is public documentation, but a target may still want the token: send it.
@@ -10,13 +11,6 @@ async function servedDocument(t: CheckTools): Promise<unknown> {
   t.ensure(exchange.status === 200, `GET {base_url}/openapi.json: expected 200, got ${codeOf(exchange)}`);
   t.ensure(exchange.json !== undefined, `GET {base_url}/openapi.json is not JSON: ${exchange.jsonError ?? exchange.rawBody.slice(0, 80)}`);
   return exchange.json;
-}
-
-/** The first server URL of a document with its variables at their defaults. */
-export function serverUrl(doc: unknown): string | undefined {
-  const server = (doc as { servers?: Array<{ url?: unknown; variables?: Record<string, { default?: unknown }> }> }).servers?.[0];
-  if (typeof server?.url !== 'string') return undefined;
-  return server.url.replace(/\{([^}]+)\}/g, (_, name: string) => String(server.variables?.[name]?.default ?? ''));
 }
 
 describe('Versioning', () => {
