@@ -15,9 +15,8 @@ import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../harness/cont
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { probesCost, probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
 import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/suite/verdicts.ts';
+import { HOUR_MS, impossibleDates, limitsOutOfRange, SECOND_MS, sides, windowsOf31Days } from './data/cdrs-boundaries.ts';
 
-const HOUR_MS = 3_600_000;
-const SECOND_MS = 1000;
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 const wholeSecond = (ms: number): number => Math.floor(ms / SECOND_MS) * SECOND_MS;
 
@@ -68,13 +67,12 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
     for (const probe of probesForRun(t, probes, 1, 'CDRS-LIMIT-HONOURED', (p) => p.what)) await probe.run(t, window, held);
   });
 
-  const outOfRange = ['0', '-1', '2.5', 'abc', String(limits.cdrLimitMax + 1)];
   check('GET /cdrs answers a limit outside 1..1000 or not an integer with a 200 of at most 1000 records or a documented 400 (which one is recorded)', {
-    verifies: ['CDRS-LIMIT-OUT-OF-RANGE', 'CDRS-LIMIT-MAX-1000', 'CONTRACT-DOCUMENTED-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(outOfRange.length, 1),
+    verifies: ['CDRS-LIMIT-OUT-OF-RANGE', 'CDRS-LIMIT-MAX-1000', 'CONTRACT-DOCUMENTED-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(limitsOutOfRange.length, 1),
   }, async (t) => {
     const till = wholeSecond(Date.now() - HOUR_MS);
     const answers: string[] = [];
-    for (const limit of probesForRun(t, outOfRange, 1, 'CDRS-LIMIT-OUT-OF-RANGE', (l) => `limit=${l}`)) {
+    for (const limit of probesForRun(t, limitsOutOfRange, 1, 'CDRS-LIMIT-OUT-OF-RANGE', (l) => `limit=${l}`)) {
       // The spec gives no error code for it: a 200 (clamped, or the default) and a 400 are both readings.
       const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { from: iso(till - 30 * DAY_MS), till: iso(till), limit } });
       t.ensure(exchange.status === 200 || exchange.status === 400, `GET /cdrs limit=${limit}: expected 200 or 400, got ${codeOf(exchange)}`);
@@ -87,13 +85,6 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
 });
 
 describe('GET /cdrs: one second either side of a record', () => {
-  type Side = { what: string; window: (at: number) => { from: number; till: number }; contains: boolean };
-  // `at` is the record's startTime floored to the second; no window puts the record on an edge.
-  const sides: Side[] = [
-    { what: 'from one second before, till two seconds after the record', window: (at) => ({ from: at - SECOND_MS, till: at + 2 * SECOND_MS }), contains: true },
-    { what: 'from one second after the record', window: (at) => ({ from: at + SECOND_MS, till: at + HOUR_MS }), contains: false },
-    { what: 'till one second before the record', window: (at) => ({ from: at - HOUR_MS, till: at - SECOND_MS }), contains: false },
-  ];
   check('GET /cdrs includes a record in a window from one second before it and excludes it from windows starting one second after or ending one second before it', {
     verifies: ['CDRS-ROWS-IN-WINDOW'], needs: { tokens: ['read:cdrs'] }, requests: 1 + probesPlanned(sides.length, 1),
   }, async (t) => {
@@ -116,16 +107,10 @@ describe('GET /cdrs: one second either side of a record', () => {
 });
 
 describe('GET /cdrs: dates that do not exist, with valid times', () => {
-  const impossible = [
-    { from: '2026-02-27T10:00:00Z', till: '2026-02-30T10:00:00Z', what: 'till 30 February' },
-    { from: '2025-02-29T10:00:00Z', till: '2025-03-01T10:00:00Z', what: 'from 29 February of a common year' },
-    { from: '2026-04-30T00:00:00Z', till: '2026-04-31T00:00:00Z', what: 'till 31 April' },
-    { from: '2026-06-31T08:00:00+02:00', till: '2026-07-02T08:00:00+02:00', what: 'from 31 June with an offset' },
-  ];
   check('GET /cdrs answers 400 invalid_timestamp to a calendar-impossible date with a valid time (30 February, 29 February 2025, 31 April, 31 June)', {
-    verifies: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(impossible.length, 1),
+    verifies: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(impossibleDates.length, 1),
   }, async (t) => {
-    for (const probe of probesForRun(t, impossible, 1, 'CDRS-INVALID-TIMESTAMP', (p) => p.what)) {
+    for (const probe of probesForRun(t, impossibleDates, 1, 'CDRS-INVALID-TIMESTAMP', (p) => p.what)) {
       const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { from: probe.from, till: probe.till } });
       t.ensure(exchange.status === 400, `GET /cdrs from=${probe.from} till=${probe.till} (${probe.what}): expected 400 invalid_timestamp, got ${codeOf(exchange)}`);
       expectError(t, exchange, 400, 'invalid_timestamp');
@@ -134,16 +119,10 @@ describe('GET /cdrs: dates that do not exist, with valid times', () => {
 });
 
 describe('GET /cdrs: 31 days ± 1 s from months of every length', () => {
-  const windows = [
-    { from: '2026-02-01T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS, accepted: true, what: 'exactly 31 days from 1 February' },
-    { from: '2026-04-10T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS, accepted: true, what: 'exactly 31 days from 10 April (a 30-day month)' },
-    { from: '2026-02-15T12:00:00Z', spanMs: CDR_WINDOW_MAX_MS - SECOND_MS, accepted: true, what: '31 days minus one second from 15 February' },
-    { from: '2026-01-31T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS + SECOND_MS, accepted: false, what: '31 days plus one second from 31 January' },
-  ];
   check('GET /cdrs accepts windows of 31 days and of 31 days minus a second wherever they start (February, 30-day months), and refuses 31 days plus a second', {
-    verifies: ['CDRS-WINDOW-EXACTLY-31D', 'CDRS-WINDOW-MAX-31D'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(windows.length, 1),
+    verifies: ['CDRS-WINDOW-EXACTLY-31D', 'CDRS-WINDOW-MAX-31D'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(windowsOf31Days.length, 1),
   }, async (t) => {
-    for (const w of probesForRun(t, windows, 1, 'CDRS-WINDOW-EXACTLY-31D', (p) => p.what)) {
+    for (const w of probesForRun(t, windowsOf31Days, 1, 'CDRS-WINDOW-EXACTLY-31D', (p) => p.what)) {
       const till = iso(Date.parse(w.from) + w.spanMs);
       const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { from: w.from, till } });
       if (w.accepted) {
