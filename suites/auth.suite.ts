@@ -126,7 +126,8 @@ describe('Scopes: each operation needs exactly its scope', () => {
     // token, so one run spreads over six tokens and six consecutive seeds cover the matrix.
     const lacking = rotated(singleScopes.filter((other) => other !== scope), index);
     const available = lacking.filter((other) => configured[other] !== undefined);
-    check(`${op.key} needs ${scope}: every single-scope token of another scope (on the reference also one with every other scope) gets 401 unauthorized, a token with only ${scope} passes`, {
+    // Every single-scope token of another scope is refused; on the reference also one with every other scope.
+    check(`${op.key} needs ${scope}: tokens of other scopes get 401 unauthorized, a token with only ${scope} passes`, {
       verifies: [requirement, 'AUTH-SCOPE-NUMBERS', 'AUTH-SCOPE-INVOICES'],
       needs: { tokens: [scope] },
       requests: 1 + probesPlanned(available.length, LACKING_PER_RUN),

@@ -51,7 +51,7 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
       }
     } },
   ];
-  check('GET /cdrs without limit returns exactly 100 records over a window holding more; limit=1, a mid value and 1000 return exactly that many', {
+  check('GET /cdrs over a window holding more returns exactly 100 records without limit and exactly `limit` with 1, 337 or 1000', {
     verifies: ['CDRS-LIMIT-DEFAULT-100', 'CDRS-LIMIT-HONOURED', 'CDRS-LIMIT-MAX-1000'], needs: { tokens: ['read:cdrs'] },
     requests: 2 + probesCost(probes.map((p) => p.requests), 1),
   }, async (t) => {
@@ -67,7 +67,8 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
     for (const probe of probesForRun(t, probes, 1, 'CDRS-LIMIT-HONOURED', (p) => p.what)) await probe.run(t, window, held);
   });
 
-  check('GET /cdrs answers a limit outside 1..1000 or not an integer with a 200 of at most 1000 records or a documented 400 (which one is recorded)', {
+  // Which of the two each limit gets is recorded.
+  check('GET /cdrs answers a limit outside 1..1000 or not an integer with at most 1000 records or a documented 400', {
     verifies: ['CDRS-LIMIT-OUT-OF-RANGE', 'CDRS-LIMIT-MAX-1000', 'CONTRACT-DOCUMENTED-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(limitsOutOfRange.length, 1),
   }, async (t) => {
     const till = wholeSecond(Date.now() - HOUR_MS);
@@ -85,7 +86,8 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
 });
 
 describe('GET /cdrs: one second either side of a record', () => {
-  check('GET /cdrs includes a record in a window from one second before it and excludes it from windows starting one second after or ending one second before it', {
+  // A window from one second before it includes it; windows starting one second after it or ending one second before it do not.
+  check('GET /cdrs includes a record one second inside a window and excludes it one second outside', {
     verifies: ['CDRS-ROWS-IN-WINDOW'], needs: { tokens: ['read:cdrs'] }, requests: 1 + probesPlanned(sides.length, 1),
   }, async (t) => {
     const till = wholeSecond(Date.now() - 2 * HOUR_MS);
@@ -107,7 +109,8 @@ describe('GET /cdrs: one second either side of a record', () => {
 });
 
 describe('GET /cdrs: dates that do not exist, with valid times', () => {
-  check('GET /cdrs answers 400 invalid_timestamp to a calendar-impossible date with a valid time (30 February, 29 February 2025, 31 April, 31 June)', {
+  // 30 February, 29 February 2025, 31 April, 31 June.
+  check('GET /cdrs answers 400 invalid_timestamp to a calendar-impossible date with a valid time', {
     verifies: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(impossibleDates.length, 1),
   }, async (t) => {
     for (const probe of probesForRun(t, impossibleDates, 1, 'CDRS-INVALID-TIMESTAMP', (p) => p.what)) {
@@ -119,7 +122,8 @@ describe('GET /cdrs: dates that do not exist, with valid times', () => {
 });
 
 describe('GET /cdrs: 31 days ± 1 s from months of every length', () => {
-  check('GET /cdrs accepts windows of 31 days and of 31 days minus a second wherever they start (February, 30-day months), and refuses 31 days plus a second', {
+  // Wherever the window starts: February, 30-day months, 31-day months.
+  check('GET /cdrs accepts 31 days and 31 days minus a second from any month, and refuses 31 days plus a second', {
     verifies: ['CDRS-WINDOW-EXACTLY-31D', 'CDRS-WINDOW-MAX-31D'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(windowsOf31Days.length, 1),
   }, async (t) => {
     for (const w of probesForRun(t, windowsOf31Days, 1, 'CDRS-WINDOW-EXACTLY-31D', (p) => p.what)) {

@@ -58,8 +58,9 @@ describe('GET /cdrs', () => {
   });
 
   // "24 hours before now" has two readings once till is given: literally now (so a till older
-  // than 24 hours makes a negative window) or 24 hours before till. Both are conformant.
-  check('GET /cdrs with only till (10 days ago) reads from as 24 hours before now (400 till_must_be_after_from) or before till (the records of that day); which one is recorded', {
+  // than 24 hours makes a negative window) or 24 hours before till. Both are conformant: a till
+  // 10 days ago gets 400 till_must_be_after_from or the records of that day, and which is recorded.
+  check('GET /cdrs with only till (10 days ago) reads from as 24 hours before now or as 24 hours before till', {
     verifies: ['CDRS-DEFAULT-WINDOW', 'CDRS-ROWS-IN-WINDOW', 'CDRS-TILL-AFTER-FROM', 'CDRS-DEFAULT-FROM-READING'], needs: { tokens: ['read:cdrs'] }, requests: 1,
   }, async (t) => {
     const till = wholeSecond(Date.now() - 10 * DAY_MS);
@@ -80,7 +81,7 @@ describe('GET /cdrs', () => {
     expectError(t, exchange, 400, 'window_too_wide');
   });
 
-  check('GET /cdrs returns only records inside [from, till), at most 100 without limit and exactly `limit` when the window holds more', {
+  check('GET /cdrs returns only records in [from, till): at most 100 without limit, exactly `limit` when the window holds more', {
     verifies: ['CDRS-ROWS-IN-WINDOW', 'CDRS-COUNT-MATCHES-ROWS', 'CDRS-LIMIT-DEFAULT-100', 'CDRS-LIMIT-HONOURED', 'CDRS-ORDER', 'CDRS-WINDOW-EDGES', 'CDRS-COUNT-READING'],
     needs: { tokens: ['read:cdrs'] }, requests: 3,
   }, async (t) => {
@@ -117,7 +118,8 @@ describe('GET /cdrs', () => {
     }
   });
 
-  check('GET /cdrs never returns more than 1000 records, whatever limit is asked for (the answer to 1001 and 5000 is recorded)', {
+  // The answers to limit=1001 and limit=5000 are recorded.
+  check('GET /cdrs never returns more than 1000 records, whatever limit is asked for', {
     verifies: ['CDRS-LIMIT-MAX-1000', 'CDRS-LIMIT-OUT-OF-RANGE'], needs: { tokens: ['read:cdrs'] }, requests: 2,
   }, async (t) => {
     const till = wholeSecond(Date.now() - HOUR_MS);

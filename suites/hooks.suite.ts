@@ -44,7 +44,11 @@ const EVENTS_PER_RUN_WATCHED = 1;
 const eventsRotate = session().target.kind === 'remote' && watchedKinds(session().target).kinds.length === eventTypes.length && watchOpens(session().target);
 
 describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () => {
-  check('POST /hooks subscribes a 512-character target to each of the five events (UUID id, whsec_ secret; the first in a body sent as application/json; charset=utf-8), and once more written HTTPS:// (an https URI too), the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and the secret never reappears', {
+  // A 512-character target for each of the five events (UUID ids, whsec_ secrets; the first body
+  // sent as application/json; charset=utf-8), and once more written HTTPS:// (an https URI too):
+  // the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and no secret
+  // reappears after creation.
+  check('POST /hooks subscribes each event at the 512-character limit; DELETE answers 204, then 404; the secret is shown once', {
     verifies: ['HOOKS-CREATE', 'HOOKS-EVENT-ENUM', 'HOOKS-SEVERAL-SUBSCRIPTIONS', 'HOOKS-TARGET-MAX-512', 'HOOKS-SECRET-ONCE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-MAX-SUBSCRIPTIONS', 'CONTRACT-DOCUMENTED-STATUS'],
     // Per event kind a POST and a DELETE; once more for HTTPS://; the second DELETE.
     needs: { tokens: ['all'] }, requests: 2 * ((eventsRotate ? EVENTS_PER_RUN_WATCHED : eventTypes.length) + 1) + 1,
@@ -88,7 +92,9 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     expectError(t, exchange, 404, 'not_found');
   });
 
-  check('DELETE /hooks/{id} answers 400 invalid_input for an id that is not a UUID (35 characters, a non-hex digit, braces, one character more), and 400 or 404 for a UUID of another version than 4 (recorded)', {
+  // Not a UUID: 35 characters, a non-hex digit, braces, one character more. A UUID of another
+  // version than 4 may get either answer; which one is recorded.
+  check('DELETE /hooks/{id} answers 400 invalid_input to an id that is not a UUID, and 400 or 404 to a non-v4 UUID', {
     verifies: ['HOOKS-DELETE-NON-UUID-400', 'HOOKS-DELETE-UUID-VERSION', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: probesPlanned(deleteIdProbes.length, 1),
   }, async (t) => {
     for (const probe of probesForRun(t, deleteIdProbes, 1, 'HOOKS-DELETE-NON-UUID-400', (p) => p.what)) {

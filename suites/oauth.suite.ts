@@ -39,7 +39,8 @@ async function metadataOf(t: CheckTools) {
 }
 
 describe('OAuth 2.0 client_credentials', () => {
-  check('The auth host serves RFC 8414 metadata naming its issuer, its token endpoint and the client_credentials grant (the client authentication methods it advertises are recorded)', { verifies: ['AUTH-OAUTH-DISCOVERY', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'], needs: { oauth: true }, requests: 1 }, async (t) => {
+  // The client authentication methods it advertises are recorded.
+  check('The auth host serves RFC 8414 metadata naming its issuer, its token endpoint and the client_credentials grant', { verifies: ['AUTH-OAUTH-DISCOVERY', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'], needs: { oauth: true }, requests: 1 }, async (t) => {
     const exchange = await metadataOf(t);
     t.expectStatus(exchange, 200);
     const problems = discoveryProblems(exchange.json, t.target.authUrl!);
@@ -49,7 +50,7 @@ describe('OAuth 2.0 client_credentials', () => {
 
   // RFC 6749 §2.3.1: every server MUST support HTTP Basic client authentication, so the grant,
   // and the narrowed-scope rule, are verified with it.
-  check('A client_credentials grant with HTTP Basic client authentication and a narrowed scope yields a token the API accepts, which obeys the same scope rules', {
+  check('A client_credentials grant with HTTP Basic client authentication yields a token the API accepts under the same scopes', {
     verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-SAME-SCOPES', 'AUTH-OAUTH-TOKEN-LIFETIME'], needs: { oauth: true }, requests: 3,
   }, async (t) => {
     const { clientId, clientSecret } = t.target.oauth!;
@@ -66,7 +67,7 @@ describe('OAuth 2.0 client_credentials', () => {
 
   // The body method (client_secret_post) is optional (RFC 6749 §2.3.1: MAY, NOT RECOMMENDED):
   // required only when the metadata advertises it; otherwise the answer is recorded.
-  check('A client_credentials grant with the credentials in the body works when the metadata advertises client_secret_post (otherwise the answer is recorded)', {
+  check('A client_credentials grant with the credentials in the body works when the metadata advertises client_secret_post', {
     verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'], needs: { oauth: true }, requests: 2,
   }, async (t) => {
     const metadata = await metadataOf(t);

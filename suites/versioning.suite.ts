@@ -14,7 +14,8 @@ async function servedDocument(t: CheckTools): Promise<unknown> {
 }
 
 describe('Versioning', () => {
-  check('{base_url}/openapi.json serves a valid OpenAPI 3.1 description with every operation under /v1, making no breaking change to v1 in place (additions are recorded)', {
+  // Every operation under /v1; additions to v1 are recorded.
+  check('{base_url}/openapi.json serves a valid OpenAPI 3.1 description under /v1, with no breaking change to v1 in place', {
     verifies: ['VERSION-OPENAPI-SERVED', 'VERSION-PATH-V1', 'VERSION-NO-BREAKING-IN-PLACE', 'VERSION-ADDITIVE-CHANGES'], needs: { tokens: ['all'] }, requests: 1,
   }, async (t) => {
     t.ensure(new URL(t.target.baseUrl).pathname.replace(/\/+$/, '').endsWith('/v1'), `the base URL ${t.target.baseUrl} does not end in /v1`);

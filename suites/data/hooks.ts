@@ -32,7 +32,8 @@ export type Probe = { body: { raw?: string; json?: unknown }; what: string };
  * body otherwise valid. Remotely `perRun` of them are sent per run (harness/suite/rotation.ts).
  */
 export const hookValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: Probe[] }> = [
-  { title: 'a body that is not JSON (truncated, form-encoded, empty) sent as application/json, and JSON that is not an object', verifies: 'HOOKS-INVALID-JSON', perRun: 1, probes: [
+  // Truncated, form-encoded and empty bodies sent as application/json, and JSON that is not an object.
+  { title: 'a body that is not a JSON object', verifies: 'HOOKS-INVALID-JSON', perRun: 1, probes: [
     { body: { raw: `{"event": "call.ended", "target_url": "${NOWHERE}/x"` }, what: 'a truncated JSON body' },
     { body: { raw: '' }, what: 'an empty body sent as application/json' },
     { body: { raw: `event=call.ended&target_url=${encodeURIComponent(`${NOWHERE}/x`)}` }, what: 'a form-encoded body sent as application/json' },
@@ -42,7 +43,8 @@ export const hookValidationProbes: Array<{ title: string; verifies: RequirementI
     { body: { json: { target_url: `${NOWHERE}/x` } }, what: 'no event' },
     { body: { json: { event: 'call.ended' } }, what: 'no target_url' },
   ] },
-  { title: 'an event outside the enumeration (another event, another case, a space, an underscore, a list)', verifies: 'HOOKS-EVENT-ENUM', perRun: 2, probes: [
+  // Another event, another case, a space, an underscore, a list.
+  { title: 'an event outside the enumeration', verifies: 'HOOKS-EVENT-ENUM', perRun: 2, probes: [
     { body: { json: { event: 'call.started', target_url: `${NOWHERE}/x` } }, what: 'event "call.started"' },
     { body: { json: { event: 'CALL.ENDED', target_url: `${NOWHERE}/x` } }, what: 'event "CALL.ENDED" (the enumeration is case-sensitive)' },
     { body: { json: { event: ' call.ended', target_url: `${NOWHERE}/x` } }, what: 'event " call.ended" (a leading space)' },
@@ -50,7 +52,8 @@ export const hookValidationProbes: Array<{ title: string; verifies: RequirementI
     { body: { json: { event: 'call_ended', target_url: `${NOWHERE}/x` } }, what: 'event "call_ended"' },
     { body: { json: { event: ['call.ended'], target_url: `${NOWHERE}/x` } }, what: 'event ["call.ended"] (a list, not a string)' },
   ] },
-  { title: 'a target_url that is not an https URI (http, no scheme, https: without a host, not a URI, a list)', verifies: 'HOOKS-TARGET-HTTPS', perRun: 2, probes: [
+  // http, no scheme, https: without a host, not a URI, a list.
+  { title: 'a target_url that is not an https URI', verifies: 'HOOKS-TARGET-HTTPS', perRun: 2, probes: [
     { body: { json: { event: 'call.ended', target_url: 'http://example.invalid/x' } }, what: 'an http target_url' },
     { body: { json: { event: 'call.ended', target_url: 'https://exa mple.invalid/<hook>' } }, what: 'a target_url that is not a URI' },
     { body: { json: { event: 'call.ended', target_url: 'example.invalid/x' } }, what: 'a target_url without a scheme' },
