@@ -52,7 +52,7 @@ describe('POST /calls: agents and account state', () => {
   });
 
   const unprovisioned = { fixtures: { tokens: ['write:calls'], agents: ['unprovisioned'] }, control: { control: ['agent-not-provisioned'] } } as const;
-  check('POST /calls answers 409 ai_agent_not_provisioned to an agent with no SIP extension', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: unprovisioned.fixtures, requests: 1, turn: wayOf('fixtures', unprovisioned, 'CALLS-AGENT-NOT-PROVISIONED-409') }, async (t) => {
+  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: unprovisioned.fixtures, requests: 1, turn: wayOf('fixtures', unprovisioned, 'CALLS-AGENT-NOT-PROVISIONED-409') }, async (t) => {
     await expectRefused(t, { json: { aiAgentId: t.agent('unprovisioned'), toNumber: FICTIONAL_E164 } }, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');
   });
 
@@ -76,7 +76,8 @@ describe('POST /calls: agents and account state', () => {
     });
   }
 
-  check('POST /calls answers 409 ai_agent_not_provisioned to an agent with no SIP extension (control state agent-not-provisioned)', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: unprovisioned.control, requests: 1, turn: wayOf('control', unprovisioned, 'CALLS-AGENT-NOT-PROVISIONED-409') }, async (t) => {
+  // The agent of the control state agent-not-provisioned.
+  check('POST /calls answers 409 ai_agent_not_provisioned to an agent without a SIP extension (control state)', { verifies: ['CALLS-AGENT-NOT-PROVISIONED-409', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: unprovisioned.control, requests: 1, turn: wayOf('control', unprovisioned, 'CALLS-AGENT-NOT-PROVISIONED-409') }, async (t) => {
     const { token, agentId } = await t.control.account('agent-not-provisioned');
     if (agentId === undefined) return t.fail('control: setup of agent-not-provisioned failed: its answer has no agentId');
     await expectStateRefusal(t, token, agentId, 409, 'ai_agent_not_provisioned', 'an agent without SIP extension');

@@ -51,7 +51,7 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
       }
     } },
   ];
-  check('GET /cdrs over a window holding more returns exactly 100 records without limit and exactly `limit` with 1, 337 or 1000', {
+  check('GET /cdrs over a window holding more returns exactly 100 records by default and exactly `limit` for 1, 337, 1000', {
     verifies: ['CDRS-LIMIT-DEFAULT-100', 'CDRS-LIMIT-HONOURED', 'CDRS-LIMIT-MAX-1000'], needs: { tokens: ['read:cdrs'] },
     requests: 2 + probesCost(probes.map((p) => p.requests), 1),
   }, async (t) => {

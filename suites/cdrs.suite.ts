@@ -40,7 +40,7 @@ function verifyInside(t: CheckTools, requirements: RequirementId | readonly Requ
 }
 
 describe('GET /cdrs', () => {
-  check('GET /cdrs without parameters answers the last 24 hours: count matching the records, every record inside the window', {
+  check('GET /cdrs without parameters answers the last 24 hours: count matching the records, every record in the window', {
     verifies: ['CDRS-DEFAULT-WINDOW', 'CDRS-200-SHAPE', 'CDRS-COUNT-MATCHES-ROWS', 'CDRS-ROWS-IN-WINDOW', 'FORMAT-JSON-CONTENT-TYPE', 'CDR-REQUIRED-FIELDS', 'CDR-DISPOSITION-VALUES', 'CONTRACT-UNKNOWN-FIELDS', 'CDRS-COUNT-READING'],
     needs: { tokens: ['read:cdrs'] }, requests: 1,
   }, async (t) => {
@@ -81,7 +81,7 @@ describe('GET /cdrs', () => {
     expectError(t, exchange, 400, 'window_too_wide');
   });
 
-  check('GET /cdrs returns only records in [from, till): at most 100 without limit, exactly `limit` when the window holds more', {
+  check('GET /cdrs returns only records in [from, till): at most 100 by default, exactly `limit` if the window holds more', {
     verifies: ['CDRS-ROWS-IN-WINDOW', 'CDRS-COUNT-MATCHES-ROWS', 'CDRS-LIMIT-DEFAULT-100', 'CDRS-LIMIT-HONOURED', 'CDRS-ORDER', 'CDRS-WINDOW-EDGES', 'CDRS-COUNT-READING'],
     needs: { tokens: ['read:cdrs'] }, requests: 3,
   }, async (t) => {

@@ -48,7 +48,7 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
   // sent as application/json; charset=utf-8), and once more written HTTPS:// (an https URI too):
   // the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and no secret
   // reappears after creation.
-  check('POST /hooks subscribes each event at the 512-character limit; DELETE answers 204, then 404; the secret is shown once', {
+  check('POST /hooks subscribes each event at the 512-character limit; DELETE answers 204 then 404; secrets are shown once', {
     verifies: ['HOOKS-CREATE', 'HOOKS-EVENT-ENUM', 'HOOKS-SEVERAL-SUBSCRIPTIONS', 'HOOKS-TARGET-MAX-512', 'HOOKS-SECRET-ONCE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-MAX-SUBSCRIPTIONS', 'CONTRACT-DOCUMENTED-STATUS'],
     // Per event kind a POST and a DELETE; once more for HTTPS://; the second DELETE.
     needs: { tokens: ['all'] }, requests: 2 * ((eventsRotate ? EVENTS_PER_RUN_WATCHED : eventTypes.length) + 1) + 1,

@@ -50,7 +50,7 @@ describe('OAuth 2.0 client_credentials', () => {
 
   // RFC 6749 §2.3.1: every server MUST support HTTP Basic client authentication, so the grant,
   // and the narrowed-scope rule, are verified with it.
-  check('A client_credentials grant with HTTP Basic client authentication yields a token the API accepts under the same scopes', {
+  check('A client_credentials grant with HTTP Basic client authentication yields a working token under the same scopes', {
     verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-SAME-SCOPES', 'AUTH-OAUTH-TOKEN-LIFETIME'], needs: { oauth: true }, requests: 3,
   }, async (t) => {
     const { clientId, clientSecret } = t.target.oauth!;

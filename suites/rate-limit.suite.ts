@@ -41,7 +41,7 @@ function endpointRequest(index: number): { method: 'GET' | 'POST' | 'DELETE'; pa
 }
 
 describe('Request rate limit', () => {
-  check(`${PER_WINDOW} requests in one window, spread over every endpoint, are all served; the next is refused until the window passes`, {
+  check(`${PER_WINDOW} requests in a window over all endpoints are served, the next refused until the window passes`, {
     verifies: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'],
     needs: { embedded: true }, requests: 0, ownServer: true,
   }, async (t) => {

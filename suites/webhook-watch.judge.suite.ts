@@ -81,7 +81,7 @@ function refusal(delivery: Delivery): string | undefined {
 describe('Deliveries watched across the run: the delivery rules, on every delivery', () => {
   everyDelivery('Every delivery is an HTTP POST with a JSON body and a JSON content type', ['WEBHOOK-POST-JSON'], (d) => postJsonProblem(d));
   everyDelivery('Every delivery carries X-Service-Signature: t=<unix>,v1=<hex>', ['WEBHOOK-SIGNATURE-FORMAT'], (d) => signatureFormatProblem(d));
-  everyDelivery('Every delivery is signed with HMAC-SHA256 over t, a dot and the raw body, keyed with the secret POST /hooks returned', ['WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY'], (d, w) => {
+  everyDelivery('Every delivery is signed with HMAC-SHA256 over t, a dot and the raw body, with the secret POST /hooks returned', ['WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY'], (d, w) => {
     if (signatureFormatProblem(d) !== undefined) return undefined; // the format rule's verdict
     const diagnosis = signatureDiagnosis(d, w.subscription.secret);
     return diagnosis === undefined ? undefined : `does not verify with its subscription's secret: ${diagnosis}`;

@@ -29,7 +29,7 @@ describe('Webhook deliveries watched across the run', () => {
   });
 
   if (watchOriginates(target)) {
-    check('POST /calls with a valid fromNumber and metadata answers 200 with a UUID callId and status queued (the call the watch originated)', {
+    check("POST /calls with a valid fromNumber and metadata answers 200 with a UUID callId, status queued (the watch's call)", {
       verifies: ['CALLS-QUEUED', 'CALLS-METADATA-OBJECT', 'CALLS-FROM-NUMBER-E164'],
       needs: { ...watchNeeds(target), agents: ['provisioned'], originate: true }, requests: 0,
     }, async (t) => {
