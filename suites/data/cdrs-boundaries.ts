@@ -10,9 +10,21 @@ export const limitsOutOfRange = ['0', '-1', '2.5', 'abc', String(limits.cdrLimit
 export type Side = { what: string; window: (at: number) => { from: number; till: number }; contains: boolean };
 // `at` is the record's startTime floored to the second; no window puts the record on an edge.
 export const sides: Side[] = [
-  { what: 'from one second before, till two seconds after the record', window: (at) => ({ from: at - SECOND_MS, till: at + 2 * SECOND_MS }), contains: true },
-  { what: 'from one second after the record', window: (at) => ({ from: at + SECOND_MS, till: at + HOUR_MS }), contains: false },
-  { what: 'till one second before the record', window: (at) => ({ from: at - HOUR_MS, till: at - SECOND_MS }), contains: false },
+  {
+    what: 'from one second before, till two seconds after the record',
+    window: (at) => ({ from: at - SECOND_MS, till: at + 2 * SECOND_MS }),
+    contains: true,
+  },
+  {
+    what: 'from one second after the record',
+    window: (at) => ({ from: at + SECOND_MS, till: at + HOUR_MS }),
+    contains: false,
+  },
+  {
+    what: 'till one second before the record',
+    window: (at) => ({ from: at - HOUR_MS, till: at - SECOND_MS }),
+    contains: false,
+  },
 ];
 
 /** Dates that do not exist, with valid times. */
@@ -26,7 +38,22 @@ export const impossibleDates = [
 /** Windows of 31 days ± 1 s from months of every length. */
 export const windowsOf31Days = [
   { from: '2026-02-01T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS, accepted: true, what: 'exactly 31 days from 1 February' },
-  { from: '2026-04-10T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS, accepted: true, what: 'exactly 31 days from 10 April (a 30-day month)' },
-  { from: '2026-02-15T12:00:00Z', spanMs: CDR_WINDOW_MAX_MS - SECOND_MS, accepted: true, what: '31 days minus one second from 15 February' },
-  { from: '2026-01-31T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS + SECOND_MS, accepted: false, what: '31 days plus one second from 31 January' },
+  {
+    from: '2026-04-10T00:00:00Z',
+    spanMs: CDR_WINDOW_MAX_MS,
+    accepted: true,
+    what: 'exactly 31 days from 10 April (a 30-day month)',
+  },
+  {
+    from: '2026-02-15T12:00:00Z',
+    spanMs: CDR_WINDOW_MAX_MS - SECOND_MS,
+    accepted: true,
+    what: '31 days minus one second from 15 February',
+  },
+  {
+    from: '2026-01-31T00:00:00Z',
+    spanMs: CDR_WINDOW_MAX_MS + SECOND_MS,
+    accepted: false,
+    what: '31 days plus one second from 31 January',
+  },
 ];

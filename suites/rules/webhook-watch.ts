@@ -88,7 +88,5 @@ export const GAP_DIP = 0.8;
 export const LAST_OVER_FIRST = 1.5;
 export function growsGeometrically(gaps: readonly number[]): boolean {
   if (gaps.length < 2) return false;
-  return (
-    gaps.every((gap, i) => i === 0 || gap >= GAP_DIP * gaps[i - 1]!) && gaps.at(-1)! >= LAST_OVER_FIRST * gaps[0]!
-  );
+  return gaps.every((gap, i) => i === 0 || gap >= GAP_DIP * gaps[i - 1]!) && gaps.at(-1)! >= LAST_OVER_FIRST * gaps[0]!;
 }
