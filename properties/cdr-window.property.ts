@@ -37,7 +37,10 @@ async function targetNow(t: CheckTools): Promise<TargetNow> {
   return { now: Date.now(), slackMs: 120_000 };
 }
 
-interface TargetNow { readonly now: number; readonly slackMs: number }
+interface TargetNow {
+  readonly now: number;
+  readonly slackMs: number;
+}
 
 /**
  * The clock reading taken last in a check: the next request's "before". A reading taken after
@@ -45,7 +48,9 @@ interface TargetNow { readonly now: number; readonly slackMs: number }
  * check (the checks that move it run alone, gate.ts; a remote run runs one check at a time), so
  * each request costs one reading of the clock (a control round trip), not two.
  */
-interface LastReading { current: TargetNow }
+interface LastReading {
+  current: TargetNow;
+}
 
 interface Answer {
   readonly status: number;
@@ -54,14 +59,30 @@ interface Answer {
   readonly verdict: CdrVerdict;
 }
 
-/** Sends one generated query and judges it with the model, "now" bracketed by the readings before and after the request. */
+/**
+ * Sends one generated query and judges it with the model, "now" bracketed by the readings before
+ * and after the request.
+ */
 async function ask(t: CheckTools, generated: GeneratedQuery, last: LastReading): Promise<Answer> {
   const before = last.current;
-  const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { ...generated.query } });
+  const exchange = await t.call({
+    method: 'GET',
+    path: '/cdrs',
+    token: t.token('read:cdrs'),
+    query: { ...generated.query },
+  });
   const after = (last.current = await targetNow(t));
-  const verdict = cdrVerdict(generated.query, { earliestMs: before.now - before.slackMs, latestMs: after.now + after.slackMs });
+  const verdict = cdrVerdict(generated.query, {
+    earliestMs: before.now - before.slackMs,
+    latestMs: after.now + after.slackMs,
+  });
   const code = (exchange.json as { error?: unknown } | undefined)?.error;
-  return { status: exchange.status!, code: typeof code === 'string' ? code : undefined, list: exchange.status === 200 ? exchange.json as CdrList : undefined, verdict };
+  return {
+    status: exchange.status!,
+    code: typeof code === 'string' ? code : undefined,
+    list: exchange.status === 200 ? (exchange.json as CdrList) : undefined,
+    verdict,
+  };
 }
 
 const describeAnswer = (a: Answer): string => `${a.status}${a.code === undefined ? '' : ` ${a.code}`}`;
@@ -71,12 +92,22 @@ const describeQuery = (g: GeneratedQuery): string => `GET /cdrs ${JSON.stringify
 function statusProblem(answer: Answer): string | undefined {
   const { verdict } = answer;
   if (verdict.kind === 'error') {
-    return answer.status === 400 && answer.code === verdict.code ? undefined : `expected 400 ${verdict.code} (${verdict.requirement}), got ${describeAnswer(answer)}`;
+    return answer.status === 400 && answer.code === verdict.code
+      ? undefined
+      : `expected 400 ${verdict.code} (${verdict.requirement}), got ${describeAnswer(answer)}`;
   }
-  if (verdict.kind === 'ok') return answer.status === 200 ? undefined : `expected 200 (${verdict.requirement}), got ${describeAnswer(answer)}`;
+  if (verdict.kind === 'ok')
+    return answer.status === 200 ? undefined : `expected 200 (${verdict.requirement}), got ${describeAnswer(answer)}`;
   const listed = answer.status === 400 && (WINDOW_ERROR_CODES as readonly string[]).includes(answer.code ?? '');
-  if (verdict.refused) return listed ? undefined : `the window alone is refused (${verdict.reason} left open only which code): expected a 400 with one of ${WINDOW_ERROR_CODES.join(', ')}, got ${describeAnswer(answer)}`;
-  return answer.status === 200 || listed ? undefined : `${verdict.reason} is not specified, but the answer must be a 200 or a 400 with one of ${WINDOW_ERROR_CODES.join(', ')}; got ${describeAnswer(answer)}`;
+  if (verdict.refused)
+    return listed
+      ? undefined
+      : `the window alone is refused (${verdict.reason} left open only which code): expected a 400 with one of ` +
+          `${WINDOW_ERROR_CODES.join(', ')}, got ${describeAnswer(answer)}`;
+  return answer.status === 200 || listed
+    ? undefined
+    : `${verdict.reason} is not specified, but the answer must be a 200 or a 400 with one of ` +
+        `${WINDOW_ERROR_CODES.join(', ')}; got ${describeAnswer(answer)}`;
 }
 
 /** What is wrong with the rows of a 200 under the model; empty when nothing. */
@@ -87,7 +118,10 @@ function rowsProblems(list: CdrList, verdict: CdrVerdict): string[] {
   if (countProblem !== undefined) problems.push(`${countProblem} (CDRS-COUNT-MATCHES-ROWS)`);
   const most = maxRows(verdict);
   if (list.calls.length > most) {
-    const rule = verdict.kind === 'ok' ? `at most limit = ${most} (CDRS-LIMIT-HONOURED)` : `at most ${most} whatever the limit (CDRS-LIMIT-MAX-1000)`;
+    const rule =
+      verdict.kind === 'ok'
+        ? `at most limit = ${most} (CDRS-LIMIT-HONOURED)`
+        : `at most ${most} whatever the limit (CDRS-LIMIT-MAX-1000)`;
     problems.push(`${list.calls.length} records returned, ${rule}`);
   }
   const window: RowWindow | undefined = verdict.kind === 'error' ? undefined : verdict.window;
@@ -97,7 +131,14 @@ function rowsProblems(list: CdrList, verdict: CdrVerdict): string[] {
       return !(Number.isFinite(at) && at >= window.fromMs && at <= window.tillMs);
     });
     if (outside.length > 0) {
-      problems.push(`${outside.length} of ${list.calls.length} records start outside [${iso(window.fromMs)}, ${iso(window.tillMs)}] (CDRS-ROWS-IN-WINDOW), e.g. ${outside.slice(0, 3).map((row) => row.startTime).join(', ')}`);
+      const examples = outside
+        .slice(0, 3)
+        .map((row) => row.startTime)
+        .join(', ');
+      problems.push(
+        `${outside.length} of ${list.calls.length} records start outside ` +
+          `[${iso(window.fromMs)}, ${iso(window.tillMs)}] (CDRS-ROWS-IN-WINDOW), e.g. ${examples}`,
+      );
     }
   }
   return problems;
@@ -120,55 +161,95 @@ function observations(): { add(requirement: RequirementId, text: string): void; 
 
 describe('GET /cdrs window properties', () => {
   const statusTitle = titles.cdrWindowStatus;
-  check(statusTitle, {
-    verifies: ['CDRS-INVALID-TIMESTAMP', 'CDRS-TILL-AFTER-FROM', 'CDRS-WINDOW-MAX-31D', 'CDRS-WINDOW-EXACTLY-31D', 'CDRS-TIMESTAMP-OFFSETS', 'CDRS-DEFAULT-WINDOW', 'CDRS-DATE-ONLY-TIMESTAMP', 'CDRS-WINDOW-SUBSECOND-PRECISION'],
-    needs: { tokens: ['read:cdrs'] },
-    requests: numRuns,
-  }, async (t) => {
-    const last: LastReading = { current: await targetNow(t) };
-    const { now } = last.current;
-    const seen = observations();
-    try {
-      await assertProperty(t, { title: statusTitle, requirement: 'CDRS-INVALID-TIMESTAMP' }, fc.asyncProperty(windowQuery(now), async (generated) => {
-        const answer = await ask(t, generated, last);
-        const problem = statusProblem(answer);
-        if (problem !== undefined) t.fail(`${describeQuery(generated)}: ${problem}`);
-        if (answer.verdict.kind === 'unspecified' && answer.verdict.requirement !== 'CDRS-LIMIT-OUT-OF-RANGE') {
-          seen.add(answer.verdict.requirement, `${JSON.stringify(generated.query)} → ${describeAnswer(answer)}`);
-        }
-      }));
-    } finally {
-      seen.flush(t);
-    }
-  });
-
+  check(
+    statusTitle,
+    {
+      verifies: [
+        'CDRS-INVALID-TIMESTAMP',
+        'CDRS-TILL-AFTER-FROM',
+        'CDRS-WINDOW-MAX-31D',
+        'CDRS-WINDOW-EXACTLY-31D',
+        'CDRS-TIMESTAMP-OFFSETS',
+        'CDRS-DEFAULT-WINDOW',
+        'CDRS-DATE-ONLY-TIMESTAMP',
+        'CDRS-WINDOW-SUBSECOND-PRECISION',
+      ],
+      needs: { tokens: ['read:cdrs'] },
+      requests: numRuns,
+    },
+    async (t) => {
+      const last: LastReading = { current: await targetNow(t) };
+      const { now } = last.current;
+      const seen = observations();
+      try {
+        await assertProperty(
+          t,
+          { title: statusTitle, requirement: 'CDRS-INVALID-TIMESTAMP' },
+          fc.asyncProperty(windowQuery(now), async (generated) => {
+            const answer = await ask(t, generated, last);
+            const problem = statusProblem(answer);
+            if (problem !== undefined) t.fail(`${describeQuery(generated)}: ${problem}`);
+            if (answer.verdict.kind === 'unspecified' && answer.verdict.requirement !== 'CDRS-LIMIT-OUT-OF-RANGE') {
+              seen.add(answer.verdict.requirement, `${JSON.stringify(generated.query)} → ${describeAnswer(answer)}`);
+            }
+          }),
+        );
+      } finally {
+        seen.flush(t);
+      }
+    },
+  );
 });
 
 // Against a remote target the properties' budget (~20 requests) goes to the window-status
 // property above and the hook state machine; the cdrs suite checks rows, count and limit there.
-describe.skipIf(session().target.kind === 'remote')('GET /cdrs rows properties (embedded reference only: remote request budget)', () => {
-  const rowsTitle = titles.cdrRows;
-  check(rowsTitle, {
-    verifies: ['CDRS-ROWS-IN-WINDOW', 'CDRS-COUNT-MATCHES-ROWS', 'CDRS-LIMIT-HONOURED', 'CDRS-LIMIT-MAX-1000', 'CDRS-DEFAULT-WINDOW', 'CDRS-LIMIT-OUT-OF-RANGE'],
-    needs: { tokens: ['read:cdrs'] },
-    requests: session().target.kind === 'remote' ? 0 : numRuns, // skipped there; the budget counts planned requests
-  }, async (t) => {
-    const last: LastReading = { current: await targetNow(t) };
-    const { now } = last.current;
-    const seen = observations();
-    try {
-      await assertProperty(t, { title: rowsTitle, requirement: 'CDRS-ROWS-IN-WINDOW' }, fc.asyncProperty(acceptedWindowQuery(now), async (generated) => {
-        const answer = await ask(t, generated, last);
-        const problem = statusProblem(answer);
-        if (problem !== undefined) t.fail(`${describeQuery(generated)}: ${problem}`);
-        if (answer.verdict.kind === 'unspecified') seen.add(answer.verdict.requirement, `${JSON.stringify(generated.query.limit)} → ${describeAnswer(answer)}${answer.list === undefined ? '' : ` with ${answer.list.calls.length} records`}`);
-        if (answer.list !== undefined) {
-          const problems = rowsProblems(answer.list, answer.verdict);
-          if (problems.length > 0) t.fail(`${describeQuery(generated)} answered 200: ${problems.join('; ')}`);
+describe.skipIf(session().target.kind === 'remote')(
+  'GET /cdrs rows properties (embedded reference only: remote request budget)',
+  () => {
+    const rowsTitle = titles.cdrRows;
+    check(
+      rowsTitle,
+      {
+        verifies: [
+          'CDRS-ROWS-IN-WINDOW',
+          'CDRS-COUNT-MATCHES-ROWS',
+          'CDRS-LIMIT-HONOURED',
+          'CDRS-LIMIT-MAX-1000',
+          'CDRS-DEFAULT-WINDOW',
+          'CDRS-LIMIT-OUT-OF-RANGE',
+        ],
+        needs: { tokens: ['read:cdrs'] },
+        requests: session().target.kind === 'remote' ? 0 : numRuns, // skipped there; the budget counts planned requests
+      },
+      async (t) => {
+        const last: LastReading = { current: await targetNow(t) };
+        const { now } = last.current;
+        const seen = observations();
+        try {
+          await assertProperty(
+            t,
+            { title: rowsTitle, requirement: 'CDRS-ROWS-IN-WINDOW' },
+            fc.asyncProperty(acceptedWindowQuery(now), async (generated) => {
+              const answer = await ask(t, generated, last);
+              const problem = statusProblem(answer);
+              if (problem !== undefined) t.fail(`${describeQuery(generated)}: ${problem}`);
+              if (answer.verdict.kind === 'unspecified')
+                seen.add(
+                  answer.verdict.requirement,
+                  `${JSON.stringify(generated.query.limit)} → ` +
+                    `${describeAnswer(answer)}` +
+                    `${answer.list === undefined ? '' : ` with ${answer.list.calls.length} records`}`,
+                );
+              if (answer.list !== undefined) {
+                const problems = rowsProblems(answer.list, answer.verdict);
+                if (problems.length > 0) t.fail(`${describeQuery(generated)} answered 200: ${problems.join('; ')}`);
+              }
+            }),
+          );
+        } finally {
+          seen.flush(t);
         }
-      }));
-    } finally {
-      seen.flush(t);
-    }
-  });
-});
+      },
+    );
+  },
+);

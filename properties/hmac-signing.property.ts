@@ -32,7 +32,9 @@ const whsecSecret = fc.string({ unit: 'binary', maxLength: 64 }).map((s) => `whs
 const anySecret = fc.oneof(whsecSecret, fc.string({ unit: 'binary', maxLength: 64 }));
 const timestamp = fc.integer({ min: 0, max: 2 ** 40 });
 // Bodies: bytes (empty, small, and occasionally up to 64 KiB) and unicode strings.
-const bigBytes = fc.integer({ min: 32 * 1024, max: 64 * 1024 }).chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
+const bigBytes = fc
+  .integer({ min: 32 * 1024, max: 64 * 1024 })
+  .chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
 const body = fc.oneof(
   { arbitrary: fc.uint8Array({ maxLength: 2048 }), weight: 4 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 2048 }), weight: 4 },
@@ -61,13 +63,23 @@ describe('sign then verify', () => {
   it('flipping any bit pattern of any body byte → signature_mismatch', () => {
     const nonEmpty = fc.uint8Array({ minLength: 1, maxLength: 4096 });
     fc.assert(
-      fc.property(whsecSecret, timestamp, nonEmpty, fc.nat(), fc.integer({ min: 1, max: 255 }), (secret, t, raw, at, mask) => {
-        const header = signPayload(secret, t, raw);
-        const tampered = Uint8Array.from(raw);
-        const i = at % tampered.length;
-        tampered[i] = (tampered[i] as number) ^ mask;
-        expect(verifySignature({ header, rawBody: tampered, secret, nowSeconds: t })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
-      }),
+      fc.property(
+        whsecSecret,
+        timestamp,
+        nonEmpty,
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (secret, t, raw, at, mask) => {
+          const header = signPayload(secret, t, raw);
+          const tampered = Uint8Array.from(raw);
+          const i = at % tampered.length;
+          tampered[i] = (tampered[i] as number) ^ mask;
+          expect(verifySignature({ header, rawBody: tampered, secret, nowSeconds: t })).toMatchObject({
+            ok: false,
+            reason: 'signature_mismatch',
+          });
+        },
+      ),
       RUNS,
     );
   });
@@ -77,7 +89,9 @@ describe('sign then verify', () => {
       fc.property(whsecSecret, timestamp, fc.uint8Array({ minLength: 1, maxLength: 1024 }), (secret, t, raw) => {
         const header = signPayload(secret, t, raw);
         expect(verifySignature({ header, rawBody: raw.subarray(1), secret, nowSeconds: t }).ok).toBe(false);
-        expect(verifySignature({ header, rawBody: Buffer.concat([raw, Buffer.from([0])]), secret, nowSeconds: t }).ok).toBe(false);
+        expect(
+          verifySignature({ header, rawBody: Buffer.concat([raw, Buffer.from([0])]), secret, nowSeconds: t }).ok,
+        ).toBe(false);
       }),
       RUNS,
     );
@@ -88,7 +102,10 @@ describe('sign then verify', () => {
       fc.property(whsecSecret, timestamp, timestamp, body, (secret, t, other, raw) => {
         fc.pre(other !== t);
         const header = `t=${other},v1=${v1Of(signPayload(secret, t, raw))}`;
-        expect(verifySignature({ header, rawBody: raw, secret, nowSeconds: other })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+        expect(verifySignature({ header, rawBody: raw, secret, nowSeconds: other })).toMatchObject({
+          ok: false,
+          reason: 'signature_mismatch',
+        });
       }),
       RUNS,
     );
@@ -96,12 +113,22 @@ describe('sign then verify', () => {
 
   it('changing any hex char of the signature → signature_mismatch', () => {
     fc.assert(
-      fc.property(whsecSecret, timestamp, body, fc.integer({ min: 0, max: 63 }), fc.integer({ min: 1, max: 15 }), (secret, t, raw, at, shift) => {
-        const sig = v1Of(signPayload(secret, t, raw));
-        const changed = HEX[(HEX.indexOf(sig[at] as string) + shift) % 16] as string;
-        const header = `t=${t},v1=${sig.slice(0, at)}${changed}${sig.slice(at + 1)}`;
-        expect(verifySignature({ header, rawBody: raw, secret, nowSeconds: t })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
-      }),
+      fc.property(
+        whsecSecret,
+        timestamp,
+        body,
+        fc.integer({ min: 0, max: 63 }),
+        fc.integer({ min: 1, max: 15 }),
+        (secret, t, raw, at, shift) => {
+          const sig = v1Of(signPayload(secret, t, raw));
+          const changed = HEX[(HEX.indexOf(sig[at] as string) + shift) % 16] as string;
+          const header = `t=${t},v1=${sig.slice(0, at)}${changed}${sig.slice(at + 1)}`;
+          expect(verifySignature({ header, rawBody: raw, secret, nowSeconds: t })).toMatchObject({
+            ok: false,
+            reason: 'signature_mismatch',
+          });
+        },
+      ),
       RUNS,
     );
   });
@@ -112,7 +139,12 @@ describe('sign then verify', () => {
         // Distinct as HMAC keys: two strings with different lone surrogates encode alike, and
         // trailing zero bytes vanish in the padded key block.
         fc.pre(!hmacKeyBlock(secret).equals(hmacKeyBlock(other)));
-        const result = verifySignature({ header: signPayload(secret, t, raw), rawBody: raw, secret: other, nowSeconds: t });
+        const result = verifySignature({
+          header: signPayload(secret, t, raw),
+          rawBody: raw,
+          secret: other,
+          nowSeconds: t,
+        });
         expect(result).toMatchObject({ ok: false, reason: 'signature_mismatch' });
         if (!result.ok) {
           expect(result.detail).not.toContain(secret);
@@ -133,9 +165,15 @@ describe('tolerance', () => {
       fc.property(whsecSecret, t, tolerance, fc.double({ min: -1, max: 1, noNaN: true }), (secret, ts, tol, frac) => {
         const skew = Math.trunc(frac * tol);
         const header = signPayload(secret, ts, '{}');
-        expect(verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: ts + skew }).ok).toBe(true);
-        expect(verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: ts + tol }).ok).toBe(true);
-        expect(verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: ts - tol }).ok).toBe(true);
+        expect(
+          verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: ts + skew }).ok,
+        ).toBe(true);
+        expect(verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: ts + tol }).ok).toBe(
+          true,
+        );
+        expect(verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: ts - tol }).ok).toBe(
+          true,
+        );
       }),
       RUNS,
     );
@@ -143,14 +181,23 @@ describe('tolerance', () => {
 
   it('outside the window, past or future → timestamp_outside_tolerance', () => {
     fc.assert(
-      fc.property(whsecSecret, t, tolerance, fc.integer({ min: 1, max: 100_000 }), fc.boolean(), (secret, ts, tol, beyond, future) => {
-        const now = future ? ts - tol - beyond : ts + tol + beyond;
-        const header = signPayload(secret, ts, '{}');
-        expect(verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: now })).toMatchObject({
-          ok: false,
-          reason: 'timestamp_outside_tolerance',
-        });
-      }),
+      fc.property(
+        whsecSecret,
+        t,
+        tolerance,
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.boolean(),
+        (secret, ts, tol, beyond, future) => {
+          const now = future ? ts - tol - beyond : ts + tol + beyond;
+          const header = signPayload(secret, ts, '{}');
+          expect(
+            verifySignature({ header, rawBody: '{}', secret, toleranceSeconds: tol, nowSeconds: now }),
+          ).toMatchObject({
+            ok: false,
+            reason: 'timestamp_outside_tolerance',
+          });
+        },
+      ),
       RUNS,
     );
   });
@@ -189,9 +236,17 @@ describe('header parsing', () => {
         fc.boolean(),
         (secret, t, raw, wrong, unknown, order, pads, upper) => {
           const good = v1Of(signPayload(secret, t, raw));
-          const parts = [`t=${t}`, `v1=${upper ? good.toUpperCase() : good}`, ...wrong.map((w) => `v1=${w}`), ...unknown];
+          const parts = [
+            `t=${t}`,
+            `v1=${upper ? good.toUpperCase() : good}`,
+            ...wrong.map((w) => `v1=${w}`),
+            ...unknown,
+          ];
           // Deterministic shuffle driven by the generated order keys.
-          const shuffled = parts.map((p, i) => ({ p, k: order[i % order.length] as number })).sort((a, b) => a.k - b.k).map((x) => x.p);
+          const shuffled = parts
+            .map((p, i) => ({ p, k: order[i % order.length] as number }))
+            .sort((a, b) => a.k - b.k)
+            .map((x) => x.p);
           const header = shuffled.map((p, i) => `${pads[2 * i] ?? ''}${p}${pads[2 * i + 1] ?? ''}`).join(',');
           const parsed = parseSignatureHeader(header);
           expect(parsed).toMatchObject({ ok: true, timestamp: t });
@@ -200,7 +255,9 @@ describe('header parsing', () => {
           // Without the matching one, the rest never suffices.
           if (wrong.length > 0) {
             const withoutGood = [`t=${t}`, ...wrong.map((w) => `v1=${w}`), ...unknown].join(',');
-            expect(verifySignature({ header: withoutGood, rawBody: raw, secret, nowSeconds: t })).toMatchObject({ reason: 'signature_mismatch' });
+            expect(verifySignature({ header: withoutGood, rawBody: raw, secret, nowSeconds: t })).toMatchObject({
+              reason: 'signature_mismatch',
+            });
           }
         },
       ),
@@ -212,9 +269,15 @@ describe('header parsing', () => {
     const breakers: Array<fc.Arbitrary<(t: number, sig: string) => string>> = [
       fc.constant((_t: number, sig: string) => `v1=${sig}`),
       fc.integer({ min: 0, max: 2 ** 40 }).map((t2) => (t: number, sig: string) => `t=${t},v1=${sig},t=${t2}`),
-      fc.stringMatching(/^[^,\s]*$/).filter((v) => !/^[0-9]{1,15}$/.test(v)).map((bad) => (_t: number, sig: string) => `t=${bad},v1=${sig}`),
+      fc
+        .stringMatching(/^[^,\s]*$/)
+        .filter((v) => !/^[0-9]{1,15}$/.test(v))
+        .map((bad) => (_t: number, sig: string) => `t=${bad},v1=${sig}`),
       fc.array(unknownPart, { maxLength: 3 }).map((extra) => (t: number) => [`t=${t}`, ...extra].join(',')),
-      fc.stringMatching(/^[^,\s]*$/).filter((v) => !/^[0-9a-fA-F]{64}$/.test(v)).map((bad) => (t: number, sig: string) => `t=${t},v1=${sig},v1=${bad}`),
+      fc
+        .stringMatching(/^[^,\s]*$/)
+        .filter((v) => !/^[0-9a-fA-F]{64}$/.test(v))
+        .map((bad) => (t: number, sig: string) => `t=${t},v1=${sig},v1=${bad}`),
       fc.stringMatching(/^[^,=]*$/).map((junk) => (t: number, sig: string) => `t=${t},v1=${sig},${junk}`),
       fc.constant((t: number, sig: string) => `t=${t},,v1=${sig}`),
       fc.constant(() => ''),
@@ -253,7 +316,10 @@ describe('cross-check with the stripe package (JSON bodies)', () => {
     fc.assert(
       fc.property(stripeSecret, stripeTime, jsonBody, age, (secret, t, payload, delay) => {
         const header = stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: t });
-        expect(verifySignature({ header, rawBody: payload, secret, nowSeconds: t + delay })).toEqual({ ok: true, timestamp: t });
+        expect(verifySignature({ header, rawBody: payload, secret, nowSeconds: t + delay })).toEqual({
+          ok: true,
+          timestamp: t,
+        });
         expect(verifySignature({ header, rawBody: utf8(payload), secret, nowSeconds: t + delay }).ok).toBe(true);
       }),
       RUNS,
@@ -265,10 +331,26 @@ describe('cross-check with the stripe package (JSON bodies)', () => {
       fc.property(stripeSecret, stripeTime, jsonBody, age, (secret, t, payload, delay) => {
         const header = signPayload(secret, t, payload);
         expect(header).toBe(stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: t }));
-        const event = stripe.webhooks.constructEvent(payload, header, secret, DEFAULT_TOLERANCE_SECONDS, undefined, (t + delay) * 1000);
+        const event = stripe.webhooks.constructEvent(
+          payload,
+          header,
+          secret,
+          DEFAULT_TOLERANCE_SECONDS,
+          undefined,
+          (t + delay) * 1000,
+        );
         expect(event).toEqual(JSON.parse(payload));
         const tampered = `${payload} `;
-        expect(() => stripe.webhooks.constructEvent(tampered, header, secret, DEFAULT_TOLERANCE_SECONDS, undefined, (t + delay) * 1000)).toThrow();
+        expect(() =>
+          stripe.webhooks.constructEvent(
+            tampered,
+            header,
+            secret,
+            DEFAULT_TOLERANCE_SECONDS,
+            undefined,
+            (t + delay) * 1000,
+          ),
+        ).toThrow();
         expect(verifySignature({ header, rawBody: tampered, secret, nowSeconds: t + delay }).ok).toBe(false);
       }),
       RUNS,

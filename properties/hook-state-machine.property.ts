@@ -72,7 +72,8 @@ function expectAnswer(t: CheckTools, exchange: Exchange, expected: Expected, wha
   if (exchange.status !== expected.status || (expected.code !== undefined && codeOf(exchange) !== expected.code)) {
     t.fail(`${what}: the state table requires ${wanted}, got ${got}`);
   }
-  if (expected.status === 204 && exchange.rawBody.length > 0) t.fail(`${what}: 204 must carry no body, got ${JSON.stringify(exchange.rawBody.slice(0, 80))}`);
+  if (expected.status === 204 && exchange.rawBody.length > 0)
+    t.fail(`${what}: 204 must carry no body, got ${JSON.stringify(exchange.rawBody.slice(0, 80))}`);
 }
 
 async function deleteHook(real: Real, hook: RealHook): Promise<Exchange> {
@@ -98,13 +99,21 @@ class CreateHook implements fc.AsyncCommand<Model, Real> {
     this.event = event;
   }
   check(model: Readonly<Model>): boolean {
-    return activeCount(model) < MAX_ACTIVE && !model.hooks.some((hook, index) => hook.state === 'active' && model.events[index] === this.event);
+    return (
+      activeCount(model) < MAX_ACTIVE &&
+      !model.hooks.some((hook, index) => hook.state === 'active' && model.events[index] === this.event)
+    );
   }
   async run(model: Model, real: Real): Promise<void> {
     const { t } = real;
     const path = `/property/hooks/${crypto.randomUUID().slice(0, 8)}`;
     const base = t.target.receiverPublicUrl ?? 'https://example.invalid';
-    const exchange = await t.call({ method: 'POST', path: '/hooks', token: t.token(TOKEN), json: { event: this.event, target_url: `${base}${path}` } });
+    const exchange = await t.call({
+      method: 'POST',
+      path: '/hooks',
+      token: t.token(TOKEN),
+      json: { event: this.event, target_url: `${base}${path}` },
+    });
     expectAnswer(t, exchange, { status: 200 }, `POST /hooks {event: ${this.event}}`);
     const { id, secret } = exchange.json as { id: string; secret: string };
     journalCreated(t.target.hookJournal, id, TOKEN);
@@ -132,7 +141,12 @@ class DeleteInState implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real): Promise<void> {
     const index = nth(model, this.state, this.pick)!;
     const { expected, next } = deleteTransition(this.state);
-    expectAnswer(real.t, await deleteHook(real, real.hooks[index]!), expected, `DELETE /hooks/{id} of ${this.state} hook #${index}`);
+    expectAnswer(
+      real.t,
+      await deleteHook(real, real.hooks[index]!),
+      expected,
+      `DELETE /hooks/{id} of ${this.state} hook #${index}`,
+    );
     model.hooks[index]!.state = next;
   }
   toString(): string {
@@ -152,8 +166,13 @@ class DeleteNeverIssued implements fc.AsyncCommand<Model, Real> {
     return true;
   }
   async run(_model: Model, real: Real): Promise<void> {
-    const exchange = await real.t.call({ method: 'DELETE', path: `/hooks/${encodeURIComponent(this.id)}`, token: real.t.token(TOKEN) });
-    const [expected, what] = this.kind === 'unknown' ? [DELETE_UNKNOWN, 'a UUID v4 no hook has'] : [DELETE_NON_UUID, 'not a UUID'];
+    const exchange = await real.t.call({
+      method: 'DELETE',
+      path: `/hooks/${encodeURIComponent(this.id)}`,
+      token: real.t.token(TOKEN),
+    });
+    const [expected, what] =
+      this.kind === 'unknown' ? [DELETE_UNKNOWN, 'a UUID v4 no hook has'] : [DELETE_NON_UUID, 'not a UUID'];
     expectAnswer(real.t, exchange, expected, `DELETE /hooks/${JSON.stringify(this.id)} (${what})`);
   }
   toString(): string {
@@ -162,18 +181,22 @@ class DeleteNeverIssued implements fc.AsyncCommand<Model, Real> {
 }
 
 /** Ids that are not UUIDs: near misses of one (a character off, cut short, no dashes, braces) and other text. */
-const nonUuid: fc.Arbitrary<string> = fc.oneof(
-  fc.uuid({ version: 4 }).chain((uuid) => fc.oneof(
-    fc.constant(uuid.slice(0, -1)),
-    fc.constant(`${uuid}0`),
-    fc.constant(uuid.replaceAll('-', '')),
-    fc.constant(`{${uuid}}`),
-    fc.integer({ min: 0, max: 35 }).map((at) => `${uuid.slice(0, at)}g${uuid.slice(at + 1)}`),
-    fc.constant(` ${uuid}`),
-  )),
-  fc.stringMatching(/^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,40}$/),
-  fc.constantFrom('0', 'null', 'undefined', 'hook_123', '00000000000000000000000000000000'),
-).filter((id) => !isUuid(id) && id !== '' && id !== '.' && id !== '..');
+const nonUuid: fc.Arbitrary<string> = fc
+  .oneof(
+    fc.uuid({ version: 4 }).chain((uuid) =>
+      fc.oneof(
+        fc.constant(uuid.slice(0, -1)),
+        fc.constant(`${uuid}0`),
+        fc.constant(uuid.replaceAll('-', '')),
+        fc.constant(`{${uuid}}`),
+        fc.integer({ min: 0, max: 35 }).map((at) => `${uuid.slice(0, at)}g${uuid.slice(at + 1)}`),
+        fc.constant(` ${uuid}`),
+      ),
+    ),
+    fc.stringMatching(/^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,40}$/),
+    fc.constantFrom('0', 'null', 'undefined', 'hook_123', '00000000000000000000000000000000'),
+  )
+  .filter((id) => !isUuid(id) && id !== '' && id !== '.' && id !== '..');
 
 const apiCommands = [
   fc.constantFrom(...eventTypes).map((event) => new CreateHook(event)),
@@ -192,7 +215,13 @@ async function settle(model: Model, real: Real): Promise<void> {
     const state = model.hooks[index]?.state;
     if (hook.gone && state === 'disabled') continue;
     const exchange = await deleteHook(real, hook);
-    if (state !== undefined) expectAnswer(real.t, exchange, deleteTransition(state).expected, `DELETE /hooks/{id} of hook #${index} at the end of the run (model: ${state})`);
+    if (state !== undefined)
+      expectAnswer(
+        real.t,
+        exchange,
+        deleteTransition(state).expected,
+        `DELETE /hooks/{id} of hook #${index} at the end of the run (model: ${state})`,
+      );
   }
 }
 
@@ -212,7 +241,10 @@ async function deliverOnce(t: CheckTools, hookId: string, event: EventType): Pro
     }
     await t.control.advanceClock(Math.max(0, delivery.nextAttemptAt - (await t.control.clock())) + 1);
   }
-  t.fail(`the delivery of ${event} ${eventId} to hook ${hookId} was still pending after ${4 * AUTO_DISABLE_AFTER} steps of the virtual clock`);
+  t.fail(
+    `the delivery of ${event} ${eventId} to hook ${hookId} was still pending after ${4 * AUTO_DISABLE_AFTER} ` +
+      `steps of the virtual clock`,
+  );
 }
 
 class FailingDelivery implements fc.AsyncCommand<Model, Real> {
@@ -235,7 +267,12 @@ class FailingDelivery implements fc.AsyncCommand<Model, Real> {
     const before = (await t.receiver.deliveries(hook.path)).length;
     await deliverOnce(t, hook.id, model.events[index]!);
     const arrived = (await t.receiver.deliveries(hook.path)).length - before;
-    t.ensure(arrived === attempts, `a receiver failing the first ${this.failing} attempt(s) of a delivery got ${arrived} attempt(s); the model expects ${attempts} (retried until acknowledged, disabled after ${AUTO_DISABLE_AFTER} consecutive failures${next.state === 'disabled' ? ', which these reach' : ''})`);
+    t.ensure(
+      arrived === attempts,
+      `a receiver failing the first ${this.failing} attempt(s) of a delivery got ${arrived} attempt(s); the ` +
+        `model expects ${attempts} (retried until acknowledged, disabled after ${AUTO_DISABLE_AFTER} consecutive ` +
+        `failures${next.state === 'disabled' ? ', which these reach' : ''})`,
+    );
     model.hooks[index] = next;
   }
   toString(): string {
@@ -245,11 +282,23 @@ class FailingDelivery implements fc.AsyncCommand<Model, Real> {
 
 // fc.commands picks its arbitraries uniformly: listing create and the failing delivery twice
 // makes most runs reach a delivery, and failure counts around the limit are weighted up.
-const failingDelivery = fc.tuple(
-  fc.nat(),
-  fc.oneof({ weight: 3, arbitrary: fc.constantFrom(AUTO_DISABLE_AFTER - 1, AUTO_DISABLE_AFTER, AUTO_DISABLE_AFTER + 1) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: AUTO_DISABLE_AFTER + 2 }) }),
-).map(([pick, failing]) => new FailingDelivery(pick, failing));
-const deliveryCommands = [apiCommands[0]!, apiCommands[0]!, failingDelivery, failingDelivery, apiCommands[1]!, apiCommands[2]!];
+const failingDelivery = fc
+  .tuple(
+    fc.nat(),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(AUTO_DISABLE_AFTER - 1, AUTO_DISABLE_AFTER, AUTO_DISABLE_AFTER + 1) },
+      { weight: 2, arbitrary: fc.integer({ min: 0, max: AUTO_DISABLE_AFTER + 2 }) },
+    ),
+  )
+  .map(([pick, failing]) => new FailingDelivery(pick, failing));
+const deliveryCommands = [
+  apiCommands[0]!,
+  apiCommands[0]!,
+  failingDelivery,
+  failingDelivery,
+  apiCommands[1]!,
+  apiCommands[2]!,
+];
 
 async function runModel(t: CheckTools, commands: Iterable<fc.AsyncCommand<Model, Real>>): Promise<void> {
   const model: Model = { hooks: [], events: [] };
@@ -263,17 +312,31 @@ async function runModel(t: CheckTools, commands: Iterable<fc.AsyncCommand<Model,
 
 describe('Webhook subscription state table (model-based)', () => {
   const apiTitle = titles.hookStateMachine;
-  check(apiTitle, {
-    verifies: ['HOOKS-CREATE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-UNKNOWN-404', 'HOOKS-DELETE-NON-UUID-400'],
-    needs: { tokens: [TOKEN] },
-    // At most MAX_COMMANDS commands of one request each, plus one end-of-run DELETE per live hook.
-    requests: numRuns * (MAX_COMMANDS + MAX_ACTIVE),
-    // Its hooks point at the run's receiver, which acknowledges them, and only their POST and
-    // DELETE answers are judged: other checks' events may reach them (gate.ts).
-    unwatchedSubscriptions: true,
-  }, async (t) => {
-    await assertProperty(t, { title: apiTitle, requirement: 'HOOKS-CREATE' }, fc.asyncProperty(fc.commands(apiCommands, { maxCommands: MAX_COMMANDS }), (commands) => runModel(t, commands)));
-  });
+  check(
+    apiTitle,
+    {
+      verifies: [
+        'HOOKS-CREATE',
+        'HOOKS-DELETE-SOFT',
+        'HOOKS-DELETE-TWICE-404',
+        'HOOKS-DELETE-UNKNOWN-404',
+        'HOOKS-DELETE-NON-UUID-400',
+      ],
+      needs: { tokens: [TOKEN] },
+      // At most MAX_COMMANDS commands of one request each, plus one end-of-run DELETE per live hook.
+      requests: numRuns * (MAX_COMMANDS + MAX_ACTIVE),
+      // Its hooks point at the run's receiver, which acknowledges them, and only their POST and
+      // DELETE answers are judged: other checks' events may reach them (gate.ts).
+      unwatchedSubscriptions: true,
+    },
+    async (t) => {
+      await assertProperty(
+        t,
+        { title: apiTitle, requirement: 'HOOKS-CREATE' },
+        fc.asyncProperty(fc.commands(apiCommands, { maxCommands: MAX_COMMANDS }), (commands) => runModel(t, commands)),
+      );
+    },
+  );
 
   // Each delivery is up to 11 attempts driven through the virtual clock (~40 control calls), so
   // this property runs fewer times than the others: min(numRuns, 15) keeps it near 3 s. Remotely
@@ -281,13 +344,24 @@ describe('Webhook subscription state table (model-based)', () => {
   // run by webhook-delivery.suite.ts, and each run draws a new seed, so nightly runs still explore.
   const deliveryRuns = Math.min(numRuns, remote ? REMOTE_DELIVERY_RUNS : 15);
   const deliveryTitle = titles.hookAutoDisable;
-  check(deliveryTitle, {
-    verifies: ['WEBHOOK-AUTO-DISABLE-10', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-SOFT'],
-    needs: { tokens: [TOKEN], control: ['event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced'], webhooks: true },
-    requests: deliveryRuns * 8,
-    timeoutMs: 60_000,
-  }, async (t) => {
-    await assertProperty(t, { title: deliveryTitle, requirement: 'WEBHOOK-AUTO-DISABLE-10', numRuns: deliveryRuns },
-      fc.asyncProperty(fc.commands(deliveryCommands, { maxCommands: 5 }), (commands) => runModel(t, commands)));
-  });
+  check(
+    deliveryTitle,
+    {
+      verifies: ['WEBHOOK-AUTO-DISABLE-10', 'HOOKS-DELETE-TWICE-404', 'HOOKS-DELETE-SOFT'],
+      needs: {
+        tokens: [TOKEN],
+        control: ['event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced'],
+        webhooks: true,
+      },
+      requests: deliveryRuns * 8,
+      timeoutMs: 60_000,
+    },
+    async (t) => {
+      await assertProperty(
+        t,
+        { title: deliveryTitle, requirement: 'WEBHOOK-AUTO-DISABLE-10', numRuns: deliveryRuns },
+        fc.asyncProperty(fc.commands(deliveryCommands, { maxCommands: 5 }), (commands) => runModel(t, commands)),
+      );
+    },
+  );
 });

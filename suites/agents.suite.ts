@@ -2,31 +2,50 @@ import { describe } from 'vitest';
 import { CREDENTIAL_FIELD_PATTERN } from '../harness/contract/openapi.ts';
 import { check } from '../harness/suite/check.ts';
 import type { AgentList } from '../harness/contract/openapi.ts';
-
-/** Every key path in a JSON value whose name looks like a credential, at any depth. */
-export function credentialPaths(value: unknown, path = ''): string[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => credentialPaths(item, `${path}[${index}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => [
-    ...(CREDENTIAL_FIELD_PATTERN.test(key) ? [`${path}.${key}`] : []),
-    ...credentialPaths(inner, `${path}.${key}`),
-  ]);
-}
+import { credentialPaths } from './rules/agents.ts';
 
 describe('GET /agents', () => {
-  check('GET /agents answers 200 with the SIP lines of the account, count matching the records', { verifies: ['AGENTS-200-SHAPE', 'AGENTS-COUNT-MATCHES-ROWS', 'CDR-REQUIRED-FIELDS'], needs: { tokens: ['read:agents'] }, requests: 1 }, async (t) => {
-    const response = await t.call({ method: 'GET', path: '/agents', token: t.token('read:agents') });
-    t.expectStatus(response, 200);
-    const list = response.json as AgentList;
-    t.ensure(list.count === list.agents.length, `GET /agents: count is ${list.count} but agents holds ${list.agents.length} records`);
-    const missing = new Set(list.agents.flatMap((agent) => ['id', 'sipUsername', 'label', 'createdAt'].filter((field) => !(field in agent))));
-    t.observe('CDR-REQUIRED-FIELDS', missing.size === 0 ? 'every agent record carries id, sipUsername, label and createdAt' : `agent records omit: ${[...missing].join(', ')}`);
-  });
+  check(
+    'GET /agents answers 200 with the SIP lines of the account, count matching the records',
+    {
+      verifies: ['AGENTS-200-SHAPE', 'AGENTS-COUNT-MATCHES-ROWS', 'CDR-REQUIRED-FIELDS'],
+      needs: { tokens: ['read:agents'] },
+      requests: 1,
+    },
+    async (t) => {
+      const response = await t.call({ method: 'GET', path: '/agents', token: t.token('read:agents') });
+      t.expectStatus(response, 200);
+      const list = response.json as AgentList;
+      t.ensure(
+        list.count === list.agents.length,
+        `GET /agents: count is ${list.count} but agents holds ${list.agents.length} records`,
+      );
+      const missing = new Set(
+        list.agents.flatMap((agent) =>
+          ['id', 'sipUsername', 'label', 'createdAt'].filter((field) => !(field in agent)),
+        ),
+      );
+      t.observe(
+        'CDR-REQUIRED-FIELDS',
+        missing.size === 0
+          ? 'every agent record carries id, sipUsername, label and createdAt'
+          : `agent records omit: ${[...missing].join(', ')}`,
+      );
+    },
+  );
 
-  check('GET /agents never returns a credential of a line, at any depth', { verifies: ['AGENTS-NO-CREDENTIALS'], needs: { tokens: ['read:agents'] }, requests: 1 }, async (t) => {
-    const response = await t.call({ method: 'GET', path: '/agents', token: t.token('read:agents'), validate: false });
-    t.expectStatus(response, 200);
-    const leaks = credentialPaths(response.json);
-    t.ensure(leaks.length === 0, `GET /agents returns credential fields: ${leaks.join(', ')}`);
-  });
+  check(
+    'GET /agents never returns a credential of a line, at any depth',
+    {
+      verifies: ['AGENTS-NO-CREDENTIALS'],
+      needs: { tokens: ['read:agents'] },
+      requests: 1,
+    },
+    async (t) => {
+      const response = await t.call({ method: 'GET', path: '/agents', token: t.token('read:agents'), validate: false });
+      t.expectStatus(response, 200);
+      const leaks = credentialPaths(response.json);
+      t.ensure(leaks.length === 0, `GET /agents returns credential fields: ${leaks.join(', ')}`);
+    },
+  );
 });

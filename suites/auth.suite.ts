@@ -18,7 +18,11 @@ function harmlessRequest(op: OperationInfo): Omit<CallRequest, 'token' | 'author
     case 'POST /calls':
       return { method: 'POST', path: '/calls', json: { aiAgentId: '1', toNumber: 'not-a-phone-number' } };
     case 'POST /hooks':
-      return { method: 'POST', path: '/hooks', json: { event: 'not.an.event', target_url: 'http://example.invalid/never' } };
+      return {
+        method: 'POST',
+        path: '/hooks',
+        json: { event: 'not.an.event', target_url: 'http://example.invalid/never' },
+      };
     case 'DELETE /hooks/{id}':
       return { method: 'DELETE', path: `/hooks/${randomUUID()}` };
     default:
@@ -43,7 +47,10 @@ const passedAuth: Partial<Record<OperationKey, readonly [number, string?]>> = {
 
 /** The single-scope token fixtures (TOKEN_READ_BALANCE … TOKEN_WRITE_HOOKS): the rows of the scope matrix. */
 const singleScopes: readonly TokenName[] = scopes;
-/** Lacking-scope tokens probed per operation in a remote run: 6 operations × (1 + 1) = 12 requests; the 42-cell matrix in 6 runs. */
+/**
+ * Lacking-scope tokens probed per operation in a remote run: 6 operations × (1 + 1) = 12 requests;
+ * the 42-cell matrix in 6 runs.
+ */
 const LACKING_PER_RUN = 1;
 
 /** `list` started at `offset` (wrapping), so that operations take turns over the same list. */
@@ -60,7 +67,12 @@ const scopeRequirement: Record<string, RequirementId> = {
   'write:hooks': 'AUTH-SCOPE-HOOKS',
 };
 
-async function expectUnauthorized(t: CheckTools, op: OperationInfo, auth: { token?: string; authorization?: string }, what: string): Promise<void> {
+async function expectUnauthorized(
+  t: CheckTools,
+  op: OperationInfo,
+  auth: { token?: string; authorization?: string },
+  what: string,
+): Promise<void> {
   const exchange = await t.call({ ...harmlessRequest(op), ...auth });
   t.ensure(exchange.status === 401, `${op.key} with ${what}: expected 401 unauthorized, got ${codeOf(exchange)}`);
   expectError(t, exchange, 401, 'unauthorized');
@@ -73,41 +85,103 @@ async function expectUnauthorized(t: CheckTools, op: OperationInfo, auth: { toke
  * or two operations (7 requests instead of 35) and five consecutive seeds cover the matrix (as
  * the scope matrix below): each AUTH requirement is verified every run, each cell every fifth.
  */
-const credentialKinds = ['no Authorization header', 'another scheme', 'an unknown token', 'a revoked token', 'an expired token'] as const;
+const credentialKinds = [
+  'no Authorization header',
+  'another scheme',
+  'an unknown token',
+  'a revoked token',
+  'an expired token',
+] as const;
 const CREDENTIALS_PER_RUN = 1;
 
 describe('Authentication: every operation refuses what is not a valid bearer token', () => {
   const remote = session().target.kind === 'remote';
   for (const op of operations) {
     const kinds = rotated(credentialKinds, operations.indexOf(op));
-    const turn = (kind: (typeof credentialKinds)[number]) => turnOf(kinds, kind, CREDENTIALS_PER_RUN, remote, `the 401 matrix's checks of ${op.key}`);
-    check(`${op.key} answers 401 unauthorized to a request without an Authorization header`, { verifies: ['AUTH-BEARER-REQUIRED', 'FORMAT-ERROR-BODY', 'FORMAT-JSON-CONTENT-TYPE', 'CONTRACT-ERROR-CODE-PER-STATUS'], requests: 1, turn: turn('no Authorization header') }, async (t) => {
-      await expectUnauthorized(t, op, {}, 'no Authorization header');
-    });
+    const turn = (kind: (typeof credentialKinds)[number]) =>
+      turnOf(kinds, kind, CREDENTIALS_PER_RUN, remote, `the 401 matrix's checks of ${op.key}`);
+    check(
+      `${op.key} answers 401 unauthorized to a request without an Authorization header`,
+      {
+        verifies: [
+          'AUTH-BEARER-REQUIRED',
+          'FORMAT-ERROR-BODY',
+          'FORMAT-JSON-CONTENT-TYPE',
+          'CONTRACT-ERROR-CODE-PER-STATUS',
+        ],
+        requests: 1,
+        turn: turn('no Authorization header'),
+      },
+      async (t) => {
+        await expectUnauthorized(t, op, {}, 'no Authorization header');
+      },
+    );
 
-    check(`${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`, { verifies: ['AUTH-MALFORMED-SCHEME', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['all'] }, requests: probesPlanned(2, 1), turn: turn('another scheme') }, async (t) => {
-      // A valid token under another scheme: a server that only looks at the token would let it in.
-      // Remotely one of the two per run (the budget), the operations taking turns.
-      const probes = [
-        { authorization: `Basic ${t.token('all')}`, what: 'a Basic scheme carrying a valid token' },
-        { authorization: 'Bearer', what: 'a bare "Bearer" without a token' },
-      ];
-      for (const probe of probesForRun(t, rotated(probes, operations.indexOf(op)), 1, 'AUTH-MALFORMED-SCHEME', (p) => p.what)) {
-        await expectUnauthorized(t, op, { authorization: probe.authorization }, probe.what);
-      }
-    });
+    check(
+      `${op.key} answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"`,
+      {
+        verifies: ['AUTH-MALFORMED-SCHEME', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
+        needs: { tokens: ['all'] },
+        requests: probesPlanned(2, 1),
+        turn: turn('another scheme'),
+      },
+      async (t) => {
+        // A valid token under another scheme: a server that only looks at the token would let it in.
+        // Remotely one of the two per run (the budget), the operations taking turns.
+        const probes = [
+          { authorization: `Basic ${t.token('all')}`, what: 'a Basic scheme carrying a valid token' },
+          { authorization: 'Bearer', what: 'a bare "Bearer" without a token' },
+        ];
+        const turns = rotated(probes, operations.indexOf(op));
+        const sent = probesForRun(t, turns, 1, 'AUTH-MALFORMED-SCHEME', (p) => p.what);
+        for (const probe of sent) {
+          await expectUnauthorized(t, op, { authorization: probe.authorization }, probe.what);
+        }
+      },
+    );
 
-    check(`${op.key} answers 401 unauthorized to a bearer token it never issued`, { verifies: ['AUTH-UNKNOWN-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], requests: 1, turn: turn('an unknown token') }, async (t) => {
-      await expectUnauthorized(t, op, { token: `oc_live_unknown${randomUUID().replace(/-/g, '')}` }, 'an unknown token');
-    });
+    check(
+      `${op.key} answers 401 unauthorized to a bearer token it never issued`,
+      {
+        verifies: ['AUTH-UNKNOWN-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
+        requests: 1,
+        turn: turn('an unknown token'),
+      },
+      async (t) => {
+        await expectUnauthorized(
+          t,
+          op,
+          { token: `oc_live_unknown${randomUUID().replace(/-/g, '')}` },
+          'an unknown token',
+        );
+      },
+    );
 
-    check(`${op.key} answers 401 unauthorized to a revoked token`, { verifies: ['AUTH-REVOKED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['revoked'] }, requests: 1, turn: turn('a revoked token') }, async (t) => {
-      await expectUnauthorized(t, op, { token: t.token('revoked') }, 'a revoked token');
-    });
+    check(
+      `${op.key} answers 401 unauthorized to a revoked token`,
+      {
+        verifies: ['AUTH-REVOKED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
+        needs: { tokens: ['revoked'] },
+        requests: 1,
+        turn: turn('a revoked token'),
+      },
+      async (t) => {
+        await expectUnauthorized(t, op, { token: t.token('revoked') }, 'a revoked token');
+      },
+    );
 
-    check(`${op.key} answers 401 unauthorized to an expired token`, { verifies: ['AUTH-EXPIRED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['expired'] }, requests: 1, turn: turn('an expired token') }, async (t) => {
-      await expectUnauthorized(t, op, { token: t.token('expired') }, 'an expired token');
-    });
+    check(
+      `${op.key} answers 401 unauthorized to an expired token`,
+      {
+        verifies: ['AUTH-EXPIRED-TOKEN', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
+        needs: { tokens: ['expired'] },
+        requests: 1,
+        turn: turn('an expired token'),
+      },
+      async (t) => {
+        await expectUnauthorized(t, op, { token: t.token('expired') }, 'an expired token');
+      },
+    );
   }
 });
 
@@ -124,49 +198,95 @@ describe('Scopes: each operation needs exactly its scope', () => {
     // The scope matrix: every single-scope token of another scope must be refused. Embedded, all
     // of them; remotely LACKING_PER_RUN per operation and run, each operation starting at another
     // token, so one run spreads over six tokens and six consecutive seeds cover the matrix.
-    const lacking = rotated(singleScopes.filter((other) => other !== scope), index);
+    const lacking = rotated(
+      singleScopes.filter((other) => other !== scope),
+      index,
+    );
     const available = lacking.filter((other) => configured[other] !== undefined);
-    check(`${op.key} needs ${scope}: every single-scope token of another scope (on the reference also one with every other scope) gets 401 unauthorized, a token with only ${scope} passes`, {
-      verifies: [requirement, 'AUTH-SCOPE-NUMBERS', 'AUTH-SCOPE-INVOICES'],
-      needs: { tokens: [scope] },
-      requests: 1 + probesPlanned(available.length, LACKING_PER_RUN),
-    }, async (t) => {
-      if (t.target.kind === 'embedded' && t.control.offers('token-issued')) {
-        // Embedded: the sharpest probe, a token with every scope but this one (deleted at teardown).
-        const allBut = await t.control.mintToken(scopes.filter((s) => s !== scope));
-        await expectUnauthorized(t, op, { token: allBut }, `a token with every scope except ${scope}`);
-      }
-      const missing = lacking.filter((other) => t.target.tokens[other] === undefined);
-      if (missing.length > 0) t.observe(requirement, `not probed for want of a token: ${missing.map((other) => tokenVariable(other)).join(', ')}`);
-      for (const other of probesForRun(t, available, LACKING_PER_RUN, requirement, (name) => `${name}-only`)) {
-        const exchange = await t.call({ ...harmlessRequest(op), token: t.token(other) });
-        // The scopes whose endpoints the spec does not show: that they reach nothing here is recorded.
-        if (other === 'read:numbers' || other === 'read:invoices') t.observe(other === 'read:numbers' ? 'AUTH-SCOPE-NUMBERS' : 'AUTH-SCOPE-INVOICES', `${op.key} with a ${other}-only token answered ${codeOf(exchange)}`);
-        t.ensure(exchange.status === 401, `${op.key} with a token that has only ${other} (no ${scope}): expected 401 unauthorized, got ${codeOf(exchange)}`);
-        expectError(t, exchange, 401, 'unauthorized');
-      }
-      const only = await t.call({ ...harmlessRequest(op), token: t.token(scope) });
-      t.ensure(only.status !== 401, `${op.key} with a token that has exactly ${scope}: refused with 401, the scope must be enough`);
-      if (op.key === 'POST /calls' && only.status === 404) t.expectStatus(only, 404, 'ai_agent_not_found');
-      else t.expectStatus(only, okStatus, okCode);
-    });
+    // Every single-scope token of another scope is refused; on the reference also one with every other scope.
+    check(
+      `${op.key} needs ${scope}: tokens of other scopes get 401 unauthorized, a token with only ${scope} passes`,
+      {
+        verifies: [requirement, 'AUTH-SCOPE-NUMBERS', 'AUTH-SCOPE-INVOICES'],
+        needs: { tokens: [scope] },
+        requests: 1 + probesPlanned(available.length, LACKING_PER_RUN),
+      },
+      async (t) => {
+        if (t.target.kind === 'embedded' && t.control.offers('token-issued')) {
+          // Embedded: the sharpest probe, a token with every scope but this one (deleted at teardown).
+          const allBut = await t.control.mintToken(scopes.filter((s) => s !== scope));
+          await expectUnauthorized(t, op, { token: allBut }, `a token with every scope except ${scope}`);
+        }
+        const missing = lacking.filter((other) => t.target.tokens[other] === undefined);
+        if (missing.length > 0)
+          t.observe(
+            requirement,
+            `not probed for want of a token: ${missing.map((other) => tokenVariable(other)).join(', ')}`,
+          );
+        for (const other of probesForRun(t, available, LACKING_PER_RUN, requirement, (name) => `${name}-only`)) {
+          const exchange = await t.call({ ...harmlessRequest(op), token: t.token(other) });
+          // The scopes whose endpoints the spec does not show: that they reach nothing here is recorded.
+          if (other === 'read:numbers' || other === 'read:invoices')
+            t.observe(
+              other === 'read:numbers' ? 'AUTH-SCOPE-NUMBERS' : 'AUTH-SCOPE-INVOICES',
+              `${op.key} with a ${other}-only token answered ${codeOf(exchange)}`,
+            );
+          t.ensure(
+            exchange.status === 401,
+            `${op.key} with a token that has only ${other} (no ${scope}): expected 401 unauthorized, got ` +
+              `${codeOf(exchange)}`,
+          );
+          expectError(t, exchange, 401, 'unauthorized');
+        }
+        const only = await t.call({ ...harmlessRequest(op), token: t.token(scope) });
+        t.ensure(
+          only.status !== 401,
+          `${op.key} with a token that has exactly ${scope}: refused with 401, the scope must be enough`,
+        );
+        if (op.key === 'POST /calls' && only.status === 404) t.expectStatus(only, 404, 'ai_agent_not_found');
+        else t.expectStatus(only, okStatus, okCode);
+      },
+    );
   });
 
-  check('A token revoked in the portal is refused from the very next request', { verifies: ['AUTH-REVOKE-IMMEDIATE', 'AUTH-REVOKED-TOKEN'], needs: { control: ['token-issued', 'token-revoked'] }, requests: 2 }, async (t) => {
-    const token = await t.control.mintToken(['read:balance']);
-    t.expectStatus(await t.call({ method: 'GET', path: '/balance', token }), 200);
-    await t.control.revokeToken(token);
-    const after = await t.call({ method: 'GET', path: '/balance', token });
-    t.ensure(after.status === 401, `GET /balance right after the token was revoked: expected 401 unauthorized, got ${codeOf(after)}`);
-    expectError(t, after, 401, 'unauthorized');
-  });
+  check(
+    'A token revoked in the portal is refused from the very next request',
+    {
+      verifies: ['AUTH-REVOKE-IMMEDIATE', 'AUTH-REVOKED-TOKEN'],
+      needs: { control: ['token-issued', 'token-revoked'] },
+      requests: 2,
+    },
+    async (t) => {
+      const token = await t.control.mintToken(['read:balance']);
+      t.expectStatus(await t.call({ method: 'GET', path: '/balance', token }), 200);
+      await t.control.revokeToken(token);
+      const after = await t.call({ method: 'GET', path: '/balance', token });
+      t.ensure(
+        after.status === 401,
+        `GET /balance right after the token was revoked: expected 401 unauthorized, got ${codeOf(after)}`,
+      );
+      expectError(t, after, 401, 'unauthorized');
+    },
+  );
 
-  check('The last-used time of a token is recorded when it authenticates (seen through the control endpoint)', { verifies: ['AUTH-LAST-USED'], needs: { control: ['token-issued', 'token-last-used'] }, requests: 1 }, async (t) => {
-    const token = await t.control.mintToken([]);
-    const before = await t.control.tokenUsage(token);
-    t.expectStatus(await t.call({ method: 'GET', path: '/me', token }), 200);
-    const after = await t.control.tokenUsage(token);
-    // An observation: the spec says last-used times are recorded but shows no way to read them.
-    t.observe('AUTH-LAST-USED', `last used before the request: ${before?.lastUsedAt ?? 'never'}; after GET /me: ${after?.lastUsedAt ?? 'never recorded'} (not visible through the API)`);
-  });
+  check(
+    'The last-used time of a token is recorded when it authenticates (seen through the control endpoint)',
+    {
+      verifies: ['AUTH-LAST-USED'],
+      needs: { control: ['token-issued', 'token-last-used'] },
+      requests: 1,
+    },
+    async (t) => {
+      const token = await t.control.mintToken([]);
+      const before = await t.control.tokenUsage(token);
+      t.expectStatus(await t.call({ method: 'GET', path: '/me', token }), 200);
+      const after = await t.control.tokenUsage(token);
+      // An observation: the spec says last-used times are recorded but shows no way to read them.
+      t.observe(
+        'AUTH-LAST-USED',
+        `last used before the request: ${before?.lastUsedAt ?? 'never'}; after GET /me: ` +
+          `${after?.lastUsedAt ?? 'never recorded'} (not visible through the API)`,
+      );
+    },
+  );
 });

@@ -15,9 +15,15 @@ import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../harness/cont
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { probesCost, probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
 import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/suite/verdicts.ts';
+import {
+  HOUR_MS,
+  impossibleDates,
+  limitsOutOfRange,
+  SECOND_MS,
+  sides,
+  windowsOf31Days,
+} from './data/cdrs-boundaries.ts';
 
-const HOUR_MS = 3_600_000;
-const SECOND_MS = 1000;
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 const wholeSecond = (ms: number): number => Math.floor(ms / SECOND_MS) * SECOND_MS;
 
@@ -29,140 +35,242 @@ async function list(t: CheckTools, query: Record<string, string | number>): Prom
 
 describe('GET /cdrs: limit at and inside its bounds', () => {
   // A 30-day window ending an hour ago; the first request (limit=1000) tells how many it holds.
-  const probes: Array<{ what: string; requests: number; run: (t: CheckTools, window: { from: number; till: number }, held: number) => Promise<void> }> = [
-    { what: 'limit=1', requests: 1, run: async (t, w, held) => {
-      const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 1 });
-      const problem = limitProblem(answer, 1, held, 'limit=1');
-      if (problem !== undefined) t.fail(problem);
-    } },
-    { what: 'limit=337 (in range, far from the default)', requests: 1, run: async (t, w, held) => {
-      const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 337 });
-      const problem = limitProblem(answer, 337, held, 'limit=337');
-      if (problem !== undefined) t.fail(problem);
-    } },
-    { what: 'limit=1000 over a window whose two halves hold more than 1000 together', requests: 2, run: async (t, w, held) => {
-      // The window's own answer can't show it holds more than it returned: its halves can.
-      const mid = wholeSecond((w.from + w.till) / 2);
-      const first = await list(t, { from: iso(w.from), till: iso(mid), limit: limits.cdrLimitMax });
-      const second = await list(t, { from: iso(mid), till: iso(w.till), limit: limits.cdrLimitMax });
-      // A record exactly at mid may be counted in both halves under an inclusive reading.
-      const total = Math.max(held, heldAtLeast(first) + heldAtLeast(second) - 1);
-      if (total > held && held < limits.cdrLimitMax) {
-        t.fail(`GET /cdrs limit=${limits.cdrLimitMax} over ${iso(w.from)}..${iso(w.till)} returned ${held} records, but its two halves hold ${total} or more: limit=${limits.cdrLimitMax} must return exactly ${limits.cdrLimitMax}`);
-      }
-    } },
+  const probes: Array<{
+    what: string;
+    requests: number;
+    run: (t: CheckTools, window: { from: number; till: number }, held: number) => Promise<void>;
+  }> = [
+    {
+      what: 'limit=1',
+      requests: 1,
+      run: async (t, w, held) => {
+        const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 1 });
+        const problem = limitProblem(answer, 1, held, 'limit=1');
+        if (problem !== undefined) t.fail(problem);
+      },
+    },
+    {
+      what: 'limit=337 (in range, far from the default)',
+      requests: 1,
+      run: async (t, w, held) => {
+        const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 337 });
+        const problem = limitProblem(answer, 337, held, 'limit=337');
+        if (problem !== undefined) t.fail(problem);
+      },
+    },
+    {
+      what: 'limit=1000 over a window whose two halves hold more than 1000 together',
+      requests: 2,
+      run: async (t, w, held) => {
+        // The window's own answer can't show it holds more than it returned: its halves can.
+        const mid = wholeSecond((w.from + w.till) / 2);
+        const first = await list(t, { from: iso(w.from), till: iso(mid), limit: limits.cdrLimitMax });
+        const second = await list(t, { from: iso(mid), till: iso(w.till), limit: limits.cdrLimitMax });
+        // A record exactly at mid may be counted in both halves under an inclusive reading.
+        const total = Math.max(held, heldAtLeast(first) + heldAtLeast(second) - 1);
+        if (total > held && held < limits.cdrLimitMax) {
+          t.fail(
+            `GET /cdrs limit=${limits.cdrLimitMax} over ${iso(w.from)}..${iso(w.till)} returned ${held} ` +
+              `records, but its two halves hold ${total} or more: limit=${limits.cdrLimitMax} must return ` +
+              `exactly ${limits.cdrLimitMax}`,
+          );
+        }
+      },
+    },
   ];
-  check('GET /cdrs without limit returns exactly 100 records over a window holding more; limit=1, a mid value and 1000 return exactly that many', {
-    verifies: ['CDRS-LIMIT-DEFAULT-100', 'CDRS-LIMIT-HONOURED', 'CDRS-LIMIT-MAX-1000'], needs: { tokens: ['read:cdrs'] },
-    requests: 2 + probesCost(probes.map((p) => p.requests), 1),
-  }, async (t) => {
-    const till = wholeSecond(Date.now() - HOUR_MS);
-    const window = { from: till - 30 * DAY_MS, till };
-    const widest = await list(t, { from: iso(window.from), till: iso(window.till), limit: limits.cdrLimitMax });
-    t.ensure(widest.calls.length <= limits.cdrLimitMax, `GET /cdrs limit=1000 returned ${widest.calls.length} records`);
-    const held = heldAtLeast(widest);
-    const byDefault = await list(t, { from: iso(window.from), till: iso(window.till) });
-    const problem = limitProblem(byDefault, limits.cdrLimitDefault, held, 'without limit (default 100)');
-    if (problem !== undefined) t.fail(problem);
-    if (held <= limits.cdrLimitDefault) t.observe('CDRS-LIMIT-DEFAULT-100', `the 30-day window holds only ${held} records: the default limit could not be told from "everything"`);
-    for (const probe of probesForRun(t, probes, 1, 'CDRS-LIMIT-HONOURED', (p) => p.what)) await probe.run(t, window, held);
-  });
+  check(
+    'GET /cdrs over a window holding more returns exactly 100 records by default and exactly `limit` for 1, 337, 1000',
+    {
+      verifies: ['CDRS-LIMIT-DEFAULT-100', 'CDRS-LIMIT-HONOURED', 'CDRS-LIMIT-MAX-1000'],
+      needs: { tokens: ['read:cdrs'] },
+      requests:
+        2 +
+        probesCost(
+          probes.map((p) => p.requests),
+          1,
+        ),
+    },
+    async (t) => {
+      const till = wholeSecond(Date.now() - HOUR_MS);
+      const window = { from: till - 30 * DAY_MS, till };
+      const widest = await list(t, { from: iso(window.from), till: iso(window.till), limit: limits.cdrLimitMax });
+      t.ensure(
+        widest.calls.length <= limits.cdrLimitMax,
+        `GET /cdrs limit=1000 returned ${widest.calls.length} records`,
+      );
+      const held = heldAtLeast(widest);
+      const byDefault = await list(t, { from: iso(window.from), till: iso(window.till) });
+      const problem = limitProblem(byDefault, limits.cdrLimitDefault, held, 'without limit (default 100)');
+      if (problem !== undefined) t.fail(problem);
+      if (held <= limits.cdrLimitDefault)
+        t.observe(
+          'CDRS-LIMIT-DEFAULT-100',
+          `the 30-day window holds only ${held} records: the default limit could not be told from "everything"`,
+        );
+      for (const probe of probesForRun(t, probes, 1, 'CDRS-LIMIT-HONOURED', (p) => p.what))
+        await probe.run(t, window, held);
+    },
+  );
 
-  const outOfRange = ['0', '-1', '2.5', 'abc', String(limits.cdrLimitMax + 1)];
-  check('GET /cdrs answers a limit outside 1..1000 or not an integer with a 200 of at most 1000 records or a documented 400 (which one is recorded)', {
-    verifies: ['CDRS-LIMIT-OUT-OF-RANGE', 'CDRS-LIMIT-MAX-1000', 'CONTRACT-DOCUMENTED-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(outOfRange.length, 1),
-  }, async (t) => {
-    const till = wholeSecond(Date.now() - HOUR_MS);
-    const answers: string[] = [];
-    for (const limit of probesForRun(t, outOfRange, 1, 'CDRS-LIMIT-OUT-OF-RANGE', (l) => `limit=${l}`)) {
-      // The spec gives no error code for it: a 200 (clamped, or the default) and a 400 are both readings.
-      const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { from: iso(till - 30 * DAY_MS), till: iso(till), limit } });
-      t.ensure(exchange.status === 200 || exchange.status === 400, `GET /cdrs limit=${limit}: expected 200 or 400, got ${codeOf(exchange)}`);
-      const rows = exchange.status === 200 ? (exchange.json as CdrList).calls.length : undefined;
-      if (rows !== undefined) t.ensure(rows <= limits.cdrLimitMax, `GET /cdrs limit=${limit} returned ${rows} records, more than ${limits.cdrLimitMax}`);
-      answers.push(`limit=${limit} → ${codeOf(exchange)}${rows === undefined ? '' : ` with ${rows} records`}`);
-    }
-    t.observe('CDRS-LIMIT-OUT-OF-RANGE', answers.join('; '));
-  });
+  // Which of the two each limit gets is recorded.
+  check(
+    'GET /cdrs answers a limit outside 1..1000 or not an integer with at most 1000 records or a documented 400',
+    {
+      verifies: ['CDRS-LIMIT-OUT-OF-RANGE', 'CDRS-LIMIT-MAX-1000', 'CONTRACT-DOCUMENTED-STATUS'],
+      needs: { tokens: ['read:cdrs'] },
+      requests: probesPlanned(limitsOutOfRange.length, 1),
+    },
+    async (t) => {
+      const till = wholeSecond(Date.now() - HOUR_MS);
+      const answers: string[] = [];
+      for (const limit of probesForRun(t, limitsOutOfRange, 1, 'CDRS-LIMIT-OUT-OF-RANGE', (l) => `limit=${l}`)) {
+        // The spec gives no error code for it: a 200 (clamped, or the default) and a 400 are both readings.
+        const exchange = await t.call({
+          method: 'GET',
+          path: '/cdrs',
+          token: t.token('read:cdrs'),
+          query: { from: iso(till - 30 * DAY_MS), till: iso(till), limit },
+        });
+        t.ensure(
+          exchange.status === 200 || exchange.status === 400,
+          `GET /cdrs limit=${limit}: expected 200 or 400, got ${codeOf(exchange)}`,
+        );
+        const rows = exchange.status === 200 ? (exchange.json as CdrList).calls.length : undefined;
+        if (rows !== undefined)
+          t.ensure(
+            rows <= limits.cdrLimitMax,
+            `GET /cdrs limit=${limit} returned ${rows} records, more than ${limits.cdrLimitMax}`,
+          );
+        answers.push(`limit=${limit} → ${codeOf(exchange)}${rows === undefined ? '' : ` with ${rows} records`}`);
+      }
+      t.observe('CDRS-LIMIT-OUT-OF-RANGE', answers.join('; '));
+    },
+  );
 });
 
 describe('GET /cdrs: one second either side of a record', () => {
-  type Side = { what: string; window: (at: number) => { from: number; till: number }; contains: boolean };
-  // `at` is the record's startTime floored to the second; no window puts the record on an edge.
-  const sides: Side[] = [
-    { what: 'from one second before, till two seconds after the record', window: (at) => ({ from: at - SECOND_MS, till: at + 2 * SECOND_MS }), contains: true },
-    { what: 'from one second after the record', window: (at) => ({ from: at + SECOND_MS, till: at + HOUR_MS }), contains: false },
-    { what: 'till one second before the record', window: (at) => ({ from: at - HOUR_MS, till: at - SECOND_MS }), contains: false },
-  ];
-  check('GET /cdrs includes a record in a window from one second before it and excludes it from windows starting one second after or ending one second before it', {
-    verifies: ['CDRS-ROWS-IN-WINDOW'], needs: { tokens: ['read:cdrs'] }, requests: 1 + probesPlanned(sides.length, 1),
-  }, async (t) => {
-    const till = wholeSecond(Date.now() - 2 * HOUR_MS);
-    const sample = await list(t, { from: iso(till - 5 * DAY_MS), till: iso(till), limit: 50 });
-    // A record away from a minute's last seconds, so a server that reads from to the minute shows it.
-    const record = sample.calls.find((row) => {
-      const at = Date.parse(row.startTime ?? '');
-      return Number.isFinite(at) && at % 60_000 >= 2 * SECOND_MS && at % 60_000 < 58 * SECOND_MS;
-    }) ?? sample.calls.find((row) => Number.isFinite(Date.parse(row.startTime ?? '')));
-    if (record === undefined) return t.observe('CDRS-ROWS-IN-WINDOW', 'no record in the 5 days before two hours ago: the one-second boundaries could not be probed');
-    const at = wholeSecond(Date.parse(record.startTime!));
-    for (const side of probesForRun(t, sides, 1, 'CDRS-ROWS-IN-WINDOW', (s) => s.what)) {
-      const { from, till: end } = side.window(at);
-      const answer = await list(t, { from: iso(from), till: iso(end), limit: limits.cdrLimitMax });
-      const found = answer.calls.some((row) => row.id === record.id);
-      t.ensure(found === side.contains, `GET /cdrs from=${iso(from)} till=${iso(end)} (${side.what}, record ${record.id} at ${record.startTime}): the record is ${found ? 'included' : 'missing'}, must be ${side.contains ? 'included' : 'excluded'}`);
-    }
-  });
+  // A window from one second before it includes it; windows starting one second after it or ending one
+  // second before it do not.
+  check(
+    'GET /cdrs includes a record one second inside a window and excludes it one second outside',
+    {
+      verifies: ['CDRS-ROWS-IN-WINDOW'],
+      needs: { tokens: ['read:cdrs'] },
+      requests: 1 + probesPlanned(sides.length, 1),
+    },
+    async (t) => {
+      const till = wholeSecond(Date.now() - 2 * HOUR_MS);
+      const sample = await list(t, { from: iso(till - 5 * DAY_MS), till: iso(till), limit: 50 });
+      // A record away from a minute's last seconds, so a server that reads from to the minute shows it.
+      const record =
+        sample.calls.find((row) => {
+          const at = Date.parse(row.startTime ?? '');
+          return Number.isFinite(at) && at % 60_000 >= 2 * SECOND_MS && at % 60_000 < 58 * SECOND_MS;
+        }) ?? sample.calls.find((row) => Number.isFinite(Date.parse(row.startTime ?? '')));
+      if (record === undefined)
+        return t.observe(
+          'CDRS-ROWS-IN-WINDOW',
+          'no record in the 5 days before two hours ago: the one-second boundaries could not be probed',
+        );
+      const at = wholeSecond(Date.parse(record.startTime!));
+      for (const side of probesForRun(t, sides, 1, 'CDRS-ROWS-IN-WINDOW', (s) => s.what)) {
+        const { from, till: end } = side.window(at);
+        const answer = await list(t, { from: iso(from), till: iso(end), limit: limits.cdrLimitMax });
+        const found = answer.calls.some((row) => row.id === record.id);
+        t.ensure(
+          found === side.contains,
+          `GET /cdrs from=${iso(from)} till=${iso(end)} (${side.what}, record ${record.id} at ` +
+            `${record.startTime}): the record is ${found ? 'included' : 'missing'}, must be ` +
+            `${side.contains ? 'included' : 'excluded'}`,
+        );
+      }
+    },
+  );
 });
 
 describe('GET /cdrs: dates that do not exist, with valid times', () => {
-  const impossible = [
-    { from: '2026-02-27T10:00:00Z', till: '2026-02-30T10:00:00Z', what: 'till 30 February' },
-    { from: '2025-02-29T10:00:00Z', till: '2025-03-01T10:00:00Z', what: 'from 29 February of a common year' },
-    { from: '2026-04-30T00:00:00Z', till: '2026-04-31T00:00:00Z', what: 'till 31 April' },
-    { from: '2026-06-31T08:00:00+02:00', till: '2026-07-02T08:00:00+02:00', what: 'from 31 June with an offset' },
-  ];
-  check('GET /cdrs answers 400 invalid_timestamp to a calendar-impossible date with a valid time (30 February, 29 February 2025, 31 April, 31 June)', {
-    verifies: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(impossible.length, 1),
-  }, async (t) => {
-    for (const probe of probesForRun(t, impossible, 1, 'CDRS-INVALID-TIMESTAMP', (p) => p.what)) {
-      const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { from: probe.from, till: probe.till } });
-      t.ensure(exchange.status === 400, `GET /cdrs from=${probe.from} till=${probe.till} (${probe.what}): expected 400 invalid_timestamp, got ${codeOf(exchange)}`);
-      expectError(t, exchange, 400, 'invalid_timestamp');
-    }
-  });
+  // 30 February, 29 February 2025, 31 April, 31 June.
+  check(
+    'GET /cdrs answers 400 invalid_timestamp to a calendar-impossible date with a valid time',
+    {
+      verifies: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-ERROR-CODE-PER-STATUS'],
+      needs: { tokens: ['read:cdrs'] },
+      requests: probesPlanned(impossibleDates.length, 1),
+    },
+    async (t) => {
+      for (const probe of probesForRun(t, impossibleDates, 1, 'CDRS-INVALID-TIMESTAMP', (p) => p.what)) {
+        const exchange = await t.call({
+          method: 'GET',
+          path: '/cdrs',
+          token: t.token('read:cdrs'),
+          query: { from: probe.from, till: probe.till },
+        });
+        t.ensure(
+          exchange.status === 400,
+          `GET /cdrs from=${probe.from} till=${probe.till} (${probe.what}): expected 400 invalid_timestamp, ` +
+            `got ${codeOf(exchange)}`,
+        );
+        expectError(t, exchange, 400, 'invalid_timestamp');
+      }
+    },
+  );
 });
 
 describe('GET /cdrs: 31 days ± 1 s from months of every length', () => {
-  const windows = [
-    { from: '2026-02-01T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS, accepted: true, what: 'exactly 31 days from 1 February' },
-    { from: '2026-04-10T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS, accepted: true, what: 'exactly 31 days from 10 April (a 30-day month)' },
-    { from: '2026-02-15T12:00:00Z', spanMs: CDR_WINDOW_MAX_MS - SECOND_MS, accepted: true, what: '31 days minus one second from 15 February' },
-    { from: '2026-01-31T00:00:00Z', spanMs: CDR_WINDOW_MAX_MS + SECOND_MS, accepted: false, what: '31 days plus one second from 31 January' },
-  ];
-  check('GET /cdrs accepts windows of 31 days and of 31 days minus a second wherever they start (February, 30-day months), and refuses 31 days plus a second', {
-    verifies: ['CDRS-WINDOW-EXACTLY-31D', 'CDRS-WINDOW-MAX-31D'], needs: { tokens: ['read:cdrs'] }, requests: probesPlanned(windows.length, 1),
-  }, async (t) => {
-    for (const w of probesForRun(t, windows, 1, 'CDRS-WINDOW-EXACTLY-31D', (p) => p.what)) {
-      const till = iso(Date.parse(w.from) + w.spanMs);
-      const exchange = await t.call({ method: 'GET', path: '/cdrs', token: t.token('read:cdrs'), query: { from: w.from, till } });
-      if (w.accepted) {
-        t.ensure(exchange.status === 200, `GET /cdrs from=${w.from} till=${till} (${w.what}, "at most 31 days"): expected 200, got ${codeOf(exchange)}`);
-      } else {
-        t.ensure(exchange.status === 400, `GET /cdrs from=${w.from} till=${till} (${w.what}): expected 400 window_too_wide, got ${codeOf(exchange)}`);
-        expectError(t, exchange, 400, 'window_too_wide');
+  // Wherever the window starts: February, 30-day months, 31-day months.
+  check(
+    'GET /cdrs accepts 31 days and 31 days minus a second from any month, and refuses 31 days plus a second',
+    {
+      verifies: ['CDRS-WINDOW-EXACTLY-31D', 'CDRS-WINDOW-MAX-31D'],
+      needs: { tokens: ['read:cdrs'] },
+      requests: probesPlanned(windowsOf31Days.length, 1),
+    },
+    async (t) => {
+      for (const w of probesForRun(t, windowsOf31Days, 1, 'CDRS-WINDOW-EXACTLY-31D', (p) => p.what)) {
+        const till = iso(Date.parse(w.from) + w.spanMs);
+        const exchange = await t.call({
+          method: 'GET',
+          path: '/cdrs',
+          token: t.token('read:cdrs'),
+          query: { from: w.from, till },
+        });
+        if (w.accepted) {
+          t.ensure(
+            exchange.status === 200,
+            `GET /cdrs from=${w.from} till=${till} (${w.what}, "at most 31 days"): expected 200, got ` +
+              `${codeOf(exchange)}`,
+          );
+        } else {
+          t.ensure(
+            exchange.status === 400,
+            `GET /cdrs from=${w.from} till=${till} (${w.what}): expected 400 window_too_wide, got ${codeOf(exchange)}`,
+          );
+          expectError(t, exchange, 400, 'window_too_wide');
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('GET /cdrs: a window with no record', () => {
-  check('GET /cdrs over a window with no record answers 200 with count 0 and calls [] (no required field missing or null)', {
-    verifies: ['CDRS-200-SHAPE', 'CDRS-COUNT-MATCHES-ROWS'], needs: { tokens: ['read:cdrs'] }, requests: 1,
-  }, async (t) => {
-    // One second, 25 years ago: no record can be there that a test could trip over.
-    const answer = await list(t, { from: '2001-01-01T00:00:00Z', till: '2001-01-01T00:00:01Z' });
-    t.ensure(Array.isArray(answer.calls), `GET /cdrs over an empty window: calls is ${JSON.stringify(answer.calls)}, must be an array ([])`);
-    t.ensure(answer.count === answer.calls.length, `GET /cdrs over a window holding ${answer.calls.length} records: count is ${answer.count}`);
-  });
+  check(
+    'GET /cdrs over a window with no record answers 200 with count 0 and calls [] (no required field missing or null)',
+    {
+      verifies: ['CDRS-200-SHAPE', 'CDRS-COUNT-MATCHES-ROWS'],
+      needs: { tokens: ['read:cdrs'] },
+      requests: 1,
+    },
+    async (t) => {
+      // One second, 25 years ago: no record can be there that a test could trip over.
+      const answer = await list(t, { from: '2001-01-01T00:00:00Z', till: '2001-01-01T00:00:01Z' });
+      t.ensure(
+        Array.isArray(answer.calls),
+        `GET /cdrs over an empty window: calls is ${JSON.stringify(answer.calls)}, must be an array ([])`,
+      );
+      t.ensure(
+        answer.count === answer.calls.length,
+        `GET /cdrs over a window holding ${answer.calls.length} records: count is ${answer.count}`,
+      );
+    },
+  );
 });

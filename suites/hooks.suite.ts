@@ -10,87 +10,22 @@ import { subscribe, type Subscription } from '../harness/suite/subscriptions.ts'
 import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
 import { codeOf, expectError } from '../harness/suite/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
-
-/** An https URL of exactly `length` characters under `base` (padding in the last path segment). */
-export function urlOfLength(base: string, length: number): string {
-  const prefix = `${base}/hooks/len-`;
-  if (prefix.length > length) throw new Error(`${base} is too long for a ${length}-character URL`);
-  return prefix + 'a'.repeat(length - prefix.length);
-}
-
-/** Which of `secrets` appear anywhere in the given answers (status line aside). */
-export function secretsIn(exchanges: readonly Pick<Exchange, 'rawBody' | 'responseHeaders'>[], secrets: readonly string[]): string[] {
-  return secrets.filter((secret) => exchanges.some((e) => e.rawBody.includes(secret) || Object.values(e.responseHeaders).some((v) => v.includes(secret))));
-}
-
-const NOWHERE = 'https://example.invalid';
-
-/** A random UUID with its version digit replaced (1: time-based), otherwise well-formed. */
-function uuidOfVersion(version: number): string {
-  const id = randomUUID();
-  return `${id.slice(0, 14)}${version}${id.slice(15)}`;
-}
-
-/**
- * Near misses of DELETE /hooks/{id} (docs/decisions.md, "Near-miss inputs"): strings one step from a UUID,
- * and a well-formed UUID of another version, which "UUID v4" and "id not a UUID" leave open.
- */
-const deleteIdProbes: Array<{ id: string; what: string; either?: true }> = [
-  { id: 'not-a-uuid', what: 'not-a-uuid' },
-  { id: randomUUID().slice(0, 35), what: 'a UUID cut to 35 characters' },
-  { id: `${randomUUID().slice(0, 35)}g`, what: 'a UUID whose last digit is g' },
-  { id: `{${randomUUID()}}`, what: 'a UUID in braces' },
-  { id: `${randomUUID()}0`, what: 'a UUID with one digit more' },
-  { id: uuidOfVersion(1), what: 'a well-formed version-1 UUID', either: true },
-];
-
-type Probe = { body: { raw?: string; json?: unknown }; what: string };
-
-/**
- * Near misses of every HookCreate field (docs/decisions.md, "Near-miss inputs"), each breaking one rule of a
- * body otherwise valid. Remotely `perRun` of them are sent per run (harness/suite/rotation.ts).
- */
-const hookValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: Probe[] }> = [
-  { title: 'a body that is not JSON (truncated, form-encoded, empty) sent as application/json, and JSON that is not an object', verifies: 'HOOKS-INVALID-JSON', perRun: 1, probes: [
-    { body: { raw: `{"event": "call.ended", "target_url": "${NOWHERE}/x"` }, what: 'a truncated JSON body' },
-    { body: { raw: '' }, what: 'an empty body sent as application/json' },
-    { body: { raw: `event=call.ended&target_url=${encodeURIComponent(`${NOWHERE}/x`)}` }, what: 'a form-encoded body sent as application/json' },
-    { body: { json: [{ event: 'call.ended', target_url: `${NOWHERE}/x` }] }, what: 'a JSON array instead of an object' },
-  ] },
-  { title: 'a body without event, and one without target_url', verifies: 'HOOKS-REQUIRED-FIELDS', perRun: 1, probes: [
-    { body: { json: { target_url: `${NOWHERE}/x` } }, what: 'no event' },
-    { body: { json: { event: 'call.ended' } }, what: 'no target_url' },
-  ] },
-  { title: 'an event outside the enumeration (another event, another case, a space, an underscore, a list)', verifies: 'HOOKS-EVENT-ENUM', perRun: 2, probes: [
-    { body: { json: { event: 'call.started', target_url: `${NOWHERE}/x` } }, what: 'event "call.started"' },
-    { body: { json: { event: 'CALL.ENDED', target_url: `${NOWHERE}/x` } }, what: 'event "CALL.ENDED" (the enumeration is case-sensitive)' },
-    { body: { json: { event: ' call.ended', target_url: `${NOWHERE}/x` } }, what: 'event " call.ended" (a leading space)' },
-    { body: { json: { event: 'Call.Ended', target_url: `${NOWHERE}/x` } }, what: 'event "Call.Ended"' },
-    { body: { json: { event: 'call_ended', target_url: `${NOWHERE}/x` } }, what: 'event "call_ended"' },
-    { body: { json: { event: ['call.ended'], target_url: `${NOWHERE}/x` } }, what: 'event ["call.ended"] (a list, not a string)' },
-  ] },
-  { title: 'a target_url that is not an https URI (http, no scheme, https: without a host, not a URI, a list)', verifies: 'HOOKS-TARGET-HTTPS', perRun: 2, probes: [
-    { body: { json: { event: 'call.ended', target_url: 'http://example.invalid/x' } }, what: 'an http target_url' },
-    { body: { json: { event: 'call.ended', target_url: 'https://exa mple.invalid/<hook>' } }, what: 'a target_url that is not a URI' },
-    { body: { json: { event: 'call.ended', target_url: 'example.invalid/x' } }, what: 'a target_url without a scheme' },
-    { body: { json: { event: 'call.ended', target_url: '//example.invalid/x' } }, what: 'a scheme-relative target_url' },
-    { body: { json: { event: 'call.ended', target_url: 'https:example.invalid' } }, what: 'target_url "https:example.invalid" (no //, so no host)' },
-    { body: { json: { event: 'call.ended', target_url: 'https:///hooks/x' } }, what: 'target_url "https:///hooks/x" (an empty host)' },
-    { body: { json: { event: 'call.ended', target_url: [`${NOWHERE}/x`] } }, what: 'target_url as a list of one URL' },
-  ] },
-  { title: 'a target_url of 513 characters', verifies: 'HOOKS-TARGET-MAX-512', perRun: 1, probes: [
-    { body: { json: { event: 'call.ended', target_url: urlOfLength(NOWHERE, limits.targetUrlMaxLength + 1) } }, what: 'a 513-character target_url' },
-    { body: { json: { event: 'call.ended', target_url: urlOfLength('HTTPS://example.invalid', limits.targetUrlMaxLength + 1) } }, what: 'a 513-character target_url written HTTPS://' },
-  ] },
-];
+import { deleteIdProbes, hookValidationProbes, NOWHERE } from './data/hooks.ts';
+import { secretsIn, urlOfLength } from './rules/hooks.ts';
 
 /**
  * POST /hooks with a body a correct target refuses. Should a broken target create the hook
  * anyway, it is journaled and deleted like any other, so nothing is left behind.
  */
-async function expectCreationRefused(t: CheckTools, body: { raw?: string; json?: unknown }, what: string): Promise<void> {
+async function expectCreationRefused(
+  t: CheckTools,
+  body: { raw?: string; json?: unknown },
+  what: string,
+): Promise<void> {
   const exchange = await t.call({
-    method: 'POST', path: '/hooks', token: t.token('write:hooks'),
+    method: 'POST',
+    path: '/hooks',
+    token: t.token('write:hooks'),
     ...(body.raw === undefined ? { json: body.json } : { body: body.raw, contentType: 'application/json' }),
   });
   const created = exchange.json as Partial<HookCreated> | undefined;
@@ -112,103 +47,241 @@ async function expectCreationRefused(t: CheckTools, body: { raw?: string; json?:
  * EVENTS_PER_RUN_WATCHED of them per run (the request budget), every kind over five seeds.
  */
 const EVENTS_PER_RUN_WATCHED = 1;
-const eventsRotate = session().target.kind === 'remote' && watchedKinds(session().target).kinds.length === eventTypes.length && watchOpens(session().target);
+const eventsRotate =
+  session().target.kind === 'remote' &&
+  watchedKinds(session().target).kinds.length === eventTypes.length &&
+  watchOpens(session().target);
 
 describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () => {
-  check('POST /hooks subscribes a 512-character target to each of the five events (UUID id, whsec_ secret; the first in a body sent as application/json; charset=utf-8), and once more written HTTPS:// (an https URI too), the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and the secret never reappears', {
-    verifies: ['HOOKS-CREATE', 'HOOKS-EVENT-ENUM', 'HOOKS-SEVERAL-SUBSCRIPTIONS', 'HOOKS-TARGET-MAX-512', 'HOOKS-SECRET-ONCE', 'HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404', 'HOOKS-MAX-SUBSCRIPTIONS', 'CONTRACT-DOCUMENTED-STATUS'],
-    // Per event kind a POST and a DELETE; once more for HTTPS://; the second DELETE.
-    needs: { tokens: ['all'] }, requests: 2 * ((eventsRotate ? EVENTS_PER_RUN_WATCHED : eventTypes.length) + 1) + 1,
-  }, async (t) => {
-    const target = urlOfLength(t.target.receiverPublicUrl ?? NOWHERE, limits.targetUrlMaxLength);
-    const subscriptions: Subscription[] = [];
-    const events = eventsRotate ? probesForRun(t, eventTypes, EVENTS_PER_RUN_WATCHED, 'HOOKS-EVENT-ENUM', String) : eventTypes;
-    // One per event, plus a second subscription of the first to the same target: two
-    // subscriptions of one event and target must still get distinct ids and secrets.
-    // The first body says its charset: a JSON body is JSON whatever the media type's parameters say
-    // (the negative-data property draws these too, but runs embedded only; this request runs everywhere).
-    for (const [index, event] of events.entries()) {
-      subscriptions.push(await subscribe(t, { event, targetUrl: target, ...(index === 0 ? { contentType: 'application/json; charset=utf-8' } : {}) }));
-    }
-    // The URI scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is an https URI, at the limit too.
-    subscriptions.push(await subscribe(t, { event: events[0]!, targetUrl: target.replace(/^https:/, 'HTTPS:') }));
-    const ids = new Set(subscriptions.map((s) => s.id));
-    const secrets = subscriptions.map((s) => s.secret);
-    t.ensure(ids.size === subscriptions.length, `POST /hooks returned ${ids.size} distinct ids for ${subscriptions.length} subscriptions`);
-    t.ensure(new Set(secrets).size === secrets.length, 'two subscriptions of the same event and target got the same secret');
-    t.observe('HOOKS-MAX-SUBSCRIPTIONS', `${subscriptions.length} subscriptions of one account coexisted; no limit was met`);
-
-    const later: Exchange[] = [];
-    for (const subscription of subscriptions) {
-      const deletion = await subscription.remove();
-      later.push(deletion);
-      t.ensure(deletion.status === 204, `DELETE /hooks/{id} of an active subscription: expected 204, got ${codeOf(deletion)}`);
-      t.ensure(deletion.rawBody === '', `DELETE /hooks/{id} answered 204 with a body (${deletion.rawBody.length} bytes), must have none`);
-    }
-    const again = await t.call({ method: 'DELETE', path: `/hooks/${subscriptions[0]!.id}`, token: t.token('all') });
-    later.push(again);
-    t.ensure(again.status === 404, `DELETE /hooks/{id} of an already disabled subscription: expected 404 not_found, got ${codeOf(again)}`);
-    expectError(t, again, 404, 'not_found');
-    const leaked = secretsIn(later, secrets);
-    t.ensure(leaked.length === 0, `${leaked.length} signing secret(s) reappeared in a response after creation (DELETE answers): a secret is returned only once`);
-  });
-
-  check('DELETE /hooks/{id} answers 404 not_found, in JSON, for a UUID that names no hook', { verifies: ['HOOKS-DELETE-UNKNOWN-404', 'FORMAT-ERROR-BODY', 'FORMAT-JSON-CONTENT-TYPE', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: 1 }, async (t) => {
-    const exchange = await t.call({ method: 'DELETE', path: `/hooks/${randomUUID()}`, token: t.token('write:hooks') });
-    t.ensure(exchange.status === 404, `DELETE /hooks/{unknown uuid}: expected 404 not_found, got ${codeOf(exchange)}`);
-    expectError(t, exchange, 404, 'not_found');
-  });
-
-  check('DELETE /hooks/{id} answers 400 invalid_input for an id that is not a UUID (35 characters, a non-hex digit, braces, one character more), and 400 or 404 for a UUID of another version than 4 (recorded)', {
-    verifies: ['HOOKS-DELETE-NON-UUID-400', 'HOOKS-DELETE-UUID-VERSION', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: probesPlanned(deleteIdProbes.length, 1),
-  }, async (t) => {
-    for (const probe of probesForRun(t, deleteIdProbes, 1, 'HOOKS-DELETE-NON-UUID-400', (p) => p.what)) {
-      const exchange = await t.call({ method: 'DELETE', path: `/hooks/${encodeURIComponent(probe.id)}`, token: t.token('write:hooks') });
-      if (probe.either === true) {
-        // "UUID v4" in the spec, "id not a UUID" in its error table: both answers are a reading of it.
-        t.observe('HOOKS-DELETE-UUID-VERSION', `DELETE /hooks/{${probe.what}} answered ${codeOf(exchange)}`);
-        t.ensure(exchange.status === 400 || exchange.status === 404, `DELETE /hooks/{${probe.what}}: expected 400 invalid_input (not v4) or 404 not_found (a UUID naming no hook), got ${codeOf(exchange)}`);
-        expectError(t, exchange, exchange.status!, exchange.status === 400 ? 'invalid_input' : 'not_found');
-      } else {
-        t.ensure(exchange.status === 400, `DELETE /hooks/{${probe.what}}: expected 400 invalid_input, got ${codeOf(exchange)}`);
-        expectError(t, exchange, 400, 'invalid_input');
+  // A 512-character target for each of the five events (UUID ids, whsec_ secrets; the first body
+  // sent as application/json; charset=utf-8), and once more written HTTPS:// (an https URI too):
+  // the subscriptions coexist, DELETE answers 204 with no body then 404 not_found, and no secret
+  // reappears after creation.
+  check(
+    'POST /hooks subscribes each event at the 512-character limit; DELETE answers 204 then 404; secrets are shown once',
+    {
+      verifies: [
+        'HOOKS-CREATE',
+        'HOOKS-EVENT-ENUM',
+        'HOOKS-SEVERAL-SUBSCRIPTIONS',
+        'HOOKS-TARGET-MAX-512',
+        'HOOKS-SECRET-ONCE',
+        'HOOKS-DELETE-SOFT',
+        'HOOKS-DELETE-TWICE-404',
+        'HOOKS-MAX-SUBSCRIPTIONS',
+        'CONTRACT-DOCUMENTED-STATUS',
+      ],
+      needs: { tokens: ['all'] },
+      // Per event kind a POST and a DELETE; once more for HTTPS://; the second DELETE.
+      requests: 2 * ((eventsRotate ? EVENTS_PER_RUN_WATCHED : eventTypes.length) + 1) + 1,
+    },
+    async (t) => {
+      const target = urlOfLength(t.target.receiverPublicUrl ?? NOWHERE, limits.targetUrlMaxLength);
+      const subscriptions: Subscription[] = [];
+      const events = eventsRotate
+        ? probesForRun(t, eventTypes, EVENTS_PER_RUN_WATCHED, 'HOOKS-EVENT-ENUM', String)
+        : eventTypes;
+      // One per event, plus a second subscription of the first to the same target: two
+      // subscriptions of one event and target must still get distinct ids and secrets.
+      // The first body says its charset: a JSON body is JSON whatever the media type's parameters say
+      // (the negative-data property draws these too, but runs embedded only; this request runs everywhere).
+      for (const [index, event] of events.entries()) {
+        subscriptions.push(
+          await subscribe(t, {
+            event,
+            targetUrl: target,
+            ...(index === 0 ? { contentType: 'application/json; charset=utf-8' } : {}),
+          }),
+        );
       }
-    }
-  });
+      // The URI scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is an https URI, at the limit too.
+      subscriptions.push(await subscribe(t, { event: events[0]!, targetUrl: target.replace(/^https:/, 'HTTPS:') }));
+      const ids = new Set(subscriptions.map((s) => s.id));
+      const secrets = subscriptions.map((s) => s.secret);
+      t.ensure(
+        ids.size === subscriptions.length,
+        `POST /hooks returned ${ids.size} distinct ids for ${subscriptions.length} subscriptions`,
+      );
+      t.ensure(
+        new Set(secrets).size === secrets.length,
+        'two subscriptions of the same event and target got the same secret',
+      );
+      t.observe(
+        'HOOKS-MAX-SUBSCRIPTIONS',
+        `${subscriptions.length} subscriptions of one account coexisted; no limit was met`,
+      );
 
-  check('DELETE /hooks/{id} of another account\'s hook answers 404 not_found and leaves it active', { verifies: ['HOOKS-DELETE-FOREIGN-404'], needs: { tokens: ['all', 'noDialer'] }, requests: 3 }, async (t) => {
-    // The noDialer token belongs to another account than `all`.
-    const foreign = await subscribe(t, { event: 'dnc.added', tokenName: 'noDialer', targetUrl: `${t.target.receiverPublicUrl ?? NOWHERE}/hooks/foreign/${randomUUID().slice(0, 8)}` });
-    const exchange = await t.call({ method: 'DELETE', path: `/hooks/${foreign.id}`, token: t.token('all') });
-    t.ensure(exchange.status === 404, `DELETE of another account's hook: expected 404 not_found, got ${codeOf(exchange)}`);
-    expectError(t, exchange, 404, 'not_found');
-    if (t.control.offers('hook-attempts')) {
-      const view = await t.control.hook(foreign.id);
-      t.ensure(view?.status === 'active', `after another account's DELETE the hook is ${view?.status ?? 'gone'}, must still be active`);
-    }
-    // Its owner can still delete it: it was left active.
-    const own = await foreign.remove();
-    t.ensure(own.status === 204, `DELETE by the owning account after a foreign DELETE: expected 204 (still active), got ${codeOf(own)}`);
-  });
+      const later: Exchange[] = [];
+      for (const subscription of subscriptions) {
+        const deletion = await subscription.remove();
+        later.push(deletion);
+        t.ensure(
+          deletion.status === 204,
+          `DELETE /hooks/{id} of an active subscription: expected 204, got ${codeOf(deletion)}`,
+        );
+        t.ensure(
+          deletion.rawBody === '',
+          `DELETE /hooks/{id} answered 204 with a body (${deletion.rawBody.length} bytes), must have none`,
+        );
+      }
+      const again = await t.call({ method: 'DELETE', path: `/hooks/${subscriptions[0]!.id}`, token: t.token('all') });
+      later.push(again);
+      t.ensure(
+        again.status === 404,
+        `DELETE /hooks/{id} of an already disabled subscription: expected 404 not_found, got ${codeOf(again)}`,
+      );
+      expectError(t, again, 404, 'not_found');
+      const leaked = secretsIn(later, secrets);
+      t.ensure(
+        leaked.length === 0,
+        `${leaked.length} signing secret(s) reappeared in a response after creation (DELETE answers): a ` +
+          `secret is returned only once`,
+      );
+    },
+  );
 
-  check('A soft-deleted hook keeps its delivery history (seen through the control endpoint)', { verifies: ['HOOKS-DELETE-HISTORY-KEPT', 'HOOKS-DELETE-SOFT'], needs: { tokens: ['all'], control: ['event-emitted', 'hook-attempts'], webhooks: true }, requests: 2 }, async (t) => {
-    const hook = await subscribe(t, { event: 'lead.completed' });
-    const { eventId } = await t.control.emit('lead.completed');
-    const arrived = await t.receiver.waitFor(hook.path, (list) => list.some((d) => d.eventId === eventId), 3_000);
-    t.ensure(arrived.some((d) => d.eventId === eventId), `the lead.completed delivery ${eventId} did not arrive within 3 s`);
-    t.expectStatus(await hook.remove(), 204);
-    const view = await t.control.hook(hook.id);
-    if (view === undefined) return t.fail('after DELETE the subscription record is gone: a soft delete keeps it, with its delivery history');
-    t.ensure(view.status === 'disabled', `after DELETE the subscription is ${view.status}, must be disabled`);
-    t.ensure(view.deliveries.some((d) => d.eventId === eventId), `after DELETE the delivery history lacks event ${eventId}`);
-  });
+  check(
+    'DELETE /hooks/{id} answers 404 not_found, in JSON, for a UUID that names no hook',
+    {
+      verifies: [
+        'HOOKS-DELETE-UNKNOWN-404',
+        'FORMAT-ERROR-BODY',
+        'FORMAT-JSON-CONTENT-TYPE',
+        'CONTRACT-ERROR-CODE-PER-STATUS',
+      ],
+      needs: { tokens: ['write:hooks'] },
+      requests: 1,
+    },
+    async (t) => {
+      const exchange = await t.call({
+        method: 'DELETE',
+        path: `/hooks/${randomUUID()}`,
+        token: t.token('write:hooks'),
+      });
+      t.ensure(
+        exchange.status === 404,
+        `DELETE /hooks/{unknown uuid}: expected 404 not_found, got ${codeOf(exchange)}`,
+      );
+      expectError(t, exchange, 404, 'not_found');
+    },
+  );
+
+  // Not a UUID: 35 characters, a non-hex digit, braces, one character more. A UUID of another
+  // version than 4 may get either answer; which one is recorded.
+  check(
+    'DELETE /hooks/{id} answers 400 invalid_input to an id that is not a UUID, and 400 or 404 to a non-v4 UUID',
+    {
+      verifies: ['HOOKS-DELETE-NON-UUID-400', 'HOOKS-DELETE-UUID-VERSION', 'CONTRACT-ERROR-CODE-PER-STATUS'],
+      needs: { tokens: ['write:hooks'] },
+      requests: probesPlanned(deleteIdProbes.length, 1),
+    },
+    async (t) => {
+      for (const probe of probesForRun(t, deleteIdProbes, 1, 'HOOKS-DELETE-NON-UUID-400', (p) => p.what)) {
+        const exchange = await t.call({
+          method: 'DELETE',
+          path: `/hooks/${encodeURIComponent(probe.id)}`,
+          token: t.token('write:hooks'),
+        });
+        if (probe.either === true) {
+          // "UUID v4" in the spec, "id not a UUID" in its error table: both answers are a reading of it.
+          t.observe('HOOKS-DELETE-UUID-VERSION', `DELETE /hooks/{${probe.what}} answered ${codeOf(exchange)}`);
+          t.ensure(
+            exchange.status === 400 || exchange.status === 404,
+            `DELETE /hooks/{${probe.what}}: expected 400 invalid_input (not v4) or 404 not_found (a UUID ` +
+              `naming no hook), got ${codeOf(exchange)}`,
+          );
+          expectError(t, exchange, exchange.status!, exchange.status === 400 ? 'invalid_input' : 'not_found');
+        } else {
+          t.ensure(
+            exchange.status === 400,
+            `DELETE /hooks/{${probe.what}}: expected 400 invalid_input, got ${codeOf(exchange)}`,
+          );
+          expectError(t, exchange, 400, 'invalid_input');
+        }
+      }
+    },
+  );
+
+  check(
+    "DELETE /hooks/{id} of another account's hook answers 404 not_found and leaves it active",
+    {
+      verifies: ['HOOKS-DELETE-FOREIGN-404'],
+      needs: { tokens: ['all', 'noDialer'] },
+      requests: 3,
+    },
+    async (t) => {
+      // The noDialer token belongs to another account than `all`.
+      const foreign = await subscribe(t, {
+        event: 'dnc.added',
+        tokenName: 'noDialer',
+        targetUrl: `${t.target.receiverPublicUrl ?? NOWHERE}/hooks/foreign/${randomUUID().slice(0, 8)}`,
+      });
+      const exchange = await t.call({ method: 'DELETE', path: `/hooks/${foreign.id}`, token: t.token('all') });
+      t.ensure(
+        exchange.status === 404,
+        `DELETE of another account's hook: expected 404 not_found, got ${codeOf(exchange)}`,
+      );
+      expectError(t, exchange, 404, 'not_found');
+      if (t.control.offers('hook-attempts')) {
+        const view = await t.control.hook(foreign.id);
+        t.ensure(
+          view?.status === 'active',
+          `after another account's DELETE the hook is ${view?.status ?? 'gone'}, must still be active`,
+        );
+      }
+      // Its owner can still delete it: it was left active.
+      const own = await foreign.remove();
+      t.ensure(
+        own.status === 204,
+        `DELETE by the owning account after a foreign DELETE: expected 204 (still active), got ${codeOf(own)}`,
+      );
+    },
+  );
+
+  check(
+    'A soft-deleted hook keeps its delivery history (seen through the control endpoint)',
+    {
+      verifies: ['HOOKS-DELETE-HISTORY-KEPT', 'HOOKS-DELETE-SOFT'],
+      needs: { tokens: ['all'], control: ['event-emitted', 'hook-attempts'], webhooks: true },
+      requests: 2,
+    },
+    async (t) => {
+      const hook = await subscribe(t, { event: 'lead.completed' });
+      const { eventId } = await t.control.emit('lead.completed');
+      const arrived = await t.receiver.waitFor(hook.path, (list) => list.some((d) => d.eventId === eventId), 3_000);
+      t.ensure(
+        arrived.some((d) => d.eventId === eventId),
+        `the lead.completed delivery ${eventId} did not arrive within 3 s`,
+      );
+      t.expectStatus(await hook.remove(), 204);
+      const view = await t.control.hook(hook.id);
+      if (view === undefined)
+        return t.fail(
+          'after DELETE the subscription record is gone: a soft delete keeps it, with its delivery history',
+        );
+      t.ensure(view.status === 'disabled', `after DELETE the subscription is ${view.status}, must be disabled`);
+      t.ensure(
+        view.deliveries.some((d) => d.eventId === eventId),
+        `after DELETE the delivery history lacks event ${eventId}`,
+      );
+    },
+  );
 });
 
 describe('POST /hooks: validation (400 invalid_input)', () => {
   for (const c of hookValidationProbes) {
-    check(`POST /hooks answers 400 invalid_input to ${c.title}`, { verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'], needs: { tokens: ['write:hooks'] }, requests: probesPlanned(c.probes.length, c.perRun) }, async (t) => {
-      for (const { body, what } of probesForRun(t, c.probes, c.perRun, c.verifies, (p) => p.what)) await expectCreationRefused(t, body, what);
-    });
+    check(
+      `POST /hooks answers 400 invalid_input to ${c.title}`,
+      {
+        verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
+        needs: { tokens: ['write:hooks'] },
+        requests: probesPlanned(c.probes.length, c.perRun),
+      },
+      async (t) => {
+        for (const { body, what } of probesForRun(t, c.probes, c.perRun, c.verifies, (p) => p.what))
+          await expectCreationRefused(t, body, what);
+      },
+    );
   }
 });
 
@@ -216,21 +289,40 @@ describe('POST /hooks: validation (400 invalid_input)', () => {
 // decides this over the whole budget (webhook-watch.judge.suite.ts), and these requests are saved.
 const watched = session().target.kind === 'remote' && watchOpens(session().target);
 
-if (!watched) describe('No API operation emits an event', () => {
-  check('Creating and deleting a hook sends it no delivery', { verifies: ['HOOKS-NO-DIRECT-EMIT'], needs: { tokens: ['all'], webhooks: true }, requests: 2 }, async (t) => {
-    const hook = await subscribe(t, { event: 'call.transferred' });
-    let expected: string | undefined;
-    if (t.control.offers('event-emitted')) {
-      // A delivery that must arrive, so that "nothing else arrived" means something.
-      expected = (await t.control.emit('call.transferred')).eventId;
-      const list = await t.receiver.waitFor(hook.path, (l) => l.some((d) => d.eventId === expected), 3_000);
-      t.ensure(list.some((d) => d.eventId === expected), `the emitted call.transferred ${expected} did not arrive within 3 s`);
-    } else {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    t.expectStatus(await hook.remove(), 204);
-    await t.control.settle(300);
-    const unexpected = (await t.receiver.deliveries(hook.path)).filter((d) => d.eventId === undefined || d.eventId !== expected);
-    t.ensure(unexpected.length === 0, `creating or deleting the hook sent ${unexpected.length} delivery(ies) to it (event ${unexpected.map((d) => String((d.json as { event?: unknown } | undefined)?.event)).join(', ')}): no API operation emits events`);
+if (!watched)
+  describe('No API operation emits an event', () => {
+    check(
+      'Creating and deleting a hook sends it no delivery',
+      {
+        verifies: ['HOOKS-NO-DIRECT-EMIT'],
+        needs: { tokens: ['all'], webhooks: true },
+        requests: 2,
+      },
+      async (t) => {
+        const hook = await subscribe(t, { event: 'call.transferred' });
+        let expected: string | undefined;
+        if (t.control.offers('event-emitted')) {
+          // A delivery that must arrive, so that "nothing else arrived" means something.
+          expected = (await t.control.emit('call.transferred')).eventId;
+          const list = await t.receiver.waitFor(hook.path, (l) => l.some((d) => d.eventId === expected), 3_000);
+          t.ensure(
+            list.some((d) => d.eventId === expected),
+            `the emitted call.transferred ${expected} did not arrive within 3 s`,
+          );
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        t.expectStatus(await hook.remove(), 204);
+        await t.control.settle(300);
+        const unexpected = (await t.receiver.deliveries(hook.path)).filter(
+          (d) => d.eventId === undefined || d.eventId !== expected,
+        );
+        t.ensure(
+          unexpected.length === 0,
+          `creating or deleting the hook sent ${unexpected.length} delivery(ies) to it (event ` +
+            `${unexpected.map((d) => String((d.json as { event?: unknown } | undefined)?.event)).join(', ')}): ` +
+            `no API operation emits events`,
+        );
+      },
+    );
   });
-});

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { session } from '../harness/suite/session.ts';
 import { codeOf } from '../harness/suite/verdicts.ts';
+import { advertisedAuthMethods, discoveryProblems } from './rules/oauth.ts';
 
 interface TokenAnswer {
   access_token?: unknown;
@@ -9,29 +10,6 @@ interface TokenAnswer {
   expires_in?: unknown;
   scope?: unknown;
   error?: unknown;
-}
-
-/** Problems of RFC 8414 metadata served for `authUrl`; empty when it is right. */
-export function discoveryProblems(metadata: unknown, authUrl: string): string[] {
-  if (metadata === null || typeof metadata !== 'object') return ['the metadata is not a JSON object'];
-  const m = metadata as Record<string, unknown>;
-  const base = authUrl.replace(/\/+$/, '');
-  const problems: string[] = [];
-  if (typeof m.issuer !== 'string' || m.issuer.replace(/\/+$/, '') !== base) problems.push(`issuer is ${JSON.stringify(m.issuer)}, must be the auth URL ${base} (RFC 8414 §3.3)`);
-  if (typeof m.token_endpoint !== 'string' || !m.token_endpoint.startsWith(`${base}/`)) problems.push(`token_endpoint is ${JSON.stringify(m.token_endpoint)}, must be under ${base}`);
-  if (!Array.isArray(m.grant_types_supported) || !m.grant_types_supported.includes('client_credentials')) {
-    problems.push(`grant_types_supported is ${JSON.stringify(m.grant_types_supported)}, must include client_credentials`);
-  }
-  return problems;
-}
-
-/**
- * The client authentication methods the metadata advertises. RFC 8414 §2: when
- * token_endpoint_auth_methods_supported is omitted the default is client_secret_basic.
- */
-export function advertisedAuthMethods(metadata: unknown): string[] {
-  const methods = (metadata as { token_endpoint_auth_methods_supported?: unknown } | null)?.token_endpoint_auth_methods_supported;
-  return Array.isArray(methods) ? methods.filter((m): m is string => typeof m === 'string') : ['client_secret_basic'];
 }
 
 function basic(id: string, secret: string): string {
@@ -42,7 +20,12 @@ function basic(id: string, secret: string): string {
 
 /** POST {auth_url}/oauth/token; the access token, once seen, is scrubbed from every log. */
 async function requestToken(t: CheckTools, form: Record<string, string>, authorization?: string) {
-  const exchange = await t.call({ method: 'POST', path: `${t.target.authUrl}/oauth/token`, form, ...(authorization === undefined ? {} : { authorization }) });
+  const exchange = await t.call({
+    method: 'POST',
+    path: `${t.target.authUrl}/oauth/token`,
+    form,
+    ...(authorization === undefined ? {} : { authorization }),
+  });
   const answer = (exchange.json ?? {}) as TokenAnswer;
   if (typeof answer.access_token === 'string') session().api.redact.remember(answer.access_token);
   return { exchange, answer };
@@ -50,9 +33,15 @@ async function requestToken(t: CheckTools, form: Record<string, string>, authori
 
 /** What is wrong with a token answer that should have issued a bearer token; undefined when right. */
 function tokenProblem(exchange: { status: number | undefined }, answer: TokenAnswer, how: string): string | undefined {
-  if (exchange.status !== 200) return `the client_credentials grant by ${how} answered ${exchange.status} ${String(answer.error ?? '')}, expected 200 with an access token`;
-  if (typeof answer.access_token !== 'string' || answer.access_token === '') return `the client_credentials grant by ${how} answered 200 without an access_token`;
-  if (typeof answer.token_type !== 'string' || answer.token_type.toLowerCase() !== 'bearer') return `token_type is ${JSON.stringify(answer.token_type)}, must be Bearer`;
+  if (exchange.status !== 200)
+    return (
+      `the client_credentials grant by ${how} answered ${exchange.status} ${String(answer.error ?? '')}, ` +
+      `expected 200 with an access token`
+    );
+  if (typeof answer.access_token !== 'string' || answer.access_token === '')
+    return `the client_credentials grant by ${how} answered 200 without an access_token`;
+  if (typeof answer.token_type !== 'string' || answer.token_type.toLowerCase() !== 'bearer')
+    return `token_type is ${JSON.stringify(answer.token_type)}, must be Bearer`;
   return undefined;
 }
 
@@ -61,50 +50,123 @@ async function metadataOf(t: CheckTools) {
 }
 
 describe('OAuth 2.0 client_credentials', () => {
-  check('The auth host serves RFC 8414 metadata naming its issuer, its token endpoint and the client_credentials grant (the client authentication methods it advertises are recorded)', { verifies: ['AUTH-OAUTH-DISCOVERY', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'], needs: { oauth: true }, requests: 1 }, async (t) => {
-    const exchange = await metadataOf(t);
-    t.expectStatus(exchange, 200);
-    const problems = discoveryProblems(exchange.json, t.target.authUrl!);
-    t.ensure(problems.length === 0, `the discovery document breaks RFC 8414: ${problems.join('; ')}`);
-    t.observe('AUTH-OAUTH-CLIENT-AUTH-METHODS', `token_endpoint_auth_methods_supported: ${advertisedAuthMethods(exchange.json).join(', ')}`);
-  });
+  // The client authentication methods it advertises are recorded.
+  check(
+    'The auth host serves RFC 8414 metadata naming its issuer, its token endpoint and the client_credentials grant',
+    {
+      verifies: ['AUTH-OAUTH-DISCOVERY', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'],
+      needs: { oauth: true },
+      requests: 1,
+    },
+    async (t) => {
+      const exchange = await metadataOf(t);
+      t.expectStatus(exchange, 200);
+      const problems = discoveryProblems(exchange.json, t.target.authUrl!);
+      t.ensure(problems.length === 0, `the discovery document breaks RFC 8414: ${problems.join('; ')}`);
+      t.observe(
+        'AUTH-OAUTH-CLIENT-AUTH-METHODS',
+        `token_endpoint_auth_methods_supported: ${advertisedAuthMethods(exchange.json).join(', ')}`,
+      );
+    },
+  );
 
   // RFC 6749 §2.3.1: every server MUST support HTTP Basic client authentication, so the grant,
   // and the narrowed-scope rule, are verified with it.
-  check('A client_credentials grant with HTTP Basic client authentication and a narrowed scope yields a token the API accepts, which obeys the same scope rules', {
-    verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-SAME-SCOPES', 'AUTH-OAUTH-TOKEN-LIFETIME'], needs: { oauth: true }, requests: 3,
-  }, async (t) => {
-    const { clientId, clientSecret } = t.target.oauth!;
-    const { exchange, answer } = await requestToken(t, { grant_type: 'client_credentials', scope: 'read:balance' }, basic(clientId, clientSecret));
-    const problem = tokenProblem(exchange, answer, 'HTTP Basic with scope=read:balance');
-    if (problem !== undefined) return t.fail(problem);
-    const token = answer.access_token as string;
-    t.observe('AUTH-OAUTH-TOKEN-LIFETIME', `expires_in is ${JSON.stringify(answer.expires_in)}; granted scope ${JSON.stringify(answer.scope)}`);
-    const balance = await t.call({ method: 'GET', path: '/balance', token });
-    t.verify(['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-SAME-SCOPES'], balance.status === 200, `GET /balance with an OAuth token granted read:balance: expected 200, got ${codeOf(balance)}`);
-    const cdrs = await t.call({ method: 'GET', path: '/cdrs', token });
-    t.verify('AUTH-OAUTH-SAME-SCOPES', cdrs.status === 401 && (cdrs.json as { error?: unknown } | undefined)?.error === 'unauthorized', `GET /cdrs with an OAuth token granted only read:balance: expected 401 unauthorized, got ${codeOf(cdrs)}`);
-  });
+  check(
+    'A client_credentials grant with HTTP Basic client authentication yields a working token under the same scopes',
+    {
+      verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-SAME-SCOPES', 'AUTH-OAUTH-TOKEN-LIFETIME'],
+      needs: { oauth: true },
+      requests: 3,
+    },
+    async (t) => {
+      const { clientId, clientSecret } = t.target.oauth!;
+      const { exchange, answer } = await requestToken(
+        t,
+        { grant_type: 'client_credentials', scope: 'read:balance' },
+        basic(clientId, clientSecret),
+      );
+      const problem = tokenProblem(exchange, answer, 'HTTP Basic with scope=read:balance');
+      if (problem !== undefined) return t.fail(problem);
+      const token = answer.access_token as string;
+      t.observe(
+        'AUTH-OAUTH-TOKEN-LIFETIME',
+        `expires_in is ${JSON.stringify(answer.expires_in)}; granted scope ${JSON.stringify(answer.scope)}`,
+      );
+      const balance = await t.call({ method: 'GET', path: '/balance', token });
+      t.verify(
+        ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-SAME-SCOPES'],
+        balance.status === 200,
+        `GET /balance with an OAuth token granted read:balance: expected 200, got ${codeOf(balance)}`,
+      );
+      const cdrs = await t.call({ method: 'GET', path: '/cdrs', token });
+      t.verify(
+        'AUTH-OAUTH-SAME-SCOPES',
+        cdrs.status === 401 && (cdrs.json as { error?: unknown } | undefined)?.error === 'unauthorized',
+        `GET /cdrs with an OAuth token granted only read:balance: expected 401 unauthorized, got ${codeOf(cdrs)}`,
+      );
+    },
+  );
 
   // The body method (client_secret_post) is optional (RFC 6749 §2.3.1: MAY, NOT RECOMMENDED):
   // required only when the metadata advertises it; otherwise the answer is recorded.
-  check('A client_credentials grant with the credentials in the body works when the metadata advertises client_secret_post (otherwise the answer is recorded)', {
-    verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'], needs: { oauth: true }, requests: 2,
-  }, async (t) => {
-    const metadata = await metadataOf(t);
-    const advertised = metadata.status === 200 && advertisedAuthMethods(metadata.json).includes('client_secret_post');
-    const { clientId, clientSecret } = t.target.oauth!;
-    const { exchange, answer } = await requestToken(t, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
-    const problem = tokenProblem(exchange, answer, 'client_id/client_secret in the body');
-    t.observe('AUTH-OAUTH-CLIENT-AUTH-METHODS', `client_secret_post is ${advertised ? '' : 'not '}advertised; a grant with the credentials in the body ${problem === undefined ? 'was accepted' : `was refused: ${exchange.status} ${String(answer.error ?? '')}`}`);
-    if (advertised) t.verify('AUTH-OAUTH-CLIENT-CREDENTIALS', problem === undefined, `the metadata advertises client_secret_post, but ${problem}`);
-  });
+  check(
+    'A client_credentials grant with the credentials in the body works when the metadata advertises client_secret_post',
+    {
+      verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'],
+      needs: { oauth: true },
+      requests: 2,
+    },
+    async (t) => {
+      const metadata = await metadataOf(t);
+      const advertised = metadata.status === 200 && advertisedAuthMethods(metadata.json).includes('client_secret_post');
+      const { clientId, clientSecret } = t.target.oauth!;
+      const { exchange, answer } = await requestToken(t, {
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+      });
+      const problem = tokenProblem(exchange, answer, 'client_id/client_secret in the body');
+      const outcome =
+        problem === undefined ? 'was accepted' : `was refused: ${exchange.status} ${String(answer.error ?? '')}`;
+      t.observe(
+        'AUTH-OAUTH-CLIENT-AUTH-METHODS',
+        `client_secret_post is ${advertised ? '' : 'not '}advertised; ` +
+          `a grant with the credentials in the body ${outcome}`,
+      );
+      if (advertised)
+        t.verify(
+          'AUTH-OAUTH-CLIENT-CREDENTIALS',
+          problem === undefined,
+          `the metadata advertises client_secret_post, but ${problem}`,
+        );
+    },
+  );
 
-  check('A wrong client secret sent with HTTP Basic is refused with 401 invalid_client and yields no token', { verifies: ['AUTH-OAUTH-BAD-CLIENT'], needs: { oauth: true }, requests: 1 }, async (t) => {
-    const { clientId, clientSecret } = t.target.oauth!;
-    const { exchange, answer } = await requestToken(t, { grant_type: 'client_credentials' }, basic(clientId, `${clientSecret}x`));
-    t.ensure(answer.access_token === undefined, 'the token endpoint issued an access token for a wrong client secret');
-    // RFC 6749 §5.2: with the Authorization header, invalid_client MUST be a 401.
-    t.ensure(exchange.status === 401 && answer.error === 'invalid_client', `a wrong client secret by HTTP Basic: expected 401 invalid_client (RFC 6749 §5.2), got ${exchange.status} ${String(answer.error ?? '')}`);
-  });
+  check(
+    'A wrong client secret sent with HTTP Basic is refused with 401 invalid_client and yields no token',
+    {
+      verifies: ['AUTH-OAUTH-BAD-CLIENT'],
+      needs: { oauth: true },
+      requests: 1,
+    },
+    async (t) => {
+      const { clientId, clientSecret } = t.target.oauth!;
+      const { exchange, answer } = await requestToken(
+        t,
+        { grant_type: 'client_credentials' },
+        basic(clientId, `${clientSecret}x`),
+      );
+      t.ensure(
+        answer.access_token === undefined,
+        'the token endpoint issued an access token for a wrong client secret',
+      );
+      // RFC 6749 §5.2: with the Authorization header, invalid_client MUST be a 401.
+      t.ensure(
+        exchange.status === 401 && answer.error === 'invalid_client',
+        `a wrong client secret by HTTP Basic: expected 401 invalid_client (RFC 6749 §5.2), got ` +
+          `${exchange.status} ${String(answer.error ?? '')}`,
+      );
+    },
+  );
 });

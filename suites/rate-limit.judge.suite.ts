@@ -16,15 +16,39 @@ describe.skipIf(session().target.kind !== 'remote')('Request rate limit, passive
   // The window is the spec's minute unless the configuration says the target documents another
   // (RATE_LIMIT_WINDOW_MS, a stand-in with a shortened time scale); the report says which.
   const windowMs = session().target.rateWindowMs ?? 60_000;
-  const window = windowMs === 60_000 ? '60 s' : `${windowMs / 1000} s (RATE_LIMIT_WINDOW_MS: the target's documented minute)`;
-  check(`No request of this run was refused for rate while it had sent at most ${limits.requestsPerMinute} in the preceding 60 s`, { verifies: ['RATE-LIMIT-100-PER-MIN'], requests: 0 }, async (t) => {
-    const { api } = session();
-    const events = api.rateLimitEvents;
-    const under = events.filter((e) => e.underDocumentedLimit);
-    t.observe('RATE-LIMIT-100-PER-MIN', `${api.stats.requestsSent} requests sent (client budget ${t.target.requestsPerMinute ?? 'unlimited'} per ${window}), ${events.length} × 429`);
-    if (under.length > 0) {
-      t.fail(`${under.length} request(s) were refused with 429 while this run had sent at most ${limits.requestsPerMinute} in the preceding ${window}: ${under.slice(0, 5).map((e) => `${e.method} ${e.path} at ${e.at} after ${e.sentInPrecedingMinute}`).join('; ')}${under.length > 5 ? '; …' : ''}`);
-    }
-    t.notVerifiable(`passively: no 429 under the documented limit in ${api.stats.requestsSent} requests; whether ${limits.requestsPerMinute} per minute are served is measured by --with-load (the k6 rate-limit probe)`);
-  });
+  const window =
+    windowMs === 60_000 ? '60 s' : `${windowMs / 1000} s (RATE_LIMIT_WINDOW_MS: the target's documented minute)`;
+  check(
+    'No request of this run was refused for rate ' +
+      `while it had sent at most ${limits.requestsPerMinute} in the preceding 60 s`,
+    {
+      verifies: ['RATE-LIMIT-100-PER-MIN'],
+      requests: 0,
+    },
+    async (t) => {
+      const { api } = session();
+      const events = api.rateLimitEvents;
+      const under = events.filter((e) => e.underDocumentedLimit);
+      t.observe(
+        'RATE-LIMIT-100-PER-MIN',
+        `${api.stats.requestsSent} requests sent (client budget ${t.target.requestsPerMinute ?? 'unlimited'} ` +
+          `per ${window}), ${events.length} × 429`,
+      );
+      if (under.length > 0) {
+        const examples = under
+          .slice(0, 5)
+          .map((e) => `${e.method} ${e.path} at ${e.at} after ${e.sentInPrecedingMinute}`)
+          .join('; ');
+        t.fail(
+          `${under.length} request(s) were refused with 429 while this run had sent at most ` +
+            `${limits.requestsPerMinute} in the preceding ${window}: ${examples}${under.length > 5 ? '; …' : ''}`,
+        );
+      }
+      t.notVerifiable(
+        `passively: no 429 under the documented limit in ${api.stats.requestsSent} requests; whether ` +
+          `${limits.requestsPerMinute} per minute are served is measured by --with-load (the k6 rate-limit ` +
+          `probe)`,
+      );
+    },
+  );
 });

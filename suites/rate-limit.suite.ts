@@ -14,6 +14,7 @@ import { describe } from 'vitest';
 import { limits } from '../harness/contract/openapi.ts';
 import { check } from '../harness/suite/check.ts';
 import { expandVariantIds } from '../reference/variants.ts';
+import { refused, type Answer } from './rules/rate-limit.ts';
 
 /** The spec's window: a minute, on the limiter's clock that the check moves. */
 const WINDOW_MS = 60_000;
@@ -21,13 +22,12 @@ const PER_WINDOW = limits.requestsPerMinute;
 
 /** Same reading of the variable as the global set-up. */
 function variantsOfThisRun(): string[] {
-  return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
-}
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
+  return expandVariantIds(
+    (process.env.OCC_REFERENCE_VARIANTS ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
 }
 
 /** One request per endpoint of the API, in turn: the limit must count them all together. */
@@ -39,66 +39,109 @@ function endpointRequest(index: number): { method: 'GET' | 'POST' | 'DELETE'; pa
     { method: 'GET', path: '/agents' },
     // Bodies a correct server refuses (400) after counting them: nothing is created or rung.
     { method: 'POST', path: '/calls', body: JSON.stringify({ aiAgentId: '1', toNumber: 'not-a-phone-number' }) },
-    { method: 'POST', path: '/hooks', body: JSON.stringify({ event: 'not.an.event', target_url: 'http://example.invalid/x' }) },
+    {
+      method: 'POST',
+      path: '/hooks',
+      body: JSON.stringify({ event: 'not.an.event', target_url: 'http://example.invalid/x' }),
+    },
     { method: 'DELETE', path: `/hooks/${randomUUID()}` },
   ] as const;
   return all[index % all.length]!;
 }
 
-/** The refusals among answers (429, the usual status; anything else is recorded as shape). */
-export function refused(answers: readonly Pick<Answer, 'status'>[]): number {
-  return answers.filter((a) => a.status === 429).length;
-}
-
 describe('Request rate limit', () => {
-  check(`${PER_WINDOW} requests in one window, spread over every endpoint, are all served; the next is refused; after the window requests are served again`, {
-    verifies: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'],
-    needs: { embedded: true }, requests: 0, ownServer: true,
-  }, async (t) => {
-    // The limiter's clock: still during the burst, so a fixed window cannot start anew in it.
-    let clockMs = Date.now();
-    // Imported here: a worker whose run skips this check (a remote target) never loads the
-    // reference server and fastify (about 30 ms of its start).
-    const { startReferenceServer } = await import('../reference/server.ts');
-    const server = await startReferenceServer({
-      rateLimit: { perWindow: PER_WINDOW, windowMs: WINDOW_MS, now: () => clockMs },
-      faults: [...(t.target.faults ?? [])], variants: variantsOfThisRun(),
-    });
-    const agent = new Agent({ connections: 32 });
-    t.onCleanup(async () => {
-      await agent.close();
-      await server.close();
-    });
-    const send = async (index: number): Promise<Answer> => {
-      const { method, path, body } = endpointRequest(index);
-      const response = await request(`${server.baseUrl}${path}`, {
-        method, dispatcher: agent, headersTimeout: 5_000, bodyTimeout: 5_000,
-        headers: { authorization: `Bearer ${server.fixtures.tokens.all}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body }),
+  check(
+    `${PER_WINDOW} requests in a window over all endpoints are served, the next refused until the window passes`,
+    {
+      verifies: [
+        'RATE-LIMIT-100-PER-MIN',
+        'RATE-LIMIT-ENFORCED',
+        'RATE-LIMIT-ALL-ENDPOINTS',
+        'RATE-LIMIT-RESPONSE-SHAPE',
+        'RATE-LIMIT-WINDOW-BEHAVIOUR',
+      ],
+      needs: { embedded: true },
+      requests: 0,
+      ownServer: true,
+    },
+    async (t) => {
+      // The limiter's clock: still during the burst, so a fixed window cannot start anew in it.
+      let clockMs = Date.now();
+      // Imported here: a worker whose run skips this check (a remote target) never loads the
+      // reference server and fastify (about 30 ms of its start).
+      const { startReferenceServer } = await import('../reference/server.ts');
+      const server = await startReferenceServer({
+        rateLimit: { perWindow: PER_WINDOW, windowMs: WINDOW_MS, now: () => clockMs },
+        faults: [...(t.target.faults ?? [])],
+        variants: variantsOfThisRun(),
       });
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      return { status: response.statusCode, headers, body: await response.body.text() };
-    };
+      const agent = new Agent({ connections: 32 });
+      t.onCleanup(async () => {
+        await agent.close();
+        await server.close();
+      });
+      const send = async (index: number): Promise<Answer> => {
+        const { method, path, body } = endpointRequest(index);
+        const response = await request(`${server.baseUrl}${path}`, {
+          method,
+          dispatcher: agent,
+          headersTimeout: 5_000,
+          bodyTimeout: 5_000,
+          headers: {
+            authorization: `Bearer ${server.fixtures.tokens.all}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body }),
+        });
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(response.headers))
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        return { status: response.statusCode, headers, body: await response.body.text() };
+      };
 
-    // The whole burst at one instant of the limiter's clock, in parallel batches.
-    const answers: Answer[] = [];
-    for (let start = 0; start < PER_WINDOW; start += 25) {
-      answers.push(...(await Promise.all(Array.from({ length: Math.min(25, PER_WINDOW - start) }, (_, i) => send(start + i)))));
-    }
-    const early = refused(answers);
-    t.ensure(early === 0, `${early} of ${PER_WINDOW} requests within one window were refused for rate (first refused: #${answers.findIndex((a) => a.status === 429) + 1}); the limit is ${PER_WINDOW} per window`);
+      // The whole burst at one instant of the limiter's clock, in parallel batches.
+      const answers: Answer[] = [];
+      for (let start = 0; start < PER_WINDOW; start += 25) {
+        answers.push(
+          ...(await Promise.all(Array.from({ length: Math.min(25, PER_WINDOW - start) }, (_, i) => send(start + i)))),
+        );
+      }
+      const early = refused(answers);
+      t.ensure(
+        early === 0,
+        `${early} of ${PER_WINDOW} requests within one window were refused for rate (first refused: ` +
+          `#${answers.findIndex((a) => a.status === 429) + 1}); the limit is ${PER_WINDOW} per window`,
+      );
 
-    // Sliding or fixed is not said; either way the next request at the same instant is the excess.
-    const extra = await send(PER_WINDOW);
-    const shape = `status ${extra.status}, body ${extra.body.slice(0, 160)}, Retry-After ${extra.headers['retry-after'] ?? '(none)'}, RateLimit-Limit ${extra.headers['ratelimit-limit'] ?? '(none)'}, RateLimit-Remaining ${extra.headers['ratelimit-remaining'] ?? '(none)'}, RateLimit-Reset ${extra.headers['ratelimit-reset'] ?? '(none)'}`;
-    t.observe('RATE-LIMIT-RESPONSE-SHAPE', `request ${PER_WINDOW + 1} in the window: ${shape}`);
-    t.ensure(extra.status === 429, `${PER_WINDOW + 1} requests within one ${WINDOW_MS / 1000} s window (spread over every endpoint) were all served, the last with ${extra.status}: the limit must refuse the excess, counting every endpoint`);
+      // Sliding or fixed is not said; either way the next request at the same instant is the excess.
+      const extra = await send(PER_WINDOW);
+      const shape =
+        `status ${extra.status}, body ${extra.body.slice(0, 160)}, Retry-After ` +
+        `${extra.headers['retry-after'] ?? '(none)'}, RateLimit-Limit ` +
+        `${extra.headers['ratelimit-limit'] ?? '(none)'}, RateLimit-Remaining ` +
+        `${extra.headers['ratelimit-remaining'] ?? '(none)'}, RateLimit-Reset ` +
+        `${extra.headers['ratelimit-reset'] ?? '(none)'}`;
+      t.observe('RATE-LIMIT-RESPONSE-SHAPE', `request ${PER_WINDOW + 1} in the window: ${shape}`);
+      t.ensure(
+        extra.status === 429,
+        `${PER_WINDOW + 1} requests within one ${WINDOW_MS / 1000} s window (spread over every endpoint) were ` +
+          `all served, the last with ${extra.status}: the limit must refuse the excess, counting every endpoint`,
+      );
 
-    // A whole window (and a second) after the last request: a fixed window is over too.
-    clockMs += WINDOW_MS + 1_000;
-    const later = await send(0);
-    t.observe('RATE-LIMIT-WINDOW-BEHAVIOUR', `${(WINDOW_MS + 1_000) / 1000} s after the burst (on the limiter's clock, moved by the check) a request was ${later.status === 429 ? 'still refused' : `served (${later.status})`}; Retry-After had said ${extra.headers['retry-after'] ?? 'nothing'}`);
-    t.ensure(later.status !== 429, `a request after the window had passed was still refused (${later.status}): the limit must free up once the window has passed`);
-  });
+      // A whole window (and a second) after the last request: a fixed window is over too.
+      clockMs += WINDOW_MS + 1_000;
+      const later = await send(0);
+      t.observe(
+        'RATE-LIMIT-WINDOW-BEHAVIOUR',
+        `${(WINDOW_MS + 1_000) / 1000} s after the burst (on the limiter's clock, moved by the check) a ` +
+          `request was ${later.status === 429 ? 'still refused' : `served (${later.status})`}; Retry-After had ` +
+          `said ${extra.headers['retry-after'] ?? 'nothing'}`,
+      );
+      t.ensure(
+        later.status !== 429,
+        `a request after the window had passed was still refused (${later.status}): the limit must free up ` +
+          `once the window has passed`,
+      );
+    },
+  );
 });

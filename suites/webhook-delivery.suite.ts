@@ -24,7 +24,14 @@ const needs = { tokens: ['all'], control: VIRTUAL_TIME_DELIVERIES, webhooks: tru
 // kinds answering 200, a 410 to call.ended: webhook-watch.judge.suite.ts), so these two take
 // turns, one per run (the request budget).
 const firstAnswer = ['2xx', '4xx'] as const;
-const firstAnswerTurn = (which: (typeof firstAnswer)[number]) => turnOf(firstAnswer, which, 1, session().target.kind === 'remote' && watchOpens(session().target), 'the virtual-time checks of a first answer that ends the delivery');
+const firstAnswerTurn = (which: (typeof firstAnswer)[number]) =>
+  turnOf(
+    firstAnswer,
+    which,
+    1,
+    session().target.kind === 'remote' && watchOpens(session().target),
+    'the virtual-time checks of a first answer that ends the delivery',
+  );
 
 /** A subscription answering by `plan`, and one event emitted to it (its first attempt awaited). */
 async function deliveryUnderPlan(t: CheckTools, plan: ResponsePlan): Promise<{ hook: Subscription; eventId: string }> {
@@ -36,96 +43,226 @@ async function deliveryUnderPlan(t: CheckTools, plan: ResponsePlan): Promise<{ h
 const minutes = (ms: number) => `${Math.round(ms / 600) / 100} min`;
 
 describe('Webhook delivery rules (virtual time on the embedded reference)', () => {
-  check('A 2xx answer acknowledges the delivery: no further attempt follows', { verifies: ['WEBHOOK-ACK-2XX'], needs, requests: 2, turn: firstAnswerTurn('2xx') }, async (t) => {
-    const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 202 }]);
-    await driveDelivery(t.control, hook.id, eventId, () => false, 3);
-    await t.control.advanceClock(2 * HOUR_MS);
-    await t.control.idle();
-    const arrived = await t.receiver.deliveries(hook.path);
-    const view = deliveryOf(await t.control.hook(hook.id), eventId);
-    t.ensure(arrived.length === 1, `a delivery answered 202 was attempted ${arrived.length} times within 2 h, must be once`);
-    t.ensure(view?.attempts.length === 1, `the reference recorded ${view?.attempts.length ?? 0} attempts of an acknowledged delivery`);
-  });
+  check(
+    'A 2xx answer acknowledges the delivery: no further attempt follows',
+    {
+      verifies: ['WEBHOOK-ACK-2XX'],
+      needs,
+      requests: 2,
+      turn: firstAnswerTurn('2xx'),
+    },
+    async (t) => {
+      const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 202 }]);
+      await driveDelivery(t.control, hook.id, eventId, () => false, 3);
+      await t.control.advanceClock(2 * HOUR_MS);
+      await t.control.idle();
+      const arrived = await t.receiver.deliveries(hook.path);
+      const view = deliveryOf(await t.control.hook(hook.id), eventId);
+      t.ensure(
+        arrived.length === 1,
+        `a delivery answered 202 was attempted ${arrived.length} times within 2 h, must be once`,
+      );
+      t.ensure(
+        view?.attempts.length === 1,
+        `the reference recorded ${view?.attempts.length ?? 0} attempts of an acknowledged delivery`,
+      );
+    },
+  );
 
-  check('A 4xx answer is a permanent failure: exactly one attempt', { verifies: ['WEBHOOK-4XX-NO-RETRY'], needs, requests: 2, turn: firstAnswerTurn('4xx') }, async (t) => {
-    const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 410 }]);
-    await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= 3, 5);
-    await t.control.advanceClock(2 * HOUR_MS);
-    await t.control.idle();
-    const arrived = await t.receiver.deliveries(hook.path);
-    t.ensure(arrived.length === 1, `a delivery answered 410 was attempted ${arrived.length} times, must be exactly once (4xx is permanent)`);
-  });
+  check(
+    'A 4xx answer is a permanent failure: exactly one attempt',
+    {
+      verifies: ['WEBHOOK-4XX-NO-RETRY'],
+      needs,
+      requests: 2,
+      turn: firstAnswerTurn('4xx'),
+    },
+    async (t) => {
+      const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 410 }]);
+      await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= 3, 5);
+      await t.control.advanceClock(2 * HOUR_MS);
+      await t.control.idle();
+      const arrived = await t.receiver.deliveries(hook.path);
+      t.ensure(
+        arrived.length === 1,
+        `a delivery answered 410 was attempted ${arrived.length} times, must be exactly once (4xx is permanent)`,
+      );
+    },
+  );
 
-  check('A 5xx answer is retried with growing intervals, the same eventId and a valid signature on every attempt (the intervals are recorded)', {
-    verifies: ['WEBHOOK-5XX-RETRY', 'WEBHOOK-BACKOFF-EXPONENTIAL', 'WEBHOOK-RETRY-SAME-EVENT', 'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES'], needs, requests: 2,
-  }, async (t) => {
-    const wanted = 5;
-    const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 503 }]);
-    const view = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= wanted);
-    const attempts = deliveryOf(view, eventId)?.attempts ?? [];
-    const arrived = await t.receiver.deliveries(hook.path);
-    t.ensure(arrived.length >= wanted, `a delivery answered 503 was attempted ${arrived.length} time(s) while its backoff ran, must be retried (expected ${wanted} attempts)`);
-    const gaps = intervals(attempts.map((a) => a.at));
-    t.observe('WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES', `intervals between attempts: ${gaps.map(minutes).join(', ')}`);
-    t.ensure(intervalsGrow(gaps), `intervals between retries are ${gaps.map(minutes).join(', ')}: they must grow (exponential backoff: the last longer than the first, none shorter than half the one before)`);
-    const eventIds = new Set(arrived.map((d) => {
-      try {
-        return String((JSON.parse(d.rawBody) as { eventId?: unknown }).eventId);
-      } catch {
-        return '(not JSON)';
+  // The intervals are recorded.
+  check(
+    'A 5xx answer is retried with growing intervals, the same eventId and a valid signature on every attempt',
+    {
+      verifies: [
+        'WEBHOOK-5XX-RETRY',
+        'WEBHOOK-BACKOFF-EXPONENTIAL',
+        'WEBHOOK-RETRY-SAME-EVENT',
+        'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
+      ],
+      needs,
+      requests: 2,
+    },
+    async (t) => {
+      const wanted = 5;
+      const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 503 }]);
+      const view = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= wanted);
+      const attempts = deliveryOf(view, eventId)?.attempts ?? [];
+      const arrived = await t.receiver.deliveries(hook.path);
+      t.ensure(
+        arrived.length >= wanted,
+        `a delivery answered 503 was attempted ${arrived.length} time(s) while its backoff ran, must be ` +
+          `retried (expected ${wanted} attempts)`,
+      );
+      const gaps = intervals(attempts.map((a) => a.at));
+      t.observe('WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES', `intervals between attempts: ${gaps.map(minutes).join(', ')}`);
+      t.ensure(
+        intervalsGrow(gaps),
+        `intervals between retries are ${gaps.map(minutes).join(', ')}: they must grow (exponential backoff: ` +
+          `the last longer than the first, none shorter than half the one before)`,
+      );
+      const eventIds = new Set(
+        arrived.map((d) => {
+          try {
+            return String((JSON.parse(d.rawBody) as { eventId?: unknown }).eventId);
+          } catch {
+            return '(not JSON)';
+          }
+        }),
+      );
+      t.ensure(
+        eventIds.size === 1 && eventIds.has(eventId),
+        `the attempts of one event carried eventIds ${[...eventIds].join(', ')}, must all carry ${eventId}`,
+      );
+      for (const d of arrived) {
+        const verdict = verifySignature({
+          header: d.headers[SIGNATURE_HEADER],
+          rawBody: d.rawBody,
+          secret: hook.secret,
+        });
+        t.ensure(verdict.ok, `attempt ${d.seq}: the signature does not verify (${verdict.ok ? '' : verdict.detail})`);
       }
-    }));
-    t.ensure(eventIds.size === 1 && eventIds.has(eventId), `the attempts of one event carried eventIds ${[...eventIds].join(', ')}, must all carry ${eventId}`);
-    for (const d of arrived) {
-      const verdict = verifySignature({ header: d.headers[SIGNATURE_HEADER], rawBody: d.rawBody, secret: hook.secret });
-      t.ensure(verdict.ok, `attempt ${d.seq}: the signature does not verify (${verdict.ok ? '' : verdict.detail})`);
-    }
-  });
+    },
+  );
 
-  check('A delivery the receiver does not answer in time is retried', { verifies: ['WEBHOOK-TIMEOUT-RETRY', 'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES'], needs, requests: 2 }, async (t) => {
-    const started = Date.now();
-    const { hook, eventId } = await deliveryUnderPlan(t, [{ hang: true, times: 1 }, { status: 200 }]);
-    const view = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= 2, 5);
-    const attempts = deliveryOf(view, eventId)?.attempts ?? [];
-    t.observe('WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES', `an unanswered attempt was given up after about ${Date.now() - started} ms real (first attempt: ${attempts[0]?.outcome.kind ?? 'none'})`);
-    const arrived = await t.receiver.deliveries(hook.path);
-    t.ensure(arrived.length >= 2, `a delivery left unanswered was attempted ${arrived.length} time(s), must be retried`);
-    t.ensure(arrived[1]!.answeredStatus === 200, `the retry after a timeout was answered ${arrived[1]!.answeredStatus}, expected the receiver's 200`);
-  });
+  check(
+    'A delivery the receiver does not answer in time is retried',
+    {
+      verifies: ['WEBHOOK-TIMEOUT-RETRY', 'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES'],
+      needs,
+      requests: 2,
+    },
+    async (t) => {
+      const started = Date.now();
+      const { hook, eventId } = await deliveryUnderPlan(t, [{ hang: true, times: 1 }, { status: 200 }]);
+      const view = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= 2, 5);
+      const attempts = deliveryOf(view, eventId)?.attempts ?? [];
+      t.observe(
+        'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
+        `an unanswered attempt was given up after about ${Date.now() - started} ms real (first attempt: ` +
+          `${attempts[0]?.outcome.kind ?? 'none'})`,
+      );
+      const arrived = await t.receiver.deliveries(hook.path);
+      t.ensure(
+        arrived.length >= 2,
+        `a delivery left unanswered was attempted ${arrived.length} time(s), must be retried`,
+      );
+      t.ensure(
+        arrived[1]!.answeredStatus === 200,
+        `the retry after a timeout was answered ${arrived[1]!.answeredStatus}, expected the receiver's 200`,
+      );
+    },
+  );
 
-  check('After 10 consecutive failures the subscription is disabled (DELETE then 404), and not after 9', { verifies: ['WEBHOOK-AUTO-DISABLE-10'], needs, requests: 2 }, async (t) => {
-    const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 500 }]);
-    const nine = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= DISABLE_AFTER - 1);
-    const failedNine = deliveryOf(nine, eventId)?.attempts.length ?? 0;
-    t.ensure(nine?.status === 'active', `after ${failedNine} consecutive failures the subscription is ${nine?.status} (${nine?.disabledReason ?? ''}), must stay active until the ${DISABLE_AFTER}th`);
-    t.ensure(failedNine === DISABLE_AFTER - 1, `only ${failedNine} attempts were made of a failing delivery, expected ${DISABLE_AFTER - 1} by now`);
-    const ten = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= DISABLE_AFTER);
-    t.ensure(ten?.status === 'disabled' && ten.disabledReason === 'auto_disabled', `after ${DISABLE_AFTER} consecutive failures the subscription is ${ten?.status}, must be disabled (auto_disabled)`);
-    const deletion = await hook.remove();
-    t.ensure(deletion.status === 404, `DELETE of an auto-disabled subscription: expected 404 not_found, got ${codeOf(deletion)}`);
-    expectError(t, deletion, 404, 'not_found');
-  });
+  check(
+    'After 10 consecutive failures the subscription is disabled (DELETE then 404), and not after 9',
+    {
+      verifies: ['WEBHOOK-AUTO-DISABLE-10'],
+      needs,
+      requests: 2,
+    },
+    async (t) => {
+      const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 500 }]);
+      const nine = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= DISABLE_AFTER - 1);
+      const failedNine = deliveryOf(nine, eventId)?.attempts.length ?? 0;
+      t.ensure(
+        nine?.status === 'active',
+        `after ${failedNine} consecutive failures the subscription is ${nine?.status} ` +
+          `(${nine?.disabledReason ?? ''}), must stay active until the ${DISABLE_AFTER}th`,
+      );
+      t.ensure(
+        failedNine === DISABLE_AFTER - 1,
+        `only ${failedNine} attempts were made of a failing delivery, expected ${DISABLE_AFTER - 1} by now`,
+      );
+      const ten = await driveDelivery(t.control, hook.id, eventId, (attempts) => attempts >= DISABLE_AFTER);
+      t.ensure(
+        ten?.status === 'disabled' && ten.disabledReason === 'auto_disabled',
+        `after ${DISABLE_AFTER} consecutive failures the subscription is ${ten?.status}, must be disabled ` +
+          `(auto_disabled)`,
+      );
+      const deletion = await hook.remove();
+      t.ensure(
+        deletion.status === 404,
+        `DELETE of an auto-disabled subscription: expected 404 not_found, got ${codeOf(deletion)}`,
+      );
+      expectError(t, deletion, 404, 'not_found');
+    },
+  );
 
-  check('A receiver that recovers before the tenth failure gets the event and the subscription stays active', { verifies: ['WEBHOOK-RECOVERY-BEFORE-10', 'WEBHOOK-AUTO-DISABLE-10'], needs, requests: 2 }, async (t) => {
-    const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 500, times: DISABLE_AFTER - 1 }, { status: 200 }]);
-    const view = await driveDelivery(t.control, hook.id, eventId, () => false);
-    const arrived = await t.receiver.deliveries(hook.path);
-    t.ensure(arrived.some((d) => d.answeredStatus === 200), `the receiver answered 500 ${DISABLE_AFTER - 1} times then would have answered 200, but only ${arrived.length} attempts came: the event was never delivered`);
-    t.ensure(view?.status === 'active', `after recovering on attempt ${arrived.length} the subscription is ${view?.status} (${view?.disabledReason ?? ''}), must stay active`);
-  });
+  check(
+    'A receiver that recovers before the tenth failure gets the event and the subscription stays active',
+    {
+      verifies: ['WEBHOOK-RECOVERY-BEFORE-10', 'WEBHOOK-AUTO-DISABLE-10'],
+      needs,
+      requests: 2,
+    },
+    async (t) => {
+      const { hook, eventId } = await deliveryUnderPlan(t, [
+        { status: 500, times: DISABLE_AFTER - 1 },
+        { status: 200 },
+      ]);
+      const view = await driveDelivery(t.control, hook.id, eventId, () => false);
+      const arrived = await t.receiver.deliveries(hook.path);
+      t.ensure(
+        arrived.some((d) => d.answeredStatus === 200),
+        `the receiver answered 500 ${DISABLE_AFTER - 1} times then would have answered 200, but only ` +
+          `${arrived.length} attempts came: the event was never delivered`,
+      );
+      t.ensure(
+        view?.status === 'active',
+        `after recovering on attempt ${arrived.length} the subscription is ${view?.status} ` +
+          `(${view?.disabledReason ?? ''}), must stay active`,
+      );
+    },
+  );
 
-  check('No attempt is made more than 24 hours after the first', { verifies: ['WEBHOOK-RETRY-HORIZON-24H'], needs, requests: 2 }, async (t) => {
-    const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 500 }]);
-    await driveDelivery(t.control, hook.id, eventId, () => false);
-    // Past the horizon, whatever is still scheduled would fire.
-    await t.control.advanceClock(HORIZON_MS + 6 * HOUR_MS);
-    await t.control.idle();
-    const attempts = deliveryOf(await t.control.hook(hook.id), eventId)?.attempts ?? [];
-    const first = attempts[0]?.at ?? 0;
-    const late = attempts.filter((a) => a.at - first > HORIZON_MS);
-    t.ensure(attempts.length > 0, 'no attempt of the delivery was recorded');
-    t.ensure(late.length === 0, `${late.length} attempt(s) came more than 24 h after the first (at +${late.map((a) => minutes(a.at - first)).join(', ')})`);
-    const arrived = await t.receiver.deliveries(hook.path);
-    t.ensure(arrived.length === attempts.length, `the receiver saw ${arrived.length} attempts, the reference recorded ${attempts.length}`);
-  });
+  check(
+    'No attempt is made more than 24 hours after the first',
+    {
+      verifies: ['WEBHOOK-RETRY-HORIZON-24H'],
+      needs,
+      requests: 2,
+    },
+    async (t) => {
+      const { hook, eventId } = await deliveryUnderPlan(t, [{ status: 500 }]);
+      await driveDelivery(t.control, hook.id, eventId, () => false);
+      // Past the horizon, whatever is still scheduled would fire.
+      await t.control.advanceClock(HORIZON_MS + 6 * HOUR_MS);
+      await t.control.idle();
+      const attempts = deliveryOf(await t.control.hook(hook.id), eventId)?.attempts ?? [];
+      const first = attempts[0]?.at ?? 0;
+      const late = attempts.filter((a) => a.at - first > HORIZON_MS);
+      t.ensure(attempts.length > 0, 'no attempt of the delivery was recorded');
+      t.ensure(
+        late.length === 0,
+        `${late.length} attempt(s) came more than 24 h after the first (at ` +
+          `+${late.map((a) => minutes(a.at - first)).join(', ')})`,
+      );
+      const arrived = await t.receiver.deliveries(hook.path);
+      t.ensure(
+        arrived.length === attempts.length,
+        `the receiver saw ${arrived.length} attempts, the reference recorded ${attempts.length}`,
+      );
+    },
+  );
 });

@@ -17,6 +17,17 @@ import { DeliveryRefused, type ReceivedDelivery, type Refusal } from '../harness
 import { targetClockAdvancedBetween } from '../harness/suite/control-client.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
+import {
+  attemptsByEvent,
+  deletedSubscriptionDeliveries,
+  GAP_DIP,
+  gapsAfter503,
+  growsGeometrically,
+  LAST_OVER_FIRST,
+  retriedAfter,
+  trailingFailures,
+  unread,
+} from './rules/webhook-watch.ts';
 
 const target = session().target;
 const budget = target.webhookBudgetS;
@@ -33,43 +44,47 @@ function causedArrived(view: WatchView): boolean {
 
 /** Where a delivery came and what it was, for messages (never the body's secrets: there are none). */
 const where = ({ delivery, watched }: { delivery: Delivery; watched: Watched }) =>
-  `a ${watched.subscription.event} delivery (#${delivery.seq}, ${watched.role === 'kind' ? 'subscription' : `${watched.role} subscription`})`;
+  `a ${watched.subscription.event} delivery (#${delivery.seq}, ` +
+  `${watched.role === 'kind' ? 'subscription' : `${watched.role} subscription`})`;
 
 /** One rule over every delivery: stops waiting at the first that breaks it, or when the caused events arrived. */
-function everyDelivery(title: string, verifies: readonly [RequirementId, ...RequirementId[]], problem: (delivery: Delivery, watched: Watched) => string | undefined): void {
-  check(title, { verifies, needs, requests: 0, timeoutMs }, async (t) => {
-    const judged = (view: WatchView) => view.all().filter(({ delivery }) => !unread(delivery));
-    const broken = (view: WatchView) => judged(view).filter(({ delivery, watched }) => problem(delivery, watched) !== undefined);
-    const view = await judgeWatch(t, (v) => broken(v).length > 0 || causedArrived(v));
-    const all = judged(view);
-    if (all.length === 0) t.notVerifiable(notObserved('a delivery'));
-    const bad = broken(view);
-    t.ensure(bad.length === 0, `${bad.length} of ${all.length} deliveries break the rule; first: ${bad.slice(0, 3).map((b) => `${where(b)} ${problem(b.delivery, b.watched)}`).join('; ')}`);
-  });
-}
-
-/**
- * A delivery the receiver took before the suite had registered its path and secret (it came at
- * once on creation) or refused unread for size: its body is unknown, so no delivery rule can be
- * judged on it (the deleted-subscription check still counts it).
- */
-export function unread(delivery: Delivery): boolean {
-  return delivery.error === 'not_found' || delivery.error === 'no_secret_registered' || delivery.error === 'payload_too_large';
+function everyDelivery(
+  title: string,
+  options: { verifies: readonly [RequirementId, ...RequirementId[]] },
+  problem: (delivery: Delivery, watched: Watched) => string | undefined,
+): void {
+  check(
+    title,
+    {
+      verifies: options.verifies,
+      needs,
+      requests: 0,
+      timeoutMs,
+    },
+    async (t) => {
+      const judged = (view: WatchView) => view.all().filter(({ delivery }) => !unread(delivery));
+      const broken = (view: WatchView) =>
+        judged(view).filter(({ delivery, watched }) => problem(delivery, watched) !== undefined);
+      const view = await judgeWatch(t, (v) => broken(v).length > 0 || causedArrived(v));
+      const all = judged(view);
+      if (all.length === 0) t.notVerifiable(notObserved('a delivery'));
+      const bad = broken(view);
+      t.ensure(
+        bad.length === 0,
+        `${bad.length} of ${all.length} deliveries break the rule; first: ${bad
+          .slice(0, 3)
+          .map((b) => `${where(b)} ${problem(b.delivery, b.watched)}`)
+          .join('; ')}`,
+      );
+    },
+  );
 }
 
 /** Another event kind a payload names under whatever key (taken at its word), when it names one. */
 function namedOtherKind(payload: Record<string, unknown> | undefined, own: EventType): EventType | undefined {
-  return Object.values(payload ?? {}).find((v): v is EventType => typeof v === 'string' && (eventTypes as readonly string[]).includes(v) && v !== own);
-}
-
-/** Failures (anything but 2xx) at the end of a subscription's attempts, in a row. */
-export function trailingFailures(deliveries: readonly Delivery[]): number {
-  let count = 0;
-  for (const d of [...deliveries].reverse()) {
-    if (typeof d.answeredStatus === 'number' && d.answeredStatus >= 200 && d.answeredStatus < 300) break;
-    count += 1;
-  }
-  return count;
+  return Object.values(payload ?? {}).find(
+    (v): v is EventType => typeof v === 'string' && (eventTypes as readonly string[]).includes(v) && v !== own,
+  );
 }
 
 /** The spec's base fields of a payload: one event delivered to several subscriptions carries the same ones. */
@@ -77,270 +92,494 @@ function fingerprint(payload: Record<string, unknown>): string {
   return JSON.stringify(BASE_KEYS.filter((key) => key !== 'eventId').map((key) => payload[key]));
 }
 
-/** Attempts grouped by the event they deliver: a call's one call.ended by its callId, any other by eventId. */
-export function attemptsByEvent(deliveries: readonly Delivery[], event: EventType): Delivery[][] {
-  const groups = new Map<string, Delivery[]>();
-  for (const delivery of deliveries) {
-    const payload = payloadOf(delivery);
-    const key = event === 'call.ended' && typeof payload?.callId === 'string' ? `call ${payload.callId}` : `event ${String(payload?.eventId ?? delivery.seq)}`;
-    groups.set(key, [...(groups.get(key) ?? []), delivery]);
-  }
-  return [...groups.values()];
-}
-
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 0)} s`;
-const timeline = (attempts: readonly Delivery[]) => `attempts at +${attempts.map((d) => seconds(d.receivedAt - attempts[0]!.receivedAt)).join(', +')}`;
+const timeline = (attempts: readonly Delivery[]) =>
+  `attempts at +${attempts.map((d) => seconds(d.receivedAt - attempts[0]!.receivedAt)).join(', +')}`;
 
 /**
- * What reached the subscription created and deleted before any event was caused, split by cause:
- * an event a live subscription also received leaked past DELETE; anything else was sent by
- * creating or deleting the hook itself.
+ * Why a delivery was not accepted (by the receiver, or by the suite's own verification), in the
+ * receiver client's words.
  */
-export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delivery[]; emitted: Delivery[] } {
-  const live = new Set<unknown>(view.all().filter(({ watched }) => watched.role !== 'deleted').map(({ delivery }) => payloadOf(delivery)?.eventId).filter((id) => id !== undefined));
-  const reached = view.of('deleted');
-  const leaked = reached.filter((d) => live.has(payloadOf(d)?.eventId));
-  return { leaked, emitted: reached.filter((d) => !leaked.includes(d)) };
-}
-
-/** Whether an attempt answered `answer` was followed by another attempt. */
-export function retriedAfter(attempts: readonly Delivery[], answer: Delivery['answeredStatus']): boolean {
-  return attempts.slice(0, -1).some((d) => d.answeredStatus === answer);
-}
-
-/**
- * Intervals after the leading run of 503 answers (before anything else was answered): an
- * interval that follows an unanswered attempt holds the target's own timeout, not its backoff.
- */
-export function gapsAfter503(attempts: readonly Delivery[]): number[] {
-  const lead = attempts.findIndex((d) => d.answeredStatus !== 503);
-  const phase = attempts.slice(0, lead === -1 ? attempts.length : lead + 1);
-  return intervals(phase.map((d) => d.receivedAt));
-}
-
-/**
- * Exponential backoff, measured in real time over a network: no interval dips below GAP_DIP of
- * the one before (jitter, scheduling), and the last is at least LAST_OVER_FIRST times the first
- * (a constant backoff with jitter never gets there; any factor of 1.5 or more does by the third
- * attempt). The spec names no factor: this is the weakest reading of "exponential" we can measure.
- */
-const GAP_DIP = 0.8;
-const LAST_OVER_FIRST = 1.5;
-export function growsGeometrically(gaps: readonly number[]): boolean {
-  if (gaps.length < 2) return false;
-  return gaps.every((gap, i) => i === 0 || gap >= GAP_DIP * gaps[i - 1]!) && gaps.at(-1)! >= LAST_OVER_FIRST * gaps[0]!;
-}
-
-/** Why a delivery was not accepted (by the receiver, or by the suite's own verification), in the receiver client's words. */
 function refusal(delivery: Delivery): string | undefined {
   const judged = delivery as ReceivedDelivery;
-  return judged.refusal === undefined ? undefined : new DeliveryRefused(delivery.path, judged as ReceivedDelivery & { refusal: Refusal }).message;
+  return judged.refusal === undefined
+    ? undefined
+    : new DeliveryRefused(delivery.path, judged as ReceivedDelivery & { refusal: Refusal }).message;
 }
 
 describe('Deliveries watched across the run: the delivery rules, on every delivery', () => {
-  everyDelivery('Every delivery is an HTTP POST with a JSON body and a JSON content type', ['WEBHOOK-POST-JSON'], (d) => postJsonProblem(d));
-  everyDelivery('Every delivery carries X-Service-Signature: t=<unix>,v1=<hex>', ['WEBHOOK-SIGNATURE-FORMAT'], (d) => signatureFormatProblem(d));
-  everyDelivery('Every delivery is signed with HMAC-SHA256 over t, a dot and the raw body, keyed with the secret POST /hooks returned', ['WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY'], (d, w) => {
-    if (signatureFormatProblem(d) !== undefined) return undefined; // the format rule's verdict
-    const diagnosis = signatureDiagnosis(d, w.subscription.secret);
-    return diagnosis === undefined ? undefined : `does not verify with its subscription's secret: ${diagnosis}`;
-  });
-  everyDelivery('Every delivery is signed with a fresh timestamp (within 300 s of its arrival)', ['WEBHOOK-SIGNATURE-FRESH'], (d, w) => signatureFreshnessProblem(d, w.subscription.secret));
-  everyDelivery('Every delivery carries the base fields as strings and an eventId', ['EVENT-BASE-FIELDS', 'EVENT-ID-PRESENT-UNIQUE'], (d) => {
-    const payload = payloadOf(d);
-    if (payload === undefined) return undefined; // the POST-JSON rule's verdict
-    const problems = session().contract.checkSchema('EventBase', payload);
-    return problems.length === 0 ? undefined : `breaks the base fields: ${problems.join('; ')}`;
-  });
+  everyDelivery(
+    'Every delivery is an HTTP POST with a JSON body and a JSON content type',
+    {
+      verifies: ['WEBHOOK-POST-JSON'],
+    },
+    (d) => postJsonProblem(d),
+  );
+  everyDelivery(
+    'Every delivery carries X-Service-Signature: t=<unix>,v1=<hex>',
+    {
+      verifies: ['WEBHOOK-SIGNATURE-FORMAT'],
+    },
+    (d) => signatureFormatProblem(d),
+  );
+  everyDelivery(
+    'Every delivery is signed with HMAC-SHA256 over t, a dot and the raw body, with the secret POST /hooks returned',
+    {
+      verifies: ['WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY'],
+    },
+    (d, w) => {
+      if (signatureFormatProblem(d) !== undefined) return undefined; // the format rule's verdict
+      const diagnosis = signatureDiagnosis(d, w.subscription.secret);
+      return diagnosis === undefined ? undefined : `does not verify with its subscription's secret: ${diagnosis}`;
+    },
+  );
+  everyDelivery(
+    'Every delivery is signed with a fresh timestamp (within 300 s of its arrival)',
+    {
+      verifies: ['WEBHOOK-SIGNATURE-FRESH'],
+    },
+    (d, w) => signatureFreshnessProblem(d, w.subscription.secret),
+  );
+  everyDelivery(
+    'Every delivery carries the base fields as strings and an eventId',
+    {
+      verifies: ['EVENT-BASE-FIELDS', 'EVENT-ID-PRESENT-UNIQUE'],
+    },
+    (d) => {
+      const payload = payloadOf(d);
+      if (payload === undefined) return undefined; // the POST-JSON rule's verdict
+      const problems = session().contract.checkSchema('EventBase', payload);
+      return problems.length === 0 ? undefined : `breaks the base fields: ${problems.join('; ')}`;
+    },
+  );
 
-  check('Distinct events carry distinct eventIds: no eventId is shared by deliveries of different kinds or different calls', { verifies: ['EVENT-ID-PRESENT-UNIQUE'], needs, requests: 0, timeoutMs }, async (t) => {
-    const view = await judgeWatch(t, causedArrived);
-    const seen = new Map<string, string>();
-    const clashes: string[] = [];
-    for (const { delivery } of view.all()) {
-      const payload = payloadOf(delivery);
-      if (typeof payload?.eventId !== 'string') continue;
-      // Same eventId and same base fields is one event (perhaps wrongly sent to another kind's subscription: that is the next check's verdict).
-      const identity = fingerprint(payload);
-      const before = seen.get(payload.eventId);
-      if (before !== undefined && before !== identity) clashes.push(`${payload.eventId} on events with base fields ${before} and ${identity}`);
-      seen.set(payload.eventId, identity);
-    }
-    if (seen.size === 0) t.notVerifiable(notObserved('a delivery with an eventId'));
-    t.ensure(clashes.length === 0, `one eventId names different events: ${clashes.slice(0, 3).join('; ')}`);
-  });
+  check(
+    'Distinct events carry distinct eventIds: no eventId is shared by deliveries of different kinds or different calls',
+    {
+      verifies: ['EVENT-ID-PRESENT-UNIQUE'],
+      needs,
+      requests: 0,
+      timeoutMs,
+    },
+    async (t) => {
+      const view = await judgeWatch(t, causedArrived);
+      const seen = new Map<string, string>();
+      const clashes: string[] = [];
+      for (const { delivery } of view.all()) {
+        const payload = payloadOf(delivery);
+        if (typeof payload?.eventId !== 'string') continue;
+        // Same eventId and same base fields is one event (perhaps wrongly sent to another kind's
+        // subscription: that is the next check's verdict).
+        const identity = fingerprint(payload);
+        const before = seen.get(payload.eventId);
+        if (before !== undefined && before !== identity)
+          clashes.push(`${payload.eventId} on events with base fields ${before} and ${identity}`);
+        seen.set(payload.eventId, identity);
+      }
+      if (seen.size === 0) t.notVerifiable(notObserved('a delivery with an eventId'));
+      t.ensure(clashes.length === 0, `one eventId names different events: ${clashes.slice(0, 3).join('; ')}`);
+    },
+  );
 });
 
-describe('Deliveries watched across the run: each kind\'s payload, and one kind per subscription', () => {
+describe("Deliveries watched across the run: each kind's payload, and one kind per subscription", () => {
   // Kinds the run caused first: they stop waiting when their delivery arrives; the others wait out the budget.
   for (const event of eventTypes) {
-    check(`A ${event} delivery carries the payload openapi.json gives ${event} (the timestamp field and extra keys are recorded)`, {
-      verifies: [payloadRequirement[event], 'EVENT-TIMESTAMP-FIELD', 'EVENT-ADDITIONAL-KEYS'], needs, requests: 0, timeoutMs,
-    }, async (t) => {
-      const rotation = watchedKinds(t.target);
-      if (rotation.rotatedOut.includes(event)) t.notVerifiable(`request budget: this run (${rotation.slice}) subscribes call.ended and ${rotation.kinds.slice(1).join(', ')}; runs with other seeds subscribe ${event}`);
-      const view = await judgeWatch(t, (v) => v.of('kind', event).length > 0);
-      // A payload naming another kind reached the wrong subscription: the one-kind check's verdict, not this schema's.
-      const payloads = view.all().filter(({ watched }) => watched.subscription.event === event).map(({ delivery }) => payloadOf(delivery))
-        .filter((p) => p !== undefined && namedOtherKind(p, event) === undefined);
-      if (payloads.length === 0) t.notVerifiable(notObserved(`a ${event} delivery`));
-      for (const payload of payloads) {
-        const problems = session().contract.checkEvent(event, payload);
-        t.ensure(problems.length === 0, `a ${event} payload breaks its schema: ${problems.join('; ')}`);
-      }
-      const first = payloads[0]!;
-      t.observe('EVENT-TIMESTAMP-FIELD', `${event}: date-time fields ${timestampKeys(first).join(', ') || 'none'}`);
-      t.observe('EVENT-ADDITIONAL-KEYS', `${event}: keys beyond the documented ones: ${additionalKeys(event, first).join(', ') || 'none'}`);
-    });
+    // Its timestamp field and the keys beyond the documented ones are recorded.
+    check(
+      `A ${event} delivery carries the payload openapi.json gives ${event}`,
+      {
+        verifies: [payloadRequirement[event], 'EVENT-TIMESTAMP-FIELD', 'EVENT-ADDITIONAL-KEYS'],
+        needs,
+        requests: 0,
+        timeoutMs,
+      },
+      async (t) => {
+        const rotation = watchedKinds(t.target);
+        if (rotation.rotatedOut.includes(event))
+          t.notVerifiable(
+            `request budget: this run (${rotation.slice}) subscribes call.ended and ` +
+              `${rotation.kinds.slice(1).join(', ')}; runs with other seeds subscribe ${event}`,
+          );
+        const view = await judgeWatch(t, (v) => v.of('kind', event).length > 0);
+        // A payload naming another kind reached the wrong subscription: the one-kind check's verdict,
+        // not this schema's.
+        const payloads = view
+          .all()
+          .filter(({ watched }) => watched.subscription.event === event)
+          .map(({ delivery }) => payloadOf(delivery))
+          .filter((p) => p !== undefined && namedOtherKind(p, event) === undefined);
+        if (payloads.length === 0) t.notVerifiable(notObserved(`a ${event} delivery`));
+        for (const payload of payloads) {
+          const problems = session().contract.checkEvent(event, payload);
+          t.ensure(problems.length === 0, `a ${event} payload breaks its schema: ${problems.join('; ')}`);
+        }
+        const first = payloads[0]!;
+        t.observe('EVENT-TIMESTAMP-FIELD', `${event}: date-time fields ${timestampKeys(first).join(', ') || 'none'}`);
+        t.observe(
+          'EVENT-ADDITIONAL-KEYS',
+          `${event}: keys beyond the documented ones: ${additionalKeys(event, first).join(', ') || 'none'}`,
+        );
+      },
+    );
   }
 
-  check('Each subscription receives only events of its own kind', { verifies: ['HOOKS-ONE-EVENT-PER-SUBSCRIPTION'], needs, requests: 0, timeoutMs }, async (t) => {
-    const view = await judgeWatch(t, causedArrived);
-    const kindOf = new Map<string, EventType>();
-    const wrong: string[] = [];
-    for (const { delivery, watched } of view.all()) {
-      const payload = payloadOf(delivery);
-      const own = watched.subscription.event;
-      // A kind named in the payload, under whatever key, is taken at its word; so is an eventId met under another kind.
-      const named = namedOtherKind(payload, own);
-      if (named !== undefined) wrong.push(`a ${named} event reached the ${own} subscription`);
-      if (typeof payload?.eventId === 'string') {
-        // One event (same eventId, same base fields) at subscriptions of two kinds; distinct events sharing an eventId are EVENT-ID-PRESENT-UNIQUE's.
-        const key = `${payload.eventId} ${fingerprint(payload)}`;
-        const other = kindOf.get(key);
-        if (other !== undefined && other !== own) wrong.push(`event ${payload.eventId} reached both a ${other} and a ${own} subscription`);
-        kindOf.set(key, own);
+  check(
+    'Each subscription receives only events of its own kind',
+    {
+      verifies: ['HOOKS-ONE-EVENT-PER-SUBSCRIPTION'],
+      needs,
+      requests: 0,
+      timeoutMs,
+    },
+    async (t) => {
+      const view = await judgeWatch(t, causedArrived);
+      const kindOf = new Map<string, EventType>();
+      const wrong: string[] = [];
+      for (const { delivery, watched } of view.all()) {
+        const payload = payloadOf(delivery);
+        const own = watched.subscription.event;
+        // A kind named in the payload, under whatever key, is taken at its word; so is an eventId met
+        // under another kind.
+        const named = namedOtherKind(payload, own);
+        if (named !== undefined) wrong.push(`a ${named} event reached the ${own} subscription`);
+        if (typeof payload?.eventId === 'string') {
+          // One event (same eventId, same base fields) at subscriptions of two kinds; distinct events
+          // sharing an eventId are EVENT-ID-PRESENT-UNIQUE's.
+          const key = `${payload.eventId} ${fingerprint(payload)}`;
+          const other = kindOf.get(key);
+          if (other !== undefined && other !== own)
+            wrong.push(`event ${payload.eventId} reached both a ${other} and a ${own} subscription`);
+          kindOf.set(key, own);
+        }
       }
-    }
-    if (view.all().length === 0) t.notVerifiable(notObserved('a delivery'));
-    t.ensure(wrong.length === 0, `${wrong.slice(0, 3).join('; ')}: one subscription covers one event kind`);
-  });
+      if (view.all().length === 0) t.notVerifiable(notObserved('a delivery'));
+      t.ensure(wrong.length === 0, `${wrong.slice(0, 3).join('; ')}: one subscription covers one event kind`);
+    },
+  );
 });
 
 describe('Deliveries watched across the run: the originated call and the deleted subscription', () => {
-  check('The callId of the originated call reappears in its call.ended delivery', {
-    verifies: ['CALLS-CORRELATE-CALL-ENDED', 'CALLS-METADATA-NOT-PERSISTED'],
-    needs: { ...needs, agents: ['provisioned'], originate: true }, requests: 0, timeoutMs,
-  }, async (t) => {
-    if (!canOriginate(t.target)) t.notVerifiable('no call was originated');
-    const refused = (v: WatchView) => v.of('kind', 'call.ended').map(refusal).find((r) => r !== undefined);
-    const view = await judgeWatch(t, (v) => causedArrived(v) || refused(v) !== undefined);
-    const { callId } = view.watch;
-    const ended = view.of('kind', 'call.ended');
-    const ours = ended.find((d) => payloadOf(d)?.callId === callId);
-    if (ours === undefined) {
-      const reason = refused(view);
-      // A refusal is the cause, at once: the target signed (or sent) something the receiver could not accept.
-      if (reason !== undefined) t.fail(`the call.ended delivery could not be read: ${reason}`);
-      if (ended.length === 0) t.notVerifiable(notObserved(`a call.ended delivery (the call ${callId} was queued)`));
-      return t.fail(`no call.ended delivery carries callId ${callId} within ${budget} s; call.ended deliveries seen carry: ${ended.map((d) => String(payloadOf(d)?.callId)).join(', ')}`);
-    }
-    // Readable, but not acceptable: a receiver that verifies signatures never takes it in.
-    const refusedOurs = refusal(ours);
-    if (refusedOurs !== undefined) t.fail(`the call.ended delivery of call ${callId} carries its callId, but it is not acceptable: ${refusedOurs}`);
-    t.observe('CALLS-METADATA-NOT-PERSISTED', ours.rawBody.includes(WATCH_METADATA_MARKER) ? 'the metadata reappears in the call.ended payload' : 'the metadata does not reappear in the call.ended payload');
-  });
+  check(
+    'The callId of the originated call reappears in its call.ended delivery',
+    {
+      verifies: ['CALLS-CORRELATE-CALL-ENDED', 'CALLS-METADATA-NOT-PERSISTED'],
+      needs: { ...needs, agents: ['provisioned'], originate: true },
+      requests: 0,
+      timeoutMs,
+    },
+    async (t) => {
+      if (!canOriginate(t.target)) t.notVerifiable('no call was originated');
+      const refused = (v: WatchView) =>
+        v
+          .of('kind', 'call.ended')
+          .map(refusal)
+          .find((r) => r !== undefined);
+      const view = await judgeWatch(t, (v) => causedArrived(v) || refused(v) !== undefined);
+      const { callId } = view.watch;
+      const ended = view.of('kind', 'call.ended');
+      const ours = ended.find((d) => payloadOf(d)?.callId === callId);
+      if (ours === undefined) {
+        const reason = refused(view);
+        // A refusal is the cause, at once: the target signed (or sent) something the receiver could not accept.
+        if (reason !== undefined) t.fail(`the call.ended delivery could not be read: ${reason}`);
+        if (ended.length === 0) t.notVerifiable(notObserved(`a call.ended delivery (the call ${callId} was queued)`));
+        return t.fail(
+          `no call.ended delivery carries callId ${callId} within ${budget} s; call.ended deliveries seen ` +
+            `carry: ${ended.map((d) => String(payloadOf(d)?.callId)).join(', ')}`,
+        );
+      }
+      // Readable, but not acceptable: a receiver that verifies signatures never takes it in.
+      const refusedOurs = refusal(ours);
+      if (refusedOurs !== undefined)
+        t.fail(
+          `the call.ended delivery of call ${callId} carries its callId, but it is not acceptable: ${refusedOurs}`,
+        );
+      t.observe(
+        'CALLS-METADATA-NOT-PERSISTED',
+        ours.rawBody.includes(WATCH_METADATA_MARKER)
+          ? 'the metadata reappears in the call.ended payload'
+          : 'the metadata does not reappear in the call.ended payload',
+      );
+    },
+  );
 
-  check('A subscription deleted before the event receives nothing, while a live subscription of the same kind receives it', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE', 'HOOKS-NO-DIRECT-EMIT'], needs, requests: 0, timeoutMs }, async (t) => {
-    const liveAfterDelete = (v: WatchView) => v.of('kind', 'call.ended').filter((d) => d.receivedAt > v.watch.deletedAt);
-    let view = await judgeWatch(t, (v) => liveAfterDelete(v).length > 0);
-    if (liveAfterDelete(view).length === 0) t.notVerifiable(notObserved('a call.ended delivery to the live subscription'));
-    // Deliveries of one event to several subscriptions need not be simultaneous: after the live one,
-    // until the target's deliveries are idle where its control endpoint says so, else a grace period.
-    await t.control.settle(t.target.kind === 'embedded' ? 250 : 5_000);
-    view = await judgeWatch(t, () => true);
-    const { leaked, emitted } = deletedSubscriptionDeliveries(view);
-    t.ensure(emitted.length === 0, `the subscription that was created and deleted received ${emitted.length} delivery(ies) of no event any live subscription received (eventId ${emitted.map((d) => String(payloadOf(d)?.eventId)).join(', ')}): creating or deleting a hook must not emit one`);
-    t.ensure(leaked.length === 0, `the subscription deleted (204) before the event received ${leaked.length} delivery(ies) of it after DELETE, while a live call.ended subscription received ${liveAfterDelete(view).length}`);
-  });
+  check(
+    'A subscription deleted before the event receives nothing, while a live subscription of the same kind receives it',
+    {
+      verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE', 'HOOKS-NO-DIRECT-EMIT'],
+      needs,
+      requests: 0,
+      timeoutMs,
+    },
+    async (t) => {
+      const liveAfterDelete = (v: WatchView) =>
+        v.of('kind', 'call.ended').filter((d) => d.receivedAt > v.watch.deletedAt);
+      let view = await judgeWatch(t, (v) => liveAfterDelete(v).length > 0);
+      if (liveAfterDelete(view).length === 0)
+        t.notVerifiable(notObserved('a call.ended delivery to the live subscription'));
+      // Deliveries of one event to several subscriptions need not be simultaneous: after the live one,
+      // until the target's deliveries are idle where its control endpoint says so, else a grace period.
+      await t.control.settle(t.target.kind === 'embedded' ? 250 : 5_000);
+      view = await judgeWatch(t, () => true);
+      const { leaked, emitted } = deletedSubscriptionDeliveries(view);
+      t.ensure(
+        emitted.length === 0,
+        `the subscription that was created and deleted received ${emitted.length} delivery(ies) of no event ` +
+          `any live subscription received (eventId ` +
+          `${emitted.map((d) => String(payloadOf(d)?.eventId)).join(', ')}): creating or deleting a hook must ` +
+          `not emit one`,
+      );
+      t.ensure(
+        leaked.length === 0,
+        `the subscription deleted (204) before the event received ${leaked.length} delivery(ies) of it after ` +
+          `DELETE, while a live call.ended subscription received ${liveAfterDelete(view).length}`,
+      );
+    },
+  );
 });
 
 if (target.kind === 'remote') {
-  describe(`Deliveries watched across the run: acknowledgement and retries (within ${budget} s, WEBHOOK_BUDGET_S)`, () => {
-    /** First attempts answered within `range` and what followed them, on the subscriptions that answer by a fixed status. */
-    const answeredGroups = (view: WatchView, range: [number, number]) => view.watch.watched.filter((w) => w.role === 'kind')
-      .flatMap((w) => attemptsByEvent(view.deliveries.get(w.subscription.path) ?? [], w.subscription.event))
-      .filter((g) => typeof g[0]!.answeredStatus === 'number' && g[0]!.answeredStatus >= range[0] && g[0]!.answeredStatus < range[1]);
+  describe(
+    'Deliveries watched across the run: acknowledgement and retries ' + `(within ${budget} s, WEBHOOK_BUDGET_S)`,
+    () => {
+      /**
+       * First attempts answered within `range` and what followed them, on the subscriptions that
+       * answer by a fixed status.
+       */
+      const answeredGroups = (view: WatchView, range: [number, number]) =>
+        view.watch.watched
+          .filter((w) => w.role === 'kind')
+          .flatMap((w) => attemptsByEvent(view.deliveries.get(w.subscription.path) ?? [], w.subscription.event))
+          .filter(
+            (g) =>
+              typeof g[0]!.answeredStatus === 'number' &&
+              g[0]!.answeredStatus >= range[0] &&
+              g[0]!.answeredStatus < range[1],
+          );
 
-    check(`A delivery answered 2xx is not attempted again within ${budget} s`, { verifies: ['WEBHOOK-ACK-2XX'], needs, requests: 0, timeoutMs }, async (t) => {
-      const view = await judgeWatch(t, () => false);
-      const acked = answeredGroups(view, [200, 300]);
-      if (acked.length === 0) t.notVerifiable(notObserved(`a delivery to a subscription answering 200 (${[...watchedKinds(t.target).kinds.filter((k) => k !== 'call.ended'), ...(acknowledgesCallEnded(t.target) ? ['one of the two call.ended subscriptions'] : [])].join(', ')} this run)`));
-      const again = acked.find((g) => g.length > 1);
-      if (again !== undefined) t.fail(`a delivery answered ${again[0]!.answeredStatus} was attempted again (${again.length} attempts, ${timeline(again)}): any 2xx means delivered`);
-    });
+      check(
+        `A delivery answered 2xx is not attempted again within ${budget} s`,
+        {
+          verifies: ['WEBHOOK-ACK-2XX'],
+          needs,
+          requests: 0,
+          timeoutMs,
+        },
+        async (t) => {
+          const view = await judgeWatch(t, () => false);
+          const acked = answeredGroups(view, [200, 300]);
+          if (acked.length === 0) {
+            const answering200 = [
+              ...watchedKinds(t.target).kinds.filter((k) => k !== 'call.ended'),
+              ...(acknowledgesCallEnded(t.target) ? ['one of the two call.ended subscriptions'] : []),
+            ];
+            t.notVerifiable(
+              notObserved(`a delivery to a subscription answering 200 (${answering200.join(', ')} this run)`),
+            );
+          }
+          const again = acked.find((g) => g.length > 1);
+          if (again !== undefined)
+            t.fail(
+              `a delivery answered ${again[0]!.answeredStatus} was attempted again (${again.length} attempts, ` +
+                `${timeline(again)}): any 2xx means delivered`,
+            );
+        },
+      );
 
-    check(`A delivery answered 410 is not attempted again within ${budget} s`, { verifies: ['WEBHOOK-4XX-NO-RETRY'], needs, requests: 0, timeoutMs }, async (t) => {
-      const view = await judgeWatch(t, () => false);
-      // Receiver refusals (401 for a bad signature) are 4xx answers too.
-      const groups = answeredGroups(view, [400, 500]);
-      if (groups.length === 0) t.notVerifiable(notObserved('a call.ended delivery to the subscription answering 410'));
-      const again = groups.find((g) => g.length > 1);
-      if (again !== undefined) t.fail(`a delivery answered ${again[0]!.answeredStatus} was attempted ${again.length} times (${timeline(again)}): a 4xx is a permanent failure, no retry`);
-    });
+      check(
+        `A delivery answered 410 is not attempted again within ${budget} s`,
+        {
+          verifies: ['WEBHOOK-4XX-NO-RETRY'],
+          needs,
+          requests: 0,
+          timeoutMs,
+        },
+        async (t) => {
+          const view = await judgeWatch(t, () => false);
+          // Receiver refusals (401 for a bad signature) are 4xx answers too.
+          const groups = answeredGroups(view, [400, 500]);
+          if (groups.length === 0)
+            t.notVerifiable(notObserved('a call.ended delivery to the subscription answering 410'));
+          const again = groups.find((g) => g.length > 1);
+          if (again !== undefined)
+            t.fail(
+              `a delivery answered ${again[0]!.answeredStatus} was attempted ${again.length} times ` +
+                `(${timeline(again)}): a 4xx is a permanent failure, no retry`,
+            );
+        },
+      );
 
-    /** The attempts of the failing path's event (503 ×3, unanswered, 503…), once `enough` holds or the budget ran out. */
-    async function failingAttempts(t: CheckTools, enough: (attempts: readonly Delivery[]) => boolean): Promise<Delivery[]> {
-      if (!watchesFailing(t.target)) t.notVerifiable('judged in the target\'s own virtual time by the webhook-delivery checks (the control endpoint moves its clock), so the run watches no failing subscription in real time (the request budget)');
-      const longest = (v: WatchView) => attemptsByEvent(v.of('failing'), 'call.ended').sort((a, b) => b.length - a.length)[0] ?? [];
-      // Only the receiver's own refusal replaces the plan's answer (a store-only receiver answers by plan whatever the signature).
-      const refusedByReceiver = (d: Delivery | undefined) => (d?.error === undefined ? undefined : refusal(d));
-      const view = await judgeWatch(t, (v) => enough(longest(v)) || refusedByReceiver(longest(v)[0]) !== undefined);
-      const attempts = longest(view);
-      if (attempts.length === 0) t.notVerifiable(notObserved('a call.ended delivery to the failing subscription'));
-      const refused = refusedByReceiver(attempts[0]);
-      if (refused !== undefined) t.notVerifiable(`${refused}; so the subscription's plan (503, no answer) never ran`);
-      return attempts;
-    }
-
-    check('A delivery answered 503 is retried (if the target retries within the budget)', { verifies: ['WEBHOOK-5XX-RETRY'], needs, requests: 0, timeoutMs }, async (t) => {
-      const attempts = await failingAttempts(t, (a) => retriedAfter(a, 503));
-      if (!retriedAfter(attempts, 503)) t.notVerifiable(`no retry after a 503 answer within ${budget} s (the target's backoff may be longer): ${timeline(attempts)}`);
-    });
-
-    check('A delivery left unanswered is retried (if the target retries within the budget)', { verifies: ['WEBHOOK-TIMEOUT-RETRY'], needs, requests: 0, timeoutMs }, async (t) => {
-      const attempts = await failingAttempts(t, (a) => retriedAfter(a, 'no-answer'));
-      if (!retriedAfter(attempts, 'no-answer')) {
-        const hung = attempts.some((d) => d.answeredStatus === 'no-answer');
-        t.notVerifiable(hung ? `no retry after the unanswered attempt within ${budget} s (the target's backoff may be longer): ${timeline(attempts)}`
-          : `the target made ${attempts.length} attempt(s) within ${budget} s; the receiver leaves the fourth unanswered: ${timeline(attempts)}`);
+      /**
+       * The attempts of the failing path's event (503 ×3, unanswered, 503…), once `enough` holds or
+       * the budget ran out.
+       */
+      async function failingAttempts(
+        t: CheckTools,
+        enough: (attempts: readonly Delivery[]) => boolean,
+      ): Promise<Delivery[]> {
+        if (!watchesFailing(t.target))
+          t.notVerifiable(
+            "judged in the target's own virtual time by the webhook-delivery checks (the control endpoint moves " +
+              'its clock), so the run watches no failing subscription in real time (the request budget)',
+          );
+        const longest = (v: WatchView) =>
+          attemptsByEvent(v.of('failing'), 'call.ended').sort((a, b) => b.length - a.length)[0] ?? [];
+        // Only the receiver's own refusal replaces the plan's answer (a store-only receiver answers by
+        // plan whatever the signature).
+        const refusedByReceiver = (d: Delivery | undefined) => (d?.error === undefined ? undefined : refusal(d));
+        const view = await judgeWatch(t, (v) => enough(longest(v)) || refusedByReceiver(longest(v)[0]) !== undefined);
+        const attempts = longest(view);
+        if (attempts.length === 0) t.notVerifiable(notObserved('a call.ended delivery to the failing subscription'));
+        const refused = refusedByReceiver(attempts[0]);
+        if (refused !== undefined) t.notVerifiable(`${refused}; so the subscription's plan (503, no answer) never ran`);
+        return attempts;
       }
-    });
 
-    check('Every attempt of one event carries the same eventId', { verifies: ['WEBHOOK-RETRY-SAME-EVENT'], needs, requests: 0, timeoutMs }, async (t) => {
-      const attempts = await failingAttempts(t, (a) => a.length >= 5);
-      if (attempts.length < 2) t.notVerifiable(`only one attempt within ${budget} s`);
-      const ids = [...new Set(attempts.map((d) => String(payloadOf(d)?.eventId)))];
-      t.ensure(ids.length === 1, `the ${attempts.length} attempts of one call's call.ended carry ${ids.length} eventIds (${ids.join(', ')}), must all carry the same`);
-    });
+      check(
+        'A delivery answered 503 is retried (if the target retries within the budget)',
+        {
+          verifies: ['WEBHOOK-5XX-RETRY'],
+          needs,
+          requests: 0,
+          timeoutMs,
+        },
+        async (t) => {
+          const attempts = await failingAttempts(t, (a) => retriedAfter(a, 503));
+          if (!retriedAfter(attempts, 503))
+            t.notVerifiable(
+              `no retry after a 503 answer within ${budget} s (the target's backoff may be longer): ` +
+                `${timeline(attempts)}`,
+            );
+        },
+      );
 
-    check('Retries after 503 come at growing intervals (exponential backoff; the intervals are recorded)', { verifies: ['WEBHOOK-BACKOFF-EXPONENTIAL', 'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES'], needs, requests: 0, timeoutMs }, async (t) => {
-      const attempts = await failingAttempts(t, (a) => gapsAfter503(a).length >= 3);
-      t.observe('WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES', `${attempts.length} attempt(s) within ${budget} s, ${timeline(attempts)}, answered ${attempts.map((d) => d.answeredStatus).join(', ')}`);
-      const gaps = gapsAfter503(attempts);
-      const times = attempts.map((d) => d.receivedAt);
-      if (times.length > 1 && targetClockAdvancedBetween(Math.min(...times), Math.max(...times))) {
-        t.notVerifiable('this run moved the target\'s virtual clock (control state clock-advanced) while these retries were pending, so their real-time intervals say nothing about its backoff (the webhook-delivery checks judge it in the target\'s own time)');
-      }
-      if (gaps.length < 2) t.notVerifiable(`a verdict on exponential backoff needs three attempts; within ${budget} s the target made ${attempts.length} (intervals ${intervals(attempts.map((d) => d.receivedAt)).map(seconds).join(', ') || 'none'}): its backoff is longer than the budget`);
-      t.ensure(growsGeometrically(gaps), `intervals between retries after 503 are ${gaps.map(seconds).join(', ')}: exponential backoff makes them grow (each at least ${GAP_DIP * 100} % of the one before, the last at least ${LAST_OVER_FIRST}× the first)`);
-    });
-  });
+      check(
+        'A delivery left unanswered is retried (if the target retries within the budget)',
+        {
+          verifies: ['WEBHOOK-TIMEOUT-RETRY'],
+          needs,
+          requests: 0,
+          timeoutMs,
+        },
+        async (t) => {
+          const attempts = await failingAttempts(t, (a) => retriedAfter(a, 'no-answer'));
+          if (!retriedAfter(attempts, 'no-answer')) {
+            const hung = attempts.some((d) => d.answeredStatus === 'no-answer');
+            t.notVerifiable(
+              hung
+                ? `no retry after the unanswered attempt within ${budget} s (the target's backoff may be longer): ` +
+                    `${timeline(attempts)}`
+                : `the target made ${attempts.length} attempt(s) within ${budget} s; the receiver leaves the ` +
+                    `fourth unanswered: ${timeline(attempts)}`,
+            );
+          }
+        },
+      );
+
+      check(
+        'Every attempt of one event carries the same eventId',
+        {
+          verifies: ['WEBHOOK-RETRY-SAME-EVENT'],
+          needs,
+          requests: 0,
+          timeoutMs,
+        },
+        async (t) => {
+          const attempts = await failingAttempts(t, (a) => a.length >= 5);
+          if (attempts.length < 2) t.notVerifiable(`only one attempt within ${budget} s`);
+          const ids = [...new Set(attempts.map((d) => String(payloadOf(d)?.eventId)))];
+          t.ensure(
+            ids.length === 1,
+            `the ${attempts.length} attempts of one call's call.ended carry ${ids.length} eventIds ` +
+              `(${ids.join(', ')}), must all carry the same`,
+          );
+        },
+      );
+
+      check(
+        'Retries after 503 come at growing intervals (exponential backoff; the intervals are recorded)',
+        {
+          verifies: ['WEBHOOK-BACKOFF-EXPONENTIAL', 'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES'],
+          needs,
+          requests: 0,
+          timeoutMs,
+        },
+        async (t) => {
+          const attempts = await failingAttempts(t, (a) => gapsAfter503(a).length >= 3);
+          t.observe(
+            'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
+            `${attempts.length} attempt(s) within ${budget} s, ${timeline(attempts)}, answered ` +
+              `${attempts.map((d) => d.answeredStatus).join(', ')}`,
+          );
+          const gaps = gapsAfter503(attempts);
+          const times = attempts.map((d) => d.receivedAt);
+          if (times.length > 1 && targetClockAdvancedBetween(Math.min(...times), Math.max(...times))) {
+            t.notVerifiable(
+              "this run moved the target's virtual clock (control state clock-advanced) while these retries " +
+                'were pending, so their real-time intervals say nothing about its backoff (the webhook-delivery ' +
+                "checks judge it in the target's own time)",
+            );
+          }
+          if (gaps.length < 2) {
+            const measured =
+              intervals(attempts.map((d) => d.receivedAt))
+                .map(seconds)
+                .join(', ') || 'none';
+            t.notVerifiable(
+              `a verdict on exponential backoff needs three attempts; within ${budget} s the target made ` +
+                `${attempts.length} (intervals ${measured}): its backoff is longer than the budget`,
+            );
+          }
+          t.ensure(
+            growsGeometrically(gaps),
+            `intervals between retries after 503 are ${gaps.map(seconds).join(', ')}: exponential backoff makes ` +
+              `them grow (each at least ${GAP_DIP * 100} % of the one before, the last at least ` +
+              `${LAST_OVER_FIRST}× the first)`,
+          );
+        },
+      );
+    },
+  );
 }
 
 describe('Deliveries watched across the run: clean-up', () => {
-  check('The watched subscriptions are deleted at the end of the run', { verifies: ['HOOKS-DELETE-SOFT'], needs, requests: closeRequests(target), timeoutMs }, async (t) => {
-    const view = await judgeWatch(t, () => true);
-    const answers: string[] = [];
-    for (const { role, subscription } of view.watch.watched) {
-      if (role === 'deleted') continue;
-      const exchange = await subscription.remove();
-      // After 10 failed attempts in a row (the failing plan, or deliveries the receiver refused) a
-      // subscription may be auto-disabled, and DELETE then answers 404.
-      if (exchange.status === 404 && trailingFailures(await t.receiver.deliveries(subscription.path)) >= limits.webhookAutoDisableAfterConsecutiveFailures) continue;
-      if (exchange.status !== 204 || exchange.rawBody !== '') answers.push(`${subscription.event} (${role}): ${exchange.status ?? exchange.transportError}${exchange.rawBody === '' ? '' : ' with a body'}`);
-    }
-    t.ensure(answers.length === 0, `DELETE /hooks/{id} of an active subscription must answer 204 with no body; got ${answers.join('; ')}`);
-    t.ensure(duplicates(view.watch.watched.map((w) => w.subscription.id)).length === 0, 'POST /hooks returned the same id for two subscriptions');
-  });
+  check(
+    'The watched subscriptions are deleted at the end of the run',
+    {
+      verifies: ['HOOKS-DELETE-SOFT'],
+      needs,
+      requests: closeRequests(target),
+      timeoutMs,
+    },
+    async (t) => {
+      const view = await judgeWatch(t, () => true);
+      const answers: string[] = [];
+      for (const { role, subscription } of view.watch.watched) {
+        if (role === 'deleted') continue;
+        const exchange = await subscription.remove();
+        // After 10 failed attempts in a row (the failing plan, or deliveries the receiver refused) a
+        // subscription may be auto-disabled, and DELETE then answers 404.
+        if (
+          exchange.status === 404 &&
+          trailingFailures(await t.receiver.deliveries(subscription.path)) >=
+            limits.webhookAutoDisableAfterConsecutiveFailures
+        )
+          continue;
+        if (exchange.status !== 204 || exchange.rawBody !== '')
+          answers.push(
+            `${subscription.event} (${role}): ` +
+              `${exchange.status ?? exchange.transportError}${exchange.rawBody === '' ? '' : ' with a body'}`,
+          );
+      }
+      t.ensure(
+        answers.length === 0,
+        `DELETE /hooks/{id} of an active subscription must answer 204 with no body; got ${answers.join('; ')}`,
+      );
+      t.ensure(
+        duplicates(view.watch.watched.map((w) => w.subscription.id)).length === 0,
+        'POST /hooks returned the same id for two subscriptions',
+      );
+    },
+  );
 });

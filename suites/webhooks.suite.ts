@@ -11,7 +11,6 @@ import type { Delivery } from '../harness/webhooks/receiver.ts';
 import { additionalKeys, payloadOf, signatureDiagnosis, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
 import { parseSignatureHeader, SIGNATURE_HEADER } from '../harness/webhooks/signature.ts';
 
-
 /** Waits for `count` deliveries at `path`; fails saying how many came. */
 async function awaitDeliveries(t: CheckTools, path: string, count: number, what: string): Promise<Delivery[]> {
   const list = await t.receiver.waitFor(path, (l) => l.length >= count, 3_000);
@@ -28,99 +27,200 @@ const rotateKinds = session().target.kind === 'remote' && canEmit(session().targ
 describe('Webhook deliveries of each event', () => {
   for (const event of eventTypes) {
     const other = eventTypes.find((e) => e !== event)!;
-    check(`${event} is delivered by POST with a JSON body signed over t.body with the subscription's secret, fresh, of the event's schema, with a unique eventId, and only to ${event} subscriptions`, {
-      verifies: ['WEBHOOK-POST-JSON', 'WEBHOOK-SIGNATURE-FORMAT', 'WEBHOOK-SIGNATURE-INPUT', 'WEBHOOK-SIGNATURE-KEY', 'WEBHOOK-SIGNATURE-FRESH', 'EVENT-BASE-FIELDS', 'EVENT-ID-PRESENT-UNIQUE', payloadRequirement[event], 'HOOKS-ONE-EVENT-PER-SUBSCRIPTION', 'EVENT-TIMESTAMP-FIELD', 'EVENT-ADDITIONAL-KEYS'],
-      needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 4,
-      turn: turnOf(eventTypes, event, 1, rotateKinds, 'the per-kind delivery checks (every kind\'s deliveries are also judged on the run\'s watch)'),
-    }, async (t) => {
-      const hook = await subscribe(t, { event });
-      const witness = await subscribe(t, { event: other });
-      const emitted = [(await t.control.emit(event)).eventId, (await t.control.emit(event)).eventId];
-      const otherId = (await t.control.emit(other)).eventId;
-      // The other kind's delivery must reach its own subscription; then anything of that kind
-      // at ours would have arrived too.
-      await awaitDeliveries(t, witness.path, 1, `the ${other} subscription`);
-      await awaitDeliveries(t, hook.path, 2, `the ${event} subscription`);
-      await t.control.settle(100);
-      const deliveries = await t.receiver.deliveries(hook.path);
+    // Signed over t.body with the subscription's secret, with a fresh timestamp; never to another kind's subscription.
+    check(
+      `${event} is delivered as a signed JSON POST of its schema with a unique eventId, only to its own subscriptions`,
+      {
+        verifies: [
+          'WEBHOOK-POST-JSON',
+          'WEBHOOK-SIGNATURE-FORMAT',
+          'WEBHOOK-SIGNATURE-INPUT',
+          'WEBHOOK-SIGNATURE-KEY',
+          'WEBHOOK-SIGNATURE-FRESH',
+          'EVENT-BASE-FIELDS',
+          'EVENT-ID-PRESENT-UNIQUE',
+          payloadRequirement[event],
+          'HOOKS-ONE-EVENT-PER-SUBSCRIPTION',
+          'EVENT-TIMESTAMP-FIELD',
+          'EVENT-ADDITIONAL-KEYS',
+        ],
+        needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true },
+        requests: 4,
+        turn: turnOf(
+          eventTypes,
+          event,
+          1,
+          rotateKinds,
+          "the per-kind delivery checks (every kind's deliveries are also judged on the run's watch)",
+        ),
+      },
+      async (t) => {
+        const hook = await subscribe(t, { event });
+        const witness = await subscribe(t, { event: other });
+        const emitted = [(await t.control.emit(event)).eventId, (await t.control.emit(event)).eventId];
+        const otherId = (await t.control.emit(other)).eventId;
+        // The other kind's delivery must reach its own subscription; then anything of that kind
+        // at ours would have arrived too.
+        await awaitDeliveries(t, witness.path, 1, `the ${other} subscription`);
+        await awaitDeliveries(t, hook.path, 2, `the ${event} subscription`);
+        await t.control.settle(100);
+        const deliveries = await t.receiver.deliveries(hook.path);
 
-      const payloads: Array<Record<string, unknown>> = [];
-      for (const delivery of deliveries) {
-        t.ensure(delivery.method === 'POST', `a ${event} delivery came as ${delivery.method}, must be POST`);
-        const type = delivery.headers['content-type'] ?? '';
-        t.ensure(/^application\/json\b/i.test(type), `a ${event} delivery has content type "${type}", must be application/json`);
-        const payload = payloadOf(delivery);
-        if (payload === undefined) return t.fail(`a ${event} delivery body is not a JSON object: ${delivery.rawBody.slice(0, 80)}`);
-        payloads.push(payload);
-        const header = delivery.headers[SIGNATURE_HEADER];
-        t.ensure(header !== undefined && parseSignatureHeader(header).ok, `a ${event} delivery's X-Service-Signature is ${header === undefined ? 'missing' : `malformed: ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}`}, must be t=<unix>,v1=<hex>`);
-        const problem = signatureDiagnosis(delivery, hook.secret) ?? signatureFreshnessProblem(delivery, hook.secret);
-        t.ensure(problem === undefined, `a ${event} delivery's signature does not verify with the secret POST /hooks returned: ${problem}`);
-      }
-      // Other activity of the account (a call another check originated ends) may add genuine
-      // deliveries of this kind: only another kind's event is foreign.
-      const foreign = payloads.filter((p) => p.eventId === otherId || (typeof p.event === 'string' && p.event !== event));
-      t.ensure(foreign.length === 0, `the ${event} subscription received ${foreign.length} delivery(ies) of other events (${foreign.map((p) => String(p.event ?? p.eventId)).join(', ')}): one subscription covers one event kind`);
-      const ours = payloads.filter((p) => typeof p.eventId === 'string' && emitted.includes(p.eventId));
-      t.ensure(ours.length === 2, `the ${event} subscription received ${ours.length} of the 2 emitted ${event} events`);
-      for (const payload of payloads) {
-        const problems = session().contract.checkEvent(event, payload);
-        t.ensure(problems.length === 0, `a ${event} payload breaks its schema: ${problems.join('; ')}`);
-      }
-      const ids = payloads.map((p) => p.eventId);
-      t.ensure(ids.every((id) => typeof id === 'string' && id !== ''), `a ${event} payload has no eventId`);
-      t.ensure(duplicates(ids).length === 0, `two distinct ${event} events carry the same eventId ${String(duplicates(ids)[0])}`);
-      t.observe('EVENT-TIMESTAMP-FIELD', `${event}: date-time fields ${timestampKeys(payloads[0]!).join(', ') || 'none'}`);
-      t.observe('EVENT-ADDITIONAL-KEYS', `${event}: keys beyond the documented ones: ${additionalKeys(event, payloads[0]!).join(', ') || 'none'}`);
-    });
+        const payloads: Array<Record<string, unknown>> = [];
+        for (const delivery of deliveries) {
+          t.ensure(delivery.method === 'POST', `a ${event} delivery came as ${delivery.method}, must be POST`);
+          const type = delivery.headers['content-type'] ?? '';
+          t.ensure(
+            /^application\/json\b/i.test(type),
+            `a ${event} delivery has content type "${type}", must be application/json`,
+          );
+          const payload = payloadOf(delivery);
+          if (payload === undefined)
+            return t.fail(`a ${event} delivery body is not a JSON object: ${delivery.rawBody.slice(0, 80)}`);
+          payloads.push(payload);
+          const header = delivery.headers[SIGNATURE_HEADER];
+          t.ensure(
+            header !== undefined && parseSignatureHeader(header).ok,
+            `a ${event} delivery's X-Service-Signature is ` +
+              `${header === undefined ? 'missing' : `malformed: ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}`}, ` +
+              `must be t=<unix>,v1=<hex>`,
+          );
+          const problem = signatureDiagnosis(delivery, hook.secret) ?? signatureFreshnessProblem(delivery, hook.secret);
+          t.ensure(
+            problem === undefined,
+            `a ${event} delivery's signature does not verify with the secret POST /hooks returned: ${problem}`,
+          );
+        }
+        // Other activity of the account (a call another check originated ends) may add genuine
+        // deliveries of this kind: only another kind's event is foreign.
+        const foreign = payloads.filter(
+          (p) => p.eventId === otherId || (typeof p.event === 'string' && p.event !== event),
+        );
+        t.ensure(
+          foreign.length === 0,
+          `the ${event} subscription received ${foreign.length} delivery(ies) of other events ` +
+            `(${foreign.map((p) => String(p.event ?? p.eventId)).join(', ')}): one subscription covers one event ` +
+            `kind`,
+        );
+        const ours = payloads.filter((p) => typeof p.eventId === 'string' && emitted.includes(p.eventId));
+        t.ensure(
+          ours.length === 2,
+          `the ${event} subscription received ${ours.length} of the 2 emitted ${event} events`,
+        );
+        for (const payload of payloads) {
+          const problems = session().contract.checkEvent(event, payload);
+          t.ensure(problems.length === 0, `a ${event} payload breaks its schema: ${problems.join('; ')}`);
+        }
+        const ids = payloads.map((p) => p.eventId);
+        t.ensure(
+          ids.every((id) => typeof id === 'string' && id !== ''),
+          `a ${event} payload has no eventId`,
+        );
+        t.ensure(
+          duplicates(ids).length === 0,
+          `two distinct ${event} events carry the same eventId ${String(duplicates(ids)[0])}`,
+        );
+        t.observe(
+          'EVENT-TIMESTAMP-FIELD',
+          `${event}: date-time fields ${timestampKeys(payloads[0]!).join(', ') || 'none'}`,
+        );
+        t.observe(
+          'EVENT-ADDITIONAL-KEYS',
+          `${event}: keys beyond the documented ones: ${additionalKeys(event, payloads[0]!).join(', ') || 'none'}`,
+        );
+      },
+    );
   }
 
-  check('Several events to one subscription all arrive, each with its own eventId (the arrival order is recorded)', { verifies: ['WEBHOOK-ORDERING', 'EVENT-ID-PRESENT-UNIQUE'], needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 2 }, async (t) => {
-    const hook = await subscribe(t, { event: 'dnc.added' });
-    const emitted: string[] = [];
-    for (let i = 0; i < 5; i++) emitted.push((await t.control.emit('dnc.added', { contactId: `ct_order_${i}` })).eventId);
-    const list = await awaitDeliveries(t, hook.path, emitted.length, 'five dnc.added events');
-    const arrived = list.map((d) => String(payloadOf(d)?.eventId));
-    t.ensure(duplicates(arrived).length === 0 && emitted.every((id) => arrived.includes(id)), `the five events arrived with eventIds ${arrived.join(', ')}; emitted ${emitted.join(', ')}`);
-    const inOrder = arrived.every((id, index) => id === emitted[index]);
-    t.observe('WEBHOOK-ORDERING', inOrder ? 'five events sent in a row arrived in emission order' : `five events arrived out of emission order: ${arrived.map((id) => emitted.indexOf(id)).join(', ')}`);
-  });
+  check(
+    'Several events to one subscription all arrive, each with its own eventId (the arrival order is recorded)',
+    {
+      verifies: ['WEBHOOK-ORDERING', 'EVENT-ID-PRESENT-UNIQUE'],
+      needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true },
+      requests: 2,
+    },
+    async (t) => {
+      const hook = await subscribe(t, { event: 'dnc.added' });
+      const emitted: string[] = [];
+      for (let i = 0; i < 5; i++)
+        emitted.push((await t.control.emit('dnc.added', { contactId: `ct_order_${i}` })).eventId);
+      const list = await awaitDeliveries(t, hook.path, emitted.length, 'five dnc.added events');
+      const arrived = list.map((d) => String(payloadOf(d)?.eventId));
+      t.ensure(
+        duplicates(arrived).length === 0 && emitted.every((id) => arrived.includes(id)),
+        `the five events arrived with eventIds ${arrived.join(', ')}; emitted ${emitted.join(', ')}`,
+      );
+      const inOrder = arrived.every((id, index) => id === emitted[index]);
+      t.observe(
+        'WEBHOOK-ORDERING',
+        inOrder
+          ? 'five events sent in a row arrived in emission order'
+          : `five events arrived out of emission order: ${arrived.map((id) => emitted.indexOf(id)).join(', ')}`,
+      );
+    },
+  );
 });
 
 // Remotely the two take turns, one per run (the request budget): the run's watch verifies
 // HOOKS-NO-DELIVERY-AFTER-DELETE every run on a subscription deleted before any event.
 const afterDelete = ['a later event', 'a delivery being retried'] as const;
-const afterDeleteTurn = (which: (typeof afterDelete)[number]) => turnOf(afterDelete, which, 1, session().target.kind === 'remote', 'the checks of no delivery after DELETE');
+const afterDeleteTurn = (which: (typeof afterDelete)[number]) =>
+  turnOf(afterDelete, which, 1, session().target.kind === 'remote', 'the checks of no delivery after DELETE');
 
 describe('No delivery to a disabled subscription', () => {
-  check('After DELETE /hooks/{id} no further event is delivered to the subscription', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true }, requests: 4, turn: afterDeleteTurn('a later event') }, async (t) => {
-    const deleted = await subscribe(t, { event: 'disposition.set' });
-    const live = await subscribe(t, { event: 'disposition.set' });
-    await t.control.emit('disposition.set');
-    await awaitDeliveries(t, deleted.path, 1, 'the first event');
-    t.expectStatus(await deleted.remove(), 204);
-    await t.control.emit('disposition.set');
-    // The live subscription gets the second event: after that, the deleted one would have too.
-    await awaitDeliveries(t, live.path, 2, 'the live subscription');
-    await t.control.settle(250);
-    const after = await t.receiver.deliveries(deleted.path);
-    t.ensure(after.length === 1, `a deleted subscription received ${after.length - 1} delivery(ies) after DELETE`);
-  });
+  check(
+    'After DELETE /hooks/{id} no further event is delivered to the subscription',
+    {
+      verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'],
+      needs: { tokens: ['all'], control: ['event-emitted'], webhooks: true },
+      requests: 4,
+      turn: afterDeleteTurn('a later event'),
+    },
+    async (t) => {
+      const deleted = await subscribe(t, { event: 'disposition.set' });
+      const live = await subscribe(t, { event: 'disposition.set' });
+      await t.control.emit('disposition.set');
+      await awaitDeliveries(t, deleted.path, 1, 'the first event');
+      t.expectStatus(await deleted.remove(), 204);
+      await t.control.emit('disposition.set');
+      // The live subscription gets the second event: after that, the deleted one would have too.
+      await awaitDeliveries(t, live.path, 2, 'the live subscription');
+      await t.control.settle(250);
+      const after = await t.receiver.deliveries(deleted.path);
+      t.ensure(after.length === 1, `a deleted subscription received ${after.length - 1} delivery(ies) after DELETE`);
+    },
+  );
 
-  check('A delivery being retried stops when its subscription is deleted', { verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'], needs: { tokens: ['all'], control: ['event-emitted', 'deliveries-idle', 'clock-advanced'], webhooks: true }, requests: 4, turn: afterDeleteTurn('a delivery being retried') }, async (t) => {
-    const deleted = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500 }] });
-    // A witness whose retry must come: 500 once, then 200.
-    const witness = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500, times: 1 }, { status: 200 }] });
-    await t.control.emit('call.transferred');
-    await awaitDeliveries(t, deleted.path, 1, 'the first attempt');
-    await awaitDeliveries(t, witness.path, 1, 'the witness\'s first attempt');
-    await t.control.idle();
-    t.expectStatus(await deleted.remove(), 204);
-    await t.control.advanceClock(10 * 60_000);
-    await t.control.idle();
-    await awaitDeliveries(t, witness.path, 2, 'the witness\'s retry');
-    await t.control.settle(250);
-    const after = await t.receiver.deliveries(deleted.path);
-    t.ensure(after.length === 1, `the retries of a deleted subscription went on: ${after.length} attempts, only the first (before DELETE) may arrive`);
-  });
+  check(
+    'A delivery being retried stops when its subscription is deleted',
+    {
+      verifies: ['HOOKS-NO-DELIVERY-AFTER-DELETE'],
+      needs: { tokens: ['all'], control: ['event-emitted', 'deliveries-idle', 'clock-advanced'], webhooks: true },
+      requests: 4,
+      turn: afterDeleteTurn('a delivery being retried'),
+    },
+    async (t) => {
+      const deleted = await subscribe(t, { event: 'call.transferred', plan: [{ status: 500 }] });
+      // A witness whose retry must come: 500 once, then 200.
+      const witness = await subscribe(t, {
+        event: 'call.transferred',
+        plan: [{ status: 500, times: 1 }, { status: 200 }],
+      });
+      await t.control.emit('call.transferred');
+      await awaitDeliveries(t, deleted.path, 1, 'the first attempt');
+      await awaitDeliveries(t, witness.path, 1, "the witness's first attempt");
+      await t.control.idle();
+      t.expectStatus(await deleted.remove(), 204);
+      await t.control.advanceClock(10 * 60_000);
+      await t.control.idle();
+      await awaitDeliveries(t, witness.path, 2, "the witness's retry");
+      await t.control.settle(250);
+      const after = await t.receiver.deliveries(deleted.path);
+      t.ensure(
+        after.length === 1,
+        `the retries of a deleted subscription went on: ${after.length} attempts, only the first (before ` +
+          `DELETE) may arrive`,
+      );
+    },
+  );
 });

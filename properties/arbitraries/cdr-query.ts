@@ -17,7 +17,29 @@ const DAY_MS = 24 * HOUR_MS;
 const WINDOW_MAX_MS = 31 * DAY_MS;
 
 /** Z and offsets over the whole -12:00..+14:00 range, the half- and three-quarter-hour ones included. */
-export const OFFSETS = ['Z', '+00:00', '-00:00', '-12:00', '-11:00', '-09:30', '-08:00', '-03:30', '-01:00', '+01:00', '+03:30', '+04:30', '+05:30', '+05:45', '+06:30', '+08:45', '+09:30', '+10:30', '+12:45', '+13:00', '+14:00'] as const;
+export const OFFSETS = [
+  'Z',
+  '+00:00',
+  '-00:00',
+  '-12:00',
+  '-11:00',
+  '-09:30',
+  '-08:00',
+  '-03:30',
+  '-01:00',
+  '+01:00',
+  '+03:30',
+  '+04:30',
+  '+05:30',
+  '+05:45',
+  '+06:30',
+  '+08:45',
+  '+09:30',
+  '+10:30',
+  '+12:45',
+  '+13:00',
+  '+14:00',
+] as const;
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
@@ -47,8 +69,11 @@ export function renderInstant(ns: bigint, offset: string, digits: number): strin
 const writing = fc.record({ offset: fc.constantFrom(...OFFSETS), digits: fc.integer({ min: 0, max: 9 }) });
 
 /** A sub-second part with 0–9 significant digits (so both ms-aligned and nanosecond instants occur). */
-const subSecondNs = fc.integer({ min: 0, max: 9 }).chain((precision) =>
-  fc.integer({ min: 0, max: 10 ** precision - 1 }).map((value) => BigInt(value) * 10n ** BigInt(9 - precision)));
+const subSecondNs = fc
+  .integer({ min: 0, max: 9 })
+  .chain((precision) =>
+    fc.integer({ min: 0, max: 10 ** precision - 1 }).map((value) => BigInt(value) * 10n ** BigInt(9 - precision)),
+  );
 
 /** Window lengths (ns) at and around the spec's boundaries, and ordinary ones. */
 const spanNs = fc.oneof(
@@ -57,7 +82,12 @@ const spanNs = fc.oneof(
   { weight: 3, arbitrary: fc.constant(BigInt(WINDOW_MAX_MS + 1000) * MS_NS) },
   { weight: 1, arbitrary: fc.constant(BigInt(WINDOW_MAX_MS) * MS_NS + 1n) },
   { weight: 1, arbitrary: fc.constant(BigInt(WINDOW_MAX_MS - 1000) * MS_NS) },
-  { weight: 2, arbitrary: fc.integer({ min: WINDOW_MAX_MS + 1000, max: WINDOW_MAX_MS + 2 * DAY_MS }).map((ms) => BigInt(ms) * MS_NS) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .integer({ min: WINDOW_MAX_MS + 1000, max: WINDOW_MAX_MS + 2 * DAY_MS })
+      .map((ms) => BigInt(ms) * MS_NS),
+  },
   { weight: 3, arbitrary: fc.constant(0n) },
   { weight: 2, arbitrary: fc.integer({ min: 1, max: 2 * DAY_MS }).map((ms) => -BigInt(ms) * MS_NS) },
   { weight: 1, arbitrary: fc.constant(-1n) },
@@ -75,24 +105,43 @@ const acceptedSpanNs = fc.oneof(
 
 /** Strings no reading of ISO 8601 makes a date-time of. */
 export const unparseable = fc.oneof(
-  fc.constantFrom('', ' ', 'garbage', 'yesterday', 'now', 'null', '2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-02-29T00:00:00Z',
-    '2026-04-31T12:00:00Z', '2026-01-01T25:00:00Z', '2026-01-01T12:61:00Z', '2026-00-10T00:00:00Z', '2026-01-01T00:00:00+25:00', 'T12:00:00Z', '2026-01-01TZ'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'garbage',
+    'yesterday',
+    'now',
+    'null',
+    '2026-13-01T00:00:00Z',
+    '2026-02-30T00:00:00Z',
+    '2026-02-29T00:00:00Z',
+    '2026-04-31T12:00:00Z',
+    '2026-01-01T25:00:00Z',
+    '2026-01-01T12:61:00Z',
+    '2026-00-10T00:00:00Z',
+    '2026-01-01T00:00:00+25:00',
+    'T12:00:00Z',
+    '2026-01-01TZ',
+  ),
   fc.string({ maxLength: 24 }).map((s) => `x${s}`),
 );
 
 /** Dates without a time, valid ones (leap day included). */
-const dateOnly = (nowMs: number): fc.Arbitrary<string> => fc.oneof(
-  fc.integer({ min: 1, max: 59 }).map((days) => new Date(nowMs - days * DAY_MS).toISOString().slice(0, 10)),
-  fc.constant('2024-02-29'),
-);
+const dateOnly = (nowMs: number): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.integer({ min: 1, max: 59 }).map((days) => new Date(nowMs - days * DAY_MS).toISOString().slice(0, 10)),
+    fc.constant('2024-02-29'),
+  );
 
 /** Whole-second instants in the last `maxBackMs` before now, with a generated sub-second part (ns). */
 const recentInstant = (nowMs: number, minBackMs: number, maxBackMs: number): fc.Arbitrary<bigint> =>
-  fc.tuple(fc.integer({ min: minBackMs, max: maxBackMs }), subSecondNs)
+  fc
+    .tuple(fc.integer({ min: minBackMs, max: maxBackMs }), subSecondNs)
     .map(([back, sub]) => BigInt(Math.floor((nowMs - back) / 1000)) * SECOND_NS + sub);
 
 /** Instants on and around 2024-02-29 (parsing only: no data there). */
-const leapDayInstant = fc.tuple(fc.integer({ min: 0, max: 3 * DAY_MS - 1 }), subSecondNs)
+const leapDayInstant = fc
+  .tuple(fc.integer({ min: 0, max: 3 * DAY_MS - 1 }), subSecondNs)
   .map(([ms, sub]) => (BigInt(Date.parse('2024-02-28T00:00:00Z') + ms) / 1000n) * SECOND_NS + sub);
 
 const limit: fc.Arbitrary<string | undefined> = fc.oneof(
@@ -118,35 +167,68 @@ const written = (ns: bigint, w: { offset: string; digits: number }): string => r
  * within [now − 60 d, now]: till at most 28 days back, spans at most 33 days.
  */
 export function windowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
-  const both = fc.record({ till: recentInstant(nowMs, 60_000, 28 * DAY_MS), span: spanNs, tw: writing, fw: writing, limit })
+  const both = fc
+    .record({ till: recentInstant(nowMs, 60_000, 28 * DAY_MS), span: spanNs, tw: writing, fw: writing, limit })
     .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
       query: { from: written(till - span, fw), till: written(till, tw), limit: l },
       shape: `from and till, span ${span} ns`,
     }));
-  const leap = fc.record({ till: leapDayInstant, span: fc.oneof(spanNs, fc.constant(BigInt(DAY_MS) * MS_NS)), tw: writing, fw: writing, limit })
-    .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({ query: { from: written(till - span, fw), till: written(till, tw), limit: l }, shape: 'around 2024-02-29' }));
+  const leap = fc
+    .record({
+      till: leapDayInstant,
+      span: fc.oneof(spanNs, fc.constant(BigInt(DAY_MS) * MS_NS)),
+      tw: writing,
+      fw: writing,
+      limit,
+    })
+    .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
+      query: { from: written(till - span, fw), till: written(till, tw), limit: l },
+      shape: 'around 2024-02-29',
+    }));
   // Only from: till is now; from is a while back (accepted), beyond 31 days (too wide) or ahead (negative).
-  const onlyFrom = fc.record({
-    from: fc.oneof(recentInstant(nowMs, 10 * 60_000, 30 * DAY_MS), recentInstant(nowMs, WINDOW_MAX_MS + 10 * 60_000, 40 * DAY_MS), recentInstant(nowMs, -2 * DAY_MS, -10 * 60_000)),
-    w: writing, limit,
-  }).map(({ from, w, limit: l }): GeneratedQuery => ({ query: { from: written(from, w), limit: l }, shape: 'only from' }));
-  const onlyTill = fc.record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit })
-    .map(({ till, w, limit: l }): GeneratedQuery => ({ query: { till: written(till, w), limit: l }, shape: 'only till' }));
+  const onlyFrom = fc
+    .record({
+      from: fc.oneof(
+        recentInstant(nowMs, 10 * 60_000, 30 * DAY_MS),
+        recentInstant(nowMs, WINDOW_MAX_MS + 10 * 60_000, 40 * DAY_MS),
+        recentInstant(nowMs, -2 * DAY_MS, -10 * 60_000),
+      ),
+      w: writing,
+      limit,
+    })
+    .map(({ from, w, limit: l }): GeneratedQuery => ({
+      query: { from: written(from, w), limit: l },
+      shape: 'only from',
+    }));
+  const onlyTill = fc
+    .record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit })
+    .map(({ till, w, limit: l }): GeneratedQuery => ({
+      query: { till: written(till, w), limit: l },
+      shape: 'only till',
+    }));
   const neither = limit.map((l): GeneratedQuery => ({ query: { limit: l }, shape: 'neither' }));
   // One side (or both) replaced by something unparseable or by a date alone.
-  const broken = fc.record({
-    valid: recentInstant(nowMs, 60_000, 28 * DAY_MS), w: writing,
-    bad: fc.oneof({ weight: 3, arbitrary: unparseable }, { weight: 1, arbitrary: dateOnly(nowMs) }),
-    other: fc.oneof(fc.constant<string | undefined>(undefined), unparseable, dateOnly(nowMs)),
-    side: fc.constantFrom('from', 'till', 'both', 'other-absent'), limit,
-  }).map(({ valid, w, bad, other, side, limit: l }): GeneratedQuery => {
-    const good = written(valid, w);
-    const query: CdrQuery = side === 'from' ? { from: bad, till: good, limit: l }
-      : side === 'till' ? { from: good, till: bad, limit: l }
-        : side === 'both' ? { from: bad, till: other ?? bad, limit: l }
-          : { from: bad, limit: l };
-    return { query, shape: `broken ${side}` };
-  });
+  const broken = fc
+    .record({
+      valid: recentInstant(nowMs, 60_000, 28 * DAY_MS),
+      w: writing,
+      bad: fc.oneof({ weight: 3, arbitrary: unparseable }, { weight: 1, arbitrary: dateOnly(nowMs) }),
+      other: fc.oneof(fc.constant<string | undefined>(undefined), unparseable, dateOnly(nowMs)),
+      side: fc.constantFrom('from', 'till', 'both', 'other-absent'),
+      limit,
+    })
+    .map(({ valid, w, bad, other, side, limit: l }): GeneratedQuery => {
+      const good = written(valid, w);
+      const query: CdrQuery =
+        side === 'from'
+          ? { from: bad, till: good, limit: l }
+          : side === 'till'
+            ? { from: good, till: bad, limit: l }
+            : side === 'both'
+              ? { from: bad, till: other ?? bad, limit: l }
+              : { from: bad, limit: l };
+      return { query, shape: `broken ${side}` };
+    });
   return fc.oneof(
     { weight: 8, arbitrary: both },
     { weight: 1, arbitrary: leap },
@@ -159,12 +241,29 @@ export function windowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
 
 /** Queries whose window the spec accepts, for the rows/count/limit property (limits of every kind). */
 export function acceptedWindowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
-  const both = fc.record({ till: recentInstant(nowMs, 60_000, 28 * DAY_MS), span: acceptedSpanNs, tw: writing, fw: writing, limit })
-    .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({ query: { from: written(till - span, fw), till: written(till, tw), limit: l }, shape: `from and till, span ${span} ns` }));
-  const onlyFrom = fc.record({ from: recentInstant(nowMs, 10 * 60_000, 30 * DAY_MS), w: writing, limit })
-    .map(({ from, w, limit: l }): GeneratedQuery => ({ query: { from: written(from, w), limit: l }, shape: 'only from' }));
-  const onlyTill = fc.record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit })
-    .map(({ till, w, limit: l }): GeneratedQuery => ({ query: { till: written(till, w), limit: l }, shape: 'only till' }));
+  const both = fc
+    .record({ till: recentInstant(nowMs, 60_000, 28 * DAY_MS), span: acceptedSpanNs, tw: writing, fw: writing, limit })
+    .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
+      query: { from: written(till - span, fw), till: written(till, tw), limit: l },
+      shape: `from and till, span ${span} ns`,
+    }));
+  const onlyFrom = fc
+    .record({ from: recentInstant(nowMs, 10 * 60_000, 30 * DAY_MS), w: writing, limit })
+    .map(({ from, w, limit: l }): GeneratedQuery => ({
+      query: { from: written(from, w), limit: l },
+      shape: 'only from',
+    }));
+  const onlyTill = fc
+    .record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit })
+    .map(({ till, w, limit: l }): GeneratedQuery => ({
+      query: { till: written(till, w), limit: l },
+      shape: 'only till',
+    }));
   const neither = limit.map((l): GeneratedQuery => ({ query: { limit: l }, shape: 'neither' }));
-  return fc.oneof({ weight: 5, arbitrary: both }, { weight: 2, arbitrary: onlyFrom }, { weight: 1, arbitrary: onlyTill }, { weight: 1, arbitrary: neither });
+  return fc.oneof(
+    { weight: 5, arbitrary: both },
+    { weight: 2, arbitrary: onlyFrom },
+    { weight: 1, arbitrary: onlyTill },
+    { weight: 1, arbitrary: neither },
+  );
 }

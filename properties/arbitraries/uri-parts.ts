@@ -21,20 +21,27 @@ const SURROGATES_START = 0xd800;
 const SURROGATES_COUNT = 0xe000 - 0xd800;
 const CODE_POINTS = 0x10ffff + 1 - SURROGATES_COUNT;
 
-/** fast-check's percentCharArbMapper: encodeURIComponent, or %hex of the char code where that leaves the character as is. */
+/**
+ * fast-check's percentCharArbMapper: encodeURIComponent, or %hex of the char code where that leaves
+ * the character as is.
+ */
 function percentEncoded(c: string): string {
   const encoded = encodeURIComponent(c);
   return c !== encoded ? encoded : `%${c.charCodeAt(0).toString(16)}`;
 }
 
-const percentChar: fc.Arbitrary<string> = fc.nat({ max: CODE_POINTS - 1 })
+const percentChar: fc.Arbitrary<string> = fc
+  .nat({ max: CODE_POINTS - 1 })
   .map((index) => percentEncoded(String.fromCodePoint(index < SURROGATES_START ? index : index + SURROGATES_COUNT)));
 
 const alphaNumeric = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
 
 /** One unit: a letter, digit or one of `others` ten times in eleven, else a percent-encoded code point. */
 const unit = (others: string): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 10, arbitrary: fc.constantFrom(...alphaNumeric, ...others) }, { weight: 1, arbitrary: percentChar });
+  fc.oneof(
+    { weight: 10, arbitrary: fc.constantFrom(...alphaNumeric, ...others) },
+    { weight: 1, arbitrary: percentChar },
+  );
 
 const segmentUnit = unit("-._~!$&'()*+,;=:@");
 const queryOrFragmentUnit = unit("-._~!$&'()*+,;=:@/?");

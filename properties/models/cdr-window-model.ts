@@ -42,13 +42,12 @@ export const WINDOW_ERROR_CODES = ['invalid_timestamp', 'till_must_be_after_from
 export type WindowErrorCode = (typeof WINDOW_ERROR_CODES)[number];
 
 export type ParsedTimestamp =
-  | { readonly kind: 'instant'; readonly ns: bigint }
-  | { readonly kind: 'date-only' }
-  | { readonly kind: 'invalid' };
+  { readonly kind: 'instant'; readonly ns: bigint } | { readonly kind: 'date-only' } | { readonly kind: 'invalid' };
 
 // RFC 3339 date-time (the ISO 8601 profile OpenAPI's format: date-time names): a full date,
 // T, a full time with optional fraction, then Z or a ±HH:MM offset.
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function isLeapYear(year: number): boolean {
@@ -69,11 +68,20 @@ function validDate(year: number, month: number, day: number): boolean {
 export function parseTimestamp(text: string): ParsedTimestamp {
   const dateOnly = DATE_ONLY.exec(text);
   if (dateOnly) {
-    return validDate(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) ? { kind: 'date-only' } : { kind: 'invalid' };
+    return validDate(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3]))
+      ? { kind: 'date-only' }
+      : { kind: 'invalid' };
   }
   const m = DATE_TIME.exec(text);
   if (!m) return { kind: 'invalid' };
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (!validDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return { kind: 'invalid' };
   let offsetMinutes = 0;
   if (m[8] === undefined) {
@@ -118,29 +126,55 @@ export interface RowWindow {
 }
 
 export type CdrVerdict =
-  | { readonly kind: 'error'; readonly status: 400; readonly code: WindowErrorCode; readonly requirement: RequirementId }
-  | { readonly kind: 'ok'; readonly status: 200; readonly window: RowWindow; readonly limit: number; readonly requirement: RequirementId }
   | {
-    readonly kind: 'unspecified';
-    readonly requirement: RequirementId;
-    readonly reason: string;
-    /** When the window is known, rows of a 200 must still lie in it. */
-    readonly window?: RowWindow | undefined;
-    /** The window alone is refused: only which 400 code comes first is open. */
-    readonly refused?: boolean;
-  };
+      readonly kind: 'error';
+      readonly status: 400;
+      readonly code: WindowErrorCode;
+      readonly requirement: RequirementId;
+    }
+  | {
+      readonly kind: 'ok';
+      readonly status: 200;
+      readonly window: RowWindow;
+      readonly limit: number;
+      readonly requirement: RequirementId;
+    }
+  | {
+      readonly kind: 'unspecified';
+      readonly requirement: RequirementId;
+      readonly reason: string;
+      /** When the window is known, rows of a 200 must still lie in it. */
+      readonly window?: RowWindow | undefined;
+      /** The window alone is refused: only which 400 code comes first is open. */
+      readonly refused?: boolean;
+    };
 
 type WindowOutcome =
-  | { readonly kind: 'error'; readonly code: 'till_must_be_after_from' | 'window_too_wide'; readonly requirement: RequirementId }
+  | {
+      readonly kind: 'error';
+      readonly code: 'till_must_be_after_from' | 'window_too_wide';
+      readonly requirement: RequirementId;
+    }
   | { readonly kind: 'ok'; readonly requirement: RequirementId }
   | { readonly kind: 'unspecified'; readonly requirement: RequirementId; readonly reason: string };
 
 /** Rules 3 and 4 for one exact window length. */
 export function judgeSpan(spanNs: bigint): WindowOutcome {
   if (spanNs <= 0n) return { kind: 'error', code: 'till_must_be_after_from', requirement: 'CDRS-TILL-AFTER-FROM' };
-  if (spanNs < MS_NS) return { kind: 'unspecified', requirement: 'CDRS-WINDOW-SUBSECOND-PRECISION', reason: 'window shorter than a millisecond' };
-  if (spanNs <= WINDOW_MAX_NS) return { kind: 'ok', requirement: spanNs === WINDOW_MAX_NS ? 'CDRS-WINDOW-EXACTLY-31D' : 'CDRS-TIMESTAMP-OFFSETS' };
-  if (spanNs - WINDOW_MAX_NS < SECOND_NS) return { kind: 'unspecified', requirement: 'CDRS-WINDOW-SUBSECOND-PRECISION', reason: `31 days + ${spanNs - WINDOW_MAX_NS} ns` };
+  if (spanNs < MS_NS)
+    return {
+      kind: 'unspecified',
+      requirement: 'CDRS-WINDOW-SUBSECOND-PRECISION',
+      reason: 'window shorter than a millisecond',
+    };
+  if (spanNs <= WINDOW_MAX_NS)
+    return { kind: 'ok', requirement: spanNs === WINDOW_MAX_NS ? 'CDRS-WINDOW-EXACTLY-31D' : 'CDRS-TIMESTAMP-OFFSETS' };
+  if (spanNs - WINDOW_MAX_NS < SECOND_NS)
+    return {
+      kind: 'unspecified',
+      requirement: 'CDRS-WINDOW-SUBSECOND-PRECISION',
+      reason: `31 days + ${spanNs - WINDOW_MAX_NS} ns`,
+    };
   return { kind: 'error', code: 'window_too_wide', requirement: 'CDRS-WINDOW-MAX-31D' };
 }
 
@@ -180,16 +214,33 @@ export function cdrVerdict(query: CdrQuery, now: NowRange): CdrVerdict {
 
   const limit = parseLimit(query.limit);
   if (!outcomes.every((outcome) => sameOutcome(outcomeEarly, outcome))) {
-    const reason = readings.length > 1 ? 'the two readings of the default from (24 hours before now, or before till) differ here' : 'the verdict depends on the exact request time';
+    const reason =
+      readings.length > 1
+        ? 'the two readings of the default from (24 hours before now, or before till) differ here'
+        : 'the verdict depends on the exact request time';
     return { kind: 'unspecified', requirement: 'CDRS-DEFAULT-WINDOW', reason, window: rowWindow };
   }
-  if (outcomeEarly.kind === 'unspecified') return { kind: 'unspecified', requirement: outcomeEarly.requirement, reason: outcomeEarly.reason, window: rowWindow };
+  if (outcomeEarly.kind === 'unspecified')
+    return {
+      kind: 'unspecified',
+      requirement: outcomeEarly.requirement,
+      reason: outcomeEarly.reason,
+      window: rowWindow,
+    };
   if (limit.kind === 'out-of-range') {
     // A bad window stays refused whatever the limit; only the code may then be the limit's.
-    return { kind: 'unspecified', requirement: 'CDRS-LIMIT-OUT-OF-RANGE', reason: `limit ${JSON.stringify(query.limit)}`, window: rowWindow, refused: outcomeEarly.kind === 'error' };
+    return {
+      kind: 'unspecified',
+      requirement: 'CDRS-LIMIT-OUT-OF-RANGE',
+      reason: `limit ${JSON.stringify(query.limit)}`,
+      window: rowWindow,
+      refused: outcomeEarly.kind === 'error',
+    };
   }
-  if (outcomeEarly.kind === 'error') return { kind: 'error', status: 400, code: outcomeEarly.code, requirement: outcomeEarly.requirement };
-  const requirement: RequirementId = fromNs === undefined || tillNs === undefined ? 'CDRS-DEFAULT-WINDOW' : outcomeEarly.requirement;
+  if (outcomeEarly.kind === 'error')
+    return { kind: 'error', status: 400, code: outcomeEarly.code, requirement: outcomeEarly.requirement };
+  const requirement: RequirementId =
+    fromNs === undefined || tillNs === undefined ? 'CDRS-DEFAULT-WINDOW' : outcomeEarly.requirement;
   return { kind: 'ok', status: 200, window: rowWindow, limit: limit.value, requirement };
 }
 

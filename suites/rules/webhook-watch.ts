@@ -1,0 +1,92 @@
+/**
+ * The rules of webhook-watch.judge.suite.ts that need no target: pure, so
+ * test/suites/webhook-watch.test.ts can hold them.
+ */
+import type { EventType } from '../../harness/contract/openapi.ts';
+import { payloadOf } from '../../harness/suite/delivery-verdicts.ts';
+import type { WatchView } from '../../harness/suite/event-watch.ts';
+import { intervals } from '../../harness/suite/verdicts.ts';
+import type { Delivery } from '../../harness/webhooks/receiver.ts';
+
+/**
+ * A delivery the receiver took before the suite had registered its path and secret (it came at
+ * once on creation) or refused unread for size: its body is unknown, so no delivery rule can be
+ * judged on it (the deleted-subscription check still counts it).
+ */
+export function unread(delivery: Delivery): boolean {
+  return (
+    delivery.error === 'not_found' ||
+    delivery.error === 'no_secret_registered' ||
+    delivery.error === 'payload_too_large'
+  );
+}
+
+/** Failures (anything but 2xx) at the end of a subscription's attempts, in a row. */
+export function trailingFailures(deliveries: readonly Delivery[]): number {
+  let count = 0;
+  for (const d of [...deliveries].reverse()) {
+    if (typeof d.answeredStatus === 'number' && d.answeredStatus >= 200 && d.answeredStatus < 300) break;
+    count += 1;
+  }
+  return count;
+}
+
+/** Attempts grouped by the event they deliver: a call's one call.ended by its callId, any other by eventId. */
+export function attemptsByEvent(deliveries: readonly Delivery[], event: EventType): Delivery[][] {
+  const groups = new Map<string, Delivery[]>();
+  for (const delivery of deliveries) {
+    const payload = payloadOf(delivery);
+    const key =
+      event === 'call.ended' && typeof payload?.callId === 'string'
+        ? `call ${payload.callId}`
+        : `event ${String(payload?.eventId ?? delivery.seq)}`;
+    groups.set(key, [...(groups.get(key) ?? []), delivery]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * What reached the subscription created and deleted before any event was caused, split by cause:
+ * an event a live subscription also received leaked past DELETE; anything else was sent by
+ * creating or deleting the hook itself.
+ */
+export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delivery[]; emitted: Delivery[] } {
+  const live = new Set<unknown>(
+    view
+      .all()
+      .filter(({ watched }) => watched.role !== 'deleted')
+      .map(({ delivery }) => payloadOf(delivery)?.eventId)
+      .filter((id) => id !== undefined),
+  );
+  const reached = view.of('deleted');
+  const leaked = reached.filter((d) => live.has(payloadOf(d)?.eventId));
+  return { leaked, emitted: reached.filter((d) => !leaked.includes(d)) };
+}
+
+/** Whether an attempt answered `answer` was followed by another attempt. */
+export function retriedAfter(attempts: readonly Delivery[], answer: Delivery['answeredStatus']): boolean {
+  return attempts.slice(0, -1).some((d) => d.answeredStatus === answer);
+}
+
+/**
+ * Intervals after the leading run of 503 answers (before anything else was answered): an
+ * interval that follows an unanswered attempt holds the target's own timeout, not its backoff.
+ */
+export function gapsAfter503(attempts: readonly Delivery[]): number[] {
+  const lead = attempts.findIndex((d) => d.answeredStatus !== 503);
+  const phase = attempts.slice(0, lead === -1 ? attempts.length : lead + 1);
+  return intervals(phase.map((d) => d.receivedAt));
+}
+
+/**
+ * Exponential backoff, measured in real time over a network: no interval dips below GAP_DIP of
+ * the one before (jitter, scheduling), and the last is at least LAST_OVER_FIRST times the first
+ * (a constant backoff with jitter never gets there; any factor of 1.5 or more does by the third
+ * attempt). The spec names no factor: this is the weakest reading of "exponential" we can measure.
+ */
+export const GAP_DIP = 0.8;
+export const LAST_OVER_FIRST = 1.5;
+export function growsGeometrically(gaps: readonly number[]): boolean {
+  if (gaps.length < 2) return false;
+  return gaps.every((gap, i) => i === 0 || gap >= GAP_DIP * gaps[i - 1]!) && gaps.at(-1)! >= LAST_OVER_FIRST * gaps[0]!;
+}
