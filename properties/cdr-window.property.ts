@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import type { CdrList } from '../harness/contract/openapi.ts';
+import type { CdrList } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { assertProperty } from '../harness/suite/property.ts';
 import { cdrCountProblem } from '../harness/suite/verdicts.ts';

@@ -18,7 +18,7 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { eventTypes, type EventType } from '../harness/contract/openapi.ts';
+import { eventTypes, type EventType } from '../contract/openapi.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts';

@@ -23,7 +23,7 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { couldOriginate } from '../harness/contract/origination.ts';
+import { couldOriginate } from '../contract/origination.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts';

@@ -365,6 +365,12 @@ export const requirements = [
 
 export type RequirementId = (typeof requirements)[number]['id'];
 
+/**
+ * Requirements the k6 webhook-retry probe judges only against the reference, whose virtual clock
+ * it drives: remotely the recovery plan is not run, and no watch of TIME_BUDGET_S reaches 24 h.
+ */
+export const REFERENCE_ONLY_PROBE_REQUIREMENTS: readonly RequirementId[] = ['WEBHOOK-RECOVERY-BEFORE-10', 'WEBHOOK-RETRY-HORIZON-24H'];
+
 const byId = new Map<string, Requirement>(requirements.map((r) => [r.id, r]));
 
 /** The entry for an id; throws on an unknown id so a typo in a test tag fails loudly. */

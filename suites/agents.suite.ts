@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
-import { CREDENTIAL_FIELD_PATTERN } from '../harness/contract/openapi.ts';
+import { CREDENTIAL_FIELD_PATTERN } from '../contract/openapi.ts';
 import { check } from '../harness/suite/check.ts';
-import type { AgentList } from '../harness/contract/openapi.ts';
+import type { AgentList } from '../contract/openapi.ts';
 
 /** Every key path in a JSON value whose name looks like a credential, at any depth. */
 export function credentialPaths(value: unknown, path = ''): string[] {

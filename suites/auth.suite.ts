@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
-import { operations, scopes, type OperationInfo, type OperationKey } from '../harness/contract/openapi.ts';
+import { operations, scopes, type OperationInfo, type OperationKey } from '../contract/openapi.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { check, type CallRequest, type CheckTools } from '../harness/suite/check.ts';
 import { probesForRun, probesPlanned, turnOf } from '../harness/suite/rotation.ts';

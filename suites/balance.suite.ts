@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { check } from '../harness/suite/check.ts';
-import type { Balance } from '../harness/contract/openapi.ts';
+import type { Balance } from '../contract/openapi.ts';
 
 describe('GET /balance', () => {
   check('GET /balance answers 200 with a live balance snapshot', { verifies: ['BALANCE-200-SHAPE', 'BALANCE-CREDIT-LIMIT-NULLABLE', 'BALANCE-ACCOUNT-TYPE-VALUES'], needs: { tokens: ['read:balance'] }, requests: 1 }, async (t) => {

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import type { CallQueued } from '../harness/contract/openapi.ts';
+import type { CallQueued } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { watchOriginates } from '../harness/suite/event-watch.ts';
 import { session } from '../harness/suite/session.ts';

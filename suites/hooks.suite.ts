@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
-import { eventTypes, limits, type HookCreated } from '../harness/contract/openapi.ts';
+import { eventTypes, limits, type HookCreated } from '../contract/openapi.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { watchedKinds, watchOpens } from '../harness/suite/event-watch.ts';

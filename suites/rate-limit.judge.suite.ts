@@ -6,7 +6,7 @@
  * about the limit itself: the k6 rate-limit probe (`--with-load`) measures it.
  */
 import { describe } from 'vitest';
-import { limits } from '../harness/contract/openapi.ts';
+import { limits } from '../contract/openapi.ts';
 import { check } from '../harness/suite/check.ts';
 import { session } from '../harness/suite/session.ts';
 

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
-import { compareDocuments } from '../harness/contract/compatibility.ts';
-import { openapi } from '../harness/contract/openapi.ts';
+import { compareDocuments } from '../contract/compatibility.ts';
+import { openapi } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { codeOf } from '../harness/suite/verdicts.ts';
 
@@ -27,7 +27,7 @@ describe('Versioning', () => {
     const served = await servedDocument(t);
     // Imported here, when the description arrived: the validator library and its ajv (about 35 ms
     // of a worker's start) load only in the worker that runs this check, not in every one that imports the file.
-    const { createDescriptionValidator } = await import('../harness/contract/openapi-description.ts');
+    const { createDescriptionValidator } = await import('../contract/openapi-description.ts');
     const validator = createDescriptionValidator();
     const result = await validator.validate(structuredClone(served) as Parameters<typeof validator.validate>[0]);
     t.ensure(result.valid, `the served description is not a valid OpenAPI document: ${String(JSON.stringify(result.errors ?? result)).slice(0, 300)}`);

@@ -6,7 +6,7 @@
  * as soon as a delivery breaks their rule); the retry rules watch for the whole budget.
  */
 import { describe } from 'vitest';
-import { eventTypes, limits, type EventType } from '../harness/contract/openapi.ts';
+import { eventTypes, limits, type EventType } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { additionalKeys, BASE_KEYS, payloadOf, postJsonProblem, signatureDiagnosis, signatureFormatProblem, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
 import { acknowledgesCallEnded, canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchesFailing, watchNeeds, type Watched, type WatchView } from '../harness/suite/event-watch.ts';

@@ -4,7 +4,7 @@
  * webhook-watch.judge.suite.ts, last.
  */
 import { describe } from 'vitest';
-import { eventTypes } from '../harness/contract/openapi.ts';
+import { eventTypes } from '../contract/openapi.ts';
 import { check } from '../harness/suite/check.ts';
 import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/suite/event-watch.ts';
 import { codeOf } from '../harness/suite/verdicts.ts';

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { eventTypes } from '../harness/contract/openapi.ts';
+import { eventTypes } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/suite/check.ts';
 import { canEmit } from '../harness/suite/event-watch.ts';
 import { turnOf } from '../harness/suite/rotation.ts';
@@ -9,7 +9,7 @@ import { subscribe } from '../harness/suite/subscriptions.ts';
 import { duplicates } from '../harness/suite/verdicts.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 import { additionalKeys, payloadOf, signatureDiagnosis, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
-import { parseSignatureHeader, SIGNATURE_HEADER } from '../harness/webhooks/signature.ts';
+import { parseSignatureHeader, SIGNATURE_HEADER } from '../contract/signature.ts';
 
 
 /** Waits for `count` deliveries at `path`; fails saying how many came. */

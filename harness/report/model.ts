@@ -3,10 +3,9 @@
  * the collected check results and the catalogue. Every output format (JSON, Markdown, HTML,
  * JUnit) renders this one model.
  */
-import { requirements, type Level } from '../../requirements/catalogue.ts';
+import { REFERENCE_ONLY_PROBE_REQUIREMENTS, requirements, type Level } from '../../requirements/catalogue.ts';
 import type { Waiver, WaiverSummary } from './waivers.ts';
 import { controlGaps, type ControlGap } from './control-gaps.ts';
-import { REFERENCE_ONLY_PROBE_REQUIREMENTS } from '../../load/lib/probe-shape.ts';
 
 /**
  * `waived`: failed, and a waiver covers every requirement it failed (harness/report/waivers.ts).

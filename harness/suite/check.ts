@@ -9,8 +9,8 @@
  */
 import { it, type TestContext } from 'vitest';
 import type { TokenName } from '../config/tokens.ts';
-import { openapi } from '../contract/openapi.ts';
-import { matchPathTemplate } from '../contract/validator.ts';
+import { openapi } from '../../contract/openapi.ts';
+import { matchPathTemplate } from '../../contract/validator.ts';
 import type { ApiRequest, Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';

@@ -13,7 +13,7 @@ import { request } from 'undici';
 import {
   CONTROL_PROTOCOL, isControlInspection, isControlState,
   type ControlCapability, type ControlInspection, type ControlState,
-} from '../contract/control.ts';
+} from '../../contract/control.ts';
 
 export interface ControlEndpoint {
   /** CONTROL_URL, without a trailing slash. */

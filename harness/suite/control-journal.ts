@@ -9,7 +9,7 @@
  * never under reports/, and is deleted once swept.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import type { ControlState } from '../contract/control.ts';
+import type { ControlState } from '../../contract/control.ts';
 import type { ControlTransport, Values } from './control-client.ts';
 
 interface Entry {

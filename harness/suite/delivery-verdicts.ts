@@ -5,9 +5,9 @@
  * Each returns undefined when the delivery keeps the rule.
  */
 import { createHmac } from 'node:crypto';
-import type { EventType } from '../contract/openapi.ts';
+import type { EventType } from '../../contract/openapi.ts';
 import type { Delivery } from '../webhooks/receiver.ts';
-import { parseSignatureHeader, SIGNATURE_HEADER, signPayload, verifySignature } from '../webhooks/signature.ts';
+import { parseSignatureHeader, SIGNATURE_HEADER, signPayload, verifySignature } from '../../contract/signature.ts';
 import { isJsonContentType } from './verdicts.ts';
 
 type Received = Pick<Delivery, 'method' | 'headers' | 'rawBody' | 'receivedAt'>;

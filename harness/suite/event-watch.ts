@@ -15,7 +15,7 @@
  * The receiver keeps what arrives; judging reads it, by path, until a check's condition holds
  * or WEBHOOK_BUDGET_S after the events were caused.
  */
-import { eventTypes, type EventType } from '../contract/openapi.ts';
+import { eventTypes, type EventType } from '../../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from './check.ts';

@@ -37,8 +37,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { TestModule, TestSpecification } from 'vitest/node';
-import type { ControlCapability } from '../contract/control.ts';
-import { couldOriginate } from '../contract/origination.ts';
+import type { ControlCapability } from '../../contract/control.ts';
+import { couldOriginate } from '../../contract/origination.ts';
 import { runRank } from './run-order.ts';
 
 export type Claim = 'check' | 'alone' | 'webhooks' | `state:${string}`;

@@ -3,7 +3,7 @@
  * tells a user which variable would make the check verifiable. Pure.
  */
 import { tokenVariable, type TokenName } from '../config/tokens.ts';
-import type { ControlCapability } from '../contract/control.ts';
+import type { ControlCapability } from '../../contract/control.ts';
 import type { ProvidedTarget } from './provided.ts';
 
 export type AgentRole = 'provisioned' | 'unprovisioned' | 'foreign' | 'noTrunk' | 'noDialer';

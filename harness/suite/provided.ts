@@ -3,7 +3,7 @@
  * is, which fixtures this configuration has, and where the run's side-effect journal lives.
  */
 import type { TokenName } from '../config/tokens.ts';
-import type { ControlCapability } from '../contract/control.ts';
+import type { ControlCapability } from '../../contract/control.ts';
 
 export interface ProvidedTarget {
   readonly kind: 'embedded' | 'remote';

@@ -12,7 +12,7 @@
  * of waiting out its timeout.
  */
 import { Agent, request } from 'undici';
-import { SIGNATURE_HEADER, verifySignature } from '../webhooks/signature.ts';
+import { SIGNATURE_HEADER, verifySignature } from '../../contract/signature.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 
 /** Why a delivery was not accepted, and who decided: the receiver, or the suite's verification. */

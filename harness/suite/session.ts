@@ -4,7 +4,7 @@
  * clients when this configuration has them.
  */
 import { inject } from 'vitest';
-import { createContract, type Contract } from '../contract/validator.ts';
+import { createContract, type Contract } from '../../contract/validator.ts';
 import { createApiClient, type ApiClient } from '../http/client.ts';
 import { secretVariables } from '../report/curl.ts';
 import { createControlTransport, type ControlTransport } from './control-client.ts';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TokenName } from '../config/tokens.ts';
-import type { EventType } from '../contract/openapi.ts';
+import type { EventType } from '../../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
 import type { ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from './check.ts';

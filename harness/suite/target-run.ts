@@ -17,7 +17,7 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { expandVariantIds } from '../../reference/variants.ts';
-import { controlCapabilities, type ControlCapability } from '../contract/control.ts';
+import { controlCapabilities, type ControlCapability } from '../../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from './control-client.ts';
 import { sweepStates } from './control-journal.ts';
 import { sweepHooks } from './hook-journal.ts';

@@ -2,7 +2,7 @@
  * Small pure verdicts shared by the conformance suites, plus `expectError`, the one assertion
  * every error answer goes through (status, code, and the spec's error body in JSON).
  */
-import { openapi } from '../contract/openapi.ts';
+import { openapi } from '../../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
 import type { CheckTools } from './check.ts';
 

@@ -15,7 +15,7 @@ export type PlanStep = { status: number; times?: number } | { hang: true; times?
 export interface Plan {
   name: string;
   steps: PlanStep[];
-  /** Only against the reference, whose virtual clock reaches the 10th attempt. */
+  /** Only against the reference, whose virtual clock reaches the 10th attempt (REFERENCE_ONLY_PROBE_REQUIREMENTS, requirements/catalogue.ts). */
   referenceOnly: boolean;
 }
 
@@ -27,12 +27,6 @@ export const WEBHOOK_RETRY_PLANS: readonly Plan[] = [
   { name: 'timeout', steps: [{ hang: true, times: 2 }, { status: 200 }], referenceOnly: false },
   { name: 'recover', steps: [{ status: 503, times: AUTO_DISABLE_AFTER - 1 }, { status: 200 }], referenceOnly: true },
 ];
-
-/**
- * Requirements the webhook-retry probe judges only against the reference, whose virtual clock it
- * drives: remotely the recovery plan is not run, and no watch of TIME_BUDGET_S reaches 24 h.
- */
-export const REFERENCE_ONLY_PROBE_REQUIREMENTS: readonly string[] = ['WEBHOOK-RECOVERY-BEFORE-10', 'WEBHOOK-RETRY-HORIZON-24H'];
 
 export function webhookRetryPlans(reference: boolean): Plan[] {
   return WEBHOOK_RETRY_PLANS.filter((p) => reference || !p.referenceOnly);

@@ -8,7 +8,7 @@
  * (`couldOriginate`, harness/contract/origination.ts, is the guard the property asserts before sending).
  */
 import fc from 'fast-check';
-import { eventTypes } from '../../harness/contract/openapi.ts';
+import { eventTypes } from '../../contract/openapi.ts';
 import { webFragments, webPath, webQueryParameters } from './uri-parts.ts';
 
 export type Body =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createContract } from '../../harness/contract/validator.ts';
+import { createContract } from '../../contract/validator.ts';
 import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, requestClaim, startGate, type GateServer } from '../../harness/suite/gate.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));

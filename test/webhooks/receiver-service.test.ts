@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../harness/config/config.ts';
 import { checkReceiverService, createReceiverClient, DeliveryRefused, type ReceiverClient } from '../../harness/suite/receiver-client.ts';
 import { parseCliConfig } from '../../harness/webhooks/receiver-cli.ts';
 import { startReceiver } from '../../harness/webhooks/receiver.ts';
-import { signPayload } from '../../harness/webhooks/signature.ts';
+import { signPayload } from '../../contract/signature.ts';
 
 const TOKEN = 'rcv_test_token_0123456789abcdef';
 const SECRET = 'whsec_service_test_T7x';

@@ -2,7 +2,7 @@
  * openapi.json, loaded once, and the values other modules read from it, so that a limit, an
  * enumeration or a scope is written down in exactly one place: the document.
  */
-import document from '../../openapi.json' with { type: 'json' };
+import document from '../openapi.json' with { type: 'json' };
 import type { components, paths } from './openapi-types.ts';
 
 export type Schemas = components['schemas'];

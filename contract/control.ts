@@ -2,7 +2,7 @@
  * control-openapi.json, the optional test-control protocol a target may implement (see its
  * info.description), loaded once: the state and inspection names are written down there only.
  */
-import document from '../../control-openapi.json' with { type: 'json' };
+import document from '../control-openapi.json' with { type: 'json' };
 
 export const controlOpenapi = document;
 
