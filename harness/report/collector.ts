@@ -10,7 +10,7 @@
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { Redactor } from '../http/redact.ts';
-import type { CheckResult, CheckStatus } from './model.ts';
+import type { CheckResult, CheckStatus } from './results.ts';
 import { clip, readable } from './readable.ts';
 import { partOf } from '../suite/projects.ts';
 

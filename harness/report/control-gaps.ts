@@ -4,7 +4,7 @@
  * skip reasons: the list a report ends with, as Pact prints missing state handlers. Pure.
  */
 import { controlCapabilitiesMissingIn } from '../suite/needs.ts';
-import type { CheckResult, RequirementVerdict } from './model.ts';
+import type { CheckResult } from './results.ts';
 
 export interface ControlGap {
   readonly capability: string;
@@ -12,7 +12,7 @@ export interface ControlGap {
   readonly unlocks: readonly string[];
 }
 
-export function controlGaps(checks: readonly CheckResult[], verdicts: readonly RequirementVerdict[]): ControlGap[] {
+export function controlGaps(checks: readonly CheckResult[], verdicts: ReadonlyArray<{ readonly id: string; readonly status: string }>): ControlGap[] {
   const notVerifiable = new Set(verdicts.filter((v) => v.status === 'not_verifiable').map((v) => v.id));
   const unlocks = new Map<string, Set<string>>();
   for (const check of checks) {

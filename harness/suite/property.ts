@@ -10,7 +10,7 @@
  * request against someone's deployment and the budget is ~20 requests for all properties.
  */
 import fc from 'fast-check';
-import { SEED_NOTE_PREFIX } from '../report/model.ts';
+import { SEED_NOTE_PREFIX } from '../report/results.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { CheckFailure, type CheckTools } from './check.ts';
 import { propertySeed, SEED_VARIABLE } from './run-seed.ts';

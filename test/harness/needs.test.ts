@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { controlGaps } from '../../harness/report/control-gaps.ts';
-import type { CheckResult, RequirementVerdict } from '../../harness/report/model.ts';
+import type { RequirementVerdict } from '../../harness/report/model.ts';
+import type { CheckResult } from '../../harness/report/results.ts';
 import { controlCapabilitiesMissingIn, notVerifiableReason } from '../../harness/suite/needs.ts';
 import type { ProvidedTarget } from '../../harness/suite/provided.ts';
 
