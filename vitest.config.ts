@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
-import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/suite/projects.ts';
-import { RunOrderSequencer } from './harness/suite/run-order-sequencer.ts';
+import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/run/projects.ts';
+import { RunOrderSequencer } from './harness/scheduling/sequencer.ts';
 import { requirements } from './requirements/catalogue.ts';
 
 // Requirement ids are vitest tags: a check tagged with an id the catalogue lacks fails the run
@@ -15,10 +15,10 @@ const tags = requirements.map((requirement) => ({ name: requirement.id, descript
 const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 
 const againstTarget = {
-  globalSetup: [fileURLToPath(new URL(`./harness/suite/global-setup.${ext}`, import.meta.url))],
+  globalSetup: [fileURLToPath(new URL(`./harness/run/global-setup.${ext}`, import.meta.url))],
   // One worker and shared module state: one throttle and one request count for the whole run,
   // and control-API state changes that never race another file. `occ run` overrides this for the
-  // embedded target only, whose files run in parallel behind the check gate (harness/suite/gate.ts).
+  // embedded target only, whose files run in parallel behind the check gate (harness/scheduling/gate.ts).
   fileParallelism: false,
   isolate: false,
   tags,
@@ -27,7 +27,7 @@ const againstTarget = {
 // A larger young generation for forked workers: they parse and validate some 6 MB of CDR lists a
 // run, and V8's default semi-space made that about a third more garbage-collection time (456
 // against 310 ms of a run's CPU, in CPU profiles of the three processes). The self-proof's
-// runners use worker threads (harness/suite/projects.ts), which refuse V8 flags.
+// runners use worker threads (harness/run/projects.ts), which refuse V8 flags.
 const targetPool = targetProjectInThreads() ? { pool: 'threads' as const } : { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] };
 
 // npm test starts some hundred Node processes (runs, CLIs, reference servers) that compile the same
@@ -96,7 +96,7 @@ const suites = `suites/**/*.suite.${ext}`;
 const properties = `properties/**/*.property.${ext}`;
 
 // `occ run` and the self-proof run the suites and the properties as one project, which only they
-// enable (harness/suite/projects.ts).
+// enable (harness/run/projects.ts).
 const targetProject = targetProjectEnabled()
   ? [{ test: { name: TARGET_PROJECT, include: [suites, properties], exclude: harnessProperties, ...againstTarget, ...targetPool } }]
   : [];
@@ -108,7 +108,7 @@ const targetProject = targetProjectEnabled()
 export default defineConfig({
   test: {
     reporters: ['default', './harness/report/closing-line.ts'],
-    // What a run watches across its checks is opened first and judged last (harness/suite/run-order.ts).
+    // What a run watches across its checks is opened first and judged last (harness/scheduling/run-order.ts).
     sequence: { sequencer: NpmTestSequencer },
     projects: [
       {

@@ -20,12 +20,12 @@ import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
 import { readable } from '../harness/report/readable.ts';
-import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
-import { sweepStates } from '../harness/suite/control-journal.ts';
-import { sweepHooks } from '../harness/suite/hook-journal.ts';
-import { startGate, type GateServer } from '../harness/suite/gate.ts';
-import { enableTargetProject, TARGET_PROJECT } from '../harness/suite/projects.ts';
-import { acquireRun, releaseRun, type SharedRun } from '../harness/suite/shared-run.ts';
+import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
+import { sweepStates } from '../harness/seams/control-journal.ts';
+import { sweepHooks } from '../harness/seams/hook-journal.ts';
+import { startGate, type GateServer } from '../harness/scheduling/gate.ts';
+import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
+import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { probeRequests } from '../load/lib/probe-shape.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
@@ -63,7 +63,7 @@ const PROBE_THRESHOLDS_CROSSED = 99;
 
 /**
  * Workers of an embedded run, whose files run in parallel behind the check gate
- * (harness/suite/gate.ts; README "Why the embedded run is parallel"): two, one per core of the
+ * (harness/scheduling/gate.ts; README "Why the embedded run is parallel"): two, one per core of the
  * machine this is measured on; each more loads the whole suite again. A remote run keeps one
  * worker: one throttle and one request count against the target's rate limit.
  */

@@ -1,7 +1,7 @@
 /**
  * The self-proof's long-lived runner: one process per --concurrency slot (started by
  * ./fault-catalogue.ts over IPC), holding one vitest instance and one embedded run
- * (harness/suite/shared-run.ts) for many faults, so a fault costs its own checks and a fresh
+ * (harness/run/lifecycle.ts) for many faults, so a fault costs its own checks and a fresh
  * test worker instead of a whole process, vitest and global set-up start.
  *
  * A fault's run sees what a run of its own (`OCC_REFERENCE_FAULTS=<id> occ run --only <ids>`) sees:
@@ -18,8 +18,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';
-import { acquireRun, releaseRun, type SharedRun } from '../harness/suite/shared-run.ts';
-import { enableTargetProject, TARGET_PROJECT } from '../harness/suite/projects.ts';
+import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
+import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { CREDENTIAL_FIELD_PATTERN } from '../contract/openapi.ts';
-import { check } from '../harness/suite/check.ts';
+import { check } from '../harness/checks/check.ts';
 import type { AgentList } from '../contract/openapi.ts';
 
 /** Every key path in a JSON value whose name looks like a credential, at any depth. */

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { check } from '../harness/suite/check.ts';
+import { check } from '../harness/checks/check.ts';
 import type { Balance } from '../contract/openapi.ts';
 
 describe('GET /balance', () => {

@@ -12,9 +12,9 @@
  */
 import { describe } from 'vitest';
 import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { probesCost, probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
-import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/suite/verdicts.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { probesCost, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
+import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/checks/verdicts.ts';
 
 const HOUR_MS = 3_600_000;
 const SECOND_MS = 1000;

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { eventTypes, limits, type HookCreated } from '../contract/openapi.ts';
 import type { Exchange } from '../harness/http/client.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { watchedKinds, watchOpens } from '../harness/suite/event-watch.ts';
-import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts';
-import { session } from '../harness/suite/session.ts';
-import { subscribe, type Subscription } from '../harness/suite/subscriptions.ts';
-import { probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
-import { codeOf, expectError } from '../harness/suite/verdicts.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { watchedKinds, watchOpens } from '../harness/seams/event-watch.ts';
+import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { session } from '../harness/run/session.ts';
+import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
+import { probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
+import { codeOf, expectError } from '../harness/checks/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 
 /** An https URL of exactly `length` characters under `base` (padding in the last path segment). */

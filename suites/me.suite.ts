@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
-import { check } from '../harness/suite/check.ts';
-import { wayOf } from '../harness/suite/rotation.ts';
+import { check } from '../harness/checks/check.ts';
+import { wayOf } from '../harness/scheduling/rotation.ts';
 
 describe('GET /me', () => {
   check('GET /me answers 200 with the identity of the token owner', { verifies: ['ME-200-SHAPE', 'FORMAT-JSON-CONTENT-TYPE'], needs: { tokens: ['all'] }, requests: 1 }, async (t) => {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
-import { check } from '../harness/suite/check.ts';
+import { check } from '../harness/checks/check.ts';
 import { expandVariantIds } from '../reference/variants.ts';
 
 /** The spec's window: a minute, on the limiter's clock that the check moves. */

@@ -1,8 +1,8 @@
 import { describe } from 'vitest';
 import { compareDocuments } from '../contract/compatibility.ts';
 import { openapi } from '../contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { codeOf } from '../harness/suite/verdicts.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { codeOf } from '../harness/checks/verdicts.ts';
 
 async function servedDocument(t: CheckTools): Promise<unknown> {
   // A description is public documentation, but a target may still want the token: send it.

@@ -7,14 +7,14 @@
  */
 import { describe } from 'vitest';
 import { eventTypes, limits, type EventType } from '../contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { additionalKeys, BASE_KEYS, payloadOf, postJsonProblem, signatureDiagnosis, signatureFormatProblem, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
-import { acknowledgesCallEnded, canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchesFailing, watchNeeds, type Watched, type WatchView } from '../harness/suite/event-watch.ts';
-import { session } from '../harness/suite/session.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { additionalKeys, BASE_KEYS, payloadOf, postJsonProblem, signatureDiagnosis, signatureFormatProblem, signatureFreshnessProblem, timestampKeys } from '../harness/checks/delivery-verdicts.ts';
+import { acknowledgesCallEnded, canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchesFailing, watchNeeds, type Watched, type WatchView } from '../harness/seams/event-watch.ts';
+import { session } from '../harness/run/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
-import { duplicates, intervals } from '../harness/suite/verdicts.ts';
-import { DeliveryRefused, type ReceivedDelivery, type Refusal } from '../harness/suite/receiver-client.ts';
-import { targetClockAdvancedBetween } from '../harness/suite/control-client.ts';
+import { duplicates, intervals } from '../harness/checks/verdicts.ts';
+import { DeliveryRefused, type ReceivedDelivery, type Refusal } from '../harness/seams/receiver-client.ts';
+import { targetClockAdvancedBetween } from '../harness/seams/control-client.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 

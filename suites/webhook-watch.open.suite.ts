@@ -5,10 +5,10 @@
  */
 import { describe } from 'vitest';
 import { eventTypes } from '../contract/openapi.ts';
-import { check } from '../harness/suite/check.ts';
-import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/suite/event-watch.ts';
-import { codeOf } from '../harness/suite/verdicts.ts';
-import { session } from '../harness/suite/session.ts';
+import { check } from '../harness/checks/check.ts';
+import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/seams/event-watch.ts';
+import { codeOf } from '../harness/checks/verdicts.ts';
+import { session } from '../harness/run/session.ts';
 
 const target = session().target;
 

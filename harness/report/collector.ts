@@ -12,7 +12,7 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { Redactor } from '../http/redact.ts';
 import type { CheckResult, CheckStatus } from './results.ts';
 import { clip, readable } from './readable.ts';
-import { partOf } from '../suite/projects.ts';
+import { partOf } from '../run/projects.ts';
 
 /** Longest failure and observation texts a report keeps (a target can make them huge); the cut is said in the text. */
 const FAILURE_CHARS = 20_000;

@@ -3,7 +3,7 @@
  * CONTROL_URL), each with the requirements it would make verifiable, read from the checks'
  * skip reasons: the list a report ends with, as Pact prints missing state handlers. Pure.
  */
-import { controlCapabilitiesMissingIn } from '../suite/needs.ts';
+import { controlCapabilitiesMissingIn } from '../checks/needs.ts';
 import type { CheckResult } from './results.ts';
 
 export interface ControlGap {

@@ -60,7 +60,7 @@ export function failedRequirementsText(check: Pick<CheckResult, 'status' | 'requ
   return `failed ${failed.join(', ')}${passed.length > 0 ? ` · passed ${passed.join(', ')}` : ''}`;
 }
 
-/** The observation every property check records (harness/suite/property.ts): its seed and replay command. */
+/** The observation every property check records (harness/checks/property.ts): its seed and replay command. */
 export const SEED_NOTE_PREFIX = 'property seed ';
 
 /** A seed note is replay information of a check, not something the target did. */

@@ -167,7 +167,7 @@ describe('npm run conformance against a remote target', () => {
       }
       // A Basic scheme carrying a valid token is taken as if it were Bearer, and a bare "Bearer" as
       // the valid token: wrong answers to both malformed schemes, so the check fails whichever of
-      // the two its seed's slice sends remotely (harness/suite/rotation.ts).
+      // the two its seed's slice sends remotely (harness/scheduling/rotation.ts).
       const auth = request.headers.authorization ?? '';
       if (request.path.startsWith('/v1/') && auth.startsWith('Basic ')) return { ...request, headers: { ...request.headers, authorization: `Bearer ${auth.slice(6)}` } };
       if (request.path.startsWith('/v1/') && auth.trim() === 'Bearer') return { ...request, headers: { ...request.headers, authorization: `Bearer ${target.fixtures.tokens.all}` } };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createContract } from '../../contract/validator.ts';
-import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, requestClaim, startGate, type GateServer } from '../../harness/suite/gate.ts';
+import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, requestClaim, startGate, type GateServer } from '../../harness/scheduling/gate.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { controlGaps } from '../../harness/report/control-gaps.ts';
 import type { RequirementVerdict } from '../../harness/report/model.ts';
 import type { CheckResult } from '../../harness/report/results.ts';
-import { controlCapabilitiesMissingIn, notVerifiableReason } from '../../harness/suite/needs.ts';
-import type { ProvidedTarget } from '../../harness/suite/provided.ts';
+import { controlCapabilitiesMissingIn, notVerifiableReason } from '../../harness/checks/needs.ts';
+import type { ProvidedTarget } from '../../harness/run/context.ts';
 
 const remote = (control: ProvidedTarget['control']): ProvidedTarget => ({
   kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined, control, controlJournal: '/dev/null',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enableTargetProject, partOf, TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from '../../harness/suite/projects.ts';
+import { enableTargetProject, partOf, TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from '../../harness/run/projects.ts';
 
 describe('the part a check belongs to in reports', () => {
   it('is the project that ran it when that is conformance or properties', () => {

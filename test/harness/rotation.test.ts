@@ -3,8 +3,8 @@
  * runs as there are slices, with consecutive seeds, send every probe exactly once.
  */
 import { describe, expect, it } from 'vitest';
-import { sliceForRun, turnOf } from '../../harness/suite/rotation.ts';
-import { heldAtLeast, limitProblem } from '../../harness/suite/verdicts.ts';
+import { sliceForRun, turnOf } from '../../harness/scheduling/rotation.ts';
+import { heldAtLeast, limitProblem } from '../../harness/checks/verdicts.ts';
 
 describe('sliceForRun', () => {
   const cases = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];

@@ -1,5 +1,5 @@
 /**
- * One run per process (harness/suite/shared-run.ts): `occ run` starts it before vitest, and
+ * One run per process (harness/run/lifecycle.ts): `occ run` starts it before vitest, and
  * vitest's global set-up must take that run, not start a second reference server beside it.
  * A dry run against the embedded target starts no server, so these runs are cheap and send nothing.
  */
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import setup from '../../harness/suite/global-setup.ts';
-import { acquireRun, releaseRun } from '../../harness/suite/shared-run.ts';
+import setup from '../../harness/run/global-setup.ts';
+import { acquireRun, releaseRun } from '../../harness/run/lifecycle.ts';
 
 const variables = ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'OCC_DRY_RUN', 'OCC_HOOK_JOURNAL', 'OCC_CONTROL_JOURNAL'] as const;
 let saved: Partial<Record<(typeof variables)[number], string>> = {};

@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedEnvironment, RunnerProcess } from '../../cli/fault-catalogue.ts';
-import { titlePattern } from '../../harness/suite/property.ts';
+import { titlePattern } from '../../harness/checks/property.ts';
 import { titles } from '../../properties/titles.ts';
 
 const VITEST = 'node_modules/.bin/vitest';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { embeddedEnvironment, embeddedSlot, type FaultVerdict, judgeFault, slicesReported, unverifiable, verdictLine, verdictOf } from '../../cli/fault-catalogue.ts';
 import { filesFor, onlyFilter } from '../../cli/fault-runner.ts';
-import { acquireRun, releaseRun } from '../../harness/suite/shared-run.ts';
+import { acquireRun, releaseRun } from '../../harness/run/lifecycle.ts';
 import type { RunReport } from '../../harness/report/model.ts';
 import { faults } from '../../reference/faults.ts';
 import { requirements } from '../../requirements/catalogue.ts';

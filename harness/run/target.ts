@@ -18,12 +18,12 @@ import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { expandVariantIds } from '../../reference/variants.ts';
 import { controlCapabilities, type ControlCapability } from '../../contract/control.ts';
-import { createControlTransport, type ControlEndpoint } from './control-client.ts';
-import { sweepStates } from './control-journal.ts';
-import { sweepHooks } from './hook-journal.ts';
-import { CALLS_IN_PROGRESS } from './gate.ts';
-import { checkReceiverService } from './receiver-client.ts';
-import type { ProvidedTarget } from './provided.ts';
+import { createControlTransport, type ControlEndpoint } from '../seams/control-client.ts';
+import { sweepStates } from '../seams/control-journal.ts';
+import { sweepHooks } from '../seams/hook-journal.ts';
+import { CALLS_IN_PROGRESS } from '../scheduling/gate.ts';
+import { checkReceiverService } from '../seams/receiver-client.ts';
+import type { ProvidedTarget } from './context.ts';
 
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
 /**

@@ -10,10 +10,10 @@
  * Pure, apart from reading the seed.
  */
 import type { RequirementId } from '../../requirements/catalogue.ts';
-import type { CheckTools } from './check.ts';
-import { notVerifiableReason, type Needs } from './needs.ts';
-import { propertySeed } from './run-seed.ts';
-import { session } from './session.ts';
+import type { CheckTools } from '../checks/check.ts';
+import { notVerifiableReason, type Needs } from '../checks/needs.ts';
+import { propertySeed } from './seed.ts';
+import { session } from '../run/session.ts';
 
 export interface Slice<T> {
   readonly chosen: readonly T[];

@@ -221,7 +221,7 @@ export class Gate {
     const running = this.running.get(id);
     if (this.originators.delete(id) && running?.claims.has('webhooks') === true) {
       // call.ended comes when the call ends, after the check: until then nothing else may hold a
-      // subscription or emit (bounded: a call of the embedded reference lasts 100 ms, target-run.ts).
+      // subscription or emit (bounded: a call of the embedded reference lasts 100 ms).
       this.running.set(id, { claims: new Set(['webhooks']), file: running.file });
       const until = Date.now() + LINGER_LIMIT_MS;
       const settle = () => {

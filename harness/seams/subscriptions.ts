@@ -8,7 +8,7 @@ import type { TokenName } from '../config/tokens.ts';
 import type { EventType } from '../../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
 import type { ResponsePlan } from '../webhooks/receiver.ts';
-import type { CheckTools } from './check.ts';
+import type { CheckTools } from '../checks/check.ts';
 import { journalCreated, journalDeleted } from './hook-journal.ts';
 
 export interface Subscription {

@@ -14,14 +14,14 @@ import { matchPathTemplate } from '../../contract/validator.ts';
 import type { ApiRequest, Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
-import { createControlClient, type ControlClient } from './control-client.ts';
-import { journalSetup, journalTeardown } from './control-journal.ts';
-import { claimsOf, enterGate, requestClaim } from './gate.ts';
+import { createControlClient, type ControlClient } from '../seams/control-client.ts';
+import { journalSetup, journalTeardown } from '../seams/control-journal.ts';
+import { claimsOf, enterGate, requestClaim } from '../scheduling/gate.ts';
 import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
-import type { ProvidedTarget } from './provided.ts';
-import type { ReceiverClient } from './receiver-client.ts';
-import type { Turn } from './rotation.ts';
-import { session } from './session.ts';
+import type { ProvidedTarget } from '../run/context.ts';
+import type { ReceiverClient } from '../seams/receiver-client.ts';
+import type { Turn } from '../scheduling/rotation.ts';
+import { session } from '../run/session.ts';
 
 export class CheckFailure extends Error {
   constructor(message: string) {

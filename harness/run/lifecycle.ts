@@ -11,16 +11,16 @@
  * finds the run started by the CLI (natively, from the compile cache) does not load them again
  * through vitest's module runner.
  */
-import type { SharedRun } from './target-run.ts';
+import type { SharedRun } from './target.ts';
 
-export type { SharedRun } from './target-run.ts';
+export type { SharedRun } from './target.ts';
 
 const RUN = Symbol.for('outbound-calling-conformance.global-setup.run');
 const shared = globalThis as { [RUN]?: Promise<SharedRun> };
 
 /** The run of this process, started by its first user. */
 export async function acquireRun(): Promise<SharedRun> {
-  shared[RUN] ??= import('./target-run.ts').then(({ startRun }) => startRun());
+  shared[RUN] ??= import('./target.ts').then(({ startRun }) => startRun());
   const run = await shared[RUN];
   run.users += 1;
   return run;

@@ -4,7 +4,7 @@
  * that what a run watches across its checks (webhook deliveries a remote target sends in its own
  * time) is set up before and judged after everything else, and the wait overlaps the run.
  *
- * The rank lives here, apart from the sequencer (run-order-sequencer.ts), because the workers'
+ * The rank lives here, apart from the sequencer (sequencer.ts), because the workers'
  * side of the check gate needs it and must not load vitest's node API (vite and its bundler) to get it.
  */
 export function runRank(moduleId: string): number {

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { SEED_NOTE_PREFIX } from '../report/results.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { CheckFailure, type CheckTools } from './check.ts';
-import { propertySeed, SEED_VARIABLE } from './run-seed.ts';
+import { propertySeed, SEED_VARIABLE } from '../scheduling/seed.ts';
 
 /** A vitest -t pattern matching exactly this title (it is a regular expression). */
 export function titlePattern(title: string): string {

@@ -4,7 +4,7 @@
  */
 import { tokenVariable, type TokenName } from '../config/tokens.ts';
 import type { ControlCapability } from '../../contract/control.ts';
-import type { ProvidedTarget } from './provided.ts';
+import type { ProvidedTarget } from '../run/context.ts';
 
 export type AgentRole = 'provisioned' | 'unprovisioned' | 'foreign' | 'noTrunk' | 'noDialer';
 

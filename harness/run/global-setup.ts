@@ -5,7 +5,7 @@
  * `--project unit` alone, so each project that needs a target has this one.
  */
 import type { TestProject } from 'vitest/node';
-import { acquireRun, releaseRun } from './shared-run.ts';
+import { acquireRun, releaseRun } from './lifecycle.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const run = await acquireRun();

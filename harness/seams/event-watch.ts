@@ -2,7 +2,7 @@
  * The run's watch of webhook deliveries: opened once, early in the run (suites/
  * webhook-watch.open.suite.ts), judged late (suites/webhook-watch.judge.suite.ts), so the wait for
  * a remote target's deliveries overlaps every other check (the files of a run share one worker
- * and this module's state; harness/suite/run-order.ts puts the two files first and last).
+ * and this module's state; harness/scheduling/run-order.ts puts the two files first and last).
  *
  * Opening subscribes one hook per event kind (remotely without a control endpoint that emits:
  * call.ended, answering 410, a second call.ended answering 200, and one other kind, rotated),
@@ -18,10 +18,10 @@
 import { eventTypes, type EventType } from '../../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
-import type { CheckTools } from './check.ts';
-import { missingNeeds, type Needs } from './needs.ts';
-import type { ProvidedTarget } from './provided.ts';
-import { runSeed, sliceForRun } from './rotation.ts';
+import type { CheckTools } from '../checks/check.ts';
+import { missingNeeds, type Needs } from '../checks/needs.ts';
+import type { ProvidedTarget } from '../run/context.ts';
+import { runSeed, sliceForRun } from '../scheduling/rotation.ts';
 import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 

@@ -7,9 +7,9 @@ import { inject } from 'vitest';
 import { createContract, type Contract } from '../../contract/validator.ts';
 import { createApiClient, type ApiClient } from '../http/client.ts';
 import { secretVariables } from '../report/curl.ts';
-import { createControlTransport, type ControlTransport } from './control-client.ts';
-import type { ProvidedTarget } from './provided.ts';
-import { createReceiverClient, type ReceiverClient } from './receiver-client.ts';
+import { createControlTransport, type ControlTransport } from '../seams/control-client.ts';
+import type { ProvidedTarget } from './context.ts';
+import { createReceiverClient, type ReceiverClient } from '../seams/receiver-client.ts';
 
 export interface Session {
   readonly target: ProvidedTarget;
