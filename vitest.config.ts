@@ -15,7 +15,7 @@ const tags = requirements.map((requirement) => ({ name: requirement.id, descript
 const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 
 const againstTarget = {
-  globalSetup: [fileURLToPath(new URL(`./harness/run/global-setup.${ext}`, import.meta.url))],
+  globalSetup: [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))],
   // One worker and shared module state: one throttle and one request count for the whole run,
   // and control-API state changes that never race another file. `occ run` overrides this for the
   // embedded target only, whose files run in parallel behind the check gate (harness/scheduling/gate.ts).

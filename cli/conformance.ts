@@ -23,11 +23,13 @@ import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
 import { sweepStates } from '../harness/seams/control-journal.ts';
 import { sweepHooks } from '../harness/seams/hook-journal.ts';
-import { startGate, type GateServer } from '../harness/scheduling/gate.ts';
+import { Gate, startGate, type GateServer } from '../harness/scheduling/gate.ts';
 import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { probeRequests } from '../load/lib/probe-shape.ts';
+import type { ControlCapability } from '../contract/control.ts';
+import { referenceFaults, startEmbeddedReference } from './embedded-reference.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
 
 /**
@@ -153,19 +155,19 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const runDir = join(reportsRoot, runDirectoryName(startedAt));
   mkdirSync(runDir, { recursive: true });
 
-  // The global set-up and the workers read these; they never carry a secret.
+  // The workers read these; they never carry a secret.
   process.env.PROPERTY_SEED = String(seed);
   enableTargetProject();
-  process.env.OCC_HOOK_JOURNAL = join(runDir, 'hooks.jsonl');
-  process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
+  const hookJournal = join(runDir, 'hooks.jsonl');
   // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
   const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
-  process.env.OCC_CONTROL_JOURNAL = join(controlJournalDir, 'states.jsonl');
+  const controlJournal = join(controlJournalDir, 'states.jsonl');
   // CONTROL_URL is read once, here, so that a broken endpoint stops the run with one line.
+  let controlCapabilities: ControlCapability[] | undefined;
   if (config.control !== undefined && !options.dryRun) {
     try {
       const { states, inspections } = await createControlTransport(config.control).capabilities();
-      process.env.OCC_CONTROL_CAPABILITIES = JSON.stringify([...states, ...inspections]);
+      controlCapabilities = [...states, ...inspections];
     } catch (error) {
       rmSync(controlJournalDir, { recursive: true, force: true });
       if (error instanceof ControlError) throw new ConfigError('CONTROL_URL', '', `CONTROL_URL: ${error.message}; check CONTROL_URL and CONTROL_TOKEN (protocol: control-openapi.json)`);
@@ -202,16 +204,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const parallel = workers > 1;
   let gate: GateServer | undefined;
   let ownRun: Promise<SharedRun | undefined> | undefined;
+  let runStarted: SharedRun | undefined;
   const started = performance.now();
   try {
     if (parallel) {
-      gate = await startGate();
+      gate = await startGate(new Gate(() => runStarted?.callsInProgress() ?? 0));
       Object.assign(process.env, gate.env, { OCC_WATCH_FILE: join(controlJournalDir, 'watch.json') });
     }
     // The run's target starts now, beside vitest's own start: natively, from the compile cache,
     // rather than through vitest's module runner once vitest is up. The global set-up finds it
-    // started (shared-run.ts); a target that fails to start fails there, as it always did.
-    ownRun = acquireRun().catch(() => undefined);
+    // started (harness/run/lifecycle.ts); a target that fails to start fails there.
+    ownRun = acquireRun({
+      startEmbedded: startEmbeddedReference, config, dryRun: options.dryRun, hookJournal, controlJournal,
+      ...(controlCapabilities === undefined ? {} : { controlCapabilities }), faults: referenceFaults(),
+    }).then((run) => (runStarted = run), () => undefined);
     const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
     vitest = await createVitest({
       root,
@@ -244,14 +250,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   let sweepRequests = 0;
   if (config.target.kind === 'remote' && !options.dryRun) {
     const api = createApiClient({ baseUrl: config.target.baseUrl, timeoutMs: config.requestTimeoutMs, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs, secrets: config.secrets });
-    const { failed } = await sweepHooks(process.env.OCC_HOOK_JOURNAL, api, config.tokens);
+    const { failed } = await sweepHooks(hookJournal, api, config.tokens);
     sweepRequests = api.stats.requestsSent;
     await api.close();
     for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}: delete it by hand\n`);
   }
   // Likewise for test-control states (the global teardown tears down; this covers one that never ran).
   if (config.control !== undefined && !options.dryRun) {
-    for (const line of await sweepStates(process.env.OCC_CONTROL_JOURNAL, createControlTransport(config.control))) {
+    for (const line of await sweepStates(controlJournal, createControlTransport(config.control))) {
       process.stderr.write(`conformance: could not tear down control state ${line}\n`);
     }
   }

@@ -24,6 +24,7 @@ import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
 import { faults, type Fault } from '../reference/faults.ts';
+import { startEmbeddedReference } from './embedded-reference.ts';
 import { packageRoot, vitestConfigFile } from './package-root.ts';
 
 /** What one fault's run produced: the report a run of its own would write, and its exit code. */
@@ -68,14 +69,13 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
  * API_BASE_URL and the like (a configured remote target has no fault switches).
  */
 export async function startFaultRunner(): Promise<FaultRunner> {
-  process.env.OCC_DRY_RUN = '0';
   // A worker thread per fault rather than a forked process: the same fresh module graph and
   // environment (vitest hands each run's worker the environment of that run), without a Node
   // process start per fault; about a tenth of the self-proof's CPU (README, Benchmarks).
   enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it.
-  const run: SharedRun = await acquireRun();
+  const run: SharedRun = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
   if (run.target.kind !== 'embedded') {
     await releaseRun(run);
     throw new Error('the self-proof runs against the embedded reference server: unset API_BASE_URL');

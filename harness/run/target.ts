@@ -1,66 +1,70 @@
 /**
- * The run's target, started once per process: decides it from the configuration, starts the
- * embedded reference server and the webhook receiver when nothing is configured, hands workers
- * what they need, and at the end sweeps every hook and control state the run created.
+ * The run's target, started once per process: decided from the configuration (a remote target,
+ * or the embedded reference server and a local webhook receiver when nothing is configured),
+ * described to the workers in the run context (./context.ts), and at the end swept of every hook
+ * and control state the run created.
  *
- * Started through ./shared-run.ts (one run per process, shared by every project, the CLI and
- * the self-proof's runners); this module is heavy (the reference server, the receiver, the API
- * client), so vitest's global set-up (./global-setup.ts) imports it only when nobody started the run.
+ * The embedded reference is started behind EmbeddedTarget by whoever starts the run (cli/, the
+ * composition root), so harness/ never imports reference/. Started through ./lifecycle.ts; this
+ * module is heavy (the receiver, the API client) and loads only when a run starts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig, type SuiteConfig } from '../config/config.ts';
+import type { TokenName } from '../config/tokens.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
-import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
-import { expandVariantIds } from '../../reference/variants.ts';
 import { controlCapabilities, type ControlCapability } from '../../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from '../seams/control-client.ts';
 import { sweepStates } from '../seams/control-journal.ts';
 import { sweepHooks } from '../seams/hook-journal.ts';
-import { CALLS_IN_PROGRESS } from '../scheduling/gate.ts';
 import { checkReceiverService } from '../seams/receiver-client.ts';
 import type { ProvidedTarget } from './context.ts';
 
+/** What a run needs of an embedded target (reference/server.ts's ReferenceServer is one). */
+export interface EmbeddedTarget {
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly fixtures: {
+    readonly controlUrl: string;
+    readonly controlToken: string;
+    readonly tokens: Readonly<Record<TokenName, string>>;
+    readonly oauth: { readonly clientId: string; readonly clientSecret: string };
+    readonly agents: { readonly provisioned: string; readonly unprovisioned: string; readonly foreign: string; readonly noTrunk: string; readonly noDialer: string };
+  };
+  /** Calls originated and not yet ended (each ends with a call.ended event). */
+  callsInProgress(): number;
+  close(): Promise<void>;
+}
+
+/** Starts a fresh embedded target with exactly these faults on, trusting the receiver's CA. */
+export type StartEmbeddedTarget = (options: { readonly faults: readonly string[]; readonly trustedCaPem: readonly string[] }) => Promise<EmbeddedTarget>;
+
+/** What the starter of a run decides about it; the first user of a process's run decides (./lifecycle.ts). */
+export interface RunOptions {
+  readonly startEmbedded: StartEmbeddedTarget;
+  /** Default: read from process.env. */
+  readonly config?: SuiteConfig;
+  readonly dryRun?: boolean;
+  /** Append-only journal of the hooks the run creates; default: a file in a new temporary directory. */
+  readonly hookJournal?: string;
+  /** Journal of control states (it can hold tokens): a private temporary file; default: one of the run's own. */
+  readonly controlJournal?: string;
+  /** What CONTROL_URL offers, when the caller read it before the run; otherwise read here. */
+  readonly controlCapabilities?: readonly ControlCapability[];
+  /** Fault switches the embedded reference starts with. */
+  readonly faults?: readonly string[];
+}
+
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
-/**
- * How long an originated call of the embedded reference lasts (its default is 300 ms). An
- * originating check holds the run's `webhooks` claim until its call has ended (gate.ts), and the
- * checks that hold that claim run one after another, so this wait is paid once per such check on
- * the run's longest path. The suite reads no duration from it: a call's CDR rounds it to 0 s
- * either way, and what the checks see is the order of the call's events, which stays the same.
- */
-const EMBEDDED_CALL_DURATION_MS = 100;
 
-/**
- * The embedded reference's delivery timeout, in running time (reference/webhooks/dispatcher.ts,
- * runningTimeDeadline): the receiver shares this process, so a pause of the process (a busy host)
- * delays its answer and the deadline alike and times nothing out. 250 ms of running time is ample
- * for a loopback TLS handshake and an answer; the check of a delivery left unanswered waits it
- * out holding the `webhooks` claim, on the run's longest path (1 s of wall time cost 1 s a run).
- */
-const EMBEDDED_DELIVERY_TIMEOUT_MS = 250;
-
-function faultsFromEnvironment(): string[] {
-  return (process.env.OCC_REFERENCE_FAULTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
-}
-
-/** Conformant variants of the embedded reference (reference/variants.ts), e.g. `all`. */
-function variantsFromEnvironment(): string[] {
-  return expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
-}
-
-/**
- * What the control endpoint offers, read once per run: from the CLI (which read it before the
- * run, to stop on a broken endpoint with one line) or here; every capability on a dry run.
- */
-export async function offeredCapabilities(endpoint: ControlEndpoint, dryRun: boolean): Promise<ControlCapability[]> {
+/** What the control endpoint offers, read once per run: given by the caller, or asked here; every capability on a dry run. */
+async function offeredCapabilities(endpoint: ControlEndpoint, dryRun: boolean, given?: readonly ControlCapability[]): Promise<ControlCapability[]> {
   if (dryRun) return [...controlCapabilities];
-  const fromCli = process.env.OCC_CONTROL_CAPABILITIES;
-  if (fromCli !== undefined && fromCli !== '') return JSON.parse(fromCli) as ControlCapability[];
+  if (given !== undefined) return [...given];
   const { states, inspections } = await createControlTransport(endpoint).capabilities();
   return [...states, ...inspections];
 }
@@ -70,6 +74,8 @@ export interface SharedRun {
   target: ProvidedTarget;
   users: number;
   readonly projects: Set<TestProject>;
+  /** Calls of the embedded target in progress (0 for a remote target): the check gate waits for them. */
+  callsInProgress(): number;
   /**
    * Embedded only (the self-proof's long-lived runner, cli/fault-runner.ts): between two test runs,
    * sweeps what the last one left, replaces the reference with a FRESH one with exactly these
@@ -80,14 +86,15 @@ export interface SharedRun {
   end(): Promise<void>;
 }
 
-export async function startRun(): Promise<SharedRun> {
-  const config: SuiteConfig = loadConfig(process.env);
-  const dryRun = process.env.OCC_DRY_RUN === '1';
-  const hookJournal = process.env.OCC_HOOK_JOURNAL ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
+export async function startRun(options: RunOptions): Promise<SharedRun> {
+  const config: SuiteConfig = options.config ?? loadConfig(process.env);
+  const dryRun = options.dryRun ?? false;
+  const hookJournal = options.hookJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
   // Private (it can hold tokens a state returned): a directory of our own under the OS temp dir.
-  const ownControlJournal = process.env.OCC_CONTROL_JOURNAL === undefined;
-  const controlJournal = process.env.OCC_CONTROL_JOURNAL ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
-  let reference: ReferenceServer | undefined;
+  const ownControlJournal = options.controlJournal === undefined;
+  const controlJournal = options.controlJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
+  const initialFaults = [...(options.faults ?? [])];
+  let reference: EmbeddedTarget | undefined;
   let receiver: Receiver | undefined;
   let target: ProvidedTarget;
 
@@ -103,13 +110,8 @@ export async function startRun(): Promise<SharedRun> {
     dryRun,
   };
 
-  const startReference = (faults: readonly string[]): Promise<ReferenceServer> => startReferenceServer({
-    rateLimit: false,
-    trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
-    faults: [...faults],
-    variants: variantsFromEnvironment(),
-    deliveryTimeoutMs: EMBEDDED_DELIVERY_TIMEOUT_MS,
-    callDurationMs: EMBEDDED_CALL_DURATION_MS,
+  const startReference = (faults: readonly string[]): Promise<EmbeddedTarget> => options.startEmbedded({
+    faults, trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
   });
   const embeddedTarget = async (faults: readonly string[]): Promise<ProvidedTarget> => {
     const fixtures = reference?.fixtures;
@@ -142,11 +144,9 @@ export async function startRun(): Promise<SharedRun> {
     if (!dryRun) {
       // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
       receiver = await startReceiver({ tls: await cachedTlsMaterial() });
-      reference = await startReference(faultsFromEnvironment());
-      // For the check gate in this process (gate.ts): an originated call ends with call.ended later.
-      (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS] = () => reference?.callsInProgress() ?? 0;
+      reference = await startReference(initialFaults);
     }
-    target = await embeddedTarget(faultsFromEnvironment());
+    target = await embeddedTarget(initialFaults);
   } else {
     const service = config.receiverService;
     if (service !== undefined) {
@@ -161,7 +161,7 @@ export async function startRun(): Promise<SharedRun> {
       kind: 'remote',
       baseUrl: config.target.baseUrl,
       authUrl: config.target.authUrl,
-      control: config.control === undefined ? undefined : { ...config.control, offered: await offeredCapabilities(config.control, dryRun) },
+      control: config.control === undefined ? undefined : { ...config.control, offered: await offeredCapabilities(config.control, dryRun, options.controlCapabilities) },
       receiverLocalUrl: service?.url ?? receiver?.localUrl,
       receiverPublicUrl: service === undefined ? receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined) : config.webhookPublicUrl,
       receiverCaPem: receiver?.caCertPem,
@@ -194,6 +194,7 @@ export async function startRun(): Promise<SharedRun> {
     target,
     users: 0,
     projects: new Set(),
+    callsInProgress: () => reference?.callsInProgress() ?? 0,
     async switchFaults(faults) {
       if (run.target.kind !== 'embedded' || dryRun) throw new Error('only the embedded reference server has fault switches');
       await sweep();
@@ -206,7 +207,6 @@ export async function startRun(): Promise<SharedRun> {
     async end() {
       await sweep();
       if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
-      delete (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS];
       await reference?.close();
       await receiver?.close();
     },

@@ -128,14 +128,6 @@ export const ALONE_STREAK_GRACE_MS = 50;
 /** Longest an originating check's claim outlives it, waiting for its calls to end. */
 const LINGER_LIMIT_MS = 30_000;
 
-/** Where the embedded run's global set-up (same process as the gate) says how many calls are in progress. */
-export const CALLS_IN_PROGRESS = Symbol.for('outbound-calling-conformance.embedded-calls-in-progress');
-
-function embeddedCallsInProgress(): number {
-  const probe = (globalThis as { [CALLS_IN_PROGRESS]?: () => number })[CALLS_IN_PROGRESS];
-  return probe === undefined ? 0 : probe();
-}
-
 interface EntryWaiter { readonly id: string; readonly file: string; readonly claims: readonly Claim[]; readonly grant: () => void }
 interface ClaimWaiter { readonly id: string; readonly claim: Claim; readonly grant: () => void }
 
@@ -204,9 +196,10 @@ export class Gate {
   /** Checks that originated a call: their `webhooks` claim outlives them until the calls ended. */
   private readonly originators = new Set<string>();
 
+  /** How many calls the run's target has in progress (the embedded reference's count; the CLI passes it). */
   private readonly callsInProgress: () => number;
 
-  constructor(callsInProgress: () => number = embeddedCallsInProgress) {
+  constructor(callsInProgress: () => number = () => 0) {
     this.callsInProgress = callsInProgress;
   }
 

@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { embeddedEnvironment, embeddedSlot, type FaultVerdict, judgeFault, slicesReported, unverifiable, verdictLine, verdictOf } from '../../cli/fault-catalogue.ts';
+import { startEmbeddedReference } from '../../cli/embedded-reference.ts';
 import { filesFor, onlyFilter } from '../../cli/fault-runner.ts';
 import { acquireRun, releaseRun } from '../../harness/run/lifecycle.ts';
 import type { RunReport } from '../../harness/report/model.ts';
@@ -73,8 +74,8 @@ describe('the fault catalogue', () => {
 
   it('between two faults the embedded run gets a fresh reference with exactly the new fault on: the previous server, its fault and its advanced clock are gone', { timeout: 60_000 }, async () => {
     const saved = { ...process.env };
-    for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS', 'OCC_HOOK_JOURNAL', 'OCC_CONTROL_JOURNAL', 'OCC_DRY_RUN']) delete process.env[name];
-    const run = await acquireRun();
+    for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS']) delete process.env[name];
+    const run = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
     try {
       await run.switchFaults(['no-rate-limit']);
       const first = run.target;

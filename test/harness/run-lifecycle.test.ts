@@ -8,27 +8,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import setup from '../../harness/run/global-setup.ts';
-import { acquireRun, releaseRun } from '../../harness/run/lifecycle.ts';
+import setup from '../../cli/vitest-global-setup.ts';
+import { loadConfig } from '../../harness/config/config.ts';
+import { acquireRun, releaseRun, type RunOptions } from '../../harness/run/lifecycle.ts';
 
-const variables = ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'OCC_DRY_RUN', 'OCC_HOOK_JOURNAL', 'OCC_CONTROL_JOURNAL'] as const;
-let saved: Partial<Record<(typeof variables)[number], string>> = {};
 let journals = '';
+let options: RunOptions;
 
 beforeEach(() => {
-  saved = Object.fromEntries(variables.map((name) => [name, process.env[name]]));
-  for (const name of variables) delete process.env[name];
-  process.env.OCC_DRY_RUN = '1';
   journals = mkdtempSync(join(tmpdir(), 'occ-shared-run-'));
-  process.env.OCC_HOOK_JOURNAL = join(journals, 'hooks.jsonl');
-  process.env.OCC_CONTROL_JOURNAL = join(journals, 'states.jsonl');
+  options = {
+    // A dry run starts no reference: a starter that is called is a bug.
+    startEmbedded: () => Promise.reject(new Error('a dry run started the embedded reference')),
+    config: loadConfig({}),
+    dryRun: true,
+    hookJournal: join(journals, 'hooks.jsonl'),
+    controlJournal: join(journals, 'states.jsonl'),
+  };
 });
 
 afterEach(() => {
-  for (const name of variables) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
   rmSync(journals, { recursive: true, force: true });
 });
 
@@ -40,22 +39,23 @@ function fakeProject(): { project: TestProject; provided: Map<string, unknown> }
 
 describe('the run of a process', () => {
   it('is started once: a second user gets the same run, and only the last release ends it', async () => {
-    const first = await acquireRun();
-    const second = await acquireRun();
+    const first = await acquireRun(options);
+    const second = await acquireRun(options);
     expect(second).toBe(first);
     expect(first.users).toBe(2);
     await releaseRun(second);
-    const third = await acquireRun();
+    const third = await acquireRun(options);
     expect(third).toBe(first);
     await releaseRun(third);
     await releaseRun(first);
-    const next = await acquireRun();
+    const next = await acquireRun(options);
     expect(next).not.toBe(first);
     await releaseRun(next);
   });
 
   it('started before vitest (as occ run does), is the one the global set-up provides, and outlives its teardown', async () => {
-    const started = await acquireRun();
+    const started = await acquireRun(options);
+    expect(started.target).toMatchObject({ kind: 'embedded', dryRun: true, hookJournal: options.hookJournal, controlJournal: options.controlJournal });
     const { project, provided } = fakeProject();
     const teardown = await setup(project);
     expect(provided.get('target')).toBe(started.target);
@@ -63,7 +63,7 @@ describe('the run of a process', () => {
     await teardown();
     expect(started.projects.has(project)).toBe(false);
     expect(started.users).toBe(1);
-    expect(await acquireRun()).toBe(started);
+    expect(await acquireRun(options)).toBe(started);
     await releaseRun(started);
     await releaseRun(started);
   });
