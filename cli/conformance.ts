@@ -142,7 +142,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   const config: SuiteConfig = loadConfigFromEnvironment();
   const workers = config.target.kind === 'embedded' && !options.dryRun ? embeddedWorkers() : 1;
-  // Taken before this process sets its own variables for the workers (PROPERTY_SEED, OCC_…).
+  // The configuration as the user gave it (this process sets no variable of its own).
   const configuration = configurationFingerprint(documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')), process.env);
   const waiverFile = options.waivers ?? (process.env.WAIVERS_FILE?.trim() || undefined);
   if (options.updateWaivers && waiverFile === undefined) throw new UsageError('--update-waivers needs a waiver file: --waivers <file> or WAIVERS_FILE');
@@ -155,8 +155,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const runDir = join(reportsRoot, runDirectoryName(startedAt));
   mkdirSync(runDir, { recursive: true });
 
-  // The workers read these; they never carry a secret.
-  process.env.PROPERTY_SEED = String(seed);
+  // vitest.config.ts defines the project that runs the suites and the properties as one.
   enableTargetProject();
   const hookJournal = join(runDir, 'hooks.jsonl');
   // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
@@ -207,16 +206,15 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   let runStarted: SharedRun | undefined;
   const started = performance.now();
   try {
-    if (parallel) {
-      gate = await startGate(new Gate(() => runStarted?.callsInProgress() ?? 0));
-      Object.assign(process.env, gate.env, { OCC_WATCH_FILE: join(controlJournalDir, 'watch.json') });
-    }
+    if (parallel) gate = await startGate(new Gate(() => runStarted?.callsInProgress() ?? 0));
     // The run's target starts now, beside vitest's own start: natively, from the compile cache,
     // rather than through vitest's module runner once vitest is up. The global set-up finds it
     // started (harness/run/lifecycle.ts); a target that fails to start fails there.
+    // What the workers are given: the run context (harness/run/context.ts), through vitest's provide.
     ownRun = acquireRun({
       startEmbedded: startEmbeddedReference, config, dryRun: options.dryRun, hookJournal, controlJournal,
-      ...(controlCapabilities === undefined ? {} : { controlCapabilities }), faults: referenceFaults(),
+      ...(controlCapabilities === undefined ? {} : { controlCapabilities }), faults: referenceFaults(), seed,
+      ...(gate === undefined ? {} : { gate: gate.address, watchFile: join(controlJournalDir, 'watch.json') }),
     }).then((run) => (runStarted = run), () => undefined);
     const signalListenersBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
     vitest = await createVitest({
@@ -242,7 +240,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     const run = await ownRun;
     if (run !== undefined) await releaseRun(run);
     await gate?.close();
-    for (const name of ['OCC_GATE_URL', 'OCC_GATE_TOKEN', 'OCC_WATCH_FILE']) delete process.env[name];
   }
   const durationMs = Math.round(performance.now() - started);
 

@@ -76,7 +76,7 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it.
   const run: SharedRun = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
-  if (run.target.kind !== 'embedded') {
+  if (run.context.target.kind !== 'embedded') {
     await releaseRun(run);
     throw new Error('the self-proof runs against the embedded reference server: unset API_BASE_URL');
   }
@@ -112,9 +112,9 @@ export async function startFaultRunner(): Promise<FaultRunner> {
       async run(fault, only) {
         await run.switchFaults([fault.id]);
         const seed = only?.seed ?? Math.floor(Math.random() * 2 ** 31);
-        // Read by the worker vitest forks for this run (its environment is taken at each run).
-        process.env.PROPERTY_SEED = String(seed);
-        const collector = new CheckCollector({ root: packageRoot, redact: createRedactor(run.target.secrets) });
+        // Provided to the worker vitest starts for this run (vitest reads the provided context at each run).
+        run.setSeed(seed);
+        const collector = new CheckCollector({ root: packageRoot, redact: createRedactor(run.context.target.secrets) });
         current = collector;
         const startedAt = new Date().toISOString();
         const started = performance.now();

@@ -18,7 +18,7 @@ import { createControlClient, type ControlClient } from '../seams/control-client
 import { journalSetup, journalTeardown } from '../seams/control-journal.ts';
 import { claimsOf, enterGate, requestClaim } from '../scheduling/gate.ts';
 import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
-import type { ProvidedTarget } from '../run/context.ts';
+import type { RunTarget } from '../run/context.ts';
 import type { ReceiverClient } from '../seams/receiver-client.ts';
 import type { Turn } from '../scheduling/rotation.ts';
 import { session } from '../run/session.ts';
@@ -39,7 +39,7 @@ export interface CallRequest extends ApiRequest {
 }
 
 export interface CheckTools {
-  readonly target: ProvidedTarget;
+  readonly target: RunTarget;
   token(name: TokenName): string;
   agent(role: AgentRole): string;
   /** The target's test-control endpoint: the states and inspections declared in needs.control. */
@@ -144,7 +144,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     }
     if (target.dryRun) return ctx.skip('dry run');
     // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
-    const pass = await enterGate(ctx.task.file.filepath, claimsOf(options.needs?.control, options.ownServer === true), ctx.signal);
+    const pass = await enterGate(session().context.gate, ctx.task.file.filepath, claimsOf(options.needs?.control, options.ownServer === true), ctx.signal);
 
     const unwatchedReceiver = options.unwatchedSubscriptions === true ? target.receiverPublicUrl : undefined;
     const firstExchange = api.exchangeCount;

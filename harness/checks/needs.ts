@@ -4,7 +4,7 @@
  */
 import { tokenVariable, type TokenName } from '../config/tokens.ts';
 import type { ControlCapability } from '../../contract/control.ts';
-import type { ProvidedTarget } from '../run/context.ts';
+import type { RunTarget } from '../run/context.ts';
 
 export type AgentRole = 'provisioned' | 'unprovisioned' | 'foreign' | 'noTrunk' | 'noDialer';
 
@@ -41,7 +41,7 @@ function controlPhrase(capabilities: readonly ControlCapability[]): string {
 }
 
 /** One phrase per missing need, naming the variable (or the target) that would provide it. */
-export function missingNeeds(needs: Needs, target: ProvidedTarget): string[] {
+export function missingNeeds(needs: Needs, target: RunTarget): string[] {
   const missing: string[] = [];
   for (const name of needs.tokens ?? []) {
     if (target.tokens[name] === undefined) missing.push(tokenVariable(name));
@@ -68,13 +68,13 @@ export function missingNeeds(needs: Needs, target: ProvidedTarget): string[] {
 }
 
 /** The capabilities a check needs that the configured control endpoint does not offer. */
-export function notOffered(needs: Needs, target: ProvidedTarget): ControlCapability[] {
+export function notOffered(needs: Needs, target: RunTarget): ControlCapability[] {
   if (target.control === undefined) return [];
   return (needs.control ?? []).filter((capability) => !target.control!.offered.includes(capability));
 }
 
 /** Why a check is not verifiable with this configuration, or undefined when it can run. */
-export function notVerifiableReason(needs: Needs, target: ProvidedTarget): string | undefined {
+export function notVerifiableReason(needs: Needs, target: RunTarget): string | undefined {
   const missing = missingNeeds(needs, target);
   if (missing.length > 0) return `${NEEDS}${missing.join('; ')}`;
   const lacking = notOffered(needs, target);

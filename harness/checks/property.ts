@@ -1,6 +1,6 @@
 /**
  * Running a fast-check property inside a `check` (properties/*.property.ts): the seed is chosen
- * here (PROPERTY_SEED, or one derived from the clock) and recorded as an observation on every
+ * here (the run's seed, or one derived from the clock) and recorded as an observation on every
  * run, so any run, green or red, can be replayed; a failure becomes one readable error with the
  * counterexample, the seed, fast-check's path and the exact command that replays it.
  *
@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import { SEED_NOTE_PREFIX } from '../report/results.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { CheckFailure, type CheckTools } from './check.ts';
-import { propertySeed, SEED_VARIABLE } from '../scheduling/seed.ts';
+import { session } from '../run/session.ts';
+import { clockSeed, SEED_VARIABLE } from '../scheduling/seed.ts';
 
 /** A vitest -t pattern matching exactly this title (it is a regular expression). */
 export function titlePattern(title: string): string {
@@ -61,7 +62,7 @@ export interface PropertyRun {
  * throws a CheckFailure carrying the counterexample and the replay command.
  */
 export async function assertProperty<Ts>(t: CheckTools, run: PropertyRun, property: fc.IAsyncPropertyWithHooks<Ts>): Promise<void> {
-  const seed = propertySeed(process.env, Date.now());
+  const seed = session().context.seed ?? clockSeed(Date.now());
   const numRuns = run.numRuns ?? t.target.propertyNumRuns;
   t.observe(run.requirement, `${SEED_NOTE_PREFIX}${seed}, ${numRuns} run(s); replay: ${replayCommand(run.title, seed)}`);
   const endOnFailure = t.target.kind === 'remote';

@@ -1,11 +1,25 @@
 /**
- * What the global set-up hands every test worker (vitest `provide`/`inject`): where the target
- * is, which fixtures this configuration has, and where the run's side-effect journal lives.
+ * The run context: what whoever started the run (`occ run`, the self-proof's runner, or vitest's
+ * global set-up when vitest runs directly) decided about it, handed to every test worker as ONE
+ * typed object through vitest's provide/inject (key `run`; cli/vitest-global-setup.ts provides
+ * it, harness/run/session.ts injects it). What travels in it:
+ *
+ * - target: where the target is and what this configuration has for it (fixtures, the control
+ *   endpoint with the capabilities it offers, read once per run, the webhook receiver), the
+ *   run's budgets, whether it is a dry run, the journals of the hooks and control states the run
+ *   creates (swept at its end), and the embedded reference's fault switches;
+ * - seed: the run's seed (--seed or PROPERTY_SEED), which the properties and the rotations follow;
+ * - gate: where the check gate of a parallel (embedded) run listens, and its token;
+ * - watchFile: the private file that hands the webhook watch from the worker that opened it to
+ *   the one that judges it, in a parallel run.
+ *
+ * Environment variables carry only what a user configures (.env.example), read once by whoever
+ * starts the run. Also declared here: the task meta a check leaves for the report's collector.
  */
 import type { TokenName } from '../config/tokens.ts';
 import type { ControlCapability } from '../../contract/control.ts';
 
-export interface ProvidedTarget {
+export interface RunTarget {
   readonly kind: 'embedded' | 'remote';
   readonly baseUrl: string;
   readonly authUrl: string | undefined;
@@ -51,9 +65,25 @@ export interface ProvidedTarget {
   readonly faults?: readonly string[];
 }
 
+/** Where the check gate of a parallel run listens (loopback HTTP) and the run's token for it. */
+export interface GateAddress {
+  readonly url: string;
+  readonly token: string;
+}
+
+export interface RunContext {
+  readonly target: RunTarget;
+  /** The run's seed; undefined (vitest started directly without PROPERTY_SEED): each property seeds from the clock, rotations take slice 0. */
+  readonly seed: number | undefined;
+  /** The check gate; undefined (a remote target, a dry run, one worker, vitest started directly): every check passes at once. */
+  readonly gate: GateAddress | undefined;
+  /** Where the webhook watch's opening is handed over (it holds subscription secrets: a private temporary file); undefined: one worker keeps it. */
+  readonly watchFile: string | undefined;
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
-    target: ProvidedTarget;
+    run: RunContext;
   }
   interface TaskMeta {
     /** Requests this check sent (all of them, 429 retries included). */

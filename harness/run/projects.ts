@@ -18,8 +18,13 @@ export function partOf(projectName: string, root: string, moduleId: string): str
   return relative(root, moduleId).split(sep)[0] === 'properties' ? 'properties' : 'conformance';
 }
 
-const ENABLE_VARIABLE = 'OCC_TARGET_PROJECT';
-const THREADS_VARIABLE = 'OCC_TARGET_PROJECT_THREADS';
+/**
+ * Whether this process defines TARGET_PROJECT, and how it runs. vitest loads vitest.config.ts in
+ * the process that creates it, so the flag lives on globalThis (the configuration is bundled
+ * apart from this module): nothing is inherited by child processes.
+ */
+const TARGET_PROJECT_SETTINGS = Symbol.for('outbound-calling-conformance.target-project');
+const settings = globalThis as { [TARGET_PROJECT_SETTINGS]?: { readonly threads: boolean } };
 
 /**
  * Called by `occ run` and the self-proof before vitest loads its configuration: only they define
@@ -28,15 +33,18 @@ const THREADS_VARIABLE = 'OCC_TARGET_PROJECT_THREADS';
  * V8 flags of their own (vitest.config.ts).
  */
 export function enableTargetProject(options: { threads?: boolean } = {}): void {
-  process.env[ENABLE_VARIABLE] = '1';
-  if (options.threads === true) process.env[THREADS_VARIABLE] = '1';
-  else delete process.env[THREADS_VARIABLE];
+  settings[TARGET_PROJECT_SETTINGS] = { threads: options.threads === true };
+}
+
+/** Undoes enableTargetProject (for tests). */
+export function disableTargetProject(): void {
+  delete settings[TARGET_PROJECT_SETTINGS];
 }
 
 export function targetProjectEnabled(): boolean {
-  return process.env[ENABLE_VARIABLE] === '1';
+  return settings[TARGET_PROJECT_SETTINGS] !== undefined;
 }
 
 export function targetProjectInThreads(): boolean {
-  return process.env[THREADS_VARIABLE] === '1';
+  return settings[TARGET_PROJECT_SETTINGS]?.threads === true;
 }

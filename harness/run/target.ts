@@ -22,7 +22,7 @@ import { createControlTransport, type ControlEndpoint } from '../seams/control-c
 import { sweepStates } from '../seams/control-journal.ts';
 import { sweepHooks } from '../seams/hook-journal.ts';
 import { checkReceiverService } from '../seams/receiver-client.ts';
-import type { ProvidedTarget } from './context.ts';
+import type { GateAddress, RunContext, RunTarget } from './context.ts';
 
 /** What a run needs of an embedded target (reference/server.ts's ReferenceServer is one). */
 export interface EmbeddedTarget {
@@ -57,6 +57,12 @@ export interface RunOptions {
   readonly controlCapabilities?: readonly ControlCapability[];
   /** Fault switches the embedded reference starts with. */
   readonly faults?: readonly string[];
+  /** The run's seed (./context.ts). */
+  readonly seed?: number;
+  /** The check gate of a parallel run (harness/scheduling/gate.ts). */
+  readonly gate?: GateAddress;
+  /** Where a parallel run hands the webhook watch over (harness/seams/event-watch.ts). */
+  readonly watchFile?: string;
 }
 
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
@@ -70,8 +76,8 @@ async function offeredCapabilities(endpoint: ControlEndpoint, dryRun: boolean, g
 }
 
 export interface SharedRun {
-  /** Replaced by switchFaults; setup provides it to every project of the run. */
-  target: ProvidedTarget;
+  /** What the workers are given (cli/vitest-global-setup.ts provides it to every project of the run); replaced by switchFaults and setSeed. */
+  context: RunContext;
   users: number;
   readonly projects: Set<TestProject>;
   /** Calls of the embedded target in progress (0 for a remote target): the check gate waits for them. */
@@ -83,6 +89,8 @@ export interface SharedRun {
    * the new target to every project, so the next run sees what a new process would.
    */
   switchFaults(faults: readonly string[]): Promise<void>;
+  /** The seed of the next test run (the self-proof's runner: a new seed per fault), provided to every project. */
+  setSeed(seed: number): void;
   end(): Promise<void>;
 }
 
@@ -96,7 +104,7 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
   const initialFaults = [...(options.faults ?? [])];
   let reference: EmbeddedTarget | undefined;
   let receiver: Receiver | undefined;
-  let target: ProvidedTarget;
+  let target: RunTarget;
 
   const common = {
     allowOriginate: config.allowOriginate,
@@ -113,7 +121,7 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
   const startReference = (faults: readonly string[]): Promise<EmbeddedTarget> => options.startEmbedded({
     faults, trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
   });
-  const embeddedTarget = async (faults: readonly string[]): Promise<ProvidedTarget> => {
+  const embeddedTarget = async (faults: readonly string[]): Promise<RunTarget> => {
     const fixtures = reference?.fixtures;
     return {
       ...common,
@@ -178,31 +186,38 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
   // What the run left on the target: control states, then hooks (the journals are emptied).
   const sweep = async (): Promise<void> => {
     if (dryRun) return;
-    if (run.target.control !== undefined) {
-      const failed = await sweepStates(controlJournal, createControlTransport(run.target.control));
+    const { target } = run.context;
+    if (target.control !== undefined) {
+      const failed = await sweepStates(controlJournal, createControlTransport(target.control));
       for (const line of failed) process.stderr.write(`conformance: could not tear down control state ${line}\n`);
     }
-    const api = createApiClient({ baseUrl: run.target.baseUrl, timeoutMs: run.target.requestTimeoutMs, requestsPerMinute: run.target.requestsPerMinute, rateWindowMs: run.target.rateWindowMs, secrets: run.target.secrets });
+    const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, rateWindowMs: target.rateWindowMs, secrets: target.secrets });
     try {
-      const { failed } = await sweepHooks(hookJournal, api, run.target.tokens);
+      const { failed } = await sweepHooks(hookJournal, api, target.tokens);
       for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);
     } finally {
       await api.close();
     }
   };
+  const provide = (context: RunContext): void => {
+    run.context = context;
+    for (const project of run.projects) project.provide('run', context);
+  };
   const run: SharedRun = {
-    target,
+    context: { target, seed: options.seed, gate: options.gate, watchFile: options.watchFile },
     users: 0,
     projects: new Set(),
     callsInProgress: () => reference?.callsInProgress() ?? 0,
     async switchFaults(faults) {
-      if (run.target.kind !== 'embedded' || dryRun) throw new Error('only the embedded reference server has fault switches');
+      if (run.context.target.kind !== 'embedded' || dryRun) throw new Error('only the embedded reference server has fault switches');
       await sweep();
       await reference?.close();
       receiver?.clear();
       reference = await startReference(faults);
-      run.target = await embeddedTarget(faults);
-      for (const project of run.projects) project.provide('target', run.target);
+      provide({ ...run.context, target: await embeddedTarget(faults) });
+    },
+    setSeed(seed) {
+      provide({ ...run.context, seed });
     },
     async end() {
       await sweep();

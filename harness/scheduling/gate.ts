@@ -39,6 +39,7 @@ import { request } from 'undici';
 import type { TestModule, TestSpecification } from 'vitest/node';
 import type { ControlCapability } from '../../contract/control.ts';
 import { couldOriginate } from '../../contract/origination.ts';
+import type { GateAddress } from '../run/context.ts';
 import { runRank } from './run-order.ts';
 
 export type Claim = 'check' | 'alone' | 'webhooks' | `state:${string}`;
@@ -280,8 +281,8 @@ export class Gate {
 // ── In the CLI's process: the gate behind loopback HTTP, and the reporter that tells it the file order ──
 
 export interface GateServer {
-  /** Variables the workers read (they inherit the CLI's environment). */
-  readonly env: { OCC_GATE_URL: string; OCC_GATE_TOKEN: string };
+  /** Where the workers reach it (the run context's `gate`). */
+  readonly address: GateAddress;
   /** A vitest reporter: the run's files when it starts, each file when it ends. */
   readonly reporter: { onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void; onTestModuleEnd(module: TestModule): void };
   close(): Promise<void>;
@@ -337,7 +338,7 @@ export async function startGate(gate = new Gate()): Promise<GateServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    env: { OCC_GATE_URL: `http://127.0.0.1:${port}`, OCC_GATE_TOKEN: token },
+    address: { url: `http://127.0.0.1:${port}`, token },
     reporter: {
       onTestRunStart: (specifications) => gate.setFiles(specifications.map((s) => ({ project: s.project.name, file: s.moduleId }))),
       onTestModuleEnd: (module) => gate.fileEnded(module.moduleId),
@@ -359,11 +360,10 @@ export interface Pass {
 
 const OPEN: Pass = { claim: async () => undefined, leave: async () => undefined };
 
-/** Enters the gate of this run (waits for its turn); with no gate, passes at once. */
-export async function enterGate(file: string, claims: readonly Claim[], signal?: AbortSignal): Promise<Pass> {
-  const url = process.env.OCC_GATE_URL;
-  const token = process.env.OCC_GATE_TOKEN;
-  if (url === undefined || url === '' || token === undefined) return OPEN;
+/** Enters the run's gate (waits for its turn); with no gate, passes at once. */
+export async function enterGate(gate: GateAddress | undefined, file: string, claims: readonly Claim[], signal?: AbortSignal): Promise<Pass> {
+  if (gate === undefined) return OPEN;
+  const { url, token } = gate;
   const id = randomBytes(12).toString('hex');
   // Leaving is never cancelled: a check that stopped must free its place whatever stopped it.
   const post = async (path: string, body: Record<string, unknown>, cancellable = true): Promise<void> => {

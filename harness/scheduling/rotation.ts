@@ -7,12 +7,11 @@
  * `seed mod slices` of the list, where the seed is the run's seed (`--seed`, or PROPERTY_SEED;
  * `npm run conformance` picks one at random when none is given and records it in the report).
  * So `slices` runs with consecutive seeds send every probe, and a failure replays with its seed.
- * Pure, apart from reading the seed.
+ * Pure, apart from reading the seed from the run context (a test may pass turnOf its own).
  */
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { CheckTools } from '../checks/check.ts';
 import { notVerifiableReason, type Needs } from '../checks/needs.ts';
-import { propertySeed } from './seed.ts';
 import { session } from '../run/session.ts';
 
 export interface Slice<T> {
@@ -32,7 +31,7 @@ export function sliceForRun<T>(cases: readonly T[], perRun: number, seed: number
 
 /** The run's seed; 0 when none is set (a bare vitest run), so the choice stays deterministic. */
 export function runSeed(): number {
-  return propertySeed(process.env, 0);
+  return session().context.seed ?? 0;
 }
 
 /** How many probes of `count` a check sends against this target (for its planned requests). */
@@ -76,9 +75,9 @@ export interface Turn {
  * records `note` as an observation ("slice i of k", read by the remote self-proof). Use only for
  * members whose requirements other checks of the same run also verify.
  */
-export function turnOf<T>(members: readonly T[], member: T, perRun: number, remote: boolean, group: string, describe: (m: T) => string = String): Turn {
+export function turnOf<T>(members: readonly T[], member: T, perRun: number, remote: boolean, group: string, describe: (m: T) => string = String, seed?: number): Turn {
   if (!remote) return { runs: true, note: '' };
-  const seed = runSeed();
+  seed ??= runSeed();
   const slice = sliceForRun(members, perRun, seed);
   if (slice.slices === 1) return { runs: true, note: '' };
   const others = members.filter((m) => !slice.chosen.includes(m)).map(describe);

@@ -20,7 +20,8 @@ import type { Exchange } from '../http/client.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from '../checks/check.ts';
 import { missingNeeds, type Needs } from '../checks/needs.ts';
-import type { ProvidedTarget } from '../run/context.ts';
+import type { RunTarget } from '../run/context.ts';
+import { session } from '../run/session.ts';
 import { runSeed, sliceForRun } from '../scheduling/rotation.ts';
 import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -79,7 +80,7 @@ const FAILING_PLAN: ResponsePlan = [{ status: 503, times: 3 }, { hang: true, tim
  * originated call causes) and one other kind, rotated across runs by the run's seed (four
  * subscriptions and their deletion saved per run; four consecutive seeds cover every kind).
  */
-export function watchedKinds(target: ProvidedTarget): { kinds: readonly EventType[]; rotatedOut: readonly EventType[]; slice: string } {
+export function watchedKinds(target: RunTarget): { kinds: readonly EventType[]; rotatedOut: readonly EventType[]; slice: string } {
   if (target.kind !== 'remote' || canEmit(target)) return { kinds: eventTypes, rotatedOut: [], slice: '' };
   const others = eventTypes.filter((event) => event !== 'call.ended');
   const slice = sliceForRun(others, 1, runSeed());
@@ -99,7 +100,7 @@ export const VIRTUAL_TIME_DELIVERIES = ['event-emitted', 'deliveries-idle', 'hoo
  * virtual time, since webhook-delivery.suite.ts then decides every one of those rules over a
  * whole day of backoff (the request budget: a subscription and its deletion saved).
  */
-export function watchesFailing(target: ProvidedTarget): boolean {
+export function watchesFailing(target: RunTarget): boolean {
   return target.kind === 'remote' && !VIRTUAL_TIME_DELIVERIES.every((capability) => target.control?.offered.includes(capability) === true);
 }
 
@@ -109,41 +110,41 @@ export function watchesFailing(target: ProvidedTarget): boolean {
  * delivery the run can count on, so one subscription answers it 410 (a 4xx is final) and this
  * one 200 (a 2xx acknowledges: no second attempt). Two requests for WEBHOOK-ACK-2XX.
  */
-export function acknowledgesCallEnded(target: ProvidedTarget): boolean {
+export function acknowledgesCallEnded(target: RunTarget): boolean {
   return target.kind === 'remote' && !canEmit(target);
 }
 
-export function canEmit(target: ProvidedTarget): boolean {
+export function canEmit(target: RunTarget): boolean {
   return target.control?.offered.includes('event-emitted') === true;
 }
 
-export function canOriginate(target: ProvidedTarget): boolean {
+export function canOriginate(target: RunTarget): boolean {
   return target.agents.provisioned !== undefined && target.tokens.all !== undefined
     && (target.kind === 'embedded' || (target.allowOriginate && target.destinationNumber !== undefined));
 }
 
 /** Whether this configuration can open the watch (it needs a receiver the target reaches, and a cause of events). */
-export function watchOpens(target: ProvidedTarget): boolean {
+export function watchOpens(target: RunTarget): boolean {
   return missingNeeds(watchNeeds(target), target).length === 0;
 }
 
 /** Whether a remote run's watch originates the call (so calls.suite need not originate another). */
-export function watchOriginates(target: ProvidedTarget): boolean {
+export function watchOriginates(target: RunTarget): boolean {
   return target.kind === 'remote' && canOriginate(target) && watchOpens(target);
 }
 
 /** What opening the watch needs: something that causes events, and a receiver the target reaches. */
-export function watchNeeds(target: ProvidedTarget): Needs {
+export function watchNeeds(target: RunTarget): Needs {
   return canEmit(target) ? { tokens: ['all'], webhooks: true, control: ['event-emitted'] } : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
 }
 
 /** Requests opening sends against a remote target (for --dry-run): the subscriptions, one DELETE, one POST /calls. */
-export function openRequests(target: ProvidedTarget): number {
+export function openRequests(target: RunTarget): number {
   return watchedKinds(target).kinds.length + (acknowledgesCallEnded(target) ? 1 : 0) + 1 + (watchesFailing(target) ? 1 : 0) + 1 + 1;
 }
 
 /** Requests closing sends: one DELETE per subscription still active. */
-export function closeRequests(target: ProvidedTarget): number {
+export function closeRequests(target: RunTarget): number {
   return watchedKinds(target).kinds.length + (acknowledgesCallEnded(target) ? 1 : 0) + (watchesFailing(target) ? 1 : 0);
 }
 
@@ -159,23 +160,24 @@ export function openWatch(t: CheckTools): Promise<Watch> {
 }
 
 /**
- * When the run's files run in parallel (gate.ts), the file that opens the watch and the one that
- * judges it may run in different workers: the opening is handed over through OCC_WATCH_FILE, a
- * file in the run's private temporary directory (it holds the subscriptions' secrets, like the
- * control journal holds tokens), and the judging worker adopts the subscriptions (it deletes
- * them). Unset in a sequential run, where one worker keeps the watch in this module.
+ * When the run's files run in parallel (harness/scheduling/gate.ts), the file that opens the
+ * watch and the one that judges it may run in different workers: the opening is handed over
+ * through the run context's watchFile, in the run's private temporary directory (it holds the
+ * subscriptions' secrets, as the control journal holds tokens), and the judging worker adopts
+ * the subscriptions (it deletes them). Unset in a sequential run, where one worker keeps the
+ * watch in this module.
  */
 type HandOver = { ok: true; watch: Omit<Watch, 'watched'> & { watched: Array<{ role: WatchRole; subscription: SubscriptionData }> } } | { ok: false; message: string };
 
 function handOver<T>(record: HandOver, result: T): T {
-  const file = process.env.OCC_WATCH_FILE;
-  if (file !== undefined && file !== '') writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+  const file = session().context.watchFile;
+  if (file !== undefined) writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
   return result;
 }
 
 function handedOver(t: CheckTools): Promise<Watch> | undefined {
-  const file = process.env.OCC_WATCH_FILE;
-  if (file === undefined || file === '' || !existsSync(file)) return undefined;
+  const file = session().context.watchFile;
+  if (file === undefined || !existsSync(file)) return undefined;
   const record = JSON.parse(readFileSync(file, 'utf8')) as HandOver;
   if (!record.ok) return Promise.reject(new Error(record.message));
   return Promise.resolve({ ...record.watch, watched: record.watch.watched.map(({ role, subscription }) => ({ role, subscription: adoptSubscription(t, subscription) })) });

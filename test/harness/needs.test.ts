@@ -3,9 +3,9 @@ import { controlGaps } from '../../harness/report/control-gaps.ts';
 import type { RequirementVerdict } from '../../harness/report/model.ts';
 import type { CheckResult } from '../../harness/report/results.ts';
 import { controlCapabilitiesMissingIn, notVerifiableReason } from '../../harness/checks/needs.ts';
-import type { ProvidedTarget } from '../../harness/run/context.ts';
+import type { RunTarget } from '../../harness/run/context.ts';
 
-const remote = (control: ProvidedTarget['control']): ProvidedTarget => ({
+const remote = (control: RunTarget['control']): RunTarget => ({
   kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined, control, controlJournal: '/dev/null',
   receiverLocalUrl: undefined, receiverPublicUrl: undefined, receiverCaPem: undefined, receiverRemote: false, receiverToken: undefined, tokens: { all: 'tok' }, oauth: undefined, agents: {},
   destinationNumber: undefined, allowOriginate: false, requestsPerMinute: 80, requestTimeoutMs: 1000, propertyNumRuns: 1, webhookBudgetS: 180, hookJournal: '/dev/null', secrets: [], dryRun: false,

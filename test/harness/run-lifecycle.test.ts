@@ -55,10 +55,10 @@ describe('the run of a process', () => {
 
   it('started before vitest (as occ run does), is the one the global set-up provides, and outlives its teardown', async () => {
     const started = await acquireRun(options);
-    expect(started.target).toMatchObject({ kind: 'embedded', dryRun: true, hookJournal: options.hookJournal, controlJournal: options.controlJournal });
+    expect(started.context.target).toMatchObject({ kind: 'embedded', dryRun: true, hookJournal: options.hookJournal, controlJournal: options.controlJournal });
     const { project, provided } = fakeProject();
     const teardown = await setup(project);
-    expect(provided.get('target')).toBe(started.target);
+    expect(provided.get('run')).toBe(started.context);
     expect(started.projects.has(project)).toBe(true);
     await teardown();
     expect(started.projects.has(project)).toBe(false);

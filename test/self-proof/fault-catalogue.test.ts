@@ -78,14 +78,14 @@ describe('the fault catalogue', () => {
     const run = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
     try {
       await run.switchFaults(['no-rate-limit']);
-      const first = run.target;
+      const first = run.context.target;
       expect(first.faults).toEqual(['no-rate-limit']);
       expect((await reference(first.baseUrl, '/faults') as { faults: Array<{ id: string; enabled: boolean }> }).faults.filter((f) => f.enabled).map((f) => f.id)).toEqual(['no-rate-limit']);
       // What a check may leave behind on a server: its virtual clock a day and more ahead.
       await reference(first.baseUrl, '/clock/advance', { ms: 30 * 3_600_000 });
 
       await run.switchFaults(['me-missing-field']);
-      const second = run.target;
+      const second = run.context.target;
       expect(second.faults).toEqual(['me-missing-field']);
       expect(second.baseUrl).not.toBe(first.baseUrl);
       expect((await reference(second.baseUrl, '/faults') as { faults: Array<{ id: string; enabled: boolean }> }).faults.filter((f) => f.enabled).map((f) => f.id)).toEqual(['me-missing-field']);
