@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from '../seams/control-client.ts';
 import { journalSetup, journalTeardown } from '../seams/control-journal.ts';
 import { claimsOf, enterGate, requestClaim } from '../scheduling/gate.ts';
-import { notVerifiableReason, type AgentRole, type Needs } from './needs.ts';
+import { unverifiable, type AgentRole, type Needs } from './needs.ts';
 import type { RunTarget } from '../run/context.ts';
 import type { ReceiverClient } from '../seams/receiver-client.ts';
 import type { Turn } from '../scheduling/rotation.ts';
@@ -132,9 +132,10 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
   it(title, { tags: [...options.verifies], meta: { plannedRequests: outOfTurn ? 0 : options.requests }, timeout }, async (ctx: TestContext) => {
     const { api, contract, control, receiver } = session();
     const meta = ctx.task.meta;
-    const reason = notVerifiableReason(options.needs ?? {}, target);
-    if (reason !== undefined) {
-      meta.notVerifiable = reason;
+    const why = unverifiable(options.needs ?? {}, target);
+    if (why !== undefined) {
+      meta.notVerifiable = why.reason;
+      if (why.missingCapabilities.length > 0) meta.missingCapabilities = [...why.missingCapabilities];
       meta.plannedRequests = 0; // it sends nothing with this configuration
       return ctx.skip(meta.notVerifiable);
     }

@@ -31,13 +31,11 @@ const agentVariable: Record<AgentRole, string> = {
   noDialer: 'NO_DIALER_AGENT_ID',
 };
 
-const CONTROL_URL_PHRASE = 'CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering ';
 const NOT_OFFERED = 'not verifiable: the target\'s control endpoint does not offer ';
-const CONTROL_PHRASE_END = ': see control-openapi.json)';
 const NEEDS = 'not verifiable with this configuration: needs ';
 
 function controlPhrase(capabilities: readonly ControlCapability[]): string {
-  return `${CONTROL_URL_PHRASE}${capabilities.join(', ')}${CONTROL_PHRASE_END}`;
+  return `CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering ${capabilities.join(', ')}: see control-openapi.json)`;
 }
 
 /** One phrase per missing need, naming the variable (or the target) that would provide it. */
@@ -73,23 +71,27 @@ export function notOffered(needs: Needs, target: RunTarget): ControlCapability[]
   return (needs.control ?? []).filter((capability) => !target.control!.offered.includes(capability));
 }
 
-/** Why a check is not verifiable with this configuration, or undefined when it can run. */
-export function notVerifiableReason(needs: Needs, target: RunTarget): string | undefined {
-  const missing = missingNeeds(needs, target);
-  if (missing.length > 0) return `${NEEDS}${missing.join('; ')}`;
-  const lacking = notOffered(needs, target);
-  return lacking.length > 0 ? `${NOT_OFFERED}${lacking.join(', ')}` : undefined;
+/** Why a check can't run with this configuration. */
+export interface Unverifiable {
+  /** The sentence for the report, naming what would make the check verifiable. */
+  readonly reason: string;
+  /** The control capabilities whose absence alone is why ([] when anything else is missing too): the report's control gaps. */
+  readonly missingCapabilities: readonly ControlCapability[];
 }
 
-/**
- * The control capabilities whose absence alone made a check not verifiable, read back from its
- * skip reason (written above); [] when anything else is missing too, or for any other reason.
- */
-export function controlCapabilitiesMissingIn(skipReason: string): string[] {
-  if (skipReason.startsWith(NOT_OFFERED)) return skipReason.slice(NOT_OFFERED.length).split(', ');
-  const head = `${NEEDS}${CONTROL_URL_PHRASE}`;
-  const tail = CONTROL_PHRASE_END;
-  if (!skipReason.startsWith(head) || !skipReason.endsWith(tail)) return [];
-  const capabilities = skipReason.slice(head.length, -tail.length);
-  return capabilities.includes(';') ? [] : capabilities.split(', ');
+/** Why a check is not verifiable with this configuration, or undefined when it can run. */
+export function unverifiable(needs: Needs, target: RunTarget): Unverifiable | undefined {
+  const missing = missingNeeds(needs, target);
+  if (missing.length > 0) {
+    // Only CONTROL_URL is missing: every capability the check declares would come with it.
+    const onlyControl = missing.length === 1 && target.control === undefined && (needs.control ?? []).length > 0;
+    return { reason: `${NEEDS}${missing.join('; ')}`, missingCapabilities: onlyControl ? [...needs.control!] : [] };
+  }
+  const lacking = notOffered(needs, target);
+  return lacking.length > 0 ? { reason: `${NOT_OFFERED}${lacking.join(', ')}`, missingCapabilities: lacking } : undefined;
+}
+
+/** Why a check is not verifiable with this configuration, or undefined when it can run. */
+export function notVerifiableReason(needs: Needs, target: RunTarget): string | undefined {
+  return unverifiable(needs, target)?.reason;
 }

@@ -128,6 +128,7 @@ export class CheckCollector implements Reporter {
       requirements: [...test.tags],
       failure,
       skipReason,
+      ...(status === 'skipped' && meta.missingCapabilities !== undefined && meta.missingCapabilities.length > 0 ? { missingCapabilities: [...meta.missingCapabilities] } : {}),
       observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: clip(this.redact(o.text), OBSERVATION_CHARS) })),
       exchanges: result.state === 'failed' ? (meta.exchanges ?? []) : [],
       ...(result.state === 'failed' && meta.exchangesOmitted !== undefined ? { exchangesOmitted: meta.exchangesOmitted } : {}),

@@ -32,6 +32,8 @@ export interface CheckResult {
   readonly requirements: readonly string[];
   readonly failure?: string | undefined;
   readonly skipReason?: string | undefined;
+  /** Skipped: the control capabilities whose absence alone made it not verifiable (./control-gaps.ts). */
+  readonly missingCapabilities?: readonly string[];
   readonly observations: ReadonlyArray<{ requirement: string; text: string }>;
   readonly exchanges: ReadonlyArray<Record<string, unknown>>;
   /** Earlier exchanges of a failed check left out of `exchanges` (the cap per check). */

@@ -100,6 +100,8 @@ declare module 'vitest' {
     exchangesOmitted?: number;
     /** Why a check could not run with this configuration, and what would enable it. */
     notVerifiable?: string;
+    /** The control capabilities whose absence alone made the check not verifiable (harness/checks/needs.ts). */
+    missingCapabilities?: string[];
     /** Per-requirement verdicts recorded by t.verify. */
     verdicts?: Array<{ requirement: string; passed: boolean; message?: string }>;
     /** Set when the check failed only by t.verify: the requirements it failed (the others it verifies passed). */
