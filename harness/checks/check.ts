@@ -20,7 +20,6 @@ import { claimsOf, enterGate, requestClaim } from '../scheduling/gate.ts';
 import { unverifiable, type AgentRole, type Needs } from './needs.ts';
 import type { RunTarget } from '../run/context.ts';
 import type { ReceiverClient } from '../seams/receiver-client.ts';
-import type { Turn } from '../scheduling/rotation.ts';
 import { session } from '../run/session.ts';
 
 export class CheckFailure extends Error {
@@ -66,6 +65,13 @@ export interface CheckTools {
   onCleanup(fn: () => Promise<void>): void;
 }
 
+/** Whether one check of a group of interchangeable checks runs in this run, and what to record (harness/scheduling/rotation.ts turnOf). */
+export interface Turn {
+  readonly runs: boolean;
+  /** Names this run's slice of the group (and what the next seeds send); '' when the group is not rotated. */
+  readonly note: string;
+}
+
 export interface CheckOptions {
   readonly verifies: readonly [RequirementId, ...RequirementId[]];
   readonly needs?: Needs;
@@ -74,7 +80,7 @@ export interface CheckOptions {
   readonly timeoutMs?: number;
   /**
    * The check's turn in a group of interchangeable checks rotated across remote runs
-   * (rotation.ts turnOf): out of turn it sends nothing and is not verifiable, naming the seeds
+   * (turnOf): out of turn it sends nothing and is not verifiable, naming the seeds
    * that send it; in turn it records which slice this run sends.
    */
   readonly turn?: Turn;

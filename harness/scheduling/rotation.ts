@@ -10,7 +10,7 @@
  * Pure, apart from reading the seed from the run context (a test may pass turnOf its own).
  */
 import type { RequirementId } from '../../requirements/catalogue.ts';
-import type { CheckTools } from '../checks/check.ts';
+import type { CheckTools, Turn } from '../checks/check.ts';
 import { notVerifiableReason, type Needs } from '../checks/needs.ts';
 import { session } from '../run/session.ts';
 
@@ -58,13 +58,6 @@ export function probesForRun<T>(t: CheckTools, cases: readonly T[], perRunRemote
     t.observe(requirement, `request budget: this run (seed ${seed}) sent slice ${slice.index + 1} of ${slice.slices} of this check's near-miss probes (${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`);
   }
   return slice.chosen;
-}
-
-/** Whether one check of a group of interchangeable checks runs in this run, and what to record. */
-export interface Turn {
-  readonly runs: boolean;
-  /** Names this run's slice of the group (and what the next seeds send); '' when the group is not rotated. */
-  readonly note: string;
 }
 
 /**
