@@ -36,7 +36,7 @@ export interface FaultRun {
 /**
  * The checks whose full name matches a pattern, with a fixed property seed, instead of the checks
  * tagged with the fault's requirements: what `PROPERTY_SEED=<seed> vitest run -t <pattern>` runs
- * (test/properties/properties-catch-faults.test.ts proves each property on its fault this way).
+ * (test/properties/properties-catch-faults.run.test.ts proves each property on its fault this way).
  */
 export interface CheckSelection {
   /** A regular expression, as vitest's -t takes it. */

@@ -1,7 +1,8 @@
 /**
  * The whole runs that are CPU-bound batches run at a lower priority than the files that measure
- * in real time (./batch-priority.ts, vitest.config.ts): this file is one of the batches (the
- * whole-runs project names it). k6-probes.test.ts checks the other side, a timed file's priority.
+ * in real time (./batch-priority.ts, vitest.config.ts): this file is one of the batches (its name,
+ * *.run.test.ts, puts it in the whole-runs project). k6-probes.timed.test.ts checks the other side,
+ * a timed file's priority.
  * It must not import the setup file: importing it lowers the priority, with or without the project.
  */
 import { spawnSync } from 'node:child_process';

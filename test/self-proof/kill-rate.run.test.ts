@@ -1,6 +1,6 @@
 /**
  * The kill rate, as `npm run self-proof` prints it: every fault of the catalogue caught, 100 %.
- * A file of its own (the catalogue's other tests are in fault-catalogue.test.ts) because it is
+ * A file of its own (the catalogue's other tests are in fault-catalogue.run.test.ts) because it is
  * npm test's longest run: on its own worker it starts first and runs beside the rest.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
  * The suite proves itself: against the reference server with each fault of its catalogue
  * switched on alone, the run fails with a failing check tagged with a requirement the fault
- * violates (the whole catalogue's kill rate is kill-rate.test.ts). The embedded self-proof's runners
+ * violates (the whole catalogue's kill rate is kill-rate.run.test.ts). The embedded self-proof's runners
  * (cli/fault-runner.ts) run many faults one after another: the fault switch between two runs must
  * leave nothing of the previous fault behind.
  */
