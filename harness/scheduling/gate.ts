@@ -1,36 +1,19 @@
 /**
- * The gate a check passes before it runs when the run's files run in parallel (embedded target
- * only: cli/conformance.ts decides, README "Why the embedded run is parallel"). It makes the
- * exclusions explicit instead of leaving them to luck:
+ * The gate every check passes before it runs when the run's files run in parallel (the embedded
+ * target; cli/conformance.ts decides). Two checks may run side by side unless their claims conflict:
  *
- * - A check that changes what every other check sees runs ALONE: moving the target's clock
- *   (clock-advanced: token expiry, CDR windows, every pending retry) or making the main account's
- *   balance snapshot fail (balance-upstream-failing: GET /balance is read by checks that declare nothing).
- * - Events reach every active subscription of their kind, whoever caused them: a check that
- *   emits events (event-emitted), creates a subscription (POST /hooks) or originates a call
- *   (POST /calls: call.ended follows when the call ends) holds the `webhooks` claim, which no two
- *   checks hold at once. It is taken at entry (event-emitted) or before the request (check.ts,
- *   requestClaim), and kept after an originating check ends until every call in progress has
- *   ended. The run's watch (event-watch.ts) is the one subscription meant to see everything.
- *   A request whose body can do neither goes without it (requestClaim), so the negative-data
- *   properties run beside the checks that subscribe instead of after them; so does a subscription
- *   to the run's receiver by a check that never looks at what it receives (the subscription
- *   state-table property: only its POST and DELETE answers are judged).
- * - A check that makes origination fail (originate-failing, engine-not-configured) changes only
- *   what POST /calls answers, and every check that sends POST /calls holds `webhooks` first: it
- *   claims `webhooks` at entry instead of running alone, so it no longer waits for (nor holds
- *   back) the checks that never originate, like a long CDR property on the other worker.
- * - Account states hand out tokens that their teardown revokes by label: two checks of the same
- *   state never overlap.
- * - A check that starts a server of its own and sends nothing to the target (the rate-limit
- *   check, a reference of its own with the spec's limit) claims nothing: not even a check that runs alone waits for it.
- * - Order across a project's files (run-order.ts): no check of a normal file starts before the
- *   `*.open.suite` files ended, no check of a `*.judge.suite` file before every other file ended.
+ * - `alone`: moving the target's clock or failing the balance snapshot changes what every check sees;
+ * - `webhooks`: events reach every subscription of their kind, so emitting, subscribing and
+ *   originating (call.ended follows the call) are one claim, held until the check's calls ended,
+ *   and taken by the origination faults too, since only POST /calls sees them; a request whose
+ *   body can neither subscribe nor dial, or a subscription no one watches, takes none (requestClaim);
+ * - `state:<name>`: an account state's teardown revokes its tokens by label;
+ * - none, for a check that sends nothing to the target (`ownServer`).
  *
- * Everything else runs side by side. The gate lives in the CLI's process (one per run) and the
- * workers reach it over loopback HTTP with a token of the run; with no gate configured (a remote
- * target, or vitest started directly) `enter` lets every check through at once: those runs have
- * one worker and run one check at a time.
+ * Within a project, `*.open.suite` files end before other files start, and `*.judge.suite` files
+ * start after every other file ended (./run-order.ts). The gate lives in the CLI's process; workers
+ * reach it over loopback HTTP with the run's token (the run context's `gate`). Without a gate
+ * (a remote target, one worker, vitest started directly) every check passes at once.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -290,7 +273,7 @@ export interface GateServer {
 
 export async function startGate(gate = new Gate()): Promise<GateServer> {
   // Imported here, not at the top: every worker imports this module for enterGate, and node:http's
-  // ESM namespace loads Node's bundled fetch and WebSocket (about 14 ms of each worker's start).
+  // ESM namespace loads Node's bundled fetch and WebSocket, which the workers never need.
   const { createServer } = await import('node:http');
   const token = randomBytes(24).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);
@@ -383,8 +366,8 @@ export async function enterGate(gate: GateAddress | undefined, file: string, cla
     throw error;
   }
   // A claim the check holds is never asked for again: a property sends hundreds of POST /hooks,
-  // each of which cost a round trip to the gate that the gate answered at once (about 480 of
-  // the 540 claims of an embedded run). Marking the check an originator is still sent once.
+  // each of which would cost a round trip the gate answers at once. Marking the check an
+  // originator is still sent once.
   const held = new Set<Claim>(claims);
   let originator = false;
   return {
