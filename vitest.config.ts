@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
-import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/suite/projects.ts';
-import { RunOrderSequencer } from './harness/suite/run-order-sequencer.ts';
+import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/run/projects.ts';
+import { RunOrderSequencer } from './harness/scheduling/sequencer.ts';
 import { requirements } from './requirements/catalogue.ts';
 
 // Requirement ids are vitest tags: a check tagged with an id the catalogue lacks fails the run
@@ -15,73 +15,58 @@ const tags = requirements.map((requirement) => ({ name: requirement.id, descript
 const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 
 const againstTarget = {
-  globalSetup: [fileURLToPath(new URL(`./harness/suite/global-setup.${ext}`, import.meta.url))],
+  // Provides the run context to the workers, starting the target when vitest runs directly.
+  globalSetup: [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))],
   // One worker and shared module state: one throttle and one request count for the whole run,
   // and control-API state changes that never race another file. `occ run` overrides this for the
-  // embedded target only, whose files run in parallel behind the check gate (harness/suite/gate.ts).
+  // embedded target only, whose files run in parallel behind the check gate (harness/scheduling/gate.ts).
   fileParallelism: false,
   isolate: false,
   tags,
 };
 
-// A larger young generation for forked workers: they parse and validate some 6 MB of CDR lists a
-// run, and V8's default semi-space made that about a third more garbage-collection time (456
-// against 310 ms of a run's CPU, in CPU profiles of the three processes). The self-proof's
-// runners use worker threads (harness/suite/projects.ts), which refuse V8 flags.
+// Forked workers get a larger young generation: they parse and validate megabytes of CDR lists a
+// run, and the default semi-space spends noticeably more time collecting garbage. The self-proof's
+// runners use worker threads (harness/run/projects.ts), which refuse V8 flags.
 const targetPool = targetProjectInThreads() ? { pool: 'threads' as const } : { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] };
 
-// npm test starts some hundred Node processes (runs, CLIs, reference servers) that compile the same
-// modules: a V8 compile cache shared by them (and inherited by the tests' clean environments,
-// test/cli/occ-process.ts) saves about a third of a short run's CPU. It caches code, not results.
+// The many Node processes of npm test (runs, CLIs, reference servers) compile the same modules: a
+// V8 compile cache shared by them (and inherited by the tests' clean environments,
+// test/cli/occ-process.ts) saves compiling them again. It caches code, not results.
 process.env.NODE_COMPILE_CACHE ??= compileCacheDirectory;
 
-// Tests that start whole runs (the CLI, every fault of the catalogue, k6, the packed package), and
-// the test that this project's workers run at the batches' priority (test/batch-priority.test.ts).
-// They run side by side with the unit files: none asserts a speed, every port is ephemeral, every
-// target, report folder and npm install is the test's own, and their timeouts are hang guards that
-// hold with the machine busy.
-const wholeRuns = ['test/self-proof/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/load/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/properties/properties-catch-faults.test.ts', 'test/batch-priority.test.ts'];
+// The project's own tests fall in three classes, by file name:
+// - `*.timed.test.ts`: whole runs that measure in real time (a k6 probe sending on a fixed schedule,
+//   retry intervals, a receiver polled on a schedule), which a starved machine makes inconclusive;
+// - `*.run.test.ts`: whole runs that are CPU-bound batches (the CLI, the fault catalogue, the packed
+//   package), whose verdicts do not depend on how fast they get the CPU: they run at a lower
+//   priority (test/batch-priority.ts), so the kernel serves the timed files first;
+// - every other `*.test.ts`: unit files.
+// Whole runs assert no speed, use ephemeral ports and folders of their own, and their timeouts are
+// hang guards, so all three classes share one pool.
+const timedRuns = 'test/**/*.timed.test.ts';
+const wholeRuns = 'test/**/*.run.test.ts';
 
-// Of those, the ones that measure in real time: the k6 rate-limit probe must send at 150 % of the
-// limit on a fixed schedule (each send within 625 ms), so a starved machine makes it inconclusive;
-// the full remote configuration and the remote recipe keep whole runs under a real limit; the remote
-// webhook watch judges retry intervals in real time (a 50× clock: 1.2 s, 2.4 s, 4.8 s…), which a
-// starved target stretches until constant backoff looks exponential; with-load runs both k6 probes
-// and the receiver service polls on a schedule. They keep the normal priority, and the other whole
-// runs (CPU-bound batches) run at a lower one (test/batch-priority.ts), so the kernel serves the
-// timed files first and both kinds share the machine instead of taking turns.
-const timedRuns = ['test/load/k6-probes.test.ts', 'test/cli/remote-full-configuration.test.ts', 'test/cli/remote-webhooks.test.ts', 'test/cli/remote-recipe.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts'];
+/** Timed runs first, then whole runs, then unit files: the long files start first, and no long file starts last. */
+function testClassRank(moduleId: string): number {
+  if (/\.timed\.test\.[jt]s$/.test(moduleId)) return 0;
+  if (/\.run\.test\.[jt]s$/.test(moduleId)) return 1;
+  return 2;
+}
 
-// vitest's default is one worker per core but one (a single worker on a 2-core machine, which ran
-// every file of npm test one after another). Most of these files spend their time waiting on child
-// processes, sockets, rate windows and delivery timeouts rather than computing, so more workers
-// than cores keep both cores busy. unit, whole-runs and timed-runs share one pool (same group, same
-// workers), so the short unit files fill the gaps beside the long whole runs.
+// Most of these files wait on child processes, sockets, rate windows and delivery timeouts rather
+// than compute, so more workers than cores keep the cores busy (vitest's default is one per core but one).
 const TEST_WORKERS = 6;
 
-// The longest files first (longest-processing-time order), so no long file starts last; a fresh
-// clone (CI) has no vitest timing cache, whose order would otherwise be by file size. Longest is
-// measured with the machine busy: the batches run at a lower priority (test/batch-priority.ts),
-// and the files that run their tests one after another (the CLI's runs, the properties' fault
-// runs) take longest then, so they start with the kill rate. Figures: bench:npm-test.
-const longestFirst = [
-  'test/self-proof/kill-rate.test.ts', 'test/cli/conformance-cli.test.ts', 'test/properties/properties-catch-faults.test.ts',
-  'test/cli/remote-full-configuration.test.ts', 'test/load/k6-probes.test.ts', 'test/cli/remote-webhooks.test.ts',
-  'test/self-proof/variants.test.ts', 'test/self-proof/fault-catalogue.test.ts', 'test/cli/package.test.ts', 'test/cli/waivers-replay.test.ts',
-  'test/cli/vitest-projects.test.ts', 'test/cli/remote-recipe.test.ts', 'test/cli/occ-cli.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts',
-  'test/report/html-browser.test.ts',
-];
-
-class NpmTestSequencer extends RunOrderSequencer {
+// By class, then a run's file order (harness/scheduling/run-order.ts: what a run watches is
+// opened first and judged last), then vitest's own order: the durations it recorded last time,
+// longest first, or the file size where it has none (a fresh clone).
+class TestClassSequencer extends RunOrderSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const base = await super.sort(files);
-    const rank = (spec: TestSpecification): number => {
-      const index = longestFirst.findIndex((path) => spec.moduleId.endsWith(path));
-      return index === -1 ? longestFirst.length : index;
-    };
     const position = new Map(base.map((spec, index) => [spec, index]));
     return [...base].sort((a, b) => (a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder)
-      || (rank(a) - rank(b)) || (position.get(a)! - position.get(b)!));
+      || (testClassRank(a.moduleId) - testClassRank(b.moduleId)) || (position.get(a)! - position.get(b)!));
   }
 }
 
@@ -96,30 +81,29 @@ const suites = `suites/**/*.suite.${ext}`;
 const properties = `properties/**/*.property.${ext}`;
 
 // `occ run` and the self-proof run the suites and the properties as one project, which only they
-// enable (harness/suite/projects.ts).
+// enable (harness/run/projects.ts).
 const targetProject = targetProjectEnabled()
   ? [{ test: { name: TARGET_PROJECT, include: [suites, properties], exclude: harnessProperties, ...againstTarget, ...targetPool } }]
   : [];
 
 // One vitest project per concern; each can be run alone with `vitest run --project <name>`.
-// `npm test` names unit, whole-runs and timed-runs (package.json): conformance and properties
-// (the suite against the embedded reference, one check at a time) would run first, on one core,
-// so test/cli/vitest-projects.test.ts runs them in the pool instead, as docs/architecture.md shows them.
+// `npm test` names unit, whole-runs and timed-runs (package.json), which share one pool (same
+// group), so the short unit files fill the gaps beside the long runs. conformance and properties
+// (the suite against the embedded reference, one check at a time) would run first, on one core:
+// test/cli/vitest-projects.run.test.ts runs them in the pool instead, as the README shows them.
 export default defineConfig({
   test: {
     reporters: ['default', './harness/report/closing-line.ts'],
-    // What a run watches across its checks is opened first and judged last (harness/suite/run-order.ts).
-    sequence: { sequencer: NpmTestSequencer },
+    sequence: { sequencer: TestClassSequencer },
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', ...harnessProperties],
-          exclude: wholeRuns,
+          exclude: [wholeRuns, timedRuns],
           maxWorkers: TEST_WORKERS,
-          // One worker serves many unit files instead of a fresh one each (about 10 CPU-s of npm
-          // test's worker start-ups): no unit file mocks modules, and the few that set variables,
-          // fake timers or the environment put them back in a finally or afterEach.
+          // One worker serves many unit files instead of a fresh one each: no unit file mocks
+          // modules, and the few that set variables, fake timers or the environment put them back.
           isolate: false,
           sequence: { groupOrder: 1 },
           ...busyMachineTimeouts,
@@ -143,8 +127,7 @@ export default defineConfig({
       {
         test: {
           name: 'whole-runs',
-          include: wholeRuns,
-          exclude: timedRuns,
+          include: [wholeRuns],
           // Before any file starts: one short run that fills Node's compile cache (test/compile-cache-warm-up.ts).
           globalSetup: ['test/compile-cache-warm-up.ts'],
           setupFiles: ['test/batch-priority.ts'],
@@ -156,7 +139,7 @@ export default defineConfig({
       {
         test: {
           name: 'timed-runs',
-          include: timedRuns,
+          include: [timedRuns],
           maxWorkers: TEST_WORKERS,
           sequence: { groupOrder: 1 },
           ...busyMachineTimeouts,

@@ -11,7 +11,7 @@
  * 2. verifySignature on a 1 KiB body in a tight loop. Goal: < 5 µs per verification.
  */
 import { startReceiver } from '../harness/webhooks/receiver.ts';
-import { signPayload, verifySignature } from '../harness/webhooks/signature.ts';
+import { signPayload, verifySignature } from '../contract/signature.ts';
 
 import { autocannon } from './autocannon.ts';
 import { intFromEnv } from './options.ts';

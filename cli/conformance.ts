@@ -20,14 +20,16 @@ import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
 import { readable } from '../harness/report/readable.ts';
-import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
-import { sweepStates } from '../harness/suite/control-journal.ts';
-import { sweepHooks } from '../harness/suite/hook-journal.ts';
-import { startGate, type GateServer } from '../harness/suite/gate.ts';
-import { enableTargetProject, TARGET_PROJECT } from '../harness/suite/projects.ts';
-import { acquireRun, releaseRun, type SharedRun } from '../harness/suite/shared-run.ts';
+import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
+import { sweepStates } from '../harness/seams/control-journal.ts';
+import { sweepHooks } from '../harness/seams/hook-journal.ts';
+import { Gate, startGate, type GateServer } from '../harness/scheduling/gate.ts';
+import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
+import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
 import { probeRequests } from '../load/lib/probe-shape.ts';
+import type { ControlCapability } from '../contract/control.ts';
+import { referenceFaults, startEmbeddedReference } from './embedded-reference.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
 
 /**
@@ -63,7 +65,7 @@ const PROBE_THRESHOLDS_CROSSED = 99;
 
 /**
  * Workers of an embedded run, whose files run in parallel behind the check gate
- * (harness/suite/gate.ts; docs/architecture.md, "Why the embedded run is parallel"): two, one per core of the
+ * (harness/scheduling/gate.ts; docs/architecture.md, "Why the embedded run is parallel"): two, one per core of the
  * machine this is measured on; each more loads the whole suite again. A remote run keeps one
  * worker: one throttle and one request count against the target's rate limit.
  */
@@ -144,7 +146,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   const config: SuiteConfig = loadConfigFromEnvironment();
   const workers = config.target.kind === 'embedded' && !options.dryRun ? embeddedWorkers() : 1;
-  // Taken before this process sets its own variables for the workers (PROPERTY_SEED, OCC_…).
+  // The configuration as the user gave it (this process sets no variable of its own).
   const configuration = configurationFingerprint(documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')), process.env);
   const waiverFile = options.waivers ?? (process.env.WAIVERS_FILE?.trim() || undefined);
   if (options.updateWaivers && waiverFile === undefined) throw new UsageError('--update-waivers needs a waiver file: --waivers <file> or WAIVERS_FILE');
@@ -157,19 +159,18 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const runDir = join(reportsRoot, runDirectoryName(startedAt));
   mkdirSync(runDir, { recursive: true });
 
-  // The global set-up and the workers read these; they never carry a secret.
-  process.env.PROPERTY_SEED = String(seed);
+  // vitest.config.ts defines the project that runs the suites and the properties as one.
   enableTargetProject();
-  process.env.OCC_HOOK_JOURNAL = join(runDir, 'hooks.jsonl');
-  process.env.OCC_DRY_RUN = options.dryRun ? '1' : '0';
+  const hookJournal = join(runDir, 'hooks.jsonl');
   // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
   const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
-  process.env.OCC_CONTROL_JOURNAL = join(controlJournalDir, 'states.jsonl');
+  const controlJournal = join(controlJournalDir, 'states.jsonl');
   // CONTROL_URL is read once, here, so that a broken endpoint stops the run with one line.
+  let controlCapabilities: ControlCapability[] | undefined;
   if (config.control !== undefined && !options.dryRun) {
     try {
       const { states, inspections } = await createControlTransport(config.control).capabilities();
-      process.env.OCC_CONTROL_CAPABILITIES = JSON.stringify([...states, ...inspections]);
+      controlCapabilities = [...states, ...inspections];
     } catch (error) {
       rmSync(controlJournalDir, { recursive: true, force: true });
       if (error instanceof ControlError) throw new ConfigError('CONTROL_URL', '', `CONTROL_URL: ${error.message}; check CONTROL_URL and CONTROL_TOKEN (protocol: control-openapi.json)`);
@@ -218,16 +219,19 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const parallel = workers > 1;
   let gate: GateServer | undefined;
   let ownRun: Promise<SharedRun | undefined> | undefined;
+  let runStarted: SharedRun | undefined;
   const started = performance.now();
   try {
-    if (parallel) {
-      gate = await startGate();
-      Object.assign(process.env, gate.env, { OCC_WATCH_FILE: join(controlJournalDir, 'watch.json') });
-    }
+    if (parallel) gate = await startGate(new Gate(() => runStarted?.callsInProgress() ?? 0));
     // The run's target starts now, beside vitest's own start: natively, from the compile cache,
     // rather than through vitest's module runner once vitest is up. The global set-up finds it
-    // started (shared-run.ts); a target that fails to start fails there, as it always did.
-    ownRun = acquireRun().catch(() => undefined);
+    // started (harness/run/lifecycle.ts); a target that fails to start fails there.
+    // What the workers are given: the run context (harness/run/context.ts), through vitest's provide.
+    ownRun = acquireRun({
+      startEmbedded: startEmbeddedReference, config, dryRun: options.dryRun, hookJournal, controlJournal,
+      ...(controlCapabilities === undefined ? {} : { controlCapabilities }), faults: referenceFaults(), seed,
+      ...(gate === undefined ? {} : { gate: gate.address, watchFile: join(controlJournalDir, 'watch.json') }),
+    }).then((run) => (runStarted = run), () => undefined);
     vitest = await createVitest({
       root,
       config: vitestConfigFile(),
@@ -245,7 +249,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     const run = await ownRun;
     if (run !== undefined) await releaseRun(run);
     await gate?.close();
-    for (const name of ['OCC_GATE_URL', 'OCC_GATE_TOKEN', 'OCC_WATCH_FILE']) delete process.env[name];
   }
   const durationMs = Math.round(performance.now() - started);
 
@@ -253,14 +256,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   let sweepRequests = 0;
   if (config.target.kind === 'remote' && !options.dryRun) {
     const api = createApiClient({ baseUrl: config.target.baseUrl, timeoutMs: config.requestTimeoutMs, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs, secrets: config.secrets });
-    const { failed } = await sweepHooks(process.env.OCC_HOOK_JOURNAL, api, config.tokens);
+    const { failed } = await sweepHooks(hookJournal, api, config.tokens);
     sweepRequests = api.stats.requestsSent;
     await api.close();
     for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}: delete it by hand\n`);
   }
   // Likewise for test-control states (the global teardown tears down; this covers one that never ran).
   if (config.control !== undefined && !options.dryRun) {
-    for (const line of await sweepStates(process.env.OCC_CONTROL_JOURNAL, createControlTransport(config.control))) {
+    for (const line of await sweepStates(controlJournal, createControlTransport(config.control))) {
       process.stderr.write(`conformance: could not tear down control state ${line}\n`);
     }
   }

@@ -19,7 +19,7 @@
  * and a receiver it delivers to, as a staging build would be. A fault whose requirements a remote
  * run cannot verify at all (e.g. the rate limit, which needs --with-load) is listed as such and
  * left out of the kill rate; every other fault must be caught. A remote run sends only its
- * seed's slice of some checks' near-miss probes (the request budget, harness/suite/rotation.ts),
+ * seed's slice of some checks' near-miss probes (the request budget, harness/scheduling/rotation.ts),
  * so a fault not caught is run again with the next seeds until every slice the run reported has
  * been sent (at most MAX_REMOTE_SEEDS runs): caught by one of them means caught by the runs a CI
  * schedule makes.
@@ -31,7 +31,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { config as loadDotenvFile } from 'dotenv';
 import { faults, type Fault } from '../reference/faults.ts';
-import { requirementsFailedBy, type RunReport } from '../harness/report/model.ts';
+import type { RunReport } from '../harness/report/model.ts';
+import { requirementsFailedBy } from '../harness/report/results.ts';
 import type { CheckSelection, FromRunner, ToRunner } from './fault-runner.ts';
 import { compileCacheDirectory, entryPoint } from './package-root.ts';
 import { remoteRunEnvironment, startRemoteReference } from './remote-reference.ts';

@@ -1,7 +1,7 @@
 /**
  * The self-proof's long-lived runner: one process per --concurrency slot (started by
  * ./fault-catalogue.ts over IPC), holding one vitest instance and one embedded run
- * (harness/suite/shared-run.ts) for many faults, so a fault costs its own checks and a fresh
+ * (harness/run/lifecycle.ts) for many faults, so a fault costs its own checks and a fresh
  * test worker instead of a whole process, vitest and global set-up start.
  *
  * A fault's run sees what a run of its own (`OCC_REFERENCE_FAULTS=<id> occ run --only <ids>`) sees:
@@ -18,12 +18,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';
-import { acquireRun, releaseRun, type SharedRun } from '../harness/suite/shared-run.ts';
-import { enableTargetProject, TARGET_PROJECT } from '../harness/suite/projects.ts';
+import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
+import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
 import { faults, type Fault } from '../reference/faults.ts';
+import { startEmbeddedReference } from './embedded-reference.ts';
 import { packageRoot, vitestConfigFile } from './package-root.ts';
 
 /** What one fault's run produced: the report a run of its own would write, and its exit code. */
@@ -35,7 +36,7 @@ export interface FaultRun {
 /**
  * The checks whose full name matches a pattern, with a fixed property seed, instead of the checks
  * tagged with the fault's requirements: what `PROPERTY_SEED=<seed> vitest run -t <pattern>` runs
- * (test/properties/properties-catch-faults.test.ts proves each property on its fault this way).
+ * (test/properties/properties-catch-faults.run.test.ts proves each property on its fault this way).
  */
 export interface CheckSelection {
   /** A regular expression, as vitest's -t takes it. */
@@ -68,15 +69,14 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
  * API_BASE_URL and the like (a configured remote target has no fault switches).
  */
 export async function startFaultRunner(): Promise<FaultRunner> {
-  process.env.OCC_DRY_RUN = '0';
   // A worker thread per fault rather than a forked process: the same fresh module graph and
   // environment (vitest hands each run's worker the environment of that run), without a Node
   // process start per fault; about a tenth of the self-proof's CPU (bench/RESULTS.md).
   enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it.
-  const run: SharedRun = await acquireRun();
-  if (run.target.kind !== 'embedded') {
+  const run: SharedRun = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
+  if (run.context.target.kind !== 'embedded') {
     await releaseRun(run);
     throw new Error('the self-proof runs against the embedded reference server: unset API_BASE_URL');
   }
@@ -112,9 +112,9 @@ export async function startFaultRunner(): Promise<FaultRunner> {
       async run(fault, only) {
         await run.switchFaults([fault.id]);
         const seed = only?.seed ?? Math.floor(Math.random() * 2 ** 31);
-        // Read by the worker vitest forks for this run (its environment is taken at each run).
-        process.env.PROPERTY_SEED = String(seed);
-        const collector = new CheckCollector({ root: packageRoot, redact: createRedactor(run.target.secrets) });
+        // Provided to the worker vitest starts for this run (vitest reads the provided context at each run).
+        run.setSeed(seed);
+        const collector = new CheckCollector({ root: packageRoot, redact: createRedactor(run.context.target.secrets) });
         current = collector;
         const startedAt = new Date().toISOString();
         const started = performance.now();

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tokenNames, tokenVariable } from '../harness/config/tokens.ts';
-import { limits } from '../harness/contract/openapi.ts';
+import { limits } from '../contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
 import type { ReferenceFixtures } from '../reference/server.ts';
 import { machineEnvironment } from './machine-environment.ts';

@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { limits } from '../harness/contract/openapi.ts';
+import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';

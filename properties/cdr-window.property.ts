@@ -14,11 +14,11 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import type { CdrList } from '../harness/contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { assertProperty } from '../harness/suite/property.ts';
-import { cdrCountProblem } from '../harness/suite/verdicts.ts';
-import { session } from '../harness/suite/session.ts';
+import type { CdrList } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { assertProperty } from '../harness/checks/property.ts';
+import { cdrCountProblem } from '../harness/checks/verdicts.ts';
+import { session } from '../harness/run/session.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { acceptedWindowQuery, windowQuery, type GeneratedQuery } from './arbitraries/cdr-query.ts';
 import { titles } from './titles.ts';

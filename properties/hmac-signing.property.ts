@@ -1,5 +1,5 @@
 /**
- * Properties of the webhook signature scheme (harness/webhooks/signature.ts), pure, no network.
+ * Properties of the webhook signature scheme (contract/signature.ts), pure, no network.
  * Cross-checked against the independent `stripe` package, whose webhook scheme is the same
  * construction (`t=<unix>,v1=<hex HMAC-SHA256 of "t." + body>`), so the two implementations
  * must agree in both directions.
@@ -8,7 +8,7 @@ import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOLERANCE_SECONDS, parseSignatureHeader, signPayload, verifySignature } from '../harness/webhooks/signature.ts';
+import { DEFAULT_TOLERANCE_SECONDS, parseSignatureHeader, signPayload, verifySignature } from '../contract/signature.ts';
 
 const stripe = new Stripe('sk_test_x');
 const RUNS = { numRuns: 150 };

@@ -18,12 +18,12 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { eventTypes, type EventType } from '../harness/contract/openapi.ts';
+import { eventTypes, type EventType } from '../contract/openapi.ts';
 import type { Exchange } from '../harness/http/client.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts';
-import { assertProperty } from '../harness/suite/property.ts';
-import { session } from '../harness/suite/session.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { assertProperty } from '../harness/checks/property.ts';
+import { session } from '../harness/run/session.ts';
 import {
   AUTO_DISABLE_AFTER, DELETE_NON_UUID, DELETE_UNKNOWN, deleteTransition, deliveryTransition, isUuid,
   type Expected, type ModelHook,

@@ -23,12 +23,12 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { couldOriginate } from '../harness/contract/origination.ts';
+import { couldOriginate } from '../contract/origination.ts';
 import type { Exchange } from '../harness/http/client.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { journalCreated, journalDeleted } from '../harness/suite/hook-journal.ts';
-import { assertProperty } from '../harness/suite/property.ts';
-import { session } from '../harness/suite/session.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { assertProperty } from '../harness/checks/property.ts';
+import { session } from '../harness/run/session.ts';
 import { brokenCallBody, brokenHookBody, validHookBody, type Body } from './arbitraries/bodies.ts';
 import { unparseable } from './arbitraries/cdr-query.ts';
 import { cdrVerdict } from './models/cdr-window-model.ts';

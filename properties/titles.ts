@@ -1,6 +1,6 @@
 /**
  * The titles of the API properties, in one place: the property files use them for their checks
- * (and the replay command), test/properties/properties-catch-faults.test.ts selects them with -t.
+ * (and the replay command), test/properties/properties-catch-faults.run.test.ts selects them with -t.
  */
 export const titles = {
   cdrWindowStatus: 'GET /cdrs answers every generated from/till/limit with the status and error code the spec requires',

@@ -33,8 +33,8 @@
  *   are unaffected.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CDR_WINDOW_MAX_MS, E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits, operations } from '../harness/contract/openapi.ts';
-import type { AgentList, Balance, CdrList, Me, OperationKey } from '../harness/contract/openapi.ts';
+import { CDR_WINDOW_MAX_MS, E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits, operations } from '../contract/openapi.ts';
+import type { AgentList, Balance, CdrList, Me, OperationKey } from '../contract/openapi.ts';
 import type { FaultId } from './faults.ts';
 import { isJsonContentType, isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
 import type { TokenRecord } from './seed.ts';

@@ -17,7 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { limits } from '../harness/contract/openapi.ts';
+import { limits } from '../contract/openapi.ts';
 import { unknownFaultIds } from './faults.ts';
 import { startReferenceServer } from './server.ts';
 import { expandVariantIds, unknownVariantIds } from './variants.ts';

@@ -14,9 +14,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   CONTROL_PROTOCOL, controlInspections, controlStates, isControlInspection, isControlState,
   type ControlInspection, type ControlState,
-} from '../harness/contract/control.ts';
-import { eventTypes, scopes as allScopes } from '../harness/contract/openapi.ts';
-import type { EventType } from '../harness/contract/openapi.ts';
+} from '../contract/control.ts';
+import { eventTypes, scopes as allScopes } from '../contract/openapi.ts';
+import type { EventType } from '../contract/openapi.ts';
 import { isJsonContentType, isPlainObject } from './http.ts';
 import { accountNames } from './seed.ts';
 import type { AccountName } from './seed.ts';

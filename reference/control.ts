@@ -39,8 +39,8 @@
  *          label, lastUsedAt (ISO or null), revoked}]}
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { eventTypes, scopes as allScopes } from '../harness/contract/openapi.ts';
-import type { EventType } from '../harness/contract/openapi.ts';
+import { eventTypes, scopes as allScopes } from '../contract/openapi.ts';
+import type { EventType } from '../contract/openapi.ts';
 import { faults as catalogue, UnknownFaultError, unknownFaultIds } from './faults.ts';
 import { isJsonContentType, isPlainObject } from './http.ts';
 import { accountNames } from './seed.ts';

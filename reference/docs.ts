@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { openapi } from '../harness/contract/openapi.ts';
+import { openapi } from '../contract/openapi.ts';
 import type { FaultSet } from './faults.ts';
 import { sendError } from './http.ts';
 

@@ -20,7 +20,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { scopes as allScopes } from '../harness/contract/openapi.ts';
+import { scopes as allScopes } from '../contract/openapi.ts';
 import type { ReferenceStore } from './store.ts';
 
 function safeEqual(a: string, b: string): boolean {

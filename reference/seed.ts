@@ -13,7 +13,7 @@
  * API tokens: OUR CHOICE of live-token prefix is `oc_live_` (the spec says only "a live-token
  * prefix followed by opaque characters"), followed by 32 base62 characters from the PRNG.
  */
-import { DAY_MS, scopes } from '../harness/contract/openapi.ts';
+import { DAY_MS, scopes } from '../contract/openapi.ts';
 
 export const API_TOKEN_PREFIX = 'oc_live_';
 /** Prefix of OAuth client_credentials access tokens (our choice; opaque, crypto-random). */

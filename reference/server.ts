@@ -30,7 +30,7 @@
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { limits } from '../harness/contract/openapi.ts';
+import { limits } from '../contract/openapi.ts';
 import { registerApi } from './api.ts';
 import { createClock } from './clock.ts';
 import { randomBytes } from 'node:crypto';

@@ -15,7 +15,7 @@
  * terminal, triggersDnc; dnc.added and lead.completed the base fields only.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EventType } from '../harness/contract/openapi.ts';
+import type { EventType } from '../contract/openapi.ts';
 import type { Clock } from './clock.ts';
 import type { FaultSet } from './faults.ts';
 import { VariantSet } from './variants.ts';

@@ -2,7 +2,7 @@
  * Conformant variants of the reference server: each one is a choice a careful engineer who read
  * only the spec could have made differently from ours, where the spec is silent or ambiguous.
  * They are NOT faults: a target with any of them on is conformant, and the suite must pass it
- * (test/self-proof/variants.test.ts runs the whole suite against each one, as a remote target).
+ * (test/self-proof/variants.run.test.ts runs the whole suite against each one, as a remote target).
  * They never count in the self-proof's kill rate.
  *
  * Switched on at start (`variants` option, `npm run reference -- --variants id,id|all`).

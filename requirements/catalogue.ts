@@ -365,6 +365,12 @@ export const requirements = [
 
 export type RequirementId = (typeof requirements)[number]['id'];
 
+/**
+ * Requirements the k6 webhook-retry probe judges only against the reference, whose virtual clock
+ * it drives: remotely the recovery plan is not run, and no watch of TIME_BUDGET_S reaches 24 h.
+ */
+export const REFERENCE_ONLY_PROBE_REQUIREMENTS: readonly RequirementId[] = ['WEBHOOK-RECOVERY-BEFORE-10', 'WEBHOOK-RETRY-HORIZON-24H'];
+
 const byId = new Map<string, Requirement>(requirements.map((r) => [r.id, r]));
 
 /** The entry for an id; throws on an unknown id so a typo in a test tag fails loudly. */
@@ -377,3 +383,19 @@ export function requirement(id: RequirementId): Requirement {
 export function isRequirementId(id: string): id is RequirementId {
   return byId.has(id);
 }
+
+/**
+ * What each k6 probe decides or observes (its thresholds' and observations' requirement ids): a
+ * probe that did not finish in a run leaves these not run, whatever its partial summary says.
+ */
+export const PROBE_REQUIREMENTS: Readonly<Record<'webhook-retry' | 'rate-limit', readonly RequirementId[]>> = {
+  'webhook-retry': [
+    'WEBHOOK-ACK-2XX', 'WEBHOOK-4XX-NO-RETRY', 'WEBHOOK-5XX-RETRY', 'WEBHOOK-TIMEOUT-RETRY', 'WEBHOOK-BACKOFF-EXPONENTIAL',
+    'WEBHOOK-RETRY-HORIZON-24H', 'WEBHOOK-RETRY-SAME-EVENT', 'WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10',
+    'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
+  ],
+  'rate-limit': [
+    'RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE',
+    'RATE-LIMIT-WINDOW-BEHAVIOUR',
+  ],
+};

@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
-import { CREDENTIAL_FIELD_PATTERN } from '../harness/contract/openapi.ts';
-import { check } from '../harness/suite/check.ts';
-import type { AgentList } from '../harness/contract/openapi.ts';
+import { CREDENTIAL_FIELD_PATTERN } from '../contract/openapi.ts';
+import { check } from '../harness/checks/check.ts';
+import type { AgentList } from '../contract/openapi.ts';
 import { credentialPaths } from './rules/agents.ts';
 
 describe('GET /agents', () => {

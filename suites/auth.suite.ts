@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
-import { operations, scopes, type OperationInfo, type OperationKey } from '../harness/contract/openapi.ts';
+import { operations, scopes, type OperationInfo, type OperationKey } from '../contract/openapi.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
-import { check, type CallRequest, type CheckTools } from '../harness/suite/check.ts';
-import { probesForRun, probesPlanned, turnOf } from '../harness/suite/rotation.ts';
-import { session } from '../harness/suite/session.ts';
-import { codeOf, expectError } from '../harness/suite/verdicts.ts';
+import { check, type CallRequest, type CheckTools } from '../harness/checks/check.ts';
+import { probesForRun, probesPlanned, turnOf } from '../harness/scheduling/rotation.ts';
+import { session } from '../harness/run/session.ts';
+import { codeOf, expectError } from '../harness/checks/verdicts.ts';
 import { tokenVariable, type TokenName } from '../harness/config/tokens.ts';
 
 /**

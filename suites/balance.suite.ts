@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
-import { check } from '../harness/suite/check.ts';
-import type { Balance } from '../harness/contract/openapi.ts';
+import { check } from '../harness/checks/check.ts';
+import type { Balance } from '../contract/openapi.ts';
 
 describe('GET /balance', () => {
   check(

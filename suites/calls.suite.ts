@@ -1,10 +1,10 @@
 import { describe } from 'vitest';
-import type { CallQueued } from '../harness/contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { watchOriginates } from '../harness/suite/event-watch.ts';
-import { session } from '../harness/suite/session.ts';
-import { probesForRun, probesPlanned, wayOf } from '../harness/suite/rotation.ts';
-import { codeOf, expectError } from '../harness/suite/verdicts.ts';
+import type { CallQueued } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { watchOriginates } from '../harness/seams/event-watch.ts';
+import { session } from '../harness/run/session.ts';
+import { probesForRun, probesPlanned, wayOf } from '../harness/scheduling/rotation.ts';
+import { codeOf, expectError } from '../harness/checks/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { callValidationProbes, FICTIONAL_E164 } from './data/calls.ts';
 import { detailLocation } from './rules/calls.ts';

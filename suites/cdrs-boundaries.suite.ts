@@ -6,15 +6,15 @@
  * of a record, calendar-impossible dates with valid times, 31 days ± 1 s from months of every
  * length, and a window with no record.
  *
- * Against a remote target each check sends its rotating slice (harness/suite/rotation.ts).
+ * Against a remote target each check sends its rotating slice (harness/scheduling/rotation.ts).
  * Verdicts hold under every reading the spec allows: `count` may be calls.length or the number
  * of records in the window; window edges may be inclusive or exclusive (no probe sits on one).
  */
 import { describe } from 'vitest';
-import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../harness/contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { probesCost, probesForRun, probesPlanned } from '../harness/suite/rotation.ts';
-import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/suite/verdicts.ts';
+import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { probesCost, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
+import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/checks/verdicts.ts';
 import {
   HOUR_MS,
   impossibleDates,

@@ -1,5 +1,5 @@
 /** The requirement each event kind's payload schema stands for (shared by the webhook suites). */
-import type { EventType } from '../harness/contract/openapi.ts';
+import type { EventType } from '../contract/openapi.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 
 export const payloadRequirement: Record<EventType, RequirementId> = {

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
-import { check } from '../harness/suite/check.ts';
-import { wayOf } from '../harness/suite/rotation.ts';
+import { check } from '../harness/checks/check.ts';
+import { wayOf } from '../harness/scheduling/rotation.ts';
 
 describe('GET /me', () => {
   check(

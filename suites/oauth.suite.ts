@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { session } from '../harness/suite/session.ts';
-import { codeOf } from '../harness/suite/verdicts.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { session } from '../harness/run/session.ts';
+import { codeOf } from '../harness/checks/verdicts.ts';
 import { advertisedAuthMethods, discoveryProblems } from './rules/oauth.ts';
 
 interface TokenAnswer {

@@ -6,9 +6,9 @@
  * about the limit itself: the k6 rate-limit probe (`--with-load`) measures it.
  */
 import { describe } from 'vitest';
-import { limits } from '../harness/contract/openapi.ts';
-import { check } from '../harness/suite/check.ts';
-import { session } from '../harness/suite/session.ts';
+import { limits } from '../contract/openapi.ts';
+import { check } from '../harness/checks/check.ts';
+import { session } from '../harness/run/session.ts';
 
 // Remote only (the embedded target runs unthrottled and its rate limit is the rate-limit suite's);
 // skipped rather than left empty, since a file without a suite is an error to vitest.

@@ -11,8 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { describe } from 'vitest';
-import { limits } from '../harness/contract/openapi.ts';
-import { check } from '../harness/suite/check.ts';
+import { limits } from '../contract/openapi.ts';
+import { check } from '../harness/checks/check.ts';
 import { expandVariantIds } from '../reference/variants.ts';
 import { refused, type Answer } from './rules/rate-limit.ts';
 

@@ -1,8 +1,8 @@
 import { describe } from 'vitest';
-import { compareDocuments } from '../harness/contract/compatibility.ts';
-import { openapi } from '../harness/contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { codeOf } from '../harness/suite/verdicts.ts';
+import { compareDocuments } from '../contract/compatibility.ts';
+import { openapi } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { codeOf } from '../harness/checks/verdicts.ts';
 import { serverUrl } from './rules/versioning.ts';
 
 async function servedDocument(t: CheckTools): Promise<unknown> {
@@ -38,7 +38,7 @@ describe('Versioning', () => {
       const served = await servedDocument(t);
       // Imported here, when the description arrived: the validator library and its ajv (about 35 ms
       // of a worker's start) load only in the worker that runs this check, not in every one that imports the file.
-      const { createDescriptionValidator } = await import('../harness/contract/openapi-description.ts');
+      const { createDescriptionValidator } = await import('../contract/openapi-description.ts');
       const validator = createDescriptionValidator();
       const result = await validator.validate(structuredClone(served) as Parameters<typeof validator.validate>[0]);
       t.ensure(

@@ -4,16 +4,16 @@
  * both sides (what arrived at the receiver, what the reference recorded).
  */
 import { describe } from 'vitest';
-import { limits } from '../harness/contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { deliveryOf, driveDelivery } from '../harness/suite/delivery-driver.ts';
-import { VIRTUAL_TIME_DELIVERIES, watchOpens } from '../harness/suite/event-watch.ts';
-import { turnOf } from '../harness/suite/rotation.ts';
-import { session } from '../harness/suite/session.ts';
-import { subscribe, type Subscription } from '../harness/suite/subscriptions.ts';
-import { codeOf, expectError, intervals, intervalsGrow } from '../harness/suite/verdicts.ts';
+import { limits } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { deliveryOf, driveDelivery } from '../harness/seams/delivery-driver.ts';
+import { VIRTUAL_TIME_DELIVERIES, watchOpens } from '../harness/seams/event-watch.ts';
+import { turnOf } from '../harness/scheduling/rotation.ts';
+import { session } from '../harness/run/session.ts';
+import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
+import { codeOf, expectError, intervals, intervalsGrow } from '../harness/checks/verdicts.ts';
 import type { ResponsePlan } from '../harness/webhooks/receiver.ts';
-import { SIGNATURE_HEADER, verifySignature } from '../harness/webhooks/signature.ts';
+import { SIGNATURE_HEADER, verifySignature } from '../contract/signature.ts';
 
 const HOUR_MS = 3_600_000;
 const HORIZON_MS = limits.webhookRetryHorizonHours * HOUR_MS;

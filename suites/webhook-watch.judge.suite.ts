@@ -1,20 +1,20 @@
 /**
- * Judges the run's watch of webhook deliveries (harness/suite/event-watch.ts), last in the run:
+ * Judges the run's watch of webhook deliveries (harness/seams/event-watch.ts), last in the run:
  * every delivery that reached a watched subscription is held to the delivery rules and its
  * kind's payload, whatever caused it; what the budget never showed is "not observed within N s",
  * never a pass. Checks that a single delivery can decide stop waiting as soon as it arrives (or
  * as soon as a delivery breaks their rule); the retry rules watch for the whole budget.
  */
 import { describe } from 'vitest';
-import { eventTypes, limits, type EventType } from '../harness/contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { additionalKeys, BASE_KEYS, payloadOf, postJsonProblem, signatureDiagnosis, signatureFormatProblem, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
-import { acknowledgesCallEnded, canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchesFailing, watchNeeds, type Watched, type WatchView } from '../harness/suite/event-watch.ts';
-import { session } from '../harness/suite/session.ts';
+import { eventTypes, limits, type EventType } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { additionalKeys, BASE_KEYS, payloadOf, postJsonProblem, signatureDiagnosis, signatureFormatProblem, signatureFreshnessProblem, timestampKeys } from '../harness/checks/delivery-verdicts.ts';
+import { acknowledgesCallEnded, canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchesFailing, watchNeeds, type Watched, type WatchView } from '../harness/seams/event-watch.ts';
+import { session } from '../harness/run/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
-import { duplicates, intervals } from '../harness/suite/verdicts.ts';
-import { DeliveryRefused, type ReceivedDelivery, type Refusal } from '../harness/suite/receiver-client.ts';
-import { targetClockAdvancedBetween } from '../harness/suite/control-client.ts';
+import { duplicates, intervals } from '../harness/checks/verdicts.ts';
+import { DeliveryRefused, type ReceivedDelivery, type Refusal } from '../harness/seams/receiver-client.ts';
+import { targetClockAdvancedBetween } from '../harness/seams/control-client.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import {

@@ -1,14 +1,14 @@
 /**
- * Opens the run's watch of webhook deliveries (harness/suite/event-watch.ts): first in the run,
+ * Opens the run's watch of webhook deliveries (harness/seams/event-watch.ts): first in the run,
  * so the deliveries it causes arrive while the other checks run; judged by
  * webhook-watch.judge.suite.ts, last.
  */
 import { describe } from 'vitest';
-import { eventTypes } from '../harness/contract/openapi.ts';
-import { check } from '../harness/suite/check.ts';
-import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/suite/event-watch.ts';
-import { codeOf } from '../harness/suite/verdicts.ts';
-import { session } from '../harness/suite/session.ts';
+import { eventTypes } from '../contract/openapi.ts';
+import { check } from '../harness/checks/check.ts';
+import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/seams/event-watch.ts';
+import { codeOf } from '../harness/checks/verdicts.ts';
+import { session } from '../harness/run/session.ts';
 
 const target = session().target;
 

@@ -1,15 +1,15 @@
 import { describe } from 'vitest';
-import { eventTypes } from '../harness/contract/openapi.ts';
-import { check, type CheckTools } from '../harness/suite/check.ts';
-import { canEmit } from '../harness/suite/event-watch.ts';
-import { turnOf } from '../harness/suite/rotation.ts';
-import { session } from '../harness/suite/session.ts';
+import { eventTypes } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import { canEmit } from '../harness/seams/event-watch.ts';
+import { turnOf } from '../harness/scheduling/rotation.ts';
+import { session } from '../harness/run/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
-import { subscribe } from '../harness/suite/subscriptions.ts';
-import { duplicates } from '../harness/suite/verdicts.ts';
+import { subscribe } from '../harness/seams/subscriptions.ts';
+import { duplicates } from '../harness/checks/verdicts.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
-import { additionalKeys, payloadOf, signatureDiagnosis, signatureFreshnessProblem, timestampKeys } from '../harness/suite/delivery-verdicts.ts';
-import { parseSignatureHeader, SIGNATURE_HEADER } from '../harness/webhooks/signature.ts';
+import { additionalKeys, payloadOf, signatureDiagnosis, signatureFreshnessProblem, timestampKeys } from '../harness/checks/delivery-verdicts.ts';
+import { parseSignatureHeader, SIGNATURE_HEADER } from '../contract/signature.ts';
 
 /** Waits for `count` deliveries at `path`; fails saying how many came. */
 async function awaitDeliveries(t: CheckTools, path: string, count: number, what: string): Promise<Delivery[]> {

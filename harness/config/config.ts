@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { config as loadDotenvFile } from 'dotenv';
-import { E164_PATTERN, NUMERIC_ID_PATTERN, limits } from '../contract/openapi.ts';
+import { E164_PATTERN, NUMERIC_ID_PATTERN, limits } from '../../contract/openapi.ts';
 import { parseCliConfig } from '../webhooks/receiver-cli.ts';
 import type { ReceiverOptions } from '../webhooks/receiver.ts';
 import { tokenNames, tokenVariable, type TokenName } from './tokens.ts';

@@ -4,7 +4,7 @@
  * configuration (dotenv, the receiver's settings, node:http and node:https) cost every worker
  * of every run its start-up time for nothing.
  */
-import { scopes } from '../contract/openapi.ts';
+import { scopes } from '../../contract/openapi.ts';
 
 /** Token fixtures a check may need, by the name the reference server's fixtures use. */
 export const tokenNames = [

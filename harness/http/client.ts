@@ -6,7 +6,7 @@
  * gets (recordsSince) is only ever the redacted, capped record of one (recordExchange).
  */
 import { Agent, errors as undiciErrors } from 'undici';
-import { limits } from '../contract/openapi.ts';
+import { limits } from '../../contract/openapi.ts';
 import { curlCommand } from '../report/curl.ts';
 import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';

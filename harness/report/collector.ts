@@ -10,9 +10,9 @@
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { Redactor } from '../http/redact.ts';
-import type { CheckResult, CheckStatus } from './model.ts';
+import type { CheckResult, CheckStatus } from './results.ts';
 import { clip, readable } from './readable.ts';
-import { partOf } from '../suite/projects.ts';
+import { partOf } from '../run/projects.ts';
 
 /** Longest failure and observation texts a report keeps (a target can make them huge); the cut is said in the text. */
 const FAILURE_CHARS = 20_000;
@@ -128,6 +128,7 @@ export class CheckCollector implements Reporter {
       requirements: [...test.tags],
       failure,
       skipReason,
+      ...(status === 'skipped' && meta.missingCapabilities !== undefined && meta.missingCapabilities.length > 0 ? { missingCapabilities: [...meta.missingCapabilities] } : {}),
       observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: clip(this.redact(o.text), OBSERVATION_CHARS) })),
       exchanges: result.state === 'failed' ? (meta.exchanges ?? []) : [],
       ...(result.state === 'failed' && meta.exchangesOmitted !== undefined ? { exchangesOmitted: meta.exchangesOmitted } : {}),

@@ -1,10 +1,9 @@
 /**
  * The states and inspections the target's control endpoint lacks (or all of them, without
- * CONTROL_URL), each with the requirements it would make verifiable, read from the checks'
- * skip reasons: the list a report ends with, as Pact prints missing state handlers. Pure.
+ * CONTROL_URL), each with the requirements it would make verifiable, from what the skipped checks
+ * say they miss: the list a report ends with, as Pact prints missing state handlers. Pure.
  */
-import { controlCapabilitiesMissingIn } from '../suite/needs.ts';
-import type { CheckResult, RequirementVerdict } from './model.ts';
+import type { CheckResult } from './results.ts';
 
 export interface ControlGap {
   readonly capability: string;
@@ -12,12 +11,12 @@ export interface ControlGap {
   readonly unlocks: readonly string[];
 }
 
-export function controlGaps(checks: readonly CheckResult[], verdicts: readonly RequirementVerdict[]): ControlGap[] {
+export function controlGaps(checks: readonly CheckResult[], verdicts: ReadonlyArray<{ readonly id: string; readonly status: string }>): ControlGap[] {
   const notVerifiable = new Set(verdicts.filter((v) => v.status === 'not_verifiable').map((v) => v.id));
   const unlocks = new Map<string, Set<string>>();
   for (const check of checks) {
-    if (check.status !== 'skipped' || check.skipReason === undefined) continue;
-    for (const capability of controlCapabilitiesMissingIn(check.skipReason)) {
+    if (check.status !== 'skipped') continue;
+    for (const capability of check.missingCapabilities ?? []) {
       const ids = unlocks.get(capability) ?? new Set<string>();
       for (const id of check.requirements) if (notVerifiable.has(id)) ids.add(id);
       unlocks.set(capability, ids);

@@ -12,8 +12,7 @@ import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import type { LoadProbeSummary, RunReport } from './model.ts';
-import { isRequirementId } from '../../requirements/catalogue.ts';
-import { PROBE_REQUIREMENTS } from '../../load/lib/probe-shape.ts';
+import { isRequirementId, PROBE_REQUIREMENTS } from '../../requirements/catalogue.ts';
 
 export const REPORT_FILES = ['report.json', 'report.md', 'report.html', 'junit.xml'] as const;
 

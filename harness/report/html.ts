@@ -18,7 +18,8 @@ import htm from 'htm';
 import { h, type VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { lines, stackedBars } from './charts.ts';
-import { failedRequirementsText, isSeedNote, type CheckResult, type LoadProbeSummary, type RequirementStatus, type RequirementVerdict, type RunReport } from './model.ts';
+import type { LoadProbeSummary, RequirementStatus, RequirementVerdict, RunReport } from './model.ts';
+import { failedRequirementsText, isSeedNote, type CheckResult } from './results.ts';
 import { describeWaiver, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 

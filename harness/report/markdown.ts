@@ -8,7 +8,8 @@
  * any backtick run they contain. Control and bidi characters are made visible first
  * (readable.ts).
  */
-import { failedRequirementsText, type RequirementStatus, type RunReport } from './model.ts';
+import type { RequirementStatus, RunReport } from './model.ts';
+import { failedRequirementsText } from './results.ts';
 import { describeWaiver, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 

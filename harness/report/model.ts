@@ -1,65 +1,12 @@
 /**
  * The report model: what a run found, requirement by requirement, built by pure functions from
- * the collected check results and the catalogue. Every output format (JSON, Markdown, HTML,
- * JUnit) renders this one model.
+ * the collected check results (./results.ts, after ./waivers.ts) and the catalogue. Every output
+ * format (JSON, Markdown, HTML, JUnit) renders this one model.
  */
-import { requirements, type Level } from '../../requirements/catalogue.ts';
-import type { Waiver, WaiverSummary } from './waivers.ts';
+import { REFERENCE_ONLY_PROBE_REQUIREMENTS, requirements, type Level } from '../../requirements/catalogue.ts';
 import { controlGaps, type ControlGap } from './control-gaps.ts';
-import { REFERENCE_ONLY_PROBE_REQUIREMENTS } from '../../load/lib/probe-shape.ts';
-
-/**
- * `waived`: failed, and a waiver covers every requirement it failed (harness/report/waivers.ts).
- * `not_run`: the run was interrupted before the check ran (neither a skip nor "not verifiable").
- */
-export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'waived' | 'not_run';
-
-export interface CheckResult {
-  /** Stable id: project, file and full name. */
-  readonly id: string;
-  readonly project: string;
-  readonly file: string;
-  readonly name: string;
-  readonly status: CheckStatus;
-  readonly durationMs: number;
-  readonly requirements: readonly string[];
-  readonly failure?: string | undefined;
-  readonly skipReason?: string | undefined;
-  readonly observations: ReadonlyArray<{ requirement: string; text: string }>;
-  readonly exchanges: ReadonlyArray<Record<string, unknown>>;
-  /** Earlier exchanges of a failed check left out of `exchanges` (the cap per check). */
-  readonly exchangesOmitted?: number;
-  readonly requests: number;
-  readonly plannedRequests: number;
-  readonly rateLimited: number;
-  /** Failed requirements a waiver covers, and those waivers (harness/report/waivers.ts). */
-  readonly waivedRequirements?: readonly string[];
-  readonly waivers?: readonly Waiver[];
-  /** Set when the check failed only by per-requirement verdicts (t.verify): the ids it failed. */
-  readonly failedRequirements?: readonly string[] | undefined;
-}
-
-/** The requirements a failed check fails: those its verdicts name, or every one it verifies. */
-export function requirementsFailedBy(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): readonly string[] {
-  if (check.status !== 'failed' && check.status !== 'waived') return [];
-  return check.failedRequirements ?? check.requirements;
-}
-
-/** "A, B" for a plain failure; "failed A · passed B, C" when per-requirement verdicts split it. */
-export function failedRequirementsText(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): string {
-  const failed = requirementsFailedBy(check);
-  if (check.failedRequirements === undefined) return failed.join(', ');
-  const passed = check.requirements.filter((id) => !failed.includes(id));
-  return `failed ${failed.join(', ')}${passed.length > 0 ? ` · passed ${passed.join(', ')}` : ''}`;
-}
-
-/** The observation every property check records (harness/suite/property.ts): its seed and replay command. */
-export const SEED_NOTE_PREFIX = 'property seed ';
-
-/** A seed note is replay information of a check, not something the target did. */
-export function isSeedNote(text: string): boolean {
-  return text.startsWith(SEED_NOTE_PREFIX);
-}
+import { requirementsFailedBy, type CheckResult } from './results.ts';
+import type { WaiverSummary } from './waivers.ts';
 
 export type RequirementStatus = 'passed' | 'failed' | 'waived' | 'observed' | 'not_verifiable' | 'not_run' | 'not_checked';
 

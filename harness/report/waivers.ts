@@ -14,16 +14,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isRequirementId } from '../../requirements/catalogue.ts';
-import { requirementsFailedBy, type CheckResult } from './model.ts';
-
-export interface Waiver {
-  readonly requirement: string;
-  readonly check?: string | undefined;
-  readonly reason?: string | undefined;
-  readonly ticket?: string | undefined;
-  /** YYYY-MM-DD, the last day the waiver holds (UTC). */
-  readonly expires?: string | undefined;
-}
+import { requirementsFailedBy, type CheckResult, type Waiver } from './results.ts';
 
 /** How a run treated its waivers; `none` when no waiver file was given. */
 export type WaiverMode = 'waivers' | 'strict' | 'none';

@@ -44,7 +44,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer as createPlainServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { SIGNATURE_HEADER, verifySignature } from './signature.ts';
+import { SIGNATURE_HEADER, verifySignature } from '../../contract/signature.ts';
 
 export type PlanStep = { status: number; times?: number } | { hang: true; times?: number };
 export type ResponsePlan = PlanStep[];

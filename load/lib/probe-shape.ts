@@ -15,7 +15,7 @@ export type PlanStep = { status: number; times?: number } | { hang: true; times?
 export interface Plan {
   name: string;
   steps: PlanStep[];
-  /** Only against the reference, whose virtual clock reaches the 10th attempt. */
+  /** Only against the reference, whose virtual clock reaches the 10th attempt (REFERENCE_ONLY_PROBE_REQUIREMENTS, requirements/catalogue.ts). */
   referenceOnly: boolean;
 }
 
@@ -27,27 +27,6 @@ export const WEBHOOK_RETRY_PLANS: readonly Plan[] = [
   { name: 'timeout', steps: [{ hang: true, times: 2 }, { status: 200 }], referenceOnly: false },
   { name: 'recover', steps: [{ status: 503, times: AUTO_DISABLE_AFTER - 1 }, { status: 200 }], referenceOnly: true },
 ];
-
-/**
- * What each probe decides or observes (its thresholds' and observations' requirement ids): a probe
- * that did not finish in a run leaves these not run, whatever its partial summary says.
- */
-export const PROBE_REQUIREMENTS: Readonly<Record<'webhook-retry' | 'rate-limit', readonly string[]>> = {
-  'webhook-retry': [
-    'WEBHOOK-ACK-2XX', 'WEBHOOK-4XX-NO-RETRY', 'WEBHOOK-5XX-RETRY', 'WEBHOOK-TIMEOUT-RETRY', 'WEBHOOK-BACKOFF-EXPONENTIAL',
-    'WEBHOOK-RETRY-HORIZON-24H', 'WEBHOOK-RETRY-SAME-EVENT', 'WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10',
-    'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
-  ],
-  'rate-limit': [
-    'RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR',
-  ],
-};
-
-/**
- * Requirements the webhook-retry probe judges only against the reference, whose virtual clock it
- * drives: remotely the recovery plan is not run, and no watch of TIME_BUDGET_S reaches 24 h.
- */
-export const REFERENCE_ONLY_PROBE_REQUIREMENTS: readonly string[] = ['WEBHOOK-RECOVERY-BEFORE-10', 'WEBHOOK-RETRY-HORIZON-24H'];
 
 export function webhookRetryPlans(reference: boolean): Plan[] {
   return WEBHOOK_RETRY_PLANS.filter((p) => reference || !p.referenceOnly);

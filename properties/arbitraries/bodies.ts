@@ -5,10 +5,10 @@
  *
  * POST /calls bodies must never be able to originate a call, even at a target that validates
  * nothing: every one breaks aiAgentId or toNumber in a way no lenient reading repairs
- * (`couldOriginate`, harness/contract/origination.ts, is the guard the property asserts before sending).
+ * (`couldOriginate`, contract/origination.ts, is the guard the property asserts before sending).
  */
 import fc from 'fast-check';
-import { eventTypes } from '../../harness/contract/openapi.ts';
+import { eventTypes } from '../../contract/openapi.ts';
 import { webFragments, webPath, webQueryParameters } from './uri-parts.ts';
 
 export type Body =

@@ -81,9 +81,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import { limits } from '../../harness/contract/openapi.ts';
-import type { EventType } from '../../harness/contract/openapi.ts';
-import { SIGNATURE_HEADER, signPayload } from '../../harness/webhooks/signature.ts';
+import { limits } from '../../contract/openapi.ts';
+import type { EventType } from '../../contract/openapi.ts';
+import { SIGNATURE_HEADER, signPayload } from '../../contract/signature.ts';
 import type { Clock } from '../clock.ts';
 
 export interface Subscription {

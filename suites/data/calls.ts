@@ -13,7 +13,7 @@ export type Probe = { body: { raw?: string; contentType?: string; json?: unknown
  * Near misses of every CallCreate field (docs/decisions.md, "Near-miss inputs"): each body breaks exactly
  * one rule and is valid otherwise (the provisioned agent, a fictional number), so the field
  * under test is the only reason to refuse it. Remotely `perRun` of them are sent per run
- * (harness/suite/rotation.ts); embedded, all of them.
+ * (harness/scheduling/rotation.ts); embedded, all of them.
  */
 export const callValidationProbes: Array<{
   title: string;

@@ -1,5 +1,5 @@
 /** The probe tables of cdrs-boundaries.suite.ts: GET /cdrs inputs either side of each rule's boundary. */
-import { CDR_WINDOW_MAX_MS, limits } from '../../harness/contract/openapi.ts';
+import { CDR_WINDOW_MAX_MS, limits } from '../../contract/openapi.ts';
 
 export const SECOND_MS = 1000;
 export const HOUR_MS = 3_600_000;

@@ -1,6 +1,6 @@
 /** The probe tables of hooks.suite.ts: near-miss ids of DELETE /hooks/{id} and near-miss bodies of POST /hooks. */
 import { randomUUID } from 'node:crypto';
-import { limits } from '../../harness/contract/openapi.ts';
+import { limits } from '../../contract/openapi.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { urlOfLength } from '../rules/hooks.ts';
 
@@ -29,7 +29,7 @@ export type Probe = { body: { raw?: string; json?: unknown }; what: string };
 
 /**
  * Near misses of every HookCreate field (docs/decisions.md, "Near-miss inputs"), each breaking one rule of a
- * body otherwise valid. Remotely `perRun` of them are sent per run (harness/suite/rotation.ts).
+ * body otherwise valid. Remotely `perRun` of them are sent per run (harness/scheduling/rotation.ts).
  */
 export const hookValidationProbes: Array<{ title: string; verifies: RequirementId; perRun: number; probes: Probe[] }> =
   [

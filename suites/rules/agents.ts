@@ -1,5 +1,5 @@
 /** The rules of agents.suite.ts that need no target: pure, so test/suites/agents.test.ts can hold them. */
-import { CREDENTIAL_FIELD_PATTERN } from '../../harness/contract/openapi.ts';
+import { CREDENTIAL_FIELD_PATTERN } from '../../contract/openapi.ts';
 
 /** Every key path in a JSON value whose name looks like a credential, at any depth. */
 export function credentialPaths(value: unknown, path = ''): string[] {

@@ -2,10 +2,10 @@
  * The rules of webhook-watch.judge.suite.ts that need no target: pure, so
  * test/suites/webhook-watch.test.ts can hold them.
  */
-import type { EventType } from '../../harness/contract/openapi.ts';
-import { payloadOf } from '../../harness/suite/delivery-verdicts.ts';
-import type { WatchView } from '../../harness/suite/event-watch.ts';
-import { intervals } from '../../harness/suite/verdicts.ts';
+import type { EventType } from '../../contract/openapi.ts';
+import { payloadOf } from '../../harness/checks/delivery-verdicts.ts';
+import type { WatchView } from '../../harness/seams/event-watch.ts';
+import { intervals } from '../../harness/checks/verdicts.ts';
 import type { Delivery } from '../../harness/webhooks/receiver.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareDocuments, resolveRef } from '../../harness/contract/compatibility.ts';
-import { openapi } from '../../harness/contract/openapi.ts';
+import { compareDocuments, resolveRef } from '../../contract/compatibility.ts';
+import { openapi } from '../../contract/openapi.ts';
 
 type Doc = Record<string, any>;
 const copy = (): Doc => structuredClone(openapi) as Doc;

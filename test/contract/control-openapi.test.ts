@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlInspections, controlOpenapi, controlStates } from '../../harness/contract/control.ts';
+import { controlInspections, controlOpenapi, controlStates } from '../../contract/control.ts';
 
 describe('control-openapi.json (the test-control protocol)', () => {
   it('names exactly the states and inspections the suite knows (the TS lists mirror the document)', () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDescriptionValidator } from '../../harness/contract/openapi-description.ts';
-import { openapi } from '../../harness/contract/openapi.ts';
+import { createDescriptionValidator } from '../../contract/openapi-description.ts';
+import { openapi } from '../../contract/openapi.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'occ-description-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

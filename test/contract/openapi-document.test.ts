@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { controlOpenapi } from '../../harness/contract/control.ts';
-import { eventTypes, limits, openapi, operations, scopes } from '../../harness/contract/openapi.ts';
+import { controlOpenapi } from '../../contract/control.ts';
+import { eventTypes, limits, openapi, operations, scopes } from '../../contract/openapi.ts';
 
 describe('openapi.json', () => {
   // The test-control protocol's own document is held to the same validator.
@@ -75,6 +75,6 @@ describe('openapi.json', () => {
   it('matches the generated TypeScript types (run npm run generate:types after editing openapi.json)', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'occ-types-')), 'types.ts');
     execFileSync(join('node_modules', '.bin', 'openapi-typescript'), ['openapi.json', '-o', out], { stdio: 'pipe' });
-    expect(readFileSync(out, 'utf8')).toBe(readFileSync('harness/contract/openapi-types.ts', 'utf8'));
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync('contract/openapi-types.ts', 'utf8'));
   });
 });

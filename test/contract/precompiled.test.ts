@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openapi } from '../../harness/contract/openapi.ts';
-import { precompiledFileName, suiteCacheDirectory } from '../../harness/contract/precompiled.ts';
-import { AJV_OPTIONS_KEY, createContract, schemaPointers, VALIDATORS_FILE } from '../../harness/contract/validator.ts';
+import { openapi } from '../../contract/openapi.ts';
+import { precompiledFileName, suiteCacheDirectory } from '../../contract/precompiled.ts';
+import { AJV_OPTIONS_KEY, createContract, schemaPointers, VALIDATORS_FILE } from '../../contract/validator.ts';
 
 const folders: string[] = [];
 const freshFolder = (): string => {

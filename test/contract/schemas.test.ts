@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openapi } from '../../harness/contract/openapi.ts';
-import { createContract } from '../../harness/contract/validator.ts';
+import { openapi } from '../../contract/openapi.ts';
+import { createContract } from '../../contract/validator.ts';
 
 const contract = createContract();
 const uuid4 = '0b8e8c3e-5f2a-4c1d-9e7b-2a6f4d8c1b3e';

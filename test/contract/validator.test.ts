@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createContract, matchPathTemplate } from '../../harness/contract/validator.ts';
+import { createContract, matchPathTemplate } from '../../contract/validator.ts';
 
 const contract = createContract();
 const json = (status: number, body: unknown, contentType = 'application/json; charset=utf-8') => ({

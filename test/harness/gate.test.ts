@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createContract } from '../../harness/contract/validator.ts';
-import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, requestClaim, startGate, type GateServer } from '../../harness/suite/gate.ts';
+import { createContract } from '../../contract/validator.ts';
+import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, requestClaim, startGate, type GateServer } from '../../harness/scheduling/gate.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 
@@ -218,17 +218,12 @@ describe('the gate', () => {
   });
 });
 
-/** Runs `body` with the workers' variables pointing at `gate` served over loopback, then puts them back. */
+/** Runs `body` with `gate` served over loopback (its address is what a run context carries), then closes it. */
 async function withGateServer(gate: Gate, body: (server: GateServer) => Promise<void>): Promise<void> {
   const server = await startGate(gate);
-  const saved = { url: process.env.OCC_GATE_URL, token: process.env.OCC_GATE_TOKEN };
-  Object.assign(process.env, server.env);
   try {
     await body(server);
   } finally {
-    process.env.OCC_GATE_URL = saved.url ?? '';
-    if (saved.token === undefined) delete process.env.OCC_GATE_TOKEN;
-    else process.env.OCC_GATE_TOKEN = saved.token;
     await server.close();
   }
 }
@@ -237,15 +232,15 @@ describe('the gate over loopback HTTP', () => {
   it('makes a worker wait its turn, and refuses a request without the run\'s token', async () => {
     const gate = new Gate(() => 0);
     await withGateServer(gate, async (server) => {
-      const first = await enterGate('a.suite.ts', ['check', 'alone']);
-      const second = enterGate('b.suite.ts', ['check']);
+      const first = await enterGate(server.address, 'a.suite.ts', ['check', 'alone']);
+      const second = enterGate(server.address, 'b.suite.ts', ['check']);
       expect(await settled(second)).toBe(false);
       await first.leave();
       const pass = await second;
       expect(gate.runningNow()).toHaveLength(1);
       await pass.leave();
       expect(gate.runningNow()).toEqual([]);
-      const refused = await fetch(`${server.env.OCC_GATE_URL}/enter`, { method: 'POST', body: '{}' });
+      const refused = await fetch(`${server.address.url}/enter`, { method: 'POST', body: '{}' });
       expect(refused.status).toBe(401);
     });
   });
@@ -262,15 +257,15 @@ describe('the gate over loopback HTTP', () => {
         super.originates(id);
       }
     })(() => 0);
-    await withGateServer(gate, async () => {
-      const subscriber = await enterGate('a.suite.ts', ['check']);
+    await withGateServer(gate, async (server) => {
+      const subscriber = await enterGate(server.address, 'a.suite.ts', ['check']);
       for (let i = 0; i < 3; i += 1) await subscriber.claim('webhooks'); // three POST /hooks
       expect(asked).toEqual(['webhooks']);
       await subscriber.claim('webhooks', true); // then a POST /calls: the gate must learn it originates
       await subscriber.claim('webhooks', true);
       expect(asked).toEqual(['webhooks', 'webhooks', 'originates']);
       // Still enforced: another check's subscription waits until this one left.
-      const other = await enterGate('b.suite.ts', ['check']);
+      const other = await enterGate(server.address, 'b.suite.ts', ['check']);
       const waiting = other.claim('webhooks');
       expect(await settled(waiting)).toBe(false);
       await subscriber.leave();
@@ -278,7 +273,7 @@ describe('the gate over loopback HTTP', () => {
       await other.leave();
       // A claim held from the start (an emitting check) is never asked for.
       asked.length = 0;
-      const emitter = await enterGate('c.suite.ts', ['check', 'webhooks']);
+      const emitter = await enterGate(server.address, 'c.suite.ts', ['check', 'webhooks']);
       await emitter.claim('webhooks');
       expect(asked).toEqual([]);
       await emitter.leave();
@@ -286,15 +281,9 @@ describe('the gate over loopback HTTP', () => {
   });
 
   it('lets every check through at once when the run has no gate (remote targets, vitest run directly)', async () => {
-    const saved = process.env.OCC_GATE_URL;
-    delete process.env.OCC_GATE_URL;
-    try {
-      const a = await enterGate('a.suite.ts', ['check', 'alone']);
-      const b = await enterGate('b.suite.ts', ['check', 'alone']);
-      await a.leave();
-      await b.leave();
-    } finally {
-      if (saved !== undefined) process.env.OCC_GATE_URL = saved;
-    }
+    const a = await enterGate(undefined, 'a.suite.ts', ['check', 'alone']);
+    const b = await enterGate(undefined, 'b.suite.ts', ['check', 'alone']);
+    await a.leave();
+    await b.leave();
   });
 });

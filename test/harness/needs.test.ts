@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { controlGaps } from '../../harness/report/control-gaps.ts';
-import type { CheckResult, RequirementVerdict } from '../../harness/report/model.ts';
-import { controlCapabilitiesMissingIn, notVerifiableReason } from '../../harness/suite/needs.ts';
-import type { ProvidedTarget } from '../../harness/suite/provided.ts';
+import type { RequirementVerdict } from '../../harness/report/model.ts';
+import type { CheckResult } from '../../harness/report/results.ts';
+import { notVerifiableReason, unverifiable } from '../../harness/checks/needs.ts';
+import type { RunTarget } from '../../harness/run/context.ts';
 
-const remote = (control: ProvidedTarget['control']): ProvidedTarget => ({
+const remote = (control: RunTarget['control']): RunTarget => ({
   kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined, control, controlJournal: '/dev/null',
   receiverLocalUrl: undefined, receiverPublicUrl: undefined, receiverCaPem: undefined, receiverRemote: false, receiverToken: undefined, tokens: { all: 'tok' }, oauth: undefined, agents: {},
   destinationNumber: undefined, allowOriginate: false, requestsPerMinute: 80, requestTimeoutMs: 1000, propertyNumRuns: 1, webhookBudgetS: 180, hookJournal: '/dev/null', secrets: [], dryRun: false,
@@ -15,29 +16,30 @@ describe('control needs', () => {
     const needs = { control: ['account-without-trunk', 'clock'] } as const;
     const without = notVerifiableReason(needs, remote(undefined))!;
     expect(without).toBe('not verifiable with this configuration: needs CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering account-without-trunk, clock: see control-openapi.json)');
-    expect(controlCapabilitiesMissingIn(without)).toEqual(['account-without-trunk', 'clock']);
+    expect(unverifiable(needs, remote(undefined))!.missingCapabilities).toEqual(['account-without-trunk', 'clock']);
     const partial = notVerifiableReason(needs, remote({ url: 'https://c.example.com', token: 'x', offered: ['clock'] }))!;
     expect(partial).toBe('not verifiable: the target\'s control endpoint does not offer account-without-trunk');
-    expect(controlCapabilitiesMissingIn(partial)).toEqual(['account-without-trunk']);
+    expect(unverifiable(needs, remote({ url: 'https://c.example.com', token: 'x', offered: ['clock'] }))!.missingCapabilities).toEqual(['account-without-trunk']);
     expect(notVerifiableReason(needs, remote({ url: 'https://c.example.com', token: 'x', offered: ['clock', 'account-without-trunk'] }))).toBeUndefined();
   });
 
   it('does not credit CONTROL_URL with a check that also lacks another variable', () => {
-    const reason = notVerifiableReason({ tokens: ['noTrunk'], control: ['clock'] }, remote(undefined))!;
-    expect(reason).toMatch(/needs TOKEN_NO_TRUNK; CONTROL_URL/);
-    expect(controlCapabilitiesMissingIn(reason)).toEqual([]);
-    expect(controlCapabilitiesMissingIn(notVerifiableReason({ control: ['clock'], oauth: true }, remote(undefined))!)).toEqual([]);
+    const why = unverifiable({ tokens: ['noTrunk'], control: ['clock'] }, remote(undefined))!;
+    expect(why.reason).toMatch(/needs TOKEN_NO_TRUNK; CONTROL_URL/);
+    expect(why.missingCapabilities).toEqual([]);
+    expect(unverifiable({ control: ['clock'], oauth: true }, remote(undefined))!.missingCapabilities).toEqual([]);
   });
 
   it('lists each missing capability with the not-verifiable requirements it would unlock', () => {
-    const check = (requirements: string[], skipReason?: string): CheckResult => ({
-      id: requirements.join(), project: 'conformance', file: 'x', name: requirements.join(), status: skipReason === undefined ? 'passed' : 'skipped', durationMs: 0,
-      requirements, skipReason, observations: [], exchanges: [], requests: 0, plannedRequests: 0, rateLimited: 0,
+    const check = (requirements: string[], missing?: string): CheckResult => ({
+      id: requirements.join(), project: 'conformance', file: 'x', name: requirements.join(), status: missing === undefined ? 'passed' : 'skipped', durationMs: 0,
+      requirements, ...(missing === undefined ? {} : { skipReason: `not verifiable: the target's control endpoint does not offer ${missing}`, missingCapabilities: [missing] }),
+      observations: [], exchanges: [], requests: 0, plannedRequests: 0, rateLimited: 0,
     });
     const verdict = (id: string, status: RequirementVerdict['status']) => ({ id, status }) as RequirementVerdict;
     const gaps = controlGaps([
-      check(['BALANCE-UPSTREAM-500'], 'not verifiable: the target\'s control endpoint does not offer balance-upstream-failing'),
-      check(['ME-SUSPENDED-403'], 'not verifiable: the target\'s control endpoint does not offer account-suspended'),
+      check(['BALANCE-UPSTREAM-500'], 'balance-upstream-failing'),
+      check(['ME-SUSPENDED-403'], 'account-suspended'),
       check(['ME-SUSPENDED-403']),
     ], [verdict('BALANCE-UPSTREAM-500', 'not_verifiable'), verdict('ME-SUSPENDED-403', 'passed')]);
     expect(gaps).toEqual([{ capability: 'balance-upstream-failing', unlocks: ['BALANCE-UPSTREAM-500'] }, { capability: 'account-suspended', unlocks: [] }]);

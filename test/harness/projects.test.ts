@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enableTargetProject, partOf, TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from '../../harness/suite/projects.ts';
+import { disableTargetProject, enableTargetProject, partOf, TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from '../../harness/run/projects.ts';
 
 describe('the part a check belongs to in reports', () => {
   it('is the project that ran it when that is conformance or properties', () => {
@@ -26,9 +26,10 @@ describe('how the target project runs', () => {
       enableTargetProject();
       expect(targetProjectEnabled()).toBe(true);
       expect(targetProjectInThreads()).toBe(false);
+      // Nothing a child process would inherit.
+      expect(process.env).toEqual(saved);
     } finally {
-      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-      Object.assign(process.env, saved);
+      disableTargetProject();
     }
   });
 });

@@ -3,8 +3,8 @@
  * runs as there are slices, with consecutive seeds, send every probe exactly once.
  */
 import { describe, expect, it } from 'vitest';
-import { sliceForRun, turnOf } from '../../harness/suite/rotation.ts';
-import { heldAtLeast, limitProblem } from '../../harness/suite/verdicts.ts';
+import { sliceForRun, turnOf } from '../../harness/scheduling/rotation.ts';
+import { heldAtLeast, limitProblem } from '../../harness/checks/verdicts.ts';
 
 describe('sliceForRun', () => {
   const cases = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
@@ -51,16 +51,6 @@ describe('the CDR limit verdicts hold under both readings of count', () => {
 
 describe('turnOf: whole checks taking turns across remote runs', () => {
   const members = ['a', 'b', 'c', 'd', 'e'];
-  const withSeed = <T>(seed: number, fn: () => T): T => {
-    const before = process.env.PROPERTY_SEED;
-    process.env.PROPERTY_SEED = String(seed);
-    try {
-      return fn();
-    } finally {
-      if (before === undefined) delete process.env.PROPERTY_SEED;
-      else process.env.PROPERTY_SEED = before;
-    }
-  };
 
   it('runs every member against the embedded reference, and records nothing', () => {
     for (const m of members) expect(turnOf(members, m, 1, false, 'the group')).toEqual({ runs: true, note: '' });
@@ -70,14 +60,15 @@ describe('turnOf: whole checks taking turns across remote runs', () => {
     for (const first of [0, 3, 1234567]) {
       const ran: string[] = [];
       for (let seed = first; seed < first + 3; seed++) {
-        const running = withSeed(seed, () => members.filter((m) => turnOf(members, m, 2, true, 'the group').runs));
+        // The seed a run context carries (its default), given here.
+        const running = members.filter((m) => turnOf(members, m, 2, true, 'the group', String, seed).runs);
         expect(running.length).toBeGreaterThan(0);
         expect(running.length).toBeLessThanOrEqual(2);
         ran.push(...running);
       }
       expect([...ran].sort()).toEqual(members);
     }
-    const turn = withSeed(7, () => turnOf(members, 'a', 1, true, 'the group'));
+    const turn = turnOf(members, 'a', 1, true, 'the group', String, 7);
     // Seed 7 sends slice 3 of 5 (c): "slice i of k" is what the remote self-proof reads.
     expect(turn.runs).toBe(false);
     expect(turn.note).toMatch(/^request budget: this run \(seed 7\) sends slice 3 of 5 of the group \(c\); runs with the next 4 seed\(s\) send the others \(a; b; d; e\)$/);

@@ -4,8 +4,8 @@
  * probe's own "over" loop for many limits and windows.
  */
 import { describe, expect, it } from 'vitest';
-import { PROBE_REQUIREMENTS, probeRequests, rateLimitShape, REFERENCE_WINDOW_MS, webhookRetryPlans } from '../../load/lib/probe-shape.ts';
-import { requirements } from '../../requirements/catalogue.ts';
+import { probeRequests, rateLimitShape, REFERENCE_WINDOW_MS, webhookRetryPlans } from '../../load/lib/probe-shape.ts';
+import { PROBE_REQUIREMENTS, requirements } from '../../requirements/catalogue.ts';
 
 describe('the k6 probes\' request bounds', () => {
   it('rate-limit at the spec\'s 100 per minute: 210 in the set-up burst at most, 90 under, 412 over', () => {

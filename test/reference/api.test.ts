@@ -4,7 +4,7 @@
  * openapi.json (status documented, content type, body schema incl. error code per status).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CDR_WINDOW_MAX_MS, CREDENTIAL_FIELD_PATTERN, DAY_MS, eventTypes, limits, operations, scopes } from '../../harness/contract/openapi.ts';
+import { CDR_WINDOW_MAX_MS, CREDENTIAL_FIELD_PATTERN, DAY_MS, eventTypes, limits, operations, scopes } from '../../contract/openapi.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import { api, control, expectResponse, http, iso, postJson, reset } from './helpers.ts';

@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { controlInspections, controlStates } from '../../harness/contract/control.ts';
-import { createControlClient, createControlTransport, type ControlTransport, type Values } from '../../harness/suite/control-client.ts';
-import { journalSetup, outstandingStates, sweepStates } from '../../harness/suite/control-journal.ts';
+import { controlInspections, controlStates } from '../../contract/control.ts';
+import { createControlClient, createControlTransport, type ControlTransport, type Values } from '../../harness/seams/control-client.ts';
+import { journalSetup, outstandingStates, sweepStates } from '../../harness/seams/control-journal.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { api, http, postJson } from './helpers.ts';
 

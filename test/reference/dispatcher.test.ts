@@ -8,7 +8,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { limits } from '../../harness/contract/openapi.ts';
+import { limits } from '../../contract/openapi.ts';
 import { generateTlsMaterial, startReceiver } from '../../harness/webhooks/receiver.ts';
 import type { Delivery, Receiver, ResponsePlan } from '../../harness/webhooks/receiver.ts';
 import { createClock } from '../../reference/clock.ts';

@@ -5,7 +5,7 @@
  * probed in webhooks.test.ts against a real HTTPS receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CDR_WINDOW_MAX_MS, CREDENTIAL_FIELD_PATTERN, DAY_MS } from '../../harness/contract/openapi.ts';
+import { CDR_WINDOW_MAX_MS, CREDENTIAL_FIELD_PATTERN, DAY_MS } from '../../contract/openapi.ts';
 import { faults, FaultSet } from '../../reference/faults.ts';
 import type { FaultId } from '../../reference/faults.ts';
 import { isRequirementId } from '../../requirements/catalogue.ts';

@@ -1,7 +1,7 @@
 /** Shared helpers of the reference server tests: HTTP over undici, contract checks, control calls. */
 import { request } from 'undici';
 import { expect } from 'vitest';
-import { createContract, matchPathTemplate } from '../../harness/contract/validator.ts';
+import { createContract, matchPathTemplate } from '../../contract/validator.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 
 export const contract = createContract();

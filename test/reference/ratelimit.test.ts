@@ -4,7 +4,7 @@
  * plus the limiter and the timestamp parser as units.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limits } from '../../harness/contract/openapi.ts';
+import { limits } from '../../contract/openapi.ts';
 import { FixedWindowLimiter, SlidingWindowLimiter } from '../../reference/ratelimit.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';

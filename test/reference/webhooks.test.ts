@@ -6,7 +6,7 @@
  * each dispatcher fault changes what the receiver sees (frozen clock, moved by the control API).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventTypes, limits } from '../../harness/contract/openapi.ts';
+import { eventTypes, limits } from '../../contract/openapi.ts';
 import { startReceiver } from '../../harness/webhooks/receiver.ts';
 import type { Receiver, ResponsePlan } from '../../harness/webhooks/receiver.ts';
 import type { FaultId } from '../../reference/faults.ts';

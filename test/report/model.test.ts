@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport, exitCodeOf, failedRequirementsText, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
+import { buildReport, exitCodeOf, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
+import { failedRequirementsText } from '../../harness/report/results.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 import { checkResult } from './fixtures.ts';
 

@@ -3,9 +3,9 @@
  * expiry, unused waivers, strict mode, and --update-waivers keeping existing entries untouched.
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../harness/report/model.ts';
+import type { CheckResult, Waiver } from '../../harness/report/results.ts';
 import { buildReport, exitCodeOf } from '../../harness/report/model.ts';
-import { applyWaivers, parseWaivers, WaiverError, withFailuresAdded, type Waiver } from '../../harness/report/waivers.ts';
+import { applyWaivers, parseWaivers, WaiverError, withFailuresAdded } from '../../harness/report/waivers.ts';
 
 function check(name: string, status: CheckResult['status'], requirements: string[]): CheckResult {
   return { id: name, project: 'conformance', file: 'suites/x.suite.ts', name, status, durationMs: 1, requirements, failure: status === 'failed' ? 'boom' : undefined, observations: [], exchanges: [], requests: 1, plannedRequests: 1, rateLimited: 0 };

@@ -28,7 +28,7 @@ function input(overrides: Partial<ReportInput>): ReportInput {
       checkResult({ name: 'rate limit burst', status: 'skipped', requirements: ['RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS'], skipReason: 'not verifiable with this configuration: needs the embedded reference server' }),
       // 5xx retry is a probe's requirement too, but this run verified it: not listed.
       checkResult({ name: '503 is retried', status: 'passed', requirements: ['WEBHOOK-5XX-RETRY'] }),
-      checkResult({ name: 'balance upstream', status: 'skipped', requirements: ['BALANCE-UPSTREAM-500'], skipReason: 'not verifiable: the target\'s control endpoint does not offer balance-upstream-failing' }),
+      checkResult({ name: 'balance upstream', status: 'skipped', requirements: ['BALANCE-UPSTREAM-500'], skipReason: 'not verifiable: the target\'s control endpoint does not offer balance-upstream-failing', missingCapabilities: ['balance-upstream-failing'] }),
     ],
     ...overrides,
   };

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventTypes, operations, scopes } from '../../harness/contract/openapi.ts';
+import { eventTypes, operations, scopes } from '../../contract/openapi.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 
 const specPath = '../shared/spec/outbound-calling-api-v1.md';

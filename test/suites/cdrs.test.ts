@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CdrList } from '../../harness/contract/openapi.ts';
+import type { CdrList } from '../../contract/openapi.ts';
 import { rowsOutside } from '../../suites/rules/cdrs.ts';
 
 const from = Date.parse('2026-03-01T00:00:00Z');

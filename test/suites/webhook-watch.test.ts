@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WatchRole, WatchView } from '../../harness/suite/event-watch.ts';
+import type { WatchRole, WatchView } from '../../harness/seams/event-watch.ts';
 import type { Delivery } from '../../harness/webhooks/receiver.ts';
 import {
   attemptsByEvent,

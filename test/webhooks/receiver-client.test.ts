@@ -4,9 +4,9 @@
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReceiverClient, DeliveryRefused, judgeDelivery, type ReceiverClient } from '../../harness/suite/receiver-client.ts';
+import { createReceiverClient, DeliveryRefused, judgeDelivery, type ReceiverClient } from '../../harness/seams/receiver-client.ts';
 import { startReceiver, type Delivery, type Receiver } from '../../harness/webhooks/receiver.ts';
-import { signPayload } from '../../harness/webhooks/signature.ts';
+import { signPayload } from '../../contract/signature.ts';
 
 const SECRET = 'whsec_client_test_Q2d8';
 const T = 1_700_000_000;

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial, startReceiver, takeStep, validatePlan, type Delivery, type Receiver } from '../../harness/webhooks/receiver.ts';
-import { signPayload } from '../../harness/webhooks/signature.ts';
+import { signPayload } from '../../contract/signature.ts';
 
 const SECRET = 'whsec_receiverTest_Q8vL2mN7';
 const now = (): number => Math.floor(Date.now() / 1000);

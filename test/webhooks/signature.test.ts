@@ -6,7 +6,7 @@ import {
   parseSignatureHeader,
   signPayload,
   verifySignature,
-} from '../../harness/webhooks/signature.ts';
+} from '../../contract/signature.ts';
 
 const SECRET = 'whsec_test_5ZbM3k9Qn2';
 const T = 1_700_000_000;

@@ -1,0 +1,43 @@
+/**
+ * The embedded reference server as a run's target (harness/run/target.ts's EmbeddedTarget):
+ * the composition root decides how the reference runs, so harness/ never imports reference/.
+ * The reference loads only when a run starts one.
+ */
+import type { StartEmbeddedTarget } from '../harness/run/target.ts';
+
+/**
+ * An originated call lasts this long (the reference's default is 300 ms). An originating check
+ * holds the gate's `webhooks` claim until its call has ended, so the length is paid once per such
+ * check; no check reads a duration from it (a CDR rounds it to 0 s either way).
+ */
+const CALL_DURATION_MS = 100;
+
+/**
+ * The delivery timeout, in the dispatcher's running time: the receiver shares this process, so a
+ * paused process delays the answer and the deadline alike. 250 ms covers a loopback TLS handshake
+ * and an answer; a check of an unanswered delivery waits it out.
+ */
+const DELIVERY_TIMEOUT_MS = 250;
+
+/** A comma-separated list of ids, e.g. OCC_REFERENCE_FAULTS. Pure. */
+export function idList(text: string | undefined): string[] {
+  return (text ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+}
+
+/** The fault switches a user turned on for the embedded reference (OCC_REFERENCE_FAULTS). */
+export function referenceFaults(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  return idList(env.OCC_REFERENCE_FAULTS);
+}
+
+/** Starts a fresh reference server: no rate limit, the given faults, the variants of OCC_REFERENCE_VARIANTS. */
+export const startEmbeddedReference: StartEmbeddedTarget = async ({ faults, trustedCaPem }) => {
+  const [{ startReferenceServer }, { expandVariantIds }] = await Promise.all([import('../reference/server.ts'), import('../reference/variants.ts')]);
+  return startReferenceServer({
+    rateLimit: false,
+    trustedCaPem: [...trustedCaPem],
+    faults: [...faults],
+    variants: expandVariantIds(idList(process.env.OCC_REFERENCE_VARIANTS)),
+    deliveryTimeoutMs: DELIVERY_TIMEOUT_MS,
+    callDurationMs: CALL_DURATION_MS,
+  });
+};

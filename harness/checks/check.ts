@@ -1,0 +1,290 @@
+/**
+ * `check`: a vitest test that reads like the spec, tagged with the requirement ids it verifies
+ * (vitest tags, declared from the catalogue, so an unknown id fails the run), declaring what it
+ * needs and how many requests it sends.
+ *
+ * Every response a check receives through `t.call` is validated against openapi.json for its
+ * exact method, path and status; where the spec is silent (x-unspecified) the problems become
+ * observations instead of failures.
+ */
+import { it, type TestContext } from 'vitest';
+import type { TokenName } from '../config/tokens.ts';
+import { openapi } from '../../contract/openapi.ts';
+import { matchPathTemplate } from '../../contract/validator.ts';
+import type { ApiRequest, Exchange } from '../http/client.ts';
+import type { RequirementId } from '../../requirements/catalogue.ts';
+import { randomUUID } from 'node:crypto';
+import { createControlClient, type ControlClient } from '../seams/control-client.ts';
+import { journalSetup, journalTeardown } from '../seams/control-journal.ts';
+import { claimsOf, enterGate, requestClaim } from '../scheduling/gate.ts';
+import { unverifiable, type AgentRole, type Needs } from './needs.ts';
+import type { RunTarget } from '../run/context.ts';
+import type { ReceiverClient } from '../seams/receiver-client.ts';
+import { session } from '../run/session.ts';
+
+export class CheckFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckFailure';
+  }
+}
+
+/** A check that ran but whose target never showed what it needed (nothing arrived in time). */
+class NotVerifiable extends Error {}
+
+export interface CallRequest extends ApiRequest {
+  /** Skip openapi.json validation (requests outside the documented operations). */
+  readonly validate?: boolean;
+}
+
+export interface CheckTools {
+  readonly target: RunTarget;
+  token(name: TokenName): string;
+  agent(role: AgentRole): string;
+  /** The target's test-control endpoint: the states and inspections declared in needs.control. */
+  readonly control: ControlClient;
+  readonly receiver: ReceiverClient;
+  /** Send a request; a transport failure or a response that breaks openapi.json fails the check. */
+  call(request: CallRequest): Promise<Exchange>;
+  /** The status (and error code) the spec requires. */
+  expectStatus(exchange: Exchange, status: number, errorCode?: string): void;
+  /** Fail with a sentence that says what the spec requires and what the target did. */
+  fail(message: string): never;
+  /** Fail with `message` unless `condition` holds: every requirement the check verifies fails. */
+  ensure(condition: boolean, message: string): void;
+  /** End as not verifiable: the target never showed what the rule needs (e.g. "not observed within 180 s"). */
+  notVerifiable(reason: string): never;
+  /**
+   * One requirement's verdict, without stopping the check: when `condition` is false the check
+   * fails at its end, and the report fails only the requirement(s) named here (`ensure` and
+   * `fail` still fail all of them). Each id must be one the check verifies.
+   */
+  verify(requirement: RequirementId | readonly RequirementId[], condition: boolean, message: string): void;
+  observe(requirement: RequirementId, text: string): void;
+  /** Runs after the check, pass or fail (deleting what it created). */
+  onCleanup(fn: () => Promise<void>): void;
+}
+
+/** Whether one check of a group of interchangeable checks runs in this run, and what to record (harness/scheduling/rotation.ts turnOf). */
+export interface Turn {
+  readonly runs: boolean;
+  /** Names this run's slice of the group (and what the next seeds send); '' when the group is not rotated. */
+  readonly note: string;
+}
+
+export interface CheckOptions {
+  readonly verifies: readonly [RequirementId, ...RequirementId[]];
+  readonly needs?: Needs;
+  /** Requests the check sends against a remote target (for --dry-run and the budget). */
+  readonly requests: number;
+  readonly timeoutMs?: number;
+  /**
+   * The check's turn in a group of interchangeable checks rotated across remote runs
+   * (turnOf): out of turn it sends nothing and is not verifiable, naming the seeds
+   * that send it; in turn it records which slice this run sends.
+   */
+  readonly turn?: Turn;
+  /**
+   * The check starts a server of its own and sends nothing to the run's target: it claims nothing
+   * at the gate (gate.ts), so a check that runs alone never waits for it.
+   */
+  readonly ownServer?: true;
+  /**
+   * The check never looks at what its subscriptions receive, and neither emits events nor
+   * originates calls: a POST /hooks of it whose target is the run's own receiver (which answers
+   * every delivery it is given a plan for) takes no `webhooks` claim (gate.ts requestClaim).
+   * Another check's events reaching those subscriptions change nothing it judges, and no other
+   * check looks at its receiver paths.
+   */
+  readonly unwatchedSubscriptions?: true;
+  /**
+   * Where an answer that breaks only what openapi.json assumes (x-assumed: the 429 whose shape the
+   * spec does not show) is recorded, as an observation and never a failure: the requirement about
+   * that answer, e.g. RATE-LIMIT-RESPONSE-SHAPE for a check that sends requests it expects to be
+   * refused (expectRateLimit). Default: the first requirement the check verifies.
+   */
+  readonly assumedAnswersObservedUnder?: RequirementId;
+}
+
+/** One requirement's verdict recorded by `t.verify` (task meta `verdicts`). */
+export interface RequirementVerdictRecord {
+  readonly requirement: string;
+  readonly passed: boolean;
+  readonly message?: string;
+}
+
+/** The failure a check ends with when only `t.verify` verdicts failed: which ids, and why. */
+export function verdictFailure(verdicts: readonly RequirementVerdictRecord[]): { requirements: string[]; message: string } | undefined {
+  const failed = verdicts.filter((v) => !v.passed);
+  if (failed.length === 0) return undefined;
+  const requirements = [...new Set(failed.map((v) => v.requirement))];
+  const messages = [...new Set(failed.map((v) => `[${v.requirement}] ${v.message ?? 'failed'}`))];
+  return { requirements, message: messages.join('\n') };
+}
+
+function describeStatus(exchange: Exchange): string {
+  if (exchange.status === undefined) return `no response (${exchange.transportError})`;
+  const code = (exchange.json as { error?: unknown } | undefined)?.error;
+  return typeof code === 'string' ? `${exchange.status} ${code}` : String(exchange.status);
+}
+
+function operationOf(request: CallRequest): { method: string; template: string } | undefined {
+  if (request.validate === false || /^https?:\/\//.test(request.path)) return undefined;
+  const template = matchPathTemplate(request.path);
+  if (template === undefined) return undefined;
+  const item = (openapi.paths as Record<string, Record<string, unknown>>)[template];
+  return item?.[request.method.toLowerCase()] === undefined ? undefined : { method: request.method, template };
+}
+
+export function check(title: string, options: CheckOptions, body: (t: CheckTools) => Promise<void>): void {
+  const target = session().target;
+  const perRequestMs = target.requestsPerMinute === undefined ? 200 : 60_000 / target.requestsPerMinute;
+  const timeout = options.timeoutMs ?? Math.max(15_000, options.requests * perRequestMs * 2 + 10_000);
+
+  const outOfTurn = options.turn !== undefined && !options.turn.runs;
+  it(title, { tags: [...options.verifies], meta: { plannedRequests: outOfTurn ? 0 : options.requests }, timeout }, async (ctx: TestContext) => {
+    const { api, contract, control, receiver } = session();
+    const meta = ctx.task.meta;
+    const why = unverifiable(options.needs ?? {}, target);
+    if (why !== undefined) {
+      meta.notVerifiable = why.reason;
+      if (why.missingCapabilities.length > 0) meta.missingCapabilities = [...why.missingCapabilities];
+      meta.plannedRequests = 0; // it sends nothing with this configuration
+      return ctx.skip(meta.notVerifiable);
+    }
+    if (outOfTurn) {
+      meta.notVerifiable = `not verifiable: ${options.turn!.note}`;
+      return ctx.skip(meta.notVerifiable);
+    }
+    if (target.dryRun) return ctx.skip('dry run');
+    // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
+    const pass = await enterGate(session().context.gate, ctx.task.file.filepath, claimsOf(options.needs?.control, options.ownServer === true), ctx.signal);
+
+    const unwatchedReceiver = options.unwatchedSubscriptions === true ? target.receiverPublicUrl : undefined;
+    const firstExchange = api.exchangeCount;
+    const statsBefore = api.stats;
+    const cleanups: Array<() => Promise<void>> = [];
+    // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
+    // access tokens); the report's writers only ever see redacted text.
+    const observe = (requirement: RequirementId, text: string): void => {
+      (meta.observations ??= []).push({ requirement, text: api.redact(text) });
+    };
+    const fail = (message: string): never => {
+      throw new CheckFailure(message);
+    };
+    const verdicts: RequirementVerdictRecord[] = (meta.verdicts = []);
+    if (options.turn !== undefined && options.turn.note !== '') observe(options.verifies[0], options.turn.note);
+    // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
+    const controlClient = createControlClient({
+      transport: control,
+      offered: new Set(target.control?.offered ?? []),
+      declared: options.needs?.control ?? [],
+      onSetup(state, params, values) {
+        const id = randomUUID();
+        journalSetup(target.controlJournal, id, state, params, values);
+        cleanups.push(async () => {
+          await control!.teardown(state, params, values);
+          journalTeardown(target.controlJournal, id);
+        });
+      },
+      remember: (secret) => api.redact.remember(secret),
+      fail,
+    });
+
+    const tools: CheckTools = {
+      target,
+      token(name) {
+        return target.tokens[name] ?? fail(`check bug: token ${name} used but not declared in needs`);
+      },
+      agent(role) {
+        return target.agents[role] ?? fail(`check bug: agent ${role} used but not declared in needs`);
+      },
+      control: controlClient,
+      get receiver() {
+        return receiver ?? fail('check bug: receiver used but not declared in needs');
+      },
+      async call(request) {
+        // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
+        if (requestClaim(request, (schema, value) => contract.checkSchema(schema, value).length > 0, unwatchedReceiver) !== undefined) await pass.claim('webhooks', request.path === '/calls');
+        const exchange = await api.send(request);
+        const where = `${request.method} ${request.path}`;
+        if (exchange.status === 429 && request.expectRateLimit !== true) {
+          // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
+          const event = api.rateLimitEvents.at(-1);
+          throw new NotVerifiable(`${where} was refused for rate (429) after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`);
+        }
+        if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
+        const operation = operationOf(request);
+        if (operation !== undefined) {
+          const verdict = contract.checkResponse(operation.method, operation.template, {
+            status: exchange.status!, headers: exchange.responseHeaders, rawBody: exchange.rawBody, json: exchange.json, jsonError: exchange.jsonError,
+          });
+          if (verdict.problems.length > 0) {
+            if (verdict.unspecified) {
+              observe(options.assumedAnswersObservedUnder ?? options.verifies[0], `${verdict.operation} answered ${exchange.status}: ${verdict.problems.join('; ')}`);
+            } else {
+              fail(`${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n- ${verdict.problems.join('\n- ')}`);
+            }
+          }
+        }
+        if (exchange.transportError !== undefined) fail(`${where}: ${exchange.transportError}`);
+        return exchange;
+      },
+      expectStatus(exchange, status, errorCode) {
+        const wanted = errorCode === undefined ? String(status) : `${status} ${errorCode}`;
+        const got = describeStatus(exchange);
+        if (exchange.status !== status || (errorCode !== undefined && (exchange.json as { error?: unknown } | undefined)?.error !== errorCode)) {
+          fail(`${exchange.method} ${new URL(exchange.url).pathname}: expected ${wanted}, got ${got}`);
+        }
+      },
+      fail,
+      ensure(condition, message) {
+        if (!condition) fail(message);
+      },
+      notVerifiable(reason) {
+        throw new NotVerifiable(reason);
+      },
+      verify(requirement, condition, message) {
+        const ids = typeof requirement === 'string' ? [requirement] : [...requirement];
+        const foreign = ids.filter((id) => !options.verifies.includes(id));
+        if (foreign.length > 0) fail(`check bug: verify(${foreign.join(', ')}) names a requirement the check is not tagged with`);
+        for (const id of ids) verdicts.push({ requirement: id, passed: condition, ...(condition ? {} : { message }) });
+      },
+      observe,
+      onCleanup(fn) {
+        cleanups.push(fn);
+      },
+    };
+
+    try {
+      await body(tools);
+      const failed = verdictFailure(verdicts);
+      if (failed !== undefined) {
+        meta.failedRequirements = failed.requirements;
+        throw new CheckFailure(failed.message);
+      }
+    } catch (error) {
+      if (error instanceof NotVerifiable) {
+        meta.notVerifiable = `not verifiable: ${error.message}`;
+        ctx.skip(meta.notVerifiable);
+      }
+      const { records, omitted } = api.recordsSince(firstExchange);
+      meta.exchanges = records.map((record) => ({ ...record }));
+      if (omitted > 0) meta.exchangesOmitted = omitted;
+      if (error instanceof Error) error.message = api.redact(error.message);
+      throw error;
+    } finally {
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch (error) {
+          observe(options.verifies[0], `cleanup failed: ${(error as Error).message}`);
+        }
+      }
+      const statsAfter = api.stats;
+      meta.requestCount = statsAfter.requestsSent - statsBefore.requestsSent;
+      meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
+      await pass.leave();
+    }
+  });
+}

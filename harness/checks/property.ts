@@ -1,0 +1,90 @@
+/**
+ * Running a fast-check property inside a `check` (properties/*.property.ts): the seed is chosen
+ * here (the run's seed, or one derived from the clock) and recorded as an observation on every
+ * run, so any run, green or red, can be replayed; a failure becomes one readable error with the
+ * counterexample, the seed, fast-check's path and the exact command that replays it.
+ *
+ * Shrinking: against the embedded reference server a failure is shrunk (requests are free
+ * there and a minimal counterexample is what makes the failure readable); against a remote
+ * target the run ends at the first failure (`endOnFailure`), because every shrink step is a
+ * request against someone's deployment and the budget is ~20 requests for all properties.
+ */
+import fc from 'fast-check';
+import { SEED_NOTE_PREFIX } from '../report/results.ts';
+import type { RequirementId } from '../../requirements/catalogue.ts';
+import { CheckFailure, type CheckTools } from './check.ts';
+import { session } from '../run/session.ts';
+import { clockSeed, SEED_VARIABLE } from '../scheduling/seed.ts';
+
+/** A vitest -t pattern matching exactly this title (it is a regular expression). */
+export function titlePattern(title: string): string {
+  return title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The shell command that replays one property with one seed. */
+export function replayCommand(title: string, seed: number): string {
+  const pattern = titlePattern(title).replace(/(["\\$`])/g, '\\$1');
+  return `${SEED_VARIABLE}=${seed} npx vitest run --project properties -t "${pattern}"`;
+}
+
+export interface PropertyFailure {
+  readonly title: string;
+  readonly seed: number;
+  readonly counterexample: unknown;
+  readonly path: string | null;
+  readonly numRuns: number;
+  readonly numShrinks: number;
+  readonly error: unknown;
+}
+
+/** The message of a failed property: what broke, on which input, and how to replay it. */
+export function failureMessage(failure: PropertyFailure): string {
+  const cause = failure.error instanceof Error ? failure.error.message : String(failure.error);
+  return [
+    cause,
+    `counterexample${failure.numShrinks > 0 ? ` (shrunk ${failure.numShrinks} times)` : ''}: ${fc.stringify(failure.counterexample)}`,
+    `after ${failure.numRuns} run(s); seed ${failure.seed}, path ${failure.path ?? '(none)'}`,
+    `replay: ${replayCommand(failure.title, failure.seed)}`,
+  ].join('\n');
+}
+
+export interface PropertyRun {
+  /** The check's title, exactly as given to `check` (for the replay command). */
+  readonly title: string;
+  /** The requirement the seed observation is filed under (the check's first id). */
+  readonly requirement: RequirementId;
+  /** Default: t.target.propertyNumRuns. */
+  readonly numRuns?: number;
+}
+
+/**
+ * fc.assert for a check: runs `property` with the run's seed, records the seed, and on failure
+ * throws a CheckFailure carrying the counterexample and the replay command.
+ */
+export async function assertProperty<Ts>(t: CheckTools, run: PropertyRun, property: fc.IAsyncPropertyWithHooks<Ts>): Promise<void> {
+  const seed = session().context.seed ?? clockSeed(Date.now());
+  const numRuns = run.numRuns ?? t.target.propertyNumRuns;
+  t.observe(run.requirement, `${SEED_NOTE_PREFIX}${seed}, ${numRuns} run(s); replay: ${replayCommand(run.title, seed)}`);
+  const endOnFailure = t.target.kind === 'remote';
+  let thrown: unknown;
+  try {
+    // fc.assert with our own reporter: the default one throws fast-check's text, which lacks the
+    // replay command; this one keeps the run details and lets the message be built below.
+    await fc.assert(property, {
+      numRuns,
+      seed,
+      endOnFailure,
+      asyncReporter: async (details) => {
+        if (details.failed) {
+          throw new CheckFailure(failureMessage({
+            title: run.title, seed: details.seed, counterexample: details.counterexample, path: details.counterexamplePath,
+            numRuns: details.numRuns, numShrinks: details.numShrinks, error: details.errorInstance,
+          }));
+        }
+      },
+    });
+  } catch (error) {
+    thrown = error;
+  }
+  if (thrown !== undefined) throw thrown instanceof CheckFailure ? thrown : new CheckFailure(`${(thrown as Error).message ?? String(thrown)}\nreplay: ${replayCommand(run.title, seed)}`);
+}

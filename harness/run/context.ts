@@ -1,0 +1,110 @@
+/**
+ * The run context: what whoever started the run (`occ run`, the self-proof's runner, or vitest's
+ * global set-up when vitest runs directly) decided about it, handed to every test worker as ONE
+ * typed object through vitest's provide/inject (key `run`; cli/vitest-global-setup.ts provides
+ * it, harness/run/session.ts injects it). What travels in it:
+ *
+ * - target: where the target is and what this configuration has for it (fixtures, the control
+ *   endpoint with the capabilities it offers, read once per run, the webhook receiver), the
+ *   run's budgets, whether it is a dry run, the journals of the hooks and control states the run
+ *   creates (swept at its end), and the embedded reference's fault switches;
+ * - seed: the run's seed (--seed or PROPERTY_SEED), which the properties and the rotations follow;
+ * - gate: where the check gate of a parallel (embedded) run listens, and its token;
+ * - watchFile: the private file that hands the webhook watch from the worker that opened it to
+ *   the one that judges it, in a parallel run.
+ *
+ * Environment variables carry only what a user configures (.env.example), read once by whoever
+ * starts the run. Also declared here: the task meta a check leaves for the report's collector.
+ */
+import type { TokenName } from '../config/tokens.ts';
+import type { ControlCapability } from '../../contract/control.ts';
+
+export interface RunTarget {
+  readonly kind: 'embedded' | 'remote';
+  readonly baseUrl: string;
+  readonly authUrl: string | undefined;
+  /**
+   * The test-control endpoint (CONTROL_URL; the embedded reference's own) and what it offers,
+   * read once per run (every capability assumed on a dry run, which sends nothing).
+   */
+  readonly control: { readonly url: string; readonly token: string; readonly offered: readonly ControlCapability[] } | undefined;
+  /** Journal of test-control states set up and not yet torn down (a private temporary file). */
+  readonly controlJournal: string;
+  /** The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one. */
+  readonly receiverLocalUrl: string | undefined;
+  /** The https URL the target must deliver to (the receiver, or WEBHOOK_PUBLIC_URL). */
+  readonly receiverPublicUrl: string | undefined;
+  readonly receiverCaPem: string | undefined;
+  /** A remote, store-only receiver (RECEIVER_URL): never sent a secret. */
+  readonly receiverRemote: boolean;
+  /** RECEIVER_TOKEN of a remote receiver (a secret, redacted like the others). */
+  readonly receiverToken: string | undefined;
+  readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
+  readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
+  readonly agents: {
+    readonly provisioned?: string | undefined; readonly unprovisioned?: string | undefined; readonly foreign?: string | undefined;
+    readonly noTrunk?: string | undefined; readonly noDialer?: string | undefined;
+  };
+  readonly destinationNumber: string | undefined;
+  readonly allowOriginate: boolean;
+  readonly requestsPerMinute: number | undefined;
+  /** The target's rate window (RATE_LIMIT_WINDOW_MS; absent: the spec's minute, 60 000). */
+  readonly rateWindowMs?: number;
+  readonly requestTimeoutMs: number;
+  readonly propertyNumRuns: number;
+  /** Seconds the run watches for deliveries it caused (and their retries), from when it caused them. */
+  readonly webhookBudgetS: number;
+  /** Append-only journal of hooks the run created, swept at the end whatever happens. */
+  readonly hookJournal: string;
+  readonly secrets: readonly string[];
+  readonly dryRun: boolean;
+  /**
+   * The fault switches the embedded reference runs with (OCC_REFERENCE_FAULTS, or the one the
+   * self-proof turned on for this run); absent for a remote target, which has none.
+   */
+  readonly faults?: readonly string[];
+}
+
+/** Where the check gate of a parallel run listens (loopback HTTP) and the run's token for it. */
+export interface GateAddress {
+  readonly url: string;
+  readonly token: string;
+}
+
+export interface RunContext {
+  readonly target: RunTarget;
+  /** The run's seed; undefined (vitest started directly without PROPERTY_SEED): each property seeds from the clock, rotations take slice 0. */
+  readonly seed: number | undefined;
+  /** The check gate; undefined (a remote target, a dry run, one worker, vitest started directly): every check passes at once. */
+  readonly gate: GateAddress | undefined;
+  /** Where the webhook watch's opening is handed over (it holds subscription secrets: a private temporary file); undefined: one worker keeps it. */
+  readonly watchFile: string | undefined;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    run: RunContext;
+  }
+  interface TaskMeta {
+    /** Requests this check sent (all of them, 429 retries included). */
+    requestCount?: number;
+    /** 429s this check received. */
+    rateLimited?: number;
+    /** Requests the check declares it needs, for --dry-run and the budget. */
+    plannedRequests?: number;
+    /** What the target did where the spec is silent. */
+    observations?: Array<{ requirement: string; text: string }>;
+    /** Redacted exchanges behind a failure (the last few of the check). */
+    exchanges?: Array<Record<string, unknown>>;
+    /** Earlier exchanges of the failed check left out of `exchanges`. */
+    exchangesOmitted?: number;
+    /** Why a check could not run with this configuration, and what would enable it. */
+    notVerifiable?: string;
+    /** The control capabilities whose absence alone made the check not verifiable (harness/checks/needs.ts). */
+    missingCapabilities?: string[];
+    /** Per-requirement verdicts recorded by t.verify. */
+    verdicts?: Array<{ requirement: string; passed: boolean; message?: string }>;
+    /** Set when the check failed only by t.verify: the requirements it failed (the others it verifies passed). */
+    failedRequirements?: string[];
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * A worker's view of the run: the run context it was given (./context.ts, injected once), one API
+ * client (so one throttle and one request count per worker; remote runs use a single worker), the
+ * contract, and the control and receiver clients when this configuration has them.
+ */
+import { inject } from 'vitest';
+import { createContract, type Contract } from '../../contract/validator.ts';
+import { createApiClient, type ApiClient } from '../http/client.ts';
+import { secretVariables } from '../report/curl.ts';
+import { createControlTransport, type ControlTransport } from '../seams/control-client.ts';
+import type { RunContext, RunTarget } from './context.ts';
+import { createReceiverClient, type ReceiverClient } from '../seams/receiver-client.ts';
+
+export interface Session {
+  readonly context: RunContext;
+  /** The context's target (what most callers want). */
+  readonly target: RunTarget;
+  readonly api: ApiClient;
+  readonly contract: Contract;
+  /** The test-control endpoint's transport; each check gets its own client over it (harness/checks/check.ts). */
+  readonly control: ControlTransport | undefined;
+  readonly receiver: ReceiverClient | undefined;
+}
+
+let current: Session | undefined;
+
+export function session(): Session {
+  if (current !== undefined) return current;
+  const context = inject('run');
+  const { target } = context;
+  current = {
+    context,
+    target,
+    api: createApiClient({
+      baseUrl: target.baseUrl,
+      timeoutMs: target.requestTimeoutMs,
+      requestsPerMinute: target.requestsPerMinute,
+      rateWindowMs: target.rateWindowMs,
+      secrets: [...target.secrets, ...(target.receiverToken === undefined ? [] : [target.receiverToken])],
+      secretVariables: secretVariables(target.tokens, target.oauth),
+    }),
+    contract: createContract(),
+    control: target.control === undefined ? undefined : createControlTransport(target.control),
+    receiver: target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
+      ? undefined
+      : createReceiverClient({
+        queryUrl: target.receiverLocalUrl, publicUrl: target.receiverPublicUrl, caPem: target.receiverCaPem,
+        token: target.receiverToken, remote: target.receiverRemote,
+      }),
+  };
+  return current;
+}

@@ -1,0 +1,251 @@
+/**
+ * Client of the test-control protocol (control-openapi.json) that any target may offer at
+ * CONTROL_URL: the embedded reference is just a target that offers every capability, reached
+ * through this same client.
+ *
+ * Two layers: `createControlTransport` speaks the protocol (one endpoint, its bearer token,
+ * bounded requests, one-line errors that never carry a secret); `createControlClient` is what
+ * a check holds as `t.control`: the typed methods the suites call, each a state or an
+ * inspection, refused unless the check declared it in `needs.control` (or asked `offers()`
+ * first), with every setup journalled and torn down after the check.
+ */
+import { request } from 'undici';
+import {
+  CONTROL_PROTOCOL, isControlInspection, isControlState,
+  type ControlCapability, type ControlInspection, type ControlState,
+} from '../../contract/control.ts';
+
+export interface ControlEndpoint {
+  /** CONTROL_URL, without a trailing slash. */
+  readonly url: string;
+  /** CONTROL_TOKEN (a secret). */
+  readonly token: string;
+}
+
+export type Values = Readonly<Record<string, unknown>>;
+
+export interface Capabilities {
+  readonly states: readonly ControlState[];
+  readonly inspections: readonly ControlInspection[];
+}
+
+/** A protocol request that did not succeed; `message` is one line, free of secrets. */
+export class ControlError extends Error {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.name = 'ControlError';
+    this.status = status;
+  }
+}
+
+export interface ControlTransport {
+  capabilities(): Promise<Capabilities>;
+  setup(state: ControlState, params: Values): Promise<Values>;
+  teardown(state: ControlState, params: Values, values: Values): Promise<void>;
+  /** undefined when the target answers 404 not_found (no such hook, token or call). */
+  inspect(name: ControlInspection, params?: Values): Promise<Values | undefined>;
+}
+
+const TIMEOUT_MS = 15_000; // deliveries-idle may wait up to 10 s on the server
+
+function describeAnswer(status: number, text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    const parts = [String(status), typeof body.error === 'string' ? body.error : '', typeof body.message === 'string' ? `(${body.message.slice(0, 200)})` : ''];
+    return parts.filter((p) => p !== '').join(' ');
+  } catch {
+    return `${status} with a body that is not JSON`;
+  }
+}
+
+export function createControlTransport(endpoint: ControlEndpoint): ControlTransport {
+  const send = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown; text: string }> => {
+    let response;
+    try {
+      response = await request(`${endpoint.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${endpoint.token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw new ControlError(`${method} ${path}: no answer from CONTROL_URL (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    const text = await response.body.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (response.statusCode === 401) throw new ControlError(`${method} ${path} answered 401: CONTROL_TOKEN is missing or wrong for this endpoint`, 401);
+    return { status: response.statusCode, json, text };
+  };
+  const object = (json: unknown): Values => (json !== null && typeof json === 'object' && !Array.isArray(json) ? json as Values : {});
+
+  return {
+    async capabilities() {
+      const { status, json, text } = await send('GET', '/capabilities');
+      if (status !== 200) throw new ControlError(`GET /capabilities answered ${describeAnswer(status, text)}`, status);
+      const body = object(json);
+      if (body.protocol !== CONTROL_PROTOCOL || !Array.isArray(body.states) || !Array.isArray(body.inspections)) {
+        throw new ControlError(`GET /capabilities is not an ${CONTROL_PROTOCOL} answer ({protocol, states, inspections}, see control-openapi.json)`, status);
+      }
+      // Names outside protocol version 1 are ignored, as the document says.
+      return {
+        states: (body.states as unknown[]).filter((s): s is ControlState => typeof s === 'string' && isControlState(s)),
+        inspections: (body.inspections as unknown[]).filter((s): s is ControlInspection => typeof s === 'string' && isControlInspection(s)),
+      };
+    },
+    async setup(state, params) {
+      const { status, json, text } = await send('POST', '/states', { state, params, action: 'setup' });
+      if (status !== 200 || json === null || typeof json !== 'object' || Array.isArray(json)) {
+        throw new ControlError(`control: setup of ${state} failed: POST /states answered ${status === 200 ? '200 without a JSON object' : describeAnswer(status, text)}`, status);
+      }
+      return json as Values;
+    },
+    async teardown(state, params, values) {
+      const { status, text } = await send('POST', '/states', { state, params: { ...params, values }, action: 'teardown' });
+      if (status !== 200) throw new ControlError(`control: teardown of ${state} failed: POST /states answered ${describeAnswer(status, text)}`, status);
+    },
+    async inspect(name, params = {}) {
+      const { status, json, text } = await send('POST', '/inspections', { inspection: name, params });
+      if (status === 404 && object(json).error === 'not_found') return undefined;
+      if (status !== 200) throw new ControlError(`control: inspection ${name} failed: POST /inspections answered ${describeAnswer(status, text)}`, status);
+      return object(json);
+    },
+  };
+}
+
+// ── What a check holds ─────────────────────────────────────────────────────────────────────
+
+export interface HookView {
+  readonly id: string;
+  readonly status: 'active' | 'disabled';
+  readonly disabledReason?: 'deleted' | 'auto_disabled' | null;
+  readonly consecutiveFailures: number;
+  readonly deliveries: ReadonlyArray<{ eventId: string; state: string; nextAttemptAt?: number; attempts: ReadonlyArray<{ attempt: number; at: number; outcome: { kind: string; status?: number } }> }>;
+}
+
+export interface TokenUsage {
+  /** ISO date-time of the last authenticated request, null when never used. */
+  readonly lastUsedAt: string | null;
+  readonly revoked: boolean;
+}
+
+/** What an account state gives the check: a token of such an account, and an agent of it when the state names one. */
+export interface AccountStateValues {
+  readonly token: string;
+  readonly agentId?: string;
+}
+
+export interface ControlClient {
+  /** Whether the target offers it; a check may then use it without declaring it in needs. */
+  offers(capability: ControlCapability): boolean;
+  /** Sets up a state for this check (torn down after it); the values it returned. */
+  state(name: ControlState, params?: Values): Promise<Values>;
+  /** A state that returns a token (and, for most, an agent id) of an account in that condition. */
+  account(name: 'account-suspended' | 'account-without-trunk' | 'account-without-dialer' | 'agent-not-provisioned' | 'balance-upstream-failing' | 'originate-failing' | 'engine-not-configured'): Promise<AccountStateValues>;
+  emit(event: string, fields?: Record<string, unknown>, account?: string): Promise<{ eventId: string; deliveries: number | undefined }>;
+  advanceClock(ms: number): Promise<void>;
+  mintToken(scopes: readonly string[]): Promise<string>;
+  revokeToken(token: string): Promise<void>;
+  hook(id: string): Promise<HookView | undefined>;
+  /** Waits (bounded by the target, 10 s) until no delivery attempt is in flight or due; false when it gave up. */
+  idle(): Promise<boolean>;
+  /**
+   * Lets a stray delivery arrive before a check counts what arrived: until the target's
+   * deliveries are idle where it offers deliveries-idle (nothing in flight or due, so whatever
+   * was coming has come; the receiver records a delivery before it answers), else `ms` of wall time.
+   */
+  settle(ms: number): Promise<void>;
+  /** The target's now, in epoch ms. */
+  clock(): Promise<number>;
+  tokenUsage(token: string): Promise<TokenUsage | undefined>;
+  /** The target's record of a call (statuses it went through); undefined when unknown. */
+  call(callId: string): Promise<Record<string, unknown> | undefined>;
+}
+
+export interface ControlScope {
+  readonly transport: ControlTransport | undefined;
+  readonly offered: ReadonlySet<ControlCapability>;
+  /** What the check declared in needs.control. */
+  readonly declared: readonly ControlCapability[];
+  /** Called after a setup succeeded, so the check tears it down (and a journal can, if the run dies). */
+  onSetup(state: ControlState, params: Values, values: Values): void;
+  /** A secret met in a state's values (a token), for redaction. */
+  remember(secret: string): void;
+  fail(message: string): never;
+}
+
+/**
+ * Wall-clock times (ms) at which this run moved the target's virtual clock (clock-advanced). A
+ * retry a target had scheduled then fires at once: real-time intervals seen across such a jump
+ * say nothing about its backoff, and checks that time deliveries by the wall clock ask here.
+ */
+const clockAdvances: number[] = [];
+
+/** Whether this run advanced the target's virtual clock between the two wall-clock times. */
+export function targetClockAdvancedBetween(fromMs: number, tillMs: number): boolean {
+  return clockAdvances.some((at) => at >= fromMs && at <= tillMs);
+}
+
+export function createControlClient(scope: ControlScope): ControlClient {
+  const allowed = new Set<ControlCapability>(scope.declared);
+  const transport = (capability: ControlCapability): ControlTransport => {
+    if (scope.transport === undefined) return scope.fail(`check bug: control ${capability} used without CONTROL_URL (declare it in needs.control, or ask offers() first)`);
+    if (!allowed.has(capability)) return scope.fail(`check bug: control ${capability} used but not declared in needs.control (or asked with offers())`);
+    return scope.transport;
+  };
+  const state = async (name: ControlState, params: Values = {}): Promise<Values> => {
+    const values = await transport(name).setup(name, params);
+    if (typeof values.token === 'string') scope.remember(values.token);
+    scope.onSetup(name, params, values);
+    return values;
+  };
+  const inspect = (name: ControlInspection, params?: Values) => transport(name).inspect(name, params);
+  const need = <T>(value: unknown, what: string, state: string, guard: (v: unknown) => v is T): T =>
+    guard(value) ? value : scope.fail(`control: setup of ${state} failed: its answer has no ${what}`);
+  const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+  const offers = (capability: ControlCapability): boolean => {
+    const offered = scope.transport !== undefined && scope.offered.has(capability);
+    if (offered) allowed.add(capability);
+    return offered;
+  };
+  const idle = async (): Promise<boolean> => (await inspect('deliveries-idle'))?.idle === true;
+
+  return {
+    offers,
+    state,
+    async account(name) {
+      const values = await state(name);
+      const token = need(values.token, 'token', name, isString);
+      return values.agentId === undefined ? { token } : { token, agentId: need(values.agentId, 'agentId', name, isString) };
+    },
+    async emit(event, fields, account) {
+      const values = await state('event-emitted', { event, ...(fields === undefined ? {} : { fields }), ...(account === undefined ? {} : { account }) });
+      return { eventId: need(values.eventId, 'eventId', 'event-emitted', isString), deliveries: typeof values.deliveries === 'number' ? values.deliveries : undefined };
+    },
+    async advanceClock(ms) {
+      await state('clock-advanced', { ms });
+      clockAdvances.push(Date.now());
+    },
+    async mintToken(scopes) { return need((await state('token-issued', { scopes: [...scopes] })).token, 'token', 'token-issued', isString); },
+    async revokeToken(token) { await state('token-revoked', { token }); },
+    async hook(id) { return (await inspect('hook-attempts', { hookId: id })) as HookView | undefined; },
+    idle,
+    async settle(ms) {
+      if (offers('deliveries-idle') && await idle()) return;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    },
+    async clock() {
+      const now = (await inspect('clock'))?.now;
+      return typeof now === 'number' ? now : scope.fail('control: inspection clock answered without a numeric now');
+    },
+    async tokenUsage(token) { return (await inspect('token-last-used', { token })) as TokenUsage | undefined; },
+    async call(callId) { return (await inspect('call-record', { callId })) as Record<string, unknown> | undefined; },
+  };
+}

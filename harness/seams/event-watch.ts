@@ -1,0 +1,262 @@
+/**
+ * The run's watch of webhook deliveries: opened once, early in the run (suites/
+ * webhook-watch.open.suite.ts), judged late (suites/webhook-watch.judge.suite.ts), so the wait for
+ * a remote target's deliveries overlaps every other check (the files of a run share one worker
+ * and this module's state; harness/scheduling/run-order.ts puts the two files first and last).
+ *
+ * Opening subscribes one hook per event kind (remotely without a control endpoint that emits:
+ * call.ended, answering 410, a second call.ended answering 200, and one other kind, rotated),
+ * plus, for call.ended, a subscription deleted at once (nothing may reach it), and against a
+ * remote target whose deliveries can't be driven in virtual time one that fails (503s and one
+ * unanswered attempt: the retry rules); then it causes events: the originated call (needs
+ * ALLOW_ORIGINATE) and, where a control API can emit, one event of every other kind. A judge
+ * that runs without an opened watch (e.g. `--only`) opens it itself.
+ *
+ * The receiver keeps what arrives; judging reads it, by path, until a check's condition holds
+ * or WEBHOOK_BUDGET_S after the events were caused.
+ */
+import { eventTypes, type EventType } from '../../contract/openapi.ts';
+import type { Exchange } from '../http/client.ts';
+import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
+import type { CheckTools } from '../checks/check.ts';
+import { missingNeeds, type Needs } from '../checks/needs.ts';
+import type { RunTarget } from '../run/context.ts';
+import { session } from '../run/session.ts';
+import { runSeed, sliceForRun } from '../scheduling/rotation.ts';
+import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+/** What a watched subscription is for. */
+export type WatchRole = 'kind' | 'deleted' | 'failing';
+
+export interface Watched {
+  readonly role: WatchRole;
+  readonly subscription: Subscription;
+}
+
+export interface Watch {
+  readonly watched: readonly Watched[];
+  /** When the events were caused (ms); the budget runs from here. */
+  readonly causedAt: number;
+  readonly deadline: number;
+  readonly budgetS: number;
+  /** The originated call, when the run may originate, and the POST /calls that queued it. */
+  readonly callId: string | undefined;
+  readonly callCreation: Exchange | undefined;
+  /** Kinds emitted through the control API (each must arrive). */
+  readonly emitted: readonly EventType[];
+  /** When DELETE of the `deleted` subscription answered. */
+  readonly deletedAt: number;
+}
+
+/** What the receiver holds for the watch at one moment. */
+export interface WatchView {
+  readonly watch: Watch;
+  readonly deliveries: ReadonlyMap<string, readonly Delivery[]>;
+  /** Whether the budget ran out before the condition held. */
+  readonly timedOut: boolean;
+  /** Every delivery with the subscription it came to. */
+  all(): Array<{ delivery: Delivery; watched: Watched }>;
+  of(role: WatchRole, event?: EventType): Delivery[];
+}
+
+/** Marker in the originated call's metadata, to see whether it reappears anywhere. */
+export const WATCH_METADATA_MARKER = 'occ-watch-metadata-marker';
+
+/**
+ * Remote runs read the retry rules from how the receiver answers; the embedded run does it in
+ * virtual time, and answers 200 everywhere. The call.ended subscription answers 410 (a 4xx must
+ * not be retried; every other rule is judged on that same first attempt); the failing one 503
+ * three times (the backoff between them is judged), then leaves one attempt unanswered (a
+ * timeout), then 503 again: one subscription shows both retry rules.
+ */
+const LIVE_CALL_ENDED_PLAN: ResponsePlan = [{ status: 410 }];
+const FAILING_PLAN: ResponsePlan = [{ status: 503, times: 3 }, { hang: true, times: 1 }, { status: 503 }];
+
+/**
+ * The kinds subscribed: all of them embedded, and remotely where a control endpoint emits events
+ * (each kind's payload is then verified here every run, and webhooks.suite.ts's per-kind checks,
+ * four requests each, take turns: the request budget); otherwise remotely call.ended (what the
+ * originated call causes) and one other kind, rotated across runs by the run's seed (four
+ * subscriptions and their deletion saved per run; four consecutive seeds cover every kind).
+ */
+export function watchedKinds(target: RunTarget): { kinds: readonly EventType[]; rotatedOut: readonly EventType[]; slice: string } {
+  if (target.kind !== 'remote' || canEmit(target)) return { kinds: eventTypes, rotatedOut: [], slice: '' };
+  const others = eventTypes.filter((event) => event !== 'call.ended');
+  const slice = sliceForRun(others, 1, runSeed());
+  return {
+    kinds: ['call.ended', ...slice.chosen],
+    rotatedOut: others.filter((event) => !slice.chosen.includes(event)),
+    slice: `seed ${runSeed()}: slice ${slice.index + 1} of ${slice.slices}`,
+  };
+}
+
+/** The control capabilities that drive deliveries in the target's own virtual time (webhook-delivery.suite.ts). */
+export const VIRTUAL_TIME_DELIVERIES = ['event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced'] as const;
+
+/**
+ * Whether a remote run watches a failing subscription (503s, one unanswered attempt) for the
+ * retry rules in real time: not where the control endpoint drives deliveries in the target's
+ * virtual time, since webhook-delivery.suite.ts then decides every one of those rules over a
+ * whole day of backoff (the request budget: a subscription and its deletion saved).
+ */
+export function watchesFailing(target: RunTarget): boolean {
+  return target.kind === 'remote' && !VIRTUAL_TIME_DELIVERIES.every((capability) => target.control?.offered.includes(capability) === true);
+}
+
+/**
+ * Whether a remote run also subscribes call.ended answering 200: where nothing but the
+ * originated call causes events (no control endpoint emits), the call's call.ended is the only
+ * delivery the run can count on, so one subscription answers it 410 (a 4xx is final) and this
+ * one 200 (a 2xx acknowledges: no second attempt). Two requests for WEBHOOK-ACK-2XX.
+ */
+export function acknowledgesCallEnded(target: RunTarget): boolean {
+  return target.kind === 'remote' && !canEmit(target);
+}
+
+export function canEmit(target: RunTarget): boolean {
+  return target.control?.offered.includes('event-emitted') === true;
+}
+
+export function canOriginate(target: RunTarget): boolean {
+  return target.agents.provisioned !== undefined && target.tokens.all !== undefined
+    && (target.kind === 'embedded' || (target.allowOriginate && target.destinationNumber !== undefined));
+}
+
+/** Whether this configuration can open the watch (it needs a receiver the target reaches, and a cause of events). */
+export function watchOpens(target: RunTarget): boolean {
+  return missingNeeds(watchNeeds(target), target).length === 0;
+}
+
+/** Whether a remote run's watch originates the call (so calls.suite need not originate another). */
+export function watchOriginates(target: RunTarget): boolean {
+  return target.kind === 'remote' && canOriginate(target) && watchOpens(target);
+}
+
+/** What opening the watch needs: something that causes events, and a receiver the target reaches. */
+export function watchNeeds(target: RunTarget): Needs {
+  return canEmit(target) ? { tokens: ['all'], webhooks: true, control: ['event-emitted'] } : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
+}
+
+/** Requests opening sends against a remote target (for --dry-run): the subscriptions, one DELETE, one POST /calls. */
+export function openRequests(target: RunTarget): number {
+  return watchedKinds(target).kinds.length + (acknowledgesCallEnded(target) ? 1 : 0) + 1 + (watchesFailing(target) ? 1 : 0) + 1 + 1;
+}
+
+/** Requests closing sends: one DELETE per subscription still active. */
+export function closeRequests(target: RunTarget): number {
+  return watchedKinds(target).kinds.length + (acknowledgesCallEnded(target) ? 1 : 0) + (watchesFailing(target) ? 1 : 0);
+}
+
+let opening: Promise<Watch> | undefined;
+
+/** The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's. */
+export function openWatch(t: CheckTools): Promise<Watch> {
+  opening ??= handedOver(t) ?? open(t).then(
+    (watch) => handOver({ ok: true, watch: { ...watch, watched: watch.watched.map(({ role, subscription: { remove: _, ...data } }) => ({ role, subscription: data })) } }, watch),
+    (error: unknown) => handOver({ ok: false, message: (error as Error).message }, Promise.reject(error)),
+  );
+  return opening;
+}
+
+/**
+ * When the run's files run in parallel (harness/scheduling/gate.ts), the file that opens the
+ * watch and the one that judges it may run in different workers: the opening is handed over
+ * through the run context's watchFile, in the run's private temporary directory (it holds the
+ * subscriptions' secrets, as the control journal holds tokens), and the judging worker adopts
+ * the subscriptions (it deletes them). Unset in a sequential run, where one worker keeps the
+ * watch in this module.
+ */
+type HandOver = { ok: true; watch: Omit<Watch, 'watched'> & { watched: Array<{ role: WatchRole; subscription: SubscriptionData }> } } | { ok: false; message: string };
+
+function handOver<T>(record: HandOver, result: T): T {
+  const file = session().context.watchFile;
+  if (file !== undefined) writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+  return result;
+}
+
+function handedOver(t: CheckTools): Promise<Watch> | undefined {
+  const file = session().context.watchFile;
+  if (file === undefined || !existsSync(file)) return undefined;
+  const record = JSON.parse(readFileSync(file, 'utf8')) as HandOver;
+  if (!record.ok) return Promise.reject(new Error(record.message));
+  return Promise.resolve({ ...record.watch, watched: record.watch.watched.map(({ role, subscription }) => ({ role, subscription: adoptSubscription(t, subscription) })) });
+}
+
+async function open(t: CheckTools): Promise<Watch> {
+  const target = t.target;
+  // Subscriptions outlive the opening check: the close check deletes them, or (when --only left
+  // it out, or the run was cut short) the sweep of the run's hook journal.
+  const tools: CheckTools = Object.create(t, { onCleanup: { value: () => undefined } }) as CheckTools;
+  const watched: Watched[] = [];
+  const { kinds } = watchedKinds(target);
+  for (const event of kinds) {
+    const plan = target.kind === 'remote' && event === 'call.ended' ? LIVE_CALL_ENDED_PLAN : undefined;
+    watched.push({ role: 'kind', subscription: await subscribe(tools, { event, ...(plan === undefined ? {} : { plan }) }) });
+  }
+  if (acknowledgesCallEnded(target)) watched.push({ role: 'kind', subscription: await subscribe(tools, { event: 'call.ended', plan: [{ status: 200 }] }) });
+  const deleted = await subscribe(tools, { event: 'call.ended' });
+  const removal = await deleted.remove();
+  t.ensure(removal.status === 204, `DELETE /hooks/{id} of a new subscription answered ${removal.status ?? removal.transportError}, expected 204`);
+  const deletedAt = Date.now();
+  watched.push({ role: 'deleted', subscription: deleted });
+  if (watchesFailing(target)) {
+    watched.push({ role: 'failing', subscription: await subscribe(tools, { event: 'call.ended', plan: FAILING_PLAN }) });
+  }
+
+  let callId: string | undefined;
+  let callCreation: Exchange | undefined;
+  if (canOriginate(target)) {
+    // The body of calls.suite's valid-origination check, so this one request serves both (request budget).
+    callCreation = await t.call({
+      method: 'POST', path: '/calls', token: t.token('all'),
+      json: { aiAgentId: target.agents.provisioned, toNumber: target.destinationNumber, fromNumber: '+14155550100', metadata: { campaign: WATCH_METADATA_MARKER, attempt: 1, tags: ['a', 'b'] } },
+    });
+    t.expectStatus(callCreation, 200);
+    callId = (callCreation.json as { callId?: unknown }).callId as string;
+  }
+  const emitted: EventType[] = [];
+  if (canEmit(target)) {
+    for (const event of kinds) {
+      if (event === 'call.ended' && callId !== undefined) continue; // the call causes it
+      await t.control.emit(event);
+      emitted.push(event);
+    }
+  }
+  const causedAt = Date.now();
+  return {
+    watched, causedAt, deadline: causedAt + target.webhookBudgetS * 1000, budgetS: target.webhookBudgetS, callId, callCreation, emitted, deletedAt,
+  };
+}
+
+/**
+ * Reads the watched paths until `until` holds or the budget runs out (polling the receiver).
+ * `until` sees every delivery so far; a check stops early on what decides it.
+ */
+export async function judgeWatch(t: CheckTools, until: (view: WatchView) => boolean): Promise<WatchView> {
+  let watch: Watch;
+  try {
+    watch = await openWatch(t);
+  } catch (error) {
+    // POST /hooks or POST /calls failing is the verdict of their own checks, not of the delivery rules.
+    return t.notVerifiable(`the run could not subscribe and cause events: ${(error as Error).message}`);
+  }
+  const pollMs = t.target.kind === 'embedded' ? 25 : 500;
+  for (;;) {
+    const deliveries = new Map<string, Delivery[]>();
+    for (const { subscription } of watch.watched) deliveries.set(subscription.path, await t.receiver.deliveries(subscription.path));
+    const timedOut = Date.now() >= watch.deadline;
+    const view = viewOf(watch, deliveries, timedOut);
+    if (timedOut || until(view)) return view;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, watch.deadline - Date.now()))));
+  }
+}
+
+function viewOf(watch: Watch, deliveries: ReadonlyMap<string, readonly Delivery[]>, timedOut: boolean): WatchView {
+  const at = (w: Watched) => [...(deliveries.get(w.subscription.path) ?? [])];
+  return {
+    watch, deliveries, timedOut,
+    all: () => watch.watched.flatMap((w) => at(w).map((delivery) => ({ delivery, watched: w }))),
+    of: (role, event) => watch.watched.filter((w) => w.role === role && (event === undefined || w.subscription.event === event)).flatMap(at),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Subscriptions made by checks: created through POST /hooks against a receiver path, written to
+ * the run's journal before anything else happens, registered with the receiver (secret and
+ * response plan), and deleted when the check ends unless the check deleted it itself.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TokenName } from '../config/tokens.ts';
+import type { EventType } from '../../contract/openapi.ts';
+import type { Exchange } from '../http/client.ts';
+import type { ResponsePlan } from '../webhooks/receiver.ts';
+import type { CheckTools } from '../checks/check.ts';
+import { journalCreated, journalDeleted } from './hook-journal.ts';
+
+export interface Subscription {
+  readonly id: string;
+  readonly secret: string;
+  readonly event: EventType;
+  /** Receiver path deliveries arrive on. */
+  readonly path: string;
+  readonly creation: Exchange;
+  /** DELETE /hooks/{id} with the creating token; journals a 204. */
+  remove(): Promise<Exchange>;
+}
+
+export async function subscribe(
+  t: CheckTools,
+  options: { event: EventType; tokenName?: TokenName; plan?: ResponsePlan; targetUrl?: string; contentType?: string },
+): Promise<Subscription> {
+  const tokenName = options.tokenName ?? 'all';
+  const path = `/hooks/${options.event}/${randomUUID().slice(0, 8)}`;
+  const targetUrl = options.targetUrl ?? (t.target.receiverPublicUrl === undefined ? `https://example.invalid${path}` : `${t.target.receiverPublicUrl}${path}`);
+  const body = { event: options.event, target_url: targetUrl };
+  const creation = await t.call({ method: 'POST', path: '/hooks', token: t.token(tokenName),
+    ...(options.contentType === undefined ? { json: body } : { body: JSON.stringify(body), contentType: options.contentType }) });
+  t.expectStatus(creation, 200);
+  const { id, secret } = creation.json as { id: string; secret: string };
+  journalCreated(t.target.hookJournal, id, tokenName);
+  const remove = removal(t, id, tokenName);
+  t.onCleanup(async () => {
+    if (!remove.done()) await remove();
+  });
+  if (t.target.receiverLocalUrl !== undefined && options.targetUrl === undefined) {
+    await t.receiver.register(path, { secret, ...(options.plan === undefined ? {} : { plan: options.plan }) });
+  }
+  return { id, secret, event: options.event, path, creation, remove };
+}
+
+/** DELETE /hooks/{id} with the creating token, journalling a 204 (or a 404: already gone); `done` once it did. */
+function removal(t: CheckTools, id: string, tokenName: TokenName): (() => Promise<Exchange>) & { done(): boolean } {
+  let removed = false;
+  const remove = async (): Promise<Exchange> => {
+    const exchange = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token(tokenName) });
+    if (exchange.status === 204 || exchange.status === 404) {
+      removed = true;
+      journalDeleted(t.target.hookJournal, id, tokenName);
+    }
+    return exchange;
+  };
+  return Object.assign(remove, { done: () => removed });
+}
+
+/** A subscription's data, without its removal (e.g. to hand it to another worker of the run). */
+export type SubscriptionData = Omit<Subscription, 'remove'>;
+
+/** A subscription another check made (with the `all` token, as `subscribe` does by default), removable by `t`. */
+export function adoptSubscription(t: CheckTools, data: SubscriptionData): Subscription {
+  return { ...data, remove: removal(t, data.id, 'all') };
+}
