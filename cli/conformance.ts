@@ -21,6 +21,7 @@ import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
 import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/suite/control-client.ts';
+import { controlPreflight } from './control-check.ts';
 import { sweepStates } from '../harness/suite/control-journal.ts';
 import { sweepHooks } from '../harness/suite/hook-journal.ts';
 import { startGate, type GateServer } from '../harness/suite/gate.ts';
@@ -165,10 +166,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
   const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
   process.env.OCC_CONTROL_JOURNAL = join(controlJournalDir, 'states.jsonl');
-  // CONTROL_URL is read once, here, so that a broken endpoint stops the run with one line.
+  // CONTROL_URL is read once, here, so that a broken endpoint (no answer, a wrong token, one that
+  // serves anyone, malformed capabilities) stops the run with one line rather than false verdicts.
   if (config.control !== undefined && !options.dryRun) {
     try {
-      const { states, inspections } = await createControlTransport(config.control).capabilities();
+      const { states, inspections } = await controlPreflight(config.control);
       process.env.OCC_CONTROL_CAPABILITIES = JSON.stringify([...states, ...inspections]);
     } catch (error) {
       rmSync(controlJournalDir, { recursive: true, force: true });
