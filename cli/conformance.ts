@@ -21,6 +21,7 @@ import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence
 import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
 import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
+import { controlPreflight } from './control-check.ts';
 import { sweepStates } from '../harness/seams/control-journal.ts';
 import { sweepHooks } from '../harness/seams/hook-journal.ts';
 import { Gate, startGate, type GateServer } from '../harness/scheduling/gate.ts';
@@ -165,11 +166,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // The control journal can hold tokens a state returned: a private temporary directory, not reports/.
   const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
   const controlJournal = join(controlJournalDir, 'states.jsonl');
-  // CONTROL_URL is read once, here, so that a broken endpoint stops the run with one line.
+  // CONTROL_URL is read once, here, so that a broken endpoint (no answer, a wrong token, one that
+  // serves anyone, malformed capabilities) stops the run with one line rather than false verdicts.
   let controlCapabilities: ControlCapability[] | undefined;
   if (config.control !== undefined && !options.dryRun) {
     try {
-      const { states, inspections } = await createControlTransport(config.control).capabilities();
+      const { states, inspections } = await controlPreflight(config.control);
       controlCapabilities = [...states, ...inspections];
     } catch (error) {
       rmSync(controlJournalDir, { recursive: true, force: true });

@@ -55,6 +55,11 @@ const subcommands: readonly Subcommand[] = [
     handler: async (args) => { await (await import('../reference/cli.ts')).main(args); return undefined; },
   },
   {
+    name: 'control-check',
+    description: "verify the target's test-control endpoint (CONTROL_URL) against control-openapi.json before a run",
+    handler: async (args) => (await import('./control-check.ts')).runAsEntryPoint(args),
+  },
+  {
     name: 'verify',
     description: 'check an evidence.zip (occ run --evidence) against its manifest and say what differs',
     handler: async (args) => (await import('./verify.ts')).main(args),

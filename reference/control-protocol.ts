@@ -8,6 +8,9 @@
  * Account states return a fresh token of one of the seeded special accounts (suspended,
  * noTrunk, noDialer) or of main, labelled with the state; teardown revokes the tokens a state
  * issued and turns its switch off. The switches are global: the suite runs checks one at a time.
+ *
+ * Its own faults (./control-faults.ts, off unless switched on at start) break one rule of the
+ * protocol each, so that `occ control-check` is proven to name it.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -17,6 +20,7 @@ import {
 } from '../contract/control.ts';
 import { eventTypes, scopes as allScopes } from '../contract/openapi.ts';
 import type { EventType } from '../contract/openapi.ts';
+import type { ControlFaultId } from './control-faults.ts';
 import { isJsonContentType, isPlainObject } from './http.ts';
 import { accountNames } from './seed.ts';
 import type { AccountName } from './seed.ts';
@@ -73,9 +77,13 @@ const accountStates: Partial<Record<ControlState, { account: AccountName; agent?
   'engine-not-configured': { account: 'main', agent: 'provisioned', switch: 'engineNotConfigured' },
 };
 
-export function registerControlProtocol(app: FastifyInstance, store: ReferenceStore, options: { token: string }): void {
+export function registerControlProtocol(
+  app: FastifyInstance, store: ReferenceStore, options: { token: string; faults?: ReadonlySet<ControlFaultId> },
+): void {
   const expected = Buffer.from(`Bearer ${options.token}`);
+  const fault = (id: ControlFaultId): boolean => options.faults?.has(id) === true;
   const authorised = (request: FastifyRequest): boolean => {
+    if (fault('control-auth-open')) return true;
     const given = Buffer.from(request.headers.authorization ?? '');
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
@@ -98,6 +106,7 @@ export function registerControlProtocol(app: FastifyInstance, store: ReferenceSt
       if (account.switch !== undefined) store.switches[account.switch] = true;
       const values: Params = { token: store.mintToken(account.account, allScopes, 'api', label(state)) };
       if (account.agent !== undefined) values.agentId = agentOf(account.account, account.agent === 'provisioned');
+      if (fault('control-setup-missing-field') && state === 'account-without-trunk') delete values.agentId;
       return values;
     }
     switch (state) {
@@ -139,6 +148,9 @@ export function registerControlProtocol(app: FastifyInstance, store: ReferenceSt
   };
 
   const teardown = (state: ControlState): Params => {
+    if (fault('control-teardown-fails')) {
+      throw new ProtocolError(500, 'teardown_failed', `the teardown of ${state} failed`);
+    }
     const account = accountStates[state];
     if (account?.switch !== undefined) store.switches[account.switch] = false;
     if (account !== undefined || state === 'token-issued') revokeIssued(state);
@@ -188,14 +200,21 @@ export function registerControlProtocol(app: FastifyInstance, store: ReferenceSt
     }
   };
 
-  app.get('/_control/capabilities', guarded(() => ({ protocol: CONTROL_PROTOCOL, states: controlStates, inspections: controlInspections })));
+  app.get('/_control/capabilities', guarded(() => {
+    const inspections = controlInspections.filter((i) => i !== 'clock' || !fault('control-clock-unlisted'));
+    const states = fault('control-capabilities-shape') ? controlStates.join(',') : controlStates;
+    return { protocol: CONTROL_PROTOCOL, states, inspections };
+  }));
 
   app.post('/_control/states', guarded((request) => {
     const body = readBody(request);
     const { state, action = 'setup' } = body;
     if (typeof state !== 'string') throw new ProtocolError(400, 'invalid_request', 'state must be a string');
     if (action !== 'setup' && action !== 'teardown') throw new ProtocolError(400, 'invalid_request', 'action must be setup or teardown');
-    if (!isControlState(state)) throw new ProtocolError(404, 'unknown_state', `this target offers no state ${state}`);
+    const lies = fault('control-capabilities-lie') && state === 'originate-failing';
+    if (!isControlState(state) || lies) {
+      throw new ProtocolError(404, 'unknown_state', `this target offers no state ${state}`);
+    }
     const params = paramsOf(body);
     return action === 'setup' ? setup(state, params) : teardown(state);
   }));

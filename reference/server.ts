@@ -35,6 +35,7 @@ import { registerApi } from './api.ts';
 import { createClock } from './clock.ts';
 import { randomBytes } from 'node:crypto';
 import { registerControl } from './control.ts';
+import { controlFaultSet } from './control-faults.ts';
 import { registerControlProtocol } from './control-protocol.ts';
 import { registerDocs } from './docs.ts';
 import { FaultSet } from './faults.ts';
@@ -74,6 +75,8 @@ export interface ReferenceOptions {
   tokenLifetimeSeconds?: number;
   /** Bearer token of the test-control protocol (/_control); default a random one (see fixtures). */
   controlToken?: string;
+  /** Faults of the test-control endpoint (./control-faults.ts), apart from the API's `faults`. */
+  controlFaults?: string[];
 }
 
 export interface ReferenceFixtures {
@@ -133,6 +136,7 @@ function validateOptions(options: ReferenceOptions): void {
 
 export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
   validateOptions(options);
+  const controlFaults = controlFaultSet(options.controlFaults);
   const host = options.host ?? '127.0.0.1';
   const faults = new FaultSet(options.faults ?? []);
   const variants = new VariantSet(options.variants ?? []);
@@ -205,7 +209,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     agents: { ...store.state.agentFixtures },
   });
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
-  registerControlProtocol(app, store, { token: controlToken });
+  registerControlProtocol(app, store, { token: controlToken, faults: controlFaults });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!;

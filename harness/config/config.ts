@@ -271,3 +271,13 @@ export function loadConfigFromEnvironment(envFile = '.env'): SuiteConfig {
   if (existsSync(envFile)) loadDotenvFile({ path: envFile, quiet: true, override: false });
   return loadConfig(process.env);
 }
+
+/**
+ * CONTROL_URL and CONTROL_TOKEN alone, read like loadConfigFromEnvironment (`.env` without
+ * overriding the shell) and by the same rules, for `occ control-check`, which needs no
+ * API_BASE_URL; undefined when neither is set.
+ */
+export function loadControlEndpointFromEnvironment(envFile = '.env'): SuiteConfig['control'] {
+  if (existsSync(envFile)) loadDotenvFile({ path: envFile, quiet: true, override: false });
+  return controlEndpoint(process.env, { kind: 'remote', baseUrl: '', authUrl: undefined });
+}

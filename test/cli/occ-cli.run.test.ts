@@ -18,7 +18,7 @@ describe('occ', { timeout: 300_000 }, () => {
   it('lists every subcommand in occ --help and exits 0', () => {
     const result = occ('--help');
     expect(result.status).toBe(0);
-    for (const name of ['run', 'dry-run', 'load', 'receiver', 'reference', 'self-proof', 'verify']) expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    for (const name of ['run', 'dry-run', 'load', 'receiver', 'reference', 'self-proof', 'control-check', 'verify']) expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 
   it('occ run --evidence writes evidence.zip that occ verify accepts, and a changed report makes verify name it and exit 1', () => {
@@ -43,7 +43,7 @@ describe('occ', { timeout: 300_000 }, () => {
     expect(unreadable.stderr.trim()).toMatch(/^verify: cannot read .*nope\.zip \(ENOENT\)$/);
   });
 
-  it.each([['run'], ['dry-run'], ['load'], ['receiver'], ['reference'], ['self-proof'], ['verify']])('occ %s --help prints its usage and exits 0', (sub) => {
+  it.each([['run'], ['dry-run'], ['load'], ['receiver'], ['reference'], ['self-proof'], ['control-check'], ['verify']])('occ %s --help prints its usage and exits 0', (sub) => {
     const result = occ(sub, '--help');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/usage: occ /i);
