@@ -28,7 +28,9 @@ const againstTarget = {
 // Forked workers get a larger young generation: they parse and validate megabytes of CDR lists a
 // run, and the default semi-space spends noticeably more time collecting garbage. The self-proof's
 // runners use worker threads (harness/run/projects.ts), which refuse V8 flags.
-const targetPool = targetProjectInThreads() ? { pool: 'threads' as const } : { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] };
+const targetPool = targetProjectInThreads()
+  ? { pool: 'threads' as const }
+  : { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] };
 
 // The many Node processes of npm test (runs, CLIs, reference servers) compile the same modules: a
 // V8 compile cache shared by them (and inherited by the tests' clean environments,
@@ -65,8 +67,12 @@ class TestClassSequencer extends RunOrderSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const base = await super.sort(files);
     const position = new Map(base.map((spec, index) => [spec, index]));
-    return [...base].sort((a, b) => (a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder)
-      || (testClassRank(a.moduleId) - testClassRank(b.moduleId)) || (position.get(a)! - position.get(b)!));
+    return [...base].sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        testClassRank(a.moduleId) - testClassRank(b.moduleId) ||
+        position.get(a)! - position.get(b)!,
+    );
   }
 }
 
@@ -83,7 +89,17 @@ const properties = `properties/**/*.property.${ext}`;
 // `occ run` and the self-proof run the suites and the properties as one project, which only they
 // enable (harness/run/projects.ts).
 const targetProject = targetProjectEnabled()
-  ? [{ test: { name: TARGET_PROJECT, include: [suites, properties], exclude: harnessProperties, ...againstTarget, ...targetPool } }]
+  ? [
+      {
+        test: {
+          name: TARGET_PROJECT,
+          include: [suites, properties],
+          exclude: harnessProperties,
+          ...againstTarget,
+          ...targetPool,
+        },
+      },
+    ]
   : [];
 
 // One vitest project per concern; each can be run alone with `vitest run --project <name>`.

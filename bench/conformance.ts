@@ -22,7 +22,13 @@ delete env.AUTH_URL;
 /** CPU seconds the host may steal from a run before its wall time stops being this machine's figure. */
 const STOLEN_TOLERANCE_S = 0.2;
 
-function timed(args: string[]): { seconds: number; cpu: string; stolen: number | undefined; code: number | null; last: string } {
+function timed(args: string[]): {
+  seconds: number;
+  cpu: string;
+  stolen: number | undefined;
+  code: number | null;
+  last: string;
+} {
   const started = performance.now();
   const cpuBefore = childrenCpuSeconds();
   const stealBefore = stolenCpuSeconds();
@@ -32,7 +38,13 @@ function timed(args: string[]): { seconds: number; cpu: string; stolen: number |
   const stealAfter = stolenCpuSeconds();
   const cpu = `${cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} s CPU`}${stolenSince(stealBefore, stealAfter)}`;
   const stolen = stealBefore === undefined || stealAfter === undefined ? undefined : stealAfter - stealBefore;
-  return { seconds: (performance.now() - started) / 1000, cpu, stolen, code: result.status, last: lines.filter((l) => /^(conformance|kill rate):/.test(l)).join(' | ') };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    cpu,
+    stolen,
+    code: result.status,
+    last: lines.filter((l) => /^(conformance|kill rate):/.test(l)).join(' | '),
+  };
 }
 
 process.stdout.write(`load average ${load()} (1, 5, 15 min) before the runs\n`);
@@ -52,9 +64,14 @@ walls.sort((a, b) => a - b);
 // BENCH_RUNS=0: the self-proof alone.
 if (runs > 0) {
   const median = walls[Math.floor(walls.length / 2)]!;
-  process.stdout.write(`npm run conformance (embedded): median ${median.toFixed(2)} s, best ${walls[0]!.toFixed(2)} s, worst ${walls.at(-1)!.toFixed(2)} s over ${runs} runs (goal ≤ 5 s, median of 5)\n`);
+  process.stdout.write(
+    `npm run conformance (embedded): median ${median.toFixed(2)} s, best ${walls[0]!.toFixed(2)} s, worst ${walls.at(-1)!.toFixed(2)} s over ${runs} runs (goal ≤ 5 s, median of 5)\n`,
+  );
   // The figure is the machine's only while the host gives it its cores: say so on the summary line's heels.
-  if (stolenRuns > 0) process.stdout.write(`  ${stolenRuns} of ${runs} runs lost more than ${STOLEN_TOLERANCE_S} s of CPU to the host (steal): a busier host, not this machine's figure; compare runs that lost none\n`);
+  if (stolenRuns > 0)
+    process.stdout.write(
+      `  ${stolenRuns} of ${runs} runs lost more than ${STOLEN_TOLERANCE_S} s of CPU to the host (steal): a busier host, not this machine's figure; compare runs that lost none\n`,
+    );
   // The goal is a median of 5: other run counts are printed, not recorded.
   if (runs === 5) {
     recordResult({
@@ -68,7 +85,9 @@ if (runs > 0) {
 if (process.env.BENCH_SKIP_FAULTS !== '1') {
   const loadBefore = load();
   const { seconds, cpu, code, last } = timed(['cli/occ.ts', 'self-proof']);
-  process.stdout.write(`npm run self-proof (whole fault catalogue): ${seconds.toFixed(1)} s wall${cpu}, exit ${code}, load ${loadBefore} before, ${load()} after  ${last} (goal ≤ 60 s)\n`);
+  process.stdout.write(
+    `npm run self-proof (whole fault catalogue): ${seconds.toFixed(1)} s wall${cpu}, exit ${code}, load ${loadBefore} before, ${load()} after  ${last} (goal ≤ 60 s)\n`,
+  );
   recordResult({
     goal: 'the whole fault catalogue (`npm run self-proof`): ≤ 60 s wall',
     command: 'BENCH_RUNS=0 npm run bench:conformance',

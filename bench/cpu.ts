@@ -16,7 +16,10 @@ export function childrenCpuSeconds(): number | undefined {
 }
 
 /** The 1, 5 and 15 minute load averages, for the line next to a figure. */
-export const load = (): string => loadavg().map((n) => n.toFixed(2)).join(' ');
+export const load = (): string =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 /**
  * CPU seconds the hypervisor gave to other guests while ours wanted to run (steal, all cores,

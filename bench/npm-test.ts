@@ -23,29 +23,65 @@ const loadBefore = load();
 const cpuBefore = childrenCpuSeconds();
 const stealBefore = stolenCpuSeconds();
 const started = performance.now();
-const result = spawnSync('npm', ['test', '--', '--reporter=default', '--reporter=./harness/report/closing-line.ts', '--reporter=json', `--outputFile.json=${json}`], {
-  cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 1_800_000, env: { ...process.env, CI: 'true' },
-});
+const result = spawnSync(
+  'npm',
+  [
+    'test',
+    '--',
+    '--reporter=default',
+    '--reporter=./harness/report/closing-line.ts',
+    '--reporter=json',
+    `--outputFile.json=${json}`,
+  ],
+  {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 1_800_000,
+    env: { ...process.env, CI: 'true' },
+  },
+);
 const seconds = (performance.now() - started) / 1000;
 const cpuAfter = childrenCpuSeconds();
 const cpu = `${cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(0)} s CPU`}${stolenSince(stealBefore)}`;
-const closing = `${result.stdout ?? ''}`.split('\n').filter((line) => line.startsWith('tests: ')).at(-1) ?? '(no tests: line)';
+const closing =
+  `${result.stdout ?? ''}`
+    .split('\n')
+    .filter((line) => line.startsWith('tests: '))
+    .at(-1) ?? '(no tests: line)';
 
-interface FileResult { name: string; startTime: number; endTime: number; status: string }
+interface FileResult {
+  name: string;
+  startTime: number;
+  endTime: number;
+  status: string;
+}
 try {
   const results = (JSON.parse(readFileSync(json, 'utf8')) as { testResults: FileResult[] }).testResults;
   const first = Math.min(...results.map((f) => f.startTime));
   const files = results
-    .map((f) => ({ file: relative(root, f.name), s: (f.endTime - f.startTime) / 1000, from: (f.startTime - first) / 1000, status: f.status }))
+    .map((f) => ({
+      file: relative(root, f.name),
+      s: (f.endTime - f.startTime) / 1000,
+      from: (f.startTime - first) / 1000,
+      status: f.status,
+    }))
     .sort((a, b) => b.s - a.s);
   // When each file ran, from the first file's start: what ends last is the run's critical path.
-  process.stdout.write('per file (its own wall time, and from when to when after the first file started; files run side by side):\n');
-  for (const f of files) process.stdout.write(`  ${f.s.toFixed(1).padStart(6)} s  ${f.from.toFixed(0).padStart(4)}–${(f.from + f.s).toFixed(0).padEnd(4)} ${f.file}${f.status === 'passed' ? '' : `  (${f.status})`}\n`);
+  process.stdout.write(
+    'per file (its own wall time, and from when to when after the first file started; files run side by side):\n',
+  );
+  for (const f of files)
+    process.stdout.write(
+      `  ${f.s.toFixed(1).padStart(6)} s  ${f.from.toFixed(0).padStart(4)}–${(f.from + f.s).toFixed(0).padEnd(4)} ${f.file}${f.status === 'passed' ? '' : `  (${f.status})`}\n`,
+    );
 } catch (error) {
   process.stdout.write(`no per-file figures: ${(error as Error).message}\n`);
 }
 rmSync(dir, { recursive: true, force: true });
-process.stdout.write(`npm test: ${seconds.toFixed(1)} s wall${cpu}, exit ${result.status}, load ${loadBefore} before, ${load()} after; ${closing} (goal ≤ ${GOAL_S} s)\n`);
+process.stdout.write(
+  `npm test: ${seconds.toFixed(1)} s wall${cpu}, exit ${result.status}, load ${loadBefore} before, ${load()} after; ${closing} (goal ≤ ${GOAL_S} s)\n`,
+);
 recordResult({
   goal: `\`npm test\`, what \`.ci/run\` runs after \`npm ci\` (chromium and k6 already there): ≤ ${GOAL_S / 60} min`,
   command: 'npm run bench:npm-test',

@@ -21,7 +21,6 @@ const SECRET = 'whsec_bench_0123456789abcdef';
 const PATH = '/hooks/bench';
 const BODY_BYTES = 1024;
 
-
 /** A call.ended payload padded to exactly `size` bytes. */
 export function makeBody(i: number, size = BODY_BYTES): string {
   const base = {
@@ -42,7 +41,11 @@ export function makeBody(i: number, size = BODY_BYTES): string {
   return JSON.stringify({ ...base, pad: 'x'.repeat(Math.max(0, pad)) });
 }
 
-async function benchReceiver(seconds: number, connections: number, pipelining: number): Promise<{ steady: number; p99: number }> {
+async function benchReceiver(
+  seconds: number,
+  connections: number,
+  pipelining: number,
+): Promise<{ steady: number; p99: number }> {
   const receiver = await startReceiver();
   receiver.register(PATH, { secret: SECRET });
   const t = Math.floor(Date.now() / 1000); // valid for the 300 s tolerance, longer than the run
@@ -83,18 +86,27 @@ async function benchReceiver(seconds: number, connections: number, pipelining: n
   const kept = receiver.deliveries();
   const last = kept[kept.length - 1];
   const recorded = last?.seq ?? 0;
-  const steady = first && last && last.receivedAt > first.at ? (last.seq - first.seq) / ((last.receivedAt - first.at) / 1000) : 0;
+  const steady =
+    first && last && last.receivedAt > first.at ? (last.seq - first.seq) / ((last.receivedAt - first.at) / 1000) : 0;
   (globalThis as { gc?: () => void }).gc?.();
   const { heapUsed: heapAfterGc, external } = process.memoryUsage();
   const allVerified = kept.every((d) => d.signature.ok && d.answeredStatus === 200 && d.json !== undefined);
   const rss = process.memoryUsage().rss;
   await receiver.close();
 
-  console.log(`receiver: ${connections} connections, pipelining ${pipelining}, ${BODY_BYTES} B bodies, ${elapsed.toFixed(1)} s`);
-  console.log(`  deliveries verified+recorded: ${recorded} in total; steady rate ${Math.round(steady)}/s (goal >= 10000/s)`);
-  console.log(`  autocannon: avg ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`);
+  console.log(
+    `receiver: ${connections} connections, pipelining ${pipelining}, ${BODY_BYTES} B bodies, ${elapsed.toFixed(1)} s`,
+  );
+  console.log(
+    `  deliveries verified+recorded: ${recorded} in total; steady rate ${Math.round(steady)}/s (goal >= 10000/s)`,
+  );
+  console.log(
+    `  autocannon: avg ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`,
+  );
   console.log(`  retained records (ring buffer): ${kept.length}, all verified and answered 200: ${allVerified}`);
-  console.log(`  RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, after ${(rss / 2 ** 20).toFixed(0)} MiB (includes the autocannon worker); main-thread heap used${'gc' in globalThis ? ' after gc' : ''} ${(heapAfterGc / 2 ** 20).toFixed(0)} MiB, external ${(external / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `  RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, after ${(rss / 2 ** 20).toFixed(0)} MiB (includes the autocannon worker); main-thread heap used${'gc' in globalThis ? ' after gc' : ''} ${(heapAfterGc / 2 ** 20).toFixed(0)} MiB, external ${(external / 2 ** 20).toFixed(0)} MiB`,
+  );
   return { steady, p99: result.latency.p99 };
 }
 
@@ -103,12 +115,16 @@ function benchVerify(iterations: number): number {
   const t = Math.floor(Date.now() / 1000);
   const header = signPayload(SECRET, t, body);
   let ok = 0;
-  for (let i = 0; i < 20_000; i++) if (verifySignature({ header, rawBody: body, secret: SECRET, nowSeconds: t }).ok) ok++; // warm-up
+  for (let i = 0; i < 20_000; i++)
+    if (verifySignature({ header, rawBody: body, secret: SECRET, nowSeconds: t }).ok) ok++; // warm-up
   const start = process.hrtime.bigint();
-  for (let i = 0; i < iterations; i++) if (verifySignature({ header, rawBody: body, secret: SECRET, nowSeconds: t }).ok) ok++;
+  for (let i = 0; i < iterations; i++)
+    if (verifySignature({ header, rawBody: body, secret: SECRET, nowSeconds: t }).ok) ok++;
   const ns = Number(process.hrtime.bigint() - start) / iterations;
   if (ok !== iterations + 20_000) throw new Error('verification failed during the micro-benchmark');
-  console.log(`verifySignature, ${body.length} B body: ${(ns / 1000).toFixed(2)} µs per verification over ${iterations} runs (goal < 5 µs)`);
+  console.log(
+    `verifySignature, ${body.length} B body: ${(ns / 1000).toFixed(2)} µs per verification over ${iterations} runs (goal < 5 µs)`,
+  );
   return ns / 1000;
 }
 

@@ -17,7 +17,6 @@ import { autocannon } from './autocannon.ts';
 import { intFromEnv } from './options.ts';
 import { recordResult } from './results.ts';
 
-
 const seconds = intFromEnv('BENCH_SECONDS', 10);
 const connections = intFromEnv('BENCH_CONNECTIONS', 32);
 const pipelining = intFromEnv('BENCH_PIPELINING', 1);
@@ -32,7 +31,10 @@ const cli = fileURLToPath(new URL('../reference/cli.ts', import.meta.url));
 const child = spawn(process.execPath, [cli, '--json', '--rate-limit', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
 const fixtures = await new Promise<{ baseUrl: string; tokens: { all: string } }>((resolve, reject) => {
   let buffer = '';
-  const timer = setTimeout(() => reject(new Error('the reference server did not print its fixtures within 15 s')), 15_000);
+  const timer = setTimeout(
+    () => reject(new Error('the reference server did not print its fixtures within 15 s')),
+    15_000,
+  );
   child.stdout.on('data', (chunk: Buffer) => {
     buffer += chunk.toString('utf8');
     const newline = buffer.indexOf('\n');

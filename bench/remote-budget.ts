@@ -39,19 +39,40 @@ interface Measured {
 }
 
 const configurations = [
-  { key: 'no-control', label: 'every fixture, no `CONTROL_URL`', withControl: false, goal: 'remote run, every fixture, no `CONTROL_URL`, at the default 80 requests/minute: ≤ 150 requests planned, as many MUST requirements verified per request as the budget allows' },
-  { key: 'control', label: 'every fixture, `CONTROL_URL` set', withControl: true, goal: 'remote run, every fixture, `CONTROL_URL` set, at the default 80 requests/minute: ≤ 150 requests planned' },
+  {
+    key: 'no-control',
+    label: 'every fixture, no `CONTROL_URL`',
+    withControl: false,
+    goal: 'remote run, every fixture, no `CONTROL_URL`, at the default 80 requests/minute: ≤ 150 requests planned, as many MUST requirements verified per request as the budget allows',
+  },
+  {
+    key: 'control',
+    label: 'every fixture, `CONTROL_URL` set',
+    withControl: true,
+    goal: 'remote run, every fixture, `CONTROL_URL` set, at the default 80 requests/minute: ≤ 150 requests planned',
+  },
 ] as const;
 
-function conformance(args: readonly string[], env: NodeJS.ProcessEnv, reportsDir: string): Promise<{ report: RunReport; wallMs: number; code: number | null }> {
+function conformance(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  reportsDir: string,
+): Promise<{ report: RunReport; wallMs: number; code: number | null }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...args, '--reports-dir', reportsDir], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...args, '--reports-dir', reportsDir], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const timer = setTimeout(() => child.kill('SIGTERM'), 900_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       try {
-        resolve({ report: JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport, wallMs: performance.now() - started, code });
+        resolve({
+          report: JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport,
+          wallMs: performance.now() - started,
+          code,
+        });
       } catch (error) {
         reject(error);
       }
@@ -62,10 +83,18 @@ function conformance(args: readonly string[], env: NodeJS.ProcessEnv, reportsDir
 /** MUST requirements with a verdict (passed or failed; waived ones failed too), and how many MUST there are. Pure. */
 export function mustVerified(report: Pick<RunReport, 'requirements'>): { verified: number; total: number } {
   const must = report.requirements.filter((r) => r.level === 'MUST');
-  return { verified: must.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'waived').length, total: must.length };
+  return {
+    verified: must.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'waived').length,
+    total: must.length,
+  };
 }
 
-async function measure(configuration: (typeof configurations)[number], seed: number, fast: boolean, work: string): Promise<Measured> {
+async function measure(
+  configuration: (typeof configurations)[number],
+  seed: number,
+  fast: boolean,
+  work: string,
+): Promise<Measured> {
   const reference = await startRemoteReference({ withControl: configuration.withControl });
   try {
     const env = remoteRunEnvironment(reference);
@@ -81,7 +110,9 @@ async function measure(configuration: (typeof configurations)[number], seed: num
       mustTotal: total,
       sent: run.report.requests.sent,
       planned: dry.report.requests.planned,
-      throttleMs: await throttledDurationMs(run.report.requests.sent, { requestsPerMinute: defaults.remoteRequestsPerMinute }),
+      throttleMs: await throttledDurationMs(run.report.requests.sent, {
+        requestsPerMinute: defaults.remoteRequestsPerMinute,
+      }),
       wallMs: run.wallMs,
       exitCode: run.code,
     };
@@ -90,10 +121,19 @@ async function measure(configuration: (typeof configurations)[number], seed: num
   }
 }
 
-const minutes = (ms: number) => `${Math.floor(ms / 60_000)} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')} s`;
+const minutes = (ms: number) =>
+  `${Math.floor(ms / 60_000)} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')} s`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, fast: { type: 'boolean', default: false }, only: { type: 'string' }, keep: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: {
+      seed: { type: 'string', default: '1' },
+      fast: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      keep: { type: 'string' },
+    },
+    strict: true,
+  });
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`--seed must be a whole number, got "${values.seed}"`);
   const chosen = configurations.filter((c) => values.only === undefined || c.key === values.only);
@@ -104,8 +144,10 @@ async function main(): Promise<void> {
     for (const configuration of chosen) {
       const m = await measure(configuration, seed, values.fast, work);
       rows.push(m);
-      process.stdout.write(`${m.label}: ${m.mustVerified} of ${m.mustTotal} MUST verified, ${m.sent} requests sent (${m.planned} planned), ${(m.mustVerified / m.sent).toFixed(2)} MUST per request, `
-        + `throttle alone ${minutes(m.throttleMs)} at ${defaults.remoteRequestsPerMinute}/min, measured ${minutes(m.wallMs)}${values.fast ? ' (unthrottled)' : ` at ${defaults.remoteRequestsPerMinute}/min`}, exit ${m.exitCode}\n`);
+      process.stdout.write(
+        `${m.label}: ${m.mustVerified} of ${m.mustTotal} MUST verified, ${m.sent} requests sent (${m.planned} planned), ${(m.mustVerified / m.sent).toFixed(2)} MUST per request, ` +
+          `throttle alone ${minutes(m.throttleMs)} at ${defaults.remoteRequestsPerMinute}/min, measured ${minutes(m.wallMs)}${values.fast ? ' (unthrottled)' : ` at ${defaults.remoteRequestsPerMinute}/min`}, exit ${m.exitCode}\n`,
+      );
       // The figures are for the default rate, seed and property runs: other options are printed, not recorded.
       if (!values.fast && seed === 1 && process.env.PROPERTY_NUM_RUNS === undefined) {
         recordResult({
@@ -118,10 +160,16 @@ async function main(): Promise<void> {
   } finally {
     if (values.keep === undefined) rmSync(work, { recursive: true, force: true });
   }
-  process.stdout.write(`\nseed ${seed}, PROPERTY_NUM_RUNS ${process.env.PROPERTY_NUM_RUNS ?? `default (${defaults.remotePropertyNumRuns})`}\n`);
-  process.stdout.write('| configuration | MUST verified | requests sent (planned) | MUST per request | throttle alone at 80/min | measured wall |\n|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    `\nseed ${seed}, PROPERTY_NUM_RUNS ${process.env.PROPERTY_NUM_RUNS ?? `default (${defaults.remotePropertyNumRuns})`}\n`,
+  );
+  process.stdout.write(
+    '| configuration | MUST verified | requests sent (planned) | MUST per request | throttle alone at 80/min | measured wall |\n|---|---|---|---|---|---|\n',
+  );
   for (const m of rows) {
-    process.stdout.write(`| ${m.label} | ${m.mustVerified} of ${m.mustTotal} | ${m.sent} (${m.planned}) | ${(m.mustVerified / m.sent).toFixed(2)} | ${minutes(m.throttleMs)} | ${minutes(m.wallMs)} |\n`);
+    process.stdout.write(
+      `| ${m.label} | ${m.mustVerified} of ${m.mustTotal} | ${m.sent} (${m.planned}) | ${(m.mustVerified / m.sent).toFixed(2)} | ${minutes(m.throttleMs)} | ${minutes(m.wallMs)} |\n`,
+    );
   }
 }
 

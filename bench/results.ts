@@ -28,7 +28,11 @@ export function thisMachine(): string {
 }
 
 /** A cell's text: one line, its pipes escaped (GFM: `\\|`, inside code spans too). */
-const cell = (text: string): string => text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').trim();
+const cell = (text: string): string =>
+  text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
 
 /** The cells of a Markdown table row, split on the pipes that are not escaped (`\\|` is a pipe inside a cell). */
 export function parseRow(line: string): string[] {
@@ -52,7 +56,11 @@ export function parseRow(line: string): string[] {
 }
 
 /** A command cell is the command in backticks; the key compares what is inside them. */
-const commandKey = (text: string): string => text.trim().replace(/^`(.*)`$/s, '$1').trim();
+const commandKey = (text: string): string =>
+  text
+    .trim()
+    .replace(/^`(.*)`$/s, '$1')
+    .trim();
 
 /**
  * The file's text with the row of `row.command` replaced (or added). The table is the block of
@@ -61,11 +69,14 @@ const commandKey = (text: string): string => text.trim().replace(/^`(.*)`$/s, '$
 export function withResult(markdown: string, row: ResultRow, machine: string): string {
   const lines = markdown.split('\n');
   const start = lines.findIndex((line) => line.trim() === HEADER);
-  if (start === -1 || lines[start + 1]?.trim() !== SEPARATOR) throw new Error(`bench/RESULTS.md has no table starting "${HEADER}"`);
+  if (start === -1 || lines[start + 1]?.trim() !== SEPARATOR)
+    throw new Error(`bench/RESULTS.md has no table starting "${HEADER}"`);
   let end = start + 2;
   while (end < lines.length && lines[end]!.trim().startsWith('|')) end += 1;
   const rendered = `| ${cell(row.goal)} | \`${cell(row.command)}\` | ${cell(row.figure)} | ${cell(machine)} |`;
-  const at = lines.slice(start + 2, end).findIndex((line) => commandKey(parseRow(line)[1] ?? '') === row.command.trim());
+  const at = lines
+    .slice(start + 2, end)
+    .findIndex((line) => commandKey(parseRow(line)[1] ?? '') === row.command.trim());
   if (at === -1) lines.splice(end, 0, rendered);
   else lines[start + 2 + at] = rendered;
   return lines.join('\n');

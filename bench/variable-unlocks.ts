@@ -28,20 +28,45 @@ import { recordResult } from './results.ts';
 
 const CONTROL = ['CONTROL_URL', 'CONTROL_TOKEN'];
 const groups: ReadonlyArray<{ label: string; variables: readonly string[] }> = [
-  { label: '`WEBHOOK_PUBLIC_URL` (+ `RECEIVER_*`)', variables: ['WEBHOOK_PUBLIC_URL', 'RECEIVER_PORT', 'RECEIVER_TLS_CERT', 'RECEIVER_TLS_KEY'] },
-  { label: '`TOKEN_NO_TRUNK` + `NO_TRUNK_AGENT_ID`, `TOKEN_NO_DIALER` + `NO_DIALER_AGENT_ID`', variables: ['TOKEN_NO_TRUNK', 'NO_TRUNK_AGENT_ID', 'TOKEN_NO_DIALER', 'NO_DIALER_AGENT_ID'] },
-  { label: '`NO_TRUNK_AGENT_ID`, `NO_DIALER_AGENT_ID` (the tokens kept)', variables: ['NO_TRUNK_AGENT_ID', 'NO_DIALER_AGENT_ID'] },
-  { label: '`ALLOW_ORIGINATE=true` + `TEST_DESTINATION_NUMBER`', variables: ['ALLOW_ORIGINATE', 'TEST_DESTINATION_NUMBER'] },
-  { label: '`AUTH_URL` + `OAUTH_CLIENT_ID` + `OAUTH_CLIENT_SECRET`', variables: ['AUTH_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET'] },
-  { label: '`TOKEN_SUSPENDED`, `TOKEN_REVOKED`, `TOKEN_EXPIRED`', variables: ['TOKEN_SUSPENDED', 'TOKEN_REVOKED', 'TOKEN_EXPIRED'] },
-  { label: '`TEST_UNPROVISIONED_AGENT_ID`, `FOREIGN_AGENT_ID`', variables: ['TEST_UNPROVISIONED_AGENT_ID', 'FOREIGN_AGENT_ID'] },
+  {
+    label: '`WEBHOOK_PUBLIC_URL` (+ `RECEIVER_*`)',
+    variables: ['WEBHOOK_PUBLIC_URL', 'RECEIVER_PORT', 'RECEIVER_TLS_CERT', 'RECEIVER_TLS_KEY'],
+  },
+  {
+    label: '`TOKEN_NO_TRUNK` + `NO_TRUNK_AGENT_ID`, `TOKEN_NO_DIALER` + `NO_DIALER_AGENT_ID`',
+    variables: ['TOKEN_NO_TRUNK', 'NO_TRUNK_AGENT_ID', 'TOKEN_NO_DIALER', 'NO_DIALER_AGENT_ID'],
+  },
+  {
+    label: '`NO_TRUNK_AGENT_ID`, `NO_DIALER_AGENT_ID` (the tokens kept)',
+    variables: ['NO_TRUNK_AGENT_ID', 'NO_DIALER_AGENT_ID'],
+  },
+  {
+    label: '`ALLOW_ORIGINATE=true` + `TEST_DESTINATION_NUMBER`',
+    variables: ['ALLOW_ORIGINATE', 'TEST_DESTINATION_NUMBER'],
+  },
+  {
+    label: '`AUTH_URL` + `OAUTH_CLIENT_ID` + `OAUTH_CLIENT_SECRET`',
+    variables: ['AUTH_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET'],
+  },
+  {
+    label: '`TOKEN_SUSPENDED`, `TOKEN_REVOKED`, `TOKEN_EXPIRED`',
+    variables: ['TOKEN_SUSPENDED', 'TOKEN_REVOKED', 'TOKEN_EXPIRED'],
+  },
+  {
+    label: '`TEST_UNPROVISIONED_AGENT_ID`, `FOREIGN_AGENT_ID`',
+    variables: ['TEST_UNPROVISIONED_AGENT_ID', 'FOREIGN_AGENT_ID'],
+  },
 ];
 
 const seed = process.env.BENCH_SEED ?? '1';
 
 function run(env: NodeJS.ProcessEnv, reportsDir: string, extraArgs: readonly string[] = []): Promise<RunReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--reports-dir', reportsDir, '--seed', seed, ...extraArgs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [entryPoint('cli/conformance'), '--reports-dir', reportsDir, '--seed', seed, ...extraArgs],
+      { env, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     const timer = setTimeout(() => child.kill('SIGTERM'), 1_800_000);
     child.on('close', () => {
       clearTimeout(timer);
@@ -54,9 +79,16 @@ function run(env: NodeJS.ProcessEnv, reportsDir: string, extraArgs: readonly str
   });
 }
 
-const verifiedMust = (report: RunReport) => new Set(report.requirements.filter((r) => r.level === 'MUST' && (r.status === 'passed' || r.status === 'failed')).map((r) => r.id));
-const must = (report: RunReport, status: string) => report.requirements.filter((r) => r.level === 'MUST' && r.status === status).map((r) => r.id);
-const summary = (report: RunReport) => `${must(report, 'passed').length} MUST passed, ${must(report, 'failed').length} failed, ${must(report, 'not_verifiable').length} not verifiable; ${report.requests.sent} requests, ${report.requests.rateLimited} × 429, ${(report.durationMs / 1000).toFixed(0)} s`;
+const verifiedMust = (report: RunReport) =>
+  new Set(
+    report.requirements
+      .filter((r) => r.level === 'MUST' && (r.status === 'passed' || r.status === 'failed'))
+      .map((r) => r.id),
+  );
+const must = (report: RunReport, status: string) =>
+  report.requirements.filter((r) => r.level === 'MUST' && r.status === status).map((r) => r.id);
+const summary = (report: RunReport) =>
+  `${must(report, 'passed').length} MUST passed, ${must(report, 'failed').length} failed, ${must(report, 'not_verifiable').length} not verifiable; ${report.requests.sent} requests, ${report.requests.rateLimited} × 429, ${(report.durationMs / 1000).toFixed(0)} s`;
 
 /** One conformance run against a fresh reference process, without the variables named. */
 async function runWithout(variables: readonly string[], reportsDir: string): Promise<RunReport> {
@@ -82,7 +114,9 @@ try {
   const noControl = await runWithout(CONTROL, join(work, 'no-control'));
   process.stdout.write(`every fixture, no CONTROL_URL: ${summary(noControl)}\n`);
   process.stdout.write(`  MUST not verifiable without CONTROL_URL: ${must(noControl, 'not_verifiable').join(', ')}\n`);
-  process.stdout.write(`  the report's missing states: ${noControl.controlGaps.map((g) => `${g.capability} (${g.unlocks.length})`).join(', ')}\n`);
+  process.stdout.write(
+    `  the report's missing states: ${noControl.controlGaps.map((g) => `${g.capability} (${g.unlocks.length})`).join(', ')}\n`,
+  );
   process.stdout.write(`  left to --with-load: ${noControl.loadWouldDecide.join(', ')}\n`);
   const rows = [row('`CONTROL_URL` + `CONTROL_TOKEN`', full, noControl)];
   for (const [index, group] of groups.entries()) {
@@ -95,11 +129,16 @@ try {
   try {
     const began = Date.now();
     const withLoad = await run(remoteRunEnvironment(limited), join(work, 'with-load'), ['--with-load']);
-    process.stdout.write(`\nevery fixture, CONTROL_URL, --with-load, the stand-in's limit 100 per 2.5 s: ${summary(withLoad)}; ${((Date.now() - began) / 1000).toFixed(0)} s with the probes\n`);
-    process.stdout.write(`  MUST not verifiable: ${must(withLoad, 'not_verifiable').join(', ') || 'none'}; failed: ${must(withLoad, 'failed').join(', ') || 'none'}\n`);
+    process.stdout.write(
+      `\nevery fixture, CONTROL_URL, --with-load, the stand-in's limit 100 per 2.5 s: ${summary(withLoad)}; ${((Date.now() - began) / 1000).toFixed(0)} s with the probes\n`,
+    );
+    process.stdout.write(
+      `  MUST not verifiable: ${must(withLoad, 'not_verifiable').join(', ') || 'none'}; failed: ${must(withLoad, 'failed').join(', ') || 'none'}\n`,
+    );
     // Recorded for the default seed, the one the README's table is measured with.
     if (seed === '1') {
-      const counts = (report: RunReport) => `${must(report, 'passed').length} / ${must(report, 'failed').length} / ${must(report, 'not_verifiable').length}`;
+      const counts = (report: RunReport) =>
+        `${must(report, 'passed').length} / ${must(report, 'failed').length} / ${must(report, 'not_verifiable').length}`;
       const met = must(withLoad, 'failed').length === 0 && must(withLoad, 'not_verifiable').length === 0;
       recordResult({
         goal: 'the full configuration (every fixture, `CONTROL_URL`, `--with-load`, against a stand-in enforcing 100 requests per 2.5 s): 0 MUST requirements not verifiable, 0 failed',

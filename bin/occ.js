@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
-  process.stderr.write(`occ: needs Node 24 or later (this is Node ${process.versions.node}); install Node 24 and run again\n`);
+  process.stderr.write(
+    `occ: needs Node 24 or later (this is Node ${process.versions.node}); install Node 24 and run again\n`,
+  );
   process.exit(2);
 }
 const source = new URL('../cli/occ.ts', import.meta.url);

@@ -15,10 +15,24 @@ import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../har
 import { createApiClient } from '../harness/http/client.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
-import { chartOnlyUnlessSince, loadProbeSummaries, previousRuns, runDirectoryName, unfinishedProbe, writeReports } from '../harness/report/files.ts';
+import {
+  chartOnlyUnlessSince,
+  loadProbeSummaries,
+  previousRuns,
+  runDirectoryName,
+  unfinishedProbe,
+  writeReports,
+} from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
 import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
-import { applyWaivers, describeWaiver, loadWaiverFile, updateWaiverFile, waiverModeText, WaiverError } from '../harness/report/waivers.ts';
+import {
+  applyWaivers,
+  describeWaiver,
+  loadWaiverFile,
+  updateWaiverFile,
+  waiverModeText,
+  WaiverError,
+} from '../harness/report/waivers.ts';
 import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
 import { controlPreflight } from './control-check.ts';
@@ -38,22 +52,58 @@ import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
  * here, so a new flag is one entry plus its handling in parseOptions.
  */
 const flags = {
-  'dry-run': { type: 'boolean', default: false, usage: '--dry-run            list the checks and the requests they would send; send nothing' },
-  only: { type: 'string', usage: '--only <ids>         run only the checks of these requirement ids (comma-separated)' },
-  'reports-dir': { type: 'string', default: 'reports', usage: '--reports-dir <dir>  where reports go (default: reports)' },
-  seed: { type: 'string', usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)' },
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    usage: '--dry-run            list the checks and the requests they would send; send nothing',
+  },
+  only: {
+    type: 'string',
+    usage: '--only <ids>         run only the checks of these requirement ids (comma-separated)',
+  },
+  'reports-dir': {
+    type: 'string',
+    default: 'reports',
+    usage: '--reports-dir <dir>  where reports go (default: reports)',
+  },
+  seed: {
+    type: 'string',
+    usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)',
+  },
   'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
-  'with-load': { type: 'boolean', default: false, usage: '--with-load          then run the k6 probes (webhook-retry, then rate-limit) against the same target; their verdicts join the report (with --dry-run: their requests are counted)' },
+  'with-load': {
+    type: 'boolean',
+    default: false,
+    usage:
+      '--with-load          then run the k6 probes (webhook-retry, then rate-limit) against the same target; their verdicts join the report (with --dry-run: their requests are counted)',
+  },
   waivers: { type: 'string', usage: '--waivers <file>     known failures to report as waived (default: WAIVERS_FILE)' },
-  strict: { type: 'boolean', default: false, usage: '--strict             ignore every waiver (vendor acceptance); the report says so' },
-  evidence: { type: 'boolean', default: false, usage: '--evidence           also write reports/<run>/evidence.zip: the reports and a manifest of their SHA-256' },
-  'update-waivers': { type: 'boolean', default: false, usage: '--update-waivers     add this run\'s failures to the waiver file (reason, expiry left to fill)' },
+  strict: {
+    type: 'boolean',
+    default: false,
+    usage: '--strict             ignore every waiver (vendor acceptance); the report says so',
+  },
+  evidence: {
+    type: 'boolean',
+    default: false,
+    usage: '--evidence           also write reports/<run>/evidence.zip: the reports and a manifest of their SHA-256',
+  },
+  'update-waivers': {
+    type: 'boolean',
+    default: false,
+    usage: "--update-waivers     add this run's failures to the waiver file (reason, expiry left to fill)",
+  },
   help: { type: 'boolean', short: 'h', default: false, usage: '-h, --help           this text' },
-} as const satisfies Record<string, { type: 'boolean' | 'string'; short?: string; default?: boolean | string; usage: string }>;
+} as const satisfies Record<
+  string,
+  { type: 'boolean' | 'string'; short?: string; default?: boolean | string; usage: string }
+>;
 
 const usage = `Usage: occ run [options]   (npm run conformance -- [options])
 
-${Object.values(flags).map((flag) => `  ${flag.usage}`).join('\n')}
+${Object.values(flags)
+  .map((flag) => `  ${flag.usage}`)
+  .join('\n')}
 
 Configuration comes from the environment and .env (see .env.example); with nothing set the
 suite runs against the embedded reference server.`;
@@ -76,7 +126,12 @@ const EMBEDDED_WORKERS = 2;
 function embeddedWorkers(): number {
   const text = process.env.OCC_EMBEDDED_WORKERS?.trim();
   if (text === undefined || text === '') return EMBEDDED_WORKERS;
-  if (!/^[1-9]\d?$/.test(text)) throw new ConfigError('OCC_EMBEDDED_WORKERS', '', `OCC_EMBEDDED_WORKERS must be a whole number from 1 to 99 (got "${text}"); 1 runs one check at a time`);
+  if (!/^[1-9]\d?$/.test(text))
+    throw new ConfigError(
+      'OCC_EMBEDDED_WORKERS',
+      '',
+      `OCC_EMBEDDED_WORKERS must be a whole number from 1 to 99 (got "${text}"); 1 runs one check at a time`,
+    );
   return Number(text);
 }
 
@@ -84,9 +139,15 @@ function embeddedWorkers(): number {
  * Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit
  * code. `started` receives the child, so that a signal to this process reaches the probe too.
  */
-function runProbe(probe: (typeof LOAD_PROBES)[number], reportDir: string, started: (child: ChildProcess) => void): Promise<number> {
+function runProbe(
+  probe: (typeof LOAD_PROBES)[number],
+  reportDir: string,
+  started: (child: ChildProcess) => void,
+): Promise<number> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [entryPoint('load/run'), probe, '--report-dir', reportDir], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [entryPoint('load/run'), probe, '--report-dir', reportDir], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     started(child);
     child.on('error', () => done(1));
     child.on('close', (code) => done(code ?? 1));
@@ -118,24 +179,46 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       strict: true,
       allowPositionals: false,
       // parseArgs rejects the extra `usage` key, so strip it.
-      options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as { [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'> },
+      options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as {
+        [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'>;
+      },
     });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ run --help for the options`);
+    throw new UsageError(
+      `${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ run --help for the options`,
+    );
   }
   const { values } = parsed;
   if (values.help) return 'help';
-  const only = (values.only ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const only = (values.only ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
   const unknown = only.filter((id) => !isRequirementId(id));
-  if (unknown.length > 0) throw new UsageError(`--only: unknown requirement id ${unknown.join(', ')}; the ids are in requirements/catalogue.ts`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--only: unknown requirement id ${unknown.join(', ')}; the ids are in requirements/catalogue.ts`,
+    );
   let seed: number | undefined;
   const seedText = values.seed ?? process.env.PROPERTY_SEED;
   if (seedText !== undefined && seedText !== '') {
-    if (!/^\d+$/.test(seedText) || Number(seedText) >= 2 ** 31) throw new UsageError(`--seed must be a whole number below 2^31 (got "${seedText}")`);
+    if (!/^\d+$/.test(seedText) || Number(seedText) >= 2 ** 31)
+      throw new UsageError(`--seed must be a whole number below 2^31 (got "${seedText}")`);
     seed = Number(seedText);
   }
   if (values.waivers !== undefined && values.waivers.trim() === '') throw new UsageError('--waivers needs a file path');
-  return { dryRun: values['dry-run'], only, reportsDir: values['reports-dir'], seed, properties: !values['no-properties'], withLoad: values['with-load'], waivers: values.waivers, strict: values.strict, updateWaivers: values['update-waivers'], evidence: values.evidence };
+  return {
+    dryRun: values['dry-run'],
+    only,
+    reportsDir: values['reports-dir'],
+    seed,
+    properties: !values['no-properties'],
+    withLoad: values['with-load'],
+    waivers: values.waivers,
+    strict: values.strict,
+    updateWaivers: values['update-waivers'],
+    evidence: values.evidence,
+  };
 }
 
 /** `occ run`: returns the exit code; usage and configuration errors throw (see runAsEntryPoint). */
@@ -148,11 +231,18 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const config: SuiteConfig = loadConfigFromEnvironment();
   const workers = config.target.kind === 'embedded' && !options.dryRun ? embeddedWorkers() : 1;
   // The configuration as the user gave it (this process sets no variable of its own).
-  const configuration = configurationFingerprint(documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')), process.env);
+  const configuration = configurationFingerprint(
+    documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')),
+    process.env,
+  );
   const waiverFile = options.waivers ?? (process.env.WAIVERS_FILE?.trim() || undefined);
-  if (options.updateWaivers && waiverFile === undefined) throw new UsageError('--update-waivers needs a waiver file: --waivers <file> or WAIVERS_FILE');
+  if (options.updateWaivers && waiverFile === undefined)
+    throw new UsageError('--update-waivers needs a waiver file: --waivers <file> or WAIVERS_FILE');
   // Read (and validated) before anything is sent, even in strict mode: a broken file is an error either way.
-  const waivers = waiverFile === undefined || (options.updateWaivers && !existsSync(waiverFile)) ? undefined : loadWaiverFile(waiverFile);
+  const waivers =
+    waiverFile === undefined || (options.updateWaivers && !existsSync(waiverFile))
+      ? undefined
+      : loadWaiverFile(waiverFile);
   const root = packageRoot;
   const reportsRoot = resolve(options.reportsDir);
   const startedAt = new Date().toISOString();
@@ -175,7 +265,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       controlCapabilities = [...states, ...inspections];
     } catch (error) {
       rmSync(controlJournalDir, { recursive: true, force: true });
-      if (error instanceof ControlError) throw new ConfigError('CONTROL_URL', '', `CONTROL_URL: ${error.message}; check CONTROL_URL and CONTROL_TOKEN (protocol: control-openapi.json)`);
+      if (error instanceof ControlError)
+        throw new ConfigError(
+          'CONTROL_URL',
+          '',
+          `CONTROL_URL: ${error.message}; check CONTROL_URL and CONTROL_TOKEN (protocol: control-openapi.json)`,
+        );
       throw error;
     }
   }
@@ -190,7 +285,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     requestsPerMinute: config.requestsPerMinute,
   });
   const targetLabel = config.target.kind === 'embedded' ? 'the embedded reference server' : config.target.baseUrl;
-  process.stdout.write(`conformance: ${options.dryRun ? 'dry run against' : 'checking'} ${targetLabel}, seed ${seed}\n`);
+  process.stdout.write(
+    `conformance: ${options.dryRun ? 'dry run against' : 'checking'} ${targetLabel}, seed ${seed}\n`,
+  );
 
   let vitest: Vitest | undefined;
   let probe: ChildProcess | undefined;
@@ -211,7 +308,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // a run that created hooks must first delete them and write its reports, so every other handler
   // is taken off again before any signal can reach it (signals arrive as macrotasks).
   const ownSignals = (event: string | symbol, listener: (...args: unknown[]) => void): void => {
-    if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal) queueMicrotask(() => process.off(event, listener));
+    if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal)
+      queueMicrotask(() => process.off(event, listener));
   };
   process.on('newListener', ownSignals);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, onSignal);
@@ -230,10 +328,19 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     // started (harness/run/lifecycle.ts); a target that fails to start fails there.
     // What the workers are given: the run context (harness/run/context.ts), through vitest's provide.
     ownRun = acquireRun({
-      startEmbedded: startEmbeddedReference, config, dryRun: options.dryRun, hookJournal, controlJournal,
-      ...(controlCapabilities === undefined ? {} : { controlCapabilities }), faults: referenceFaults(), seed,
+      startEmbedded: startEmbeddedReference,
+      config,
+      dryRun: options.dryRun,
+      hookJournal,
+      controlJournal,
+      ...(controlCapabilities === undefined ? {} : { controlCapabilities }),
+      faults: referenceFaults(),
+      seed,
       ...(gate === undefined ? {} : { gate: gate.address, watchFile: join(controlJournalDir, 'watch.json') }),
-    }).then((run) => (runStarted = run), () => undefined);
+    }).then(
+      (run) => (runStarted = run),
+      () => undefined,
+    );
     vitest = await createVitest({
       root,
       config: vitestConfigFile(),
@@ -257,7 +364,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // The global teardown sweeps hooks; this second sweep covers a teardown that never ran.
   let sweepRequests = 0;
   if (config.target.kind === 'remote' && !options.dryRun) {
-    const api = createApiClient({ baseUrl: config.target.baseUrl, timeoutMs: config.requestTimeoutMs, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs, secrets: config.secrets });
+    const api = createApiClient({
+      baseUrl: config.target.baseUrl,
+      timeoutMs: config.requestTimeoutMs,
+      requestsPerMinute: config.requestsPerMinute,
+      rateWindowMs: config.rateWindowMs,
+      secrets: config.secrets,
+    });
     const { failed } = await sweepHooks(hookJournal, api, config.tokens);
     sweepRequests = api.stats.requestsSent;
     await api.close();
@@ -282,23 +395,40 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         unfinished.set(name, 'not run: the run was interrupted before this probe started');
         continue;
       }
-      const code = await runProbe(name, join(reportsRoot, 'latest'), (child) => { probe = child; });
+      const code = await runProbe(name, join(reportsRoot, 'latest'), (child) => {
+        probe = child;
+      });
       probe = undefined;
       if (interrupted) unfinished.set(name, 'not run: the run was interrupted while this probe ran');
       else if (code !== 0 && code !== PROBE_THRESHOLDS_CROSSED) {
         unfinished.set(name, `not run: the probe could not complete (k6 runner exit ${code})`);
-        process.stderr.write(`conformance: --with-load: the ${name} probe could not run (exit ${code}); its requirements keep the checks' verdicts\n`);
+        process.stderr.write(
+          `conformance: --with-load: the ${name} probe could not run (exit ${code}); its requirements keep the checks' verdicts\n`,
+        );
       }
     }
   }
   const summaries = loadProbeSummaries(reportsRoot).map((summary) => chartOnlyUnlessSince(summary, probesSince));
   const loadSummaries = [
     ...summaries.filter((summary) => !unfinished.has(summary.probe as (typeof LOAD_PROBES)[number])),
-    ...[...unfinished].map(([name, reason]) => unfinishedProbe(name, summaries.find((s) => s.probe === name), reason)),
+    ...[...unfinished].map(([name, reason]) =>
+      unfinishedProbe(
+        name,
+        summaries.find((s) => s.probe === name),
+        reason,
+      ),
+    ),
   ];
 
-  const waived = applyWaivers(collector.results, waivers, { strict: options.strict, today: startedAt.slice(0, 10), file: waiverFile });
-  const target = { kind: config.target.kind, baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server' } as const;
+  const waived = applyWaivers(collector.results, waivers, {
+    strict: options.strict,
+    today: startedAt.slice(0, 10),
+    file: waiverFile,
+  });
+  const target = {
+    kind: config.target.kind,
+    baseUrl: config.target.kind === 'remote' ? config.target.baseUrl : 'embedded reference server',
+  } as const;
   const report = buildReport({
     tool: 'outbound-calling-conformance',
     suiteVersion: (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
@@ -320,42 +450,75 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const { dir } = writeReports(report, reportsRoot);
 
   if (options.dryRun) {
-    process.stdout.write(`\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:\n`);
+    process.stdout.write(
+      `\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:\n`,
+    );
     for (const c of report.checks) {
       const why = c.skipReason !== undefined && c.skipReason !== 'dry run' ? `  (${c.skipReason})` : '';
-      process.stdout.write(`${readable(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}`)}\n`);
+      process.stdout.write(
+        `${readable(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}`)}\n`,
+      );
     }
   }
   const r = report.counts.requirements;
   if (options.dryRun) {
     const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
-    process.stdout.write(`conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`);
+    process.stdout.write(
+      `conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`,
+    );
     if (options.withLoad) {
       // The probes are bounded by design, not by the checks' budget: counted apart, as upper bounds.
-      const probes = probeRequests({ remote: config.target.kind === 'remote', limit: config.rateLimitPerWindow, windowMs: config.rateWindowMs });
-      process.stdout.write(`\nthen --with-load, outside the checks' 150-request budget (upper bounds from each probe's own bounded loops):\n`);
-      for (const p of probes) process.stdout.write(`  ${String(p.maxRequests).padStart(3)}  k6 ${p.probe}: ${p.detail}\n`);
-      process.stdout.write(`conformance: --with-load would send at most ${probes.reduce((sum, p) => sum + p.maxRequests, 0)} more requests (k6 probes), after the checks' ${report.requests.planned}\n`);
+      const probes = probeRequests({
+        remote: config.target.kind === 'remote',
+        limit: config.rateLimitPerWindow,
+        windowMs: config.rateWindowMs,
+      });
+      process.stdout.write(
+        `\nthen --with-load, outside the checks' 150-request budget (upper bounds from each probe's own bounded loops):\n`,
+      );
+      for (const p of probes)
+        process.stdout.write(`  ${String(p.maxRequests).padStart(3)}  k6 ${p.probe}: ${p.detail}\n`);
+      process.stdout.write(
+        `conformance: --with-load would send at most ${probes.reduce((sum, p) => sum + p.maxRequests, 0)} more requests (k6 probes), after the checks' ${report.requests.planned}\n`,
+      );
     }
-  } else process.stdout.write(`conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.waived} waived, ${r.notVerifiable} not verifiable, ${r.observed} observed`
-    + ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped`
-    + (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '')
-    + ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`);
+  } else
+    process.stdout.write(
+      `conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.waived} waived, ${r.notVerifiable} not verifiable, ${r.observed} observed` +
+        ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped` +
+        (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '') +
+        ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`,
+    );
   if (!options.dryRun) {
     process.stdout.write(`conformance: waivers: ${waiverModeText(report.waivers)}\n`);
-    for (const w of report.waivers.expired) process.stdout.write(`conformance: EXPIRED waiver (fails the run; renew or remove it): ${describeWaiver(w)}\n`);
-    for (const w of report.waivers.unused) process.stdout.write(`conformance: unused waiver (its check ran and did not fail; remove it): ${describeWaiver(w)}\n`);
+    for (const w of report.waivers.expired)
+      process.stdout.write(`conformance: EXPIRED waiver (fails the run; renew or remove it): ${describeWaiver(w)}\n`);
+    for (const w of report.waivers.unused)
+      process.stdout.write(
+        `conformance: unused waiver (its check ran and did not fail; remove it): ${describeWaiver(w)}\n`,
+      );
     if (options.updateWaivers && waiverFile !== undefined && !interrupted) {
       const added = updateWaiverFile(waiverFile, report.checks);
-      process.stdout.write(`conformance: --update-waivers: ${added} failure${added === 1 ? '' : 's'} added to ${waiverFile} (fill in reason, ticket and expires)\n`);
+      process.stdout.write(
+        `conformance: --update-waivers: ${added} failure${added === 1 ? '' : 's'} added to ${waiverFile} (fill in reason, ticket and expires)\n`,
+      );
     }
   }
   if (!options.dryRun && report.controlGaps.length > 0) {
-    process.stdout.write(`conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`);
-    for (const gap of report.controlGaps) process.stdout.write(`  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`);
+    process.stdout.write(
+      `conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`,
+    );
+    for (const gap of report.controlGaps)
+      process.stdout.write(
+        `  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`,
+      );
   }
-  if (report.loadWouldDecide.length > 0) process.stdout.write(`conformance: --with-load (the k6 probes) would decide: ${report.loadWouldDecide.join(', ')}\n`);
-  if (report.regressions.length > 0) process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
+  if (report.loadWouldDecide.length > 0)
+    process.stdout.write(
+      `conformance: --with-load (the k6 probes) would decide: ${report.loadWouldDecide.join(', ')}\n`,
+    );
+  if (report.regressions.length > 0)
+    process.stdout.write(`conformance: regressions since the previous run: ${report.regressions.join(', ')}\n`);
   process.stdout.write(`conformance: reports in ${dir} (and ${join(options.reportsDir, 'latest')})\n`);
   const exitCode = interrupted ? signalCode : exitCodeOf(report);
   if (options.evidence && !options.dryRun) {
@@ -379,8 +542,12 @@ export async function runAsEntryPoint(argv: readonly string[]): Promise<number> 
     return await main(argv);
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
-    else if (error instanceof UsageError || error instanceof WaiverError) process.stderr.write(`conformance: ${error.message}\n`);
-    else process.stderr.write(`conformance: ${readable(redactErrors(error instanceof Error ? error.message : String(error)))}\n`);
+    else if (error instanceof UsageError || error instanceof WaiverError)
+      process.stderr.write(`conformance: ${error.message}\n`);
+    else
+      process.stderr.write(
+        `conformance: ${readable(redactErrors(error instanceof Error ? error.message : String(error)))}\n`,
+      );
     return 2;
   }
 }

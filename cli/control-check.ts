@@ -30,14 +30,24 @@ import junitModule, { type Builder } from 'junit-report-builder';
 import { request } from 'undici';
 import { ConfigError, loadControlEndpointFromEnvironment } from '../harness/config/config.ts';
 import {
-  controlInspections, controlStates, isControlInspection, isControlState,
-  type ControlCapability, type ControlInspection, type ControlState,
+  controlInspections,
+  controlStates,
+  isControlInspection,
+  isControlState,
+  type ControlCapability,
+  type ControlInspection,
+  type ControlState,
 } from '../contract/control.ts';
 import { createRedactor, type Redactor } from '../harness/http/redact.ts';
 import { xmlText } from '../harness/report/junit.ts';
 import { ControlError, type Capabilities, type ControlEndpoint } from '../harness/seams/control-client.ts';
 import {
-  CONTROL_DOCUMENT_VERSION, CONTROL_PROTOCOL, inspectionResults, ruleText, schemaProblems, stateValues,
+  CONTROL_DOCUMENT_VERSION,
+  CONTROL_PROTOCOL,
+  inspectionResults,
+  ruleText,
+  schemaProblems,
+  stateValues,
 } from './control-schemas.ts';
 import { unlocksOf, type CapabilityUnlock } from './control-unlocks.ts';
 
@@ -119,7 +129,10 @@ function describeAnswer(answer: Answer): string {
  * (a configuration matter) when nothing answers.
  */
 async function send(
-  endpoint: ControlEndpoint, method: 'GET' | 'POST', path: string, options: SendOptions = {},
+  endpoint: ControlEndpoint,
+  method: 'GET' | 'POST',
+  path: string,
+  options: SendOptions = {},
 ): Promise<Answer> {
   const token = options.token === undefined ? endpoint.token : options.token;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -128,7 +141,11 @@ async function send(
   let response;
   try {
     response = await request(`${endpoint.url}${path}`, {
-      method, headers, body: options.body, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
+      method,
+      headers,
+      body: options.body,
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
@@ -175,9 +192,15 @@ class Probe {
     this.results.push({ rule, title, status, detail: this.#redact(detail) });
   }
 
-  pass(rule: string, title: string, detail: string): void { this.record(rule, title, 'passed', detail); }
-  fail(rule: string, title: string, detail: string): void { this.record(rule, title, 'failed', detail); }
-  skip(rule: string, title: string, detail: string): void { this.record(rule, title, 'skipped', detail); }
+  pass(rule: string, title: string, detail: string): void {
+    this.record(rule, title, 'passed', detail);
+  }
+  fail(rule: string, title: string, detail: string): void {
+    this.record(rule, title, 'failed', detail);
+  }
+  skip(rule: string, title: string, detail: string): void {
+    this.record(rule, title, 'skipped', detail);
+  }
 
   /** An error answer: its status, its Error shape, its code. */
   expectError(rule: string, title: string, answer: Answer, status: number, code: string): void {
@@ -237,8 +260,9 @@ async function checkCapabilities(probe: Probe): Promise<CapabilitiesRead> {
 
   const states = (body.states as string[]).filter(isControlState);
   const inspections = (body.inspections as string[]).filter(isControlInspection);
-  const ignored = [...body.states as string[], ...body.inspections as string[]]
-    .filter((name) => !isControlState(name) && !isControlInspection(name));
+  const ignored = [...(body.states as string[]), ...(body.inspections as string[])].filter(
+    (name) => !isControlState(name) && !isControlInspection(name),
+  );
   const clockTitle = 'capabilities: clock-advanced comes with the clock inspection';
   if (!states.includes('clock-advanced')) {
     probe.skip('CTL-CLOCK-WITH-ADVANCE', clockTitle, 'clock-advanced is not offered');
@@ -259,8 +283,10 @@ export async function controlPreflight(endpoint: ControlEndpoint): Promise<Capab
   const read = await checkCapabilities(probe);
   const broken = probe.results.find((result) => result.status === 'failed');
   if (broken !== undefined) {
-    throw new ControlError(`the endpoint breaks ${broken.rule} (${ruleText(broken.rule)}): ${broken.title} `
-      + `${broken.detail}; occ control-check lists every rule it breaks`);
+    throw new ControlError(
+      `the endpoint breaks ${broken.rule} (${ruleText(broken.rule)}): ${broken.title} ` +
+        `${broken.detail}; occ control-check lists every rule it breaks`,
+    );
   }
   return read.offered;
 }
@@ -284,7 +310,9 @@ const badParams: Partial<Record<ControlState, { params: Json; what: string }>> =
 
 /** An inspection's required param, for its 404 not_found and 422 probes. */
 const lookupParam: Partial<Record<ControlInspection, string>> = {
-  'hook-attempts': 'hookId', 'token-last-used': 'token', 'call-record': 'callId',
+  'hook-attempts': 'hookId',
+  'token-last-used': 'token',
+  'call-record': 'callId',
 };
 
 class StateChecks {
@@ -296,8 +324,10 @@ class StateChecks {
   }
 
   offers(name: ControlCapability): boolean {
-    return (this.#offered.states as readonly string[]).includes(name)
-      || (this.#offered.inspections as readonly string[]).includes(name);
+    return (
+      (this.#offered.states as readonly string[]).includes(name) ||
+      (this.#offered.inspections as readonly string[]).includes(name)
+    );
   }
 
   /** A setup; its values when it answered 200 with a JSON object (conforming or not: a teardown follows). */
@@ -367,18 +397,48 @@ class StateChecks {
 
 async function checkRequests(probe: Probe): Promise<void> {
   const unknownState = { state: UNKNOWN_NAME, params: {}, action: 'setup' };
-  probe.expectError('CTL-AUTH', 'POST /states with a wrong token',
-    await probe.post('/states', unknownState, wrongToken()), 401, 'unauthorized');
-  probe.expectError('CTL-AUTH', 'POST /inspections without a token',
-    await probe.post('/inspections', { inspection: UNKNOWN_NAME, params: {} }, null), 401, 'unauthorized');
-  probe.expectError('CTL-INVALID-REQUEST', 'POST /states with a body that is not JSON',
-    await probe.send('POST', '/states', { body: '{"state": ' }), 400, 'invalid_request');
-  probe.expectError('CTL-INVALID-REQUEST', 'POST /inspections with a JSON array',
-    await probe.send('POST', '/inspections', { body: '[]' }), 400, 'invalid_request');
-  probe.expectError('CTL-UNKNOWN-NAME', `setup of ${UNKNOWN_NAME}`,
-    await probe.post('/states', unknownState), 404, 'unknown_state');
-  probe.expectError('CTL-UNKNOWN-NAME', `inspection ${UNKNOWN_NAME}`,
-    await probe.post('/inspections', { inspection: UNKNOWN_NAME, params: {} }), 404, 'unknown_inspection');
+  probe.expectError(
+    'CTL-AUTH',
+    'POST /states with a wrong token',
+    await probe.post('/states', unknownState, wrongToken()),
+    401,
+    'unauthorized',
+  );
+  probe.expectError(
+    'CTL-AUTH',
+    'POST /inspections without a token',
+    await probe.post('/inspections', { inspection: UNKNOWN_NAME, params: {} }, null),
+    401,
+    'unauthorized',
+  );
+  probe.expectError(
+    'CTL-INVALID-REQUEST',
+    'POST /states with a body that is not JSON',
+    await probe.send('POST', '/states', { body: '{"state": ' }),
+    400,
+    'invalid_request',
+  );
+  probe.expectError(
+    'CTL-INVALID-REQUEST',
+    'POST /inspections with a JSON array',
+    await probe.send('POST', '/inspections', { body: '[]' }),
+    400,
+    'invalid_request',
+  );
+  probe.expectError(
+    'CTL-UNKNOWN-NAME',
+    `setup of ${UNKNOWN_NAME}`,
+    await probe.post('/states', unknownState),
+    404,
+    'unknown_state',
+  );
+  probe.expectError(
+    'CTL-UNKNOWN-NAME',
+    `inspection ${UNKNOWN_NAME}`,
+    await probe.post('/inspections', { inspection: UNKNOWN_NAME, params: {} }),
+    404,
+    'unknown_inspection',
+  );
 }
 
 async function checkStatesAndInspections(probe: Probe, offered: Capabilities): Promise<void> {
@@ -471,16 +531,29 @@ export async function checkControlEndpoint(endpoint: ControlEndpoint): Promise<C
   const read = await checkCapabilities(probe);
   await checkRequests(probe);
   if (read.usable) await checkStatesAndInspections(probe, read.offered);
-  const missing: MissingCapability[] = !read.usable ? [] : [
-    ...controlStates.filter((s) => !read.offered.states.includes(s)).map((name) => ({ kind: 'state' as const, name })),
-    ...controlInspections.filter((i) => !read.offered.inspections.includes(i))
-      .map((name) => ({ kind: 'inspection' as const, name })),
-  ].map((gap) => ({ ...gap, unlocks: unlocksOf(gap.name) }));
+  const missing: MissingCapability[] = !read.usable
+    ? []
+    : [
+        ...controlStates
+          .filter((s) => !read.offered.states.includes(s))
+          .map((name) => ({ kind: 'state' as const, name })),
+        ...controlInspections
+          .filter((i) => !read.offered.inspections.includes(i))
+          .map((name) => ({ kind: 'inspection' as const, name })),
+      ].map((gap) => ({ ...gap, unlocks: unlocksOf(gap.name) }));
   const violations = [...new Set(probe.results.filter((r) => r.status === 'failed').map((r) => r.rule))];
   return {
-    tool: 'occ control-check', document: CONTROL_DOCUMENT_VERSION, protocol: CONTROL_PROTOCOL,
-    controlUrl: endpoint.url, checkedAt, offered: read.offered, ignored: read.ignored,
-    results: probe.results, missing, violations, requests: probe.requests,
+    tool: 'occ control-check',
+    document: CONTROL_DOCUMENT_VERSION,
+    protocol: CONTROL_PROTOCOL,
+    controlUrl: endpoint.url,
+    checkedAt,
+    offered: read.offered,
+    ignored: read.ignored,
+    results: probe.results,
+    missing,
+    violations,
+    requests: probe.requests,
   };
 }
 
@@ -501,9 +574,9 @@ export function renderText(report: ControlCheckReport): string {
   const { states, inspections } = report.offered;
   const lines = [
     `control-check: ${report.controlUrl} against control-openapi.json ${report.document} (${report.protocol})`,
-    `offers ${states.length} of ${controlStates.length} states and `
-      + `${inspections.length} of ${controlInspections.length} inspections`
-      + `${states.length + inspections.length > 0 ? '' : ' (or none could be read)'}`,
+    `offers ${states.length} of ${controlStates.length} states and ` +
+      `${inspections.length} of ${controlInspections.length} inspections` +
+      `${states.length + inspections.length > 0 ? '' : ' (or none could be read)'}`,
   ];
   const offered = [...states, ...inspections];
   if (report.ignored.length > 0) lines.push(`ignored (outside protocol version 1): ${report.ignored.join(', ')}`);
@@ -527,8 +600,9 @@ export function renderText(report: ControlCheckReport): string {
   } else {
     const failed = report.results.filter((r) => r.status === 'failed').length;
     const broken = report.violations.join(', ');
-    lines.push(`control-check: ${failed} of ${counted} checks failed, breaking ${broken} `
-      + `(${report.requests} requests)`);
+    lines.push(
+      `control-check: ${failed} of ${counted} checks failed, breaking ${broken} ` + `(${report.requests} requests)`,
+    );
     for (const rule of report.violations) lines.push(`  ${rule}: ${ruleText(rule)}`);
   }
   return `${lines.join('\n')}\n`;
@@ -537,10 +611,17 @@ export function renderText(report: ControlCheckReport): string {
 export function renderJunit(report: ControlCheckReport): string {
   const x = (text: string): string => xmlText(text).text;
   const builder = junit.newBuilder().name('occ control-check');
-  const suite = builder.testSuite().name('control-check').property('control-url', x(report.controlUrl))
-    .property('document', report.document).property('protocol', report.protocol);
+  const suite = builder
+    .testSuite()
+    .name('control-check')
+    .property('control-url', x(report.controlUrl))
+    .property('document', report.document)
+    .property('protocol', report.protocol);
   for (const r of report.results) {
-    const testCase = suite.testCase().className(`control-check.${r.rule}`).name(x(`${r.rule}: ${r.title}`))
+    const testCase = suite
+      .testCase()
+      .className(`control-check.${r.rule}`)
+      .name(x(`${r.rule}: ${r.title}`))
       .property('rule', x(ruleText(r.rule)));
     if (r.status === 'failed') testCase.failure(x(r.detail));
     else if (r.status === 'skipped') testCase.skipped().standardOutput(x(r.detail));
@@ -550,8 +631,12 @@ export function renderJunit(report: ControlCheckReport): string {
     const missing = builder.testSuite().name('control-check.missing');
     for (const gap of report.missing) {
       const unlocks = gap.unlocks.length === 0 ? 'nothing alone' : gap.unlocks.map(unlockLine).join('; ');
-      missing.testCase().className('control-check.missing').name(x(`${gap.kind} ${gap.name} not offered`))
-        .skipped().standardOutput(x(`would unlock ${unlocks}`));
+      missing
+        .testCase()
+        .className('control-check.missing')
+        .name(x(`${gap.kind} ${gap.name} not offered`))
+        .skipped()
+        .standardOutput(x(`would unlock ${unlocks}`));
     }
   }
   return builder.build();
@@ -577,7 +662,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: [...argv], allowPositionals: false, strict: true,
+      args: [...argv],
+      allowPositionals: false,
+      strict: true,
       options: {
         'reports-dir': { type: 'string', default: 'reports' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -592,8 +679,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const endpoint = loadControlEndpointFromEnvironment();
   if (endpoint === undefined) {
-    throw new ConfigError('CONTROL_URL', '', 'CONTROL_URL is not set: set CONTROL_URL and CONTROL_TOKEN '
-      + '(environment or .env) to the target\'s test-control endpoint (see control-openapi.json)');
+    throw new ConfigError(
+      'CONTROL_URL',
+      '',
+      'CONTROL_URL is not set: set CONTROL_URL and CONTROL_TOKEN ' +
+        "(environment or .env) to the target's test-control endpoint (see control-openapi.json)",
+    );
   }
   const report = await checkControlEndpoint(endpoint);
   const dir = resolve(values['reports-dir']);
@@ -610,9 +701,14 @@ export async function runAsEntryPoint(argv: readonly string[]): Promise<number> 
   try {
     return await main(argv);
   } catch (error) {
-    const line = error instanceof UsageError ? error.message
-      : error instanceof ConfigError ? `configuration error: ${error.message}`
-        : error instanceof ControlError ? `CONTROL_URL: ${error.message}` : undefined;
+    const line =
+      error instanceof UsageError
+        ? error.message
+        : error instanceof ConfigError
+          ? `configuration error: ${error.message}`
+          : error instanceof ControlError
+            ? `CONTROL_URL: ${error.message}`
+            : undefined;
     if (line === undefined) throw error;
     process.stderr.write(`control-check: ${line}\n`);
     return 2;

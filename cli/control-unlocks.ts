@@ -18,21 +18,28 @@ export interface Unlock {
 }
 
 const VIRTUAL_TIME: readonly ControlCapability[] = [
-  'event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced',
+  'event-emitted',
+  'deliveries-idle',
+  'hook-attempts',
+  'clock',
+  'clock-advanced',
 ];
 
 export const controlUnlocks: readonly Unlock[] = [
   { needs: ['account-suspended'], requirements: ['ME-SUSPENDED-403'], orFixtures: 'TOKEN_SUSPENDED' },
   {
-    needs: ['account-without-trunk'], requirements: ['CALLS-NOT-PROVISIONED-409'],
+    needs: ['account-without-trunk'],
+    requirements: ['CALLS-NOT-PROVISIONED-409'],
     orFixtures: 'TOKEN_NO_TRUNK + NO_TRUNK_AGENT_ID',
   },
   {
-    needs: ['account-without-dialer'], requirements: ['CALLS-DIALER-REQUIRED-409'],
+    needs: ['account-without-dialer'],
+    requirements: ['CALLS-DIALER-REQUIRED-409'],
     orFixtures: 'TOKEN_NO_DIALER + NO_DIALER_AGENT_ID',
   },
   {
-    needs: ['agent-not-provisioned'], requirements: ['CALLS-AGENT-NOT-PROVISIONED-409'],
+    needs: ['agent-not-provisioned'],
+    requirements: ['CALLS-AGENT-NOT-PROVISIONED-409'],
     orFixtures: 'TEST_UNPROVISIONED_AGENT_ID',
   },
   { needs: ['balance-upstream-failing'], requirements: ['BALANCE-UPSTREAM-500'] },
@@ -43,25 +50,33 @@ export const controlUnlocks: readonly Unlock[] = [
   {
     needs: ['event-emitted'],
     requirements: [
-      'EVENT-CALL-TRANSFERRED-PAYLOAD', 'EVENT-DISPOSITION-SET-PAYLOAD', 'EVENT-DNC-ADDED-PAYLOAD',
-      'EVENT-LEAD-COMPLETED-PAYLOAD', 'WEBHOOK-ORDERING',
+      'EVENT-CALL-TRANSFERRED-PAYLOAD',
+      'EVENT-DISPOSITION-SET-PAYLOAD',
+      'EVENT-DNC-ADDED-PAYLOAD',
+      'EVENT-LEAD-COMPLETED-PAYLOAD',
+      'WEBHOOK-ORDERING',
     ],
-    note: 'WEBHOOK_PUBLIC_URL; unless the target emits these kinds within the run\'s webhook watch',
+    note: "WEBHOOK_PUBLIC_URL; unless the target emits these kinds within the run's webhook watch",
   },
   {
-    needs: ['event-emitted', 'hook-attempts'], requirements: ['HOOKS-DELETE-HISTORY-KEPT'],
+    needs: ['event-emitted', 'hook-attempts'],
+    requirements: ['HOOKS-DELETE-HISTORY-KEPT'],
     note: 'WEBHOOK_PUBLIC_URL',
   },
   {
     needs: VIRTUAL_TIME,
     requirements: [
-      'WEBHOOK-RETRY-HORIZON-24H', 'WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10',
-      'WEBHOOK-TIMEOUT-RETRY', 'WEBHOOK-BACKOFF-EXPONENTIAL',
+      'WEBHOOK-RETRY-HORIZON-24H',
+      'WEBHOOK-AUTO-DISABLE-10',
+      'WEBHOOK-RECOVERY-BEFORE-10',
+      'WEBHOOK-TIMEOUT-RETRY',
+      'WEBHOOK-BACKOFF-EXPONENTIAL',
     ],
-    note: 'WEBHOOK_PUBLIC_URL; deliveries driven in the target\'s virtual time',
+    note: "WEBHOOK_PUBLIC_URL; deliveries driven in the target's virtual time",
   },
   {
-    needs: ['call-record'], requirements: ['CALLS-TRANSITIONS', 'CALLS-METADATA-NOT-PERSISTED'],
+    needs: ['call-record'],
+    requirements: ['CALLS-TRANSITIONS', 'CALLS-METADATA-NOT-PERSISTED'],
     note: 'ALLOW_ORIGINATE and TEST_DESTINATION_NUMBER',
   },
 ];
@@ -76,10 +91,12 @@ export interface CapabilityUnlock {
 
 /** What `capability` would unlock, one line per group of checks that need it. */
 export function unlocksOf(capability: ControlCapability): CapabilityUnlock[] {
-  return controlUnlocks.filter((unlock) => unlock.needs.includes(capability)).map((unlock) => ({
-    requirements: unlock.requirements,
-    with: unlock.needs.filter((other) => other !== capability),
-    ...(unlock.orFixtures === undefined ? {} : { orFixtures: unlock.orFixtures }),
-    ...(unlock.note === undefined ? {} : { note: unlock.note }),
-  }));
+  return controlUnlocks
+    .filter((unlock) => unlock.needs.includes(capability))
+    .map((unlock) => ({
+      requirements: unlock.requirements,
+      with: unlock.needs.filter((other) => other !== capability),
+      ...(unlock.orFixtures === undefined ? {} : { orFixtures: unlock.orFixtures }),
+      ...(unlock.note === undefined ? {} : { note: unlock.note }),
+    }));
 }

@@ -21,7 +21,10 @@ const DELIVERY_TIMEOUT_MS = 250;
 
 /** A comma-separated list of ids, e.g. OCC_REFERENCE_FAULTS. Pure. */
 export function idList(text: string | undefined): string[] {
-  return (text ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  return (text ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
 }
 
 /** The fault switches a user turned on for the embedded reference (OCC_REFERENCE_FAULTS). */
@@ -31,7 +34,10 @@ export function referenceFaults(env: Readonly<Record<string, string | undefined>
 
 /** Starts a fresh reference server: no rate limit, the given faults, the variants of OCC_REFERENCE_VARIANTS. */
 export const startEmbeddedReference: StartEmbeddedTarget = async ({ faults, trustedCaPem }) => {
-  const [{ startReferenceServer }, { expandVariantIds }] = await Promise.all([import('../reference/server.ts'), import('../reference/variants.ts')]);
+  const [{ startReferenceServer }, { expandVariantIds }] = await Promise.all([
+    import('../reference/server.ts'),
+    import('../reference/variants.ts'),
+  ]);
   return startReferenceServer({
     rateLimit: false,
     trustedCaPem: [...trustedCaPem],

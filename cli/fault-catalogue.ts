@@ -64,10 +64,12 @@ export function unverifiable(violates: readonly string[], report: Pick<RunReport
 
 /** Caught when a failing check carries one of the requirement ids the fault names. Pure. */
 export function judgeFault(violates: readonly string[], report: Pick<RunReport, 'checks'>): string[] {
-  return report.checks
-    // A check split by per-requirement verdicts catches the fault only through a requirement it failed.
-    .filter((check) => requirementsFailedBy(check).some((id) => violates.includes(id)))
-    .map((check) => check.name);
+  return (
+    report.checks
+      // A check split by per-requirement verdicts catches the fault only through a requirement it failed.
+      .filter((check) => requirementsFailedBy(check).some((id) => violates.includes(id)))
+      .map((check) => check.name)
+  );
 }
 
 /** A bound on the remote runs of one fault (consecutive seeds, one per slice of the rotation). */
@@ -86,12 +88,37 @@ export function slicesReported(report: Pick<RunReport, 'checks'>): number {
 }
 
 /** A verdict from a run's report and exit code: the one judgement of both modes. Pure. */
-export function verdictOf(fault: Pick<Fault, 'id' | 'violates'>, report: RunReport, exitCode: number | null, durationMs: number, remote: boolean, seed?: number): FaultVerdict {
-  const base = { fault: fault.id, violates: fault.violates, exitCode, durationMs, ...(seed === undefined ? {} : { seed }) };
-  if (report.interrupted) return { ...base, caught: false, caughtBy: [], problem: `the run was cut short (exit ${exitCode}): over its time limit?` };
+export function verdictOf(
+  fault: Pick<Fault, 'id' | 'violates'>,
+  report: RunReport,
+  exitCode: number | null,
+  durationMs: number,
+  remote: boolean,
+  seed?: number,
+): FaultVerdict {
+  const base = {
+    fault: fault.id,
+    violates: fault.violates,
+    exitCode,
+    durationMs,
+    ...(seed === undefined ? {} : { seed }),
+  };
+  if (report.interrupted)
+    return {
+      ...base,
+      caught: false,
+      caughtBy: [],
+      problem: `the run was cut short (exit ${exitCode}): over its time limit?`,
+    };
   const caughtBy = judgeFault(fault.violates, report);
   const notVerifiableRemotely = remote && caughtBy.length === 0 ? unverifiable(fault.violates, report) : undefined;
-  return { ...base, caught: caughtBy.length > 0 && exitCode === 1, caughtBy, slices: slicesReported(report), ...(notVerifiableRemotely === undefined ? {} : { notVerifiableRemotely }) };
+  return {
+    ...base,
+    caught: caughtBy.length > 0 && exitCode === 1,
+    caughtBy,
+    slices: slicesReported(report),
+    ...(notVerifiableRemotely === undefined ? {} : { notVerifiableRemotely }),
+  };
 }
 
 /**
@@ -100,9 +127,15 @@ export function verdictOf(fault: Pick<Fault, 'id' | 'violates'>, report: RunRepo
  */
 export function embeddedEnvironment(): NodeJS.ProcessEnv {
   // NODE_COMPILE_CACHE: each fault's run starts a test worker, which loads the same dependencies again.
-  const env: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: compileCacheDirectory, ...process.env, CI: process.env.CI ?? 'true' };
-  if (existsSync('.env')) loadDotenvFile({ path: '.env', quiet: true, override: false, processEnv: env as Record<string, string> });
-  for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS']) delete env[name];
+  const env: NodeJS.ProcessEnv = {
+    NODE_COMPILE_CACHE: compileCacheDirectory,
+    ...process.env,
+    CI: process.env.CI ?? 'true',
+  };
+  if (existsSync('.env'))
+    loadDotenvFile({ path: '.env', quiet: true, override: false, processEnv: env as Record<string, string> });
+  for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS'])
+    delete env[name];
   return env;
 }
 
@@ -118,39 +151,64 @@ export class RunnerProcess {
   private constructor(child: ChildProcess) {
     this.#child = child;
     let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4_000); });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4_000);
+    });
     child.on('message', (message: FromRunner) => this.#waiting?.(message));
-    child.on('exit', (code, signal) => this.#waiting?.({ exited: `the runner ended (${signal ?? `exit ${code}`})${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').at(-1)}`}` }));
+    child.on('exit', (code, signal) =>
+      this.#waiting?.({
+        exited: `the runner ended (${signal ?? `exit ${code}`})${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').at(-1)}`}`,
+      }),
+    );
   }
 
   /** How many checks each fault of the catalogue runs, as the runner collected them. */
   checks: Readonly<Record<string, number>> = {};
 
   static async start(env: NodeJS.ProcessEnv): Promise<RunnerProcess> {
-    const runner = new RunnerProcess(fork(entryPoint('cli/fault-runner'), [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }));
+    const runner = new RunnerProcess(
+      fork(entryPoint('cli/fault-runner'), [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }),
+    );
     const first = await runner.#next(RUNNER_START_MS);
     if ('ready' in first) {
       runner.checks = first.checks;
       return runner;
     }
     runner.end();
-    throw new Error(`the runner did not start: ${'error' in first ? first.error : 'exited' in first ? first.exited : 'no answer'}`);
+    throw new Error(
+      `the runner did not start: ${'error' in first ? first.error : 'exited' in first ? first.exited : 'no answer'}`,
+    );
   }
 
   /** The fault's run, or why there is none (then the runner is ended: it may hold the fault on). */
-  async run(fault: Pick<Fault, 'id' | 'violates'>, only?: CheckSelection): Promise<{ report: RunReport; exitCode: number } | { problem: string }> {
-    this.#child.send({ fault: { id: fault.id, violates: fault.violates }, ...(only === undefined ? {} : { only }) } satisfies ToRunner);
+  async run(
+    fault: Pick<Fault, 'id' | 'violates'>,
+    only?: CheckSelection,
+  ): Promise<{ report: RunReport; exitCode: number } | { problem: string }> {
+    this.#child.send({
+      fault: { id: fault.id, violates: fault.violates },
+      ...(only === undefined ? {} : { only }),
+    } satisfies ToRunner);
     const answer = await this.#next(FAULT_RUN_MS);
     if ('run' in answer) return answer.run;
     await this.end();
     if ('error' in answer) return { problem: `the run failed: ${answer.error}` };
-    return { problem: 'exited' in answer ? answer.exited : `no verdict within ${FAULT_RUN_MS / 1000} s: over its time limit?` };
+    return {
+      problem: 'exited' in answer ? answer.exited : `no verdict within ${FAULT_RUN_MS / 1000} s: over its time limit?`,
+    };
   }
 
   #next(timeoutMs: number): Promise<FromRunner | { exited: string } | { timedOut: true }> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.#waiting = undefined; resolve({ timedOut: true }); }, timeoutMs);
-      this.#waiting = (message) => { clearTimeout(timer); this.#waiting = undefined; resolve(message); };
+      const timer = setTimeout(() => {
+        this.#waiting = undefined;
+        resolve({ timedOut: true });
+      }, timeoutMs);
+      this.#waiting = (message) => {
+        clearTimeout(timer);
+        this.#waiting = undefined;
+        resolve(message);
+      };
     });
   }
 
@@ -160,7 +218,10 @@ export class RunnerProcess {
     if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
       const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => { clearTimeout(force); resolve(); });
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
       if (child.connected) child.disconnect();
       else child.kill('SIGTERM');
     });
@@ -168,7 +229,11 @@ export class RunnerProcess {
 }
 
 /** One --concurrency slot: takes faults from the queue until it is empty, through one runner at a time. */
-export async function embeddedSlot(queue: Fault[], env: NodeJS.ProcessEnv, done: (verdict: FaultVerdict) => void): Promise<void> {
+export async function embeddedSlot(
+  queue: Fault[],
+  env: NodeJS.ProcessEnv,
+  done: (verdict: FaultVerdict) => void,
+): Promise<void> {
   let runner: RunnerProcess | undefined;
   try {
     while (queue.length > 0) {
@@ -179,7 +244,16 @@ export async function embeddedSlot(queue: Fault[], env: NodeJS.ProcessEnv, done:
         } catch (error) {
           // Charged to the fault it would have run next; the next fault tries a new runner.
           const fault = queue.shift();
-          if (fault !== undefined) done({ fault: fault.id, violates: fault.violates, caught: false, caughtBy: [], exitCode: null, durationMs: Date.now() - started, problem: (error as Error).message });
+          if (fault !== undefined)
+            done({
+              fault: fault.id,
+              violates: fault.violates,
+              caught: false,
+              caughtBy: [],
+              exitCode: null,
+              durationMs: Date.now() - started,
+              problem: (error as Error).message,
+            });
           continue;
         }
         // The faults with the most checks first, so that no long one is left alone at the end (one
@@ -194,7 +268,15 @@ export async function embeddedSlot(queue: Fault[], env: NodeJS.ProcessEnv, done:
       const outcome = await runner.run(fault);
       if ('problem' in outcome) {
         runner = undefined;
-        done({ fault: fault.id, violates: fault.violates, caught: false, caughtBy: [], exitCode: null, durationMs: Date.now() - runStarted, problem: outcome.problem });
+        done({
+          fault: fault.id,
+          violates: fault.violates,
+          caught: false,
+          caughtBy: [],
+          exitCode: null,
+          durationMs: Date.now() - runStarted,
+          problem: outcome.problem,
+        });
       } else {
         done(verdictOf(fault, outcome.report, outcome.exitCode, Date.now() - runStarted, false));
       }
@@ -227,11 +309,26 @@ function runAgainst(fault: Fault, workDir: string, env: NodeJS.ProcessEnv, seed:
   const reportsDir = join(workDir, fault.id);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), '--only', fault.violates.join(','), '--seed', String(seed), '--reports-dir', reportsDir], {
-      env, stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        entryPoint('cli/conformance'),
+        '--only',
+        fault.violates.join(','),
+        '--seed',
+        String(seed),
+        '--reports-dir',
+        reportsDir,
+      ],
+      {
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     // A remote run is a second process and real TLS deliveries: room on a loaded machine.
     const timer = setTimeout(() => child.kill('SIGTERM'), 300_000);
     child.on('close', (code) => {
@@ -241,7 +338,16 @@ function runAgainst(fault: Fault, workDir: string, env: NodeJS.ProcessEnv, seed:
       try {
         report = JSON.parse(readFileSync(join(reportsDir, 'latest', 'report.json'), 'utf8')) as RunReport;
       } catch {
-        return resolve({ fault: fault.id, violates: fault.violates, exitCode: code, durationMs, seed, caught: false, caughtBy: [], problem: `no report (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}` });
+        return resolve({
+          fault: fault.id,
+          violates: fault.violates,
+          exitCode: code,
+          durationMs,
+          seed,
+          caught: false,
+          caughtBy: [],
+          problem: `no report (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}`,
+        });
       }
       resolve(verdictOf(fault, report, code, durationMs, true, seed));
     });
@@ -250,8 +356,11 @@ function runAgainst(fault: Fault, workDir: string, env: NodeJS.ProcessEnv, seed:
 
 /** The line printed for a fault as its verdict arrives. Pure. */
 export function verdictLine(verdict: FaultVerdict): string {
-  if (verdict.notVerifiableRemotely !== undefined) return `- ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  not verifiable remotely: ${verdict.notVerifiableRemotely}`;
-  const line = verdict.caught ? `caught by${verdict.seed !== undefined && verdict.seed > 1 ? ` (seed ${verdict.seed})` : ''}: ${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}` : `NOT CAUGHT ${verdict.problem ?? `(violates ${verdict.violates.join(', ')})`}`;
+  if (verdict.notVerifiableRemotely !== undefined)
+    return `- ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  not verifiable remotely: ${verdict.notVerifiableRemotely}`;
+  const line = verdict.caught
+    ? `caught by${verdict.seed !== undefined && verdict.seed > 1 ? ` (seed ${verdict.seed})` : ''}: ${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}`
+    : `NOT CAUGHT ${verdict.problem ?? `(violates ${verdict.violates.join(', ')})`}`;
   return `${verdict.caught ? '✓' : '✗'} ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ${line}`;
 }
 
@@ -266,16 +375,28 @@ const usage = `Usage: occ self-proof [options]   (npm run self-proof)
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { concurrency: { type: 'string', default: '2' }, only: { type: 'string' }, remote: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        concurrency: { type: 'string', default: '2' },
+        only: { type: 'string' },
+        remote: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
   } catch (error) {
-    throw new Error(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ self-proof --help for the options`);
+    throw new Error(
+      `${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ self-proof --help for the options`,
+    );
   }
   if (values.help) {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
   const concurrency = Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8) throw new Error('--concurrency must be a whole number from 1 to 8');
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8)
+    throw new Error('--concurrency must be a whole number from 1 to 8');
   const selected = values.only === undefined ? faults : faults.filter((f) => values.only!.split(',').includes(f.id));
   if (selected.length === 0) throw new Error(`--only names no fault of reference/faults.ts`);
   const started = Date.now();
@@ -288,28 +409,40 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (values.remote) {
     const workDir = mkdtempSync(join(tmpdir(), 'occ-self-proof-'));
     try {
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        for (let fault = queue.shift(); fault !== undefined; fault = queue.shift()) done(await runRemote(fault, workDir));
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let fault = queue.shift(); fault !== undefined; fault = queue.shift())
+            done(await runRemote(fault, workDir));
+        }),
+      );
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
   } else {
     const env = embeddedEnvironment();
     // No more runners than faults: a runner's start is the one fixed cost left.
-    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, () => embeddedSlot(queue, env, done)));
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, queue.length) }, () => embeddedSlot(queue, env, done)),
+    );
   }
   const judged = verdicts.filter((v) => v.notVerifiableRemotely === undefined);
   const caught = judged.filter((v) => v.caught).length;
   const rate = judged.length === 0 ? 100 : (100 * caught) / judged.length;
   const skipped = verdicts.length - judged.length;
-  process.stdout.write(`kill rate${values.remote ? ' (remote target)' : ''}: ${caught}/${judged.length} faults caught (${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `kill rate${values.remote ? ' (remote target)' : ''}: ${caught}/${judged.length} faults caught (${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return caught === judged.length ? 0 : 1;
 }
 
 if (import.meta.main) {
   main().then(
-    (code) => { process.exitCode = code; },
-    (error: unknown) => { process.stderr.write(`self-proof: ${(error as Error).message}\n`); process.exitCode = 2; },
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`self-proof: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+    },
   );
 }

@@ -62,7 +62,8 @@ export function onlyFilter(ids: readonly string[]): string[] {
   return [ids.join(' || ')];
 }
 
-const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: string } }) => `${spec.project.name}\u0000${spec.moduleId}`;
+const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: string } }) =>
+  `${spec.project.name}\u0000${spec.moduleId}`;
 
 /**
  * Starts a runner in this process. The embedded target needs no variable; the caller clears
@@ -73,7 +74,8 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   // environment (vitest hands each run's worker the environment of that run), without a Node
   // process start per fault; about a tenth of the self-proof's CPU (bench/RESULTS.md).
   enableTargetProject({ threads: true });
-  const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
+    .version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it.
   const run: SharedRun = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
   if (run.context.target.kind !== 'embedded') {
@@ -90,8 +92,13 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   let vitest: Vitest | undefined;
   try {
     vitest = await createVitest({
-      root: packageRoot, config: vitestConfigFile(), run: true, watch: false,
-      project: [TARGET_PROJECT], reporters: [relay], passWithNoTests: true,
+      root: packageRoot,
+      config: vitestConfigFile(),
+      run: true,
+      watch: false,
+      project: [TARGET_PROJECT],
+      reporters: [relay],
+      passWithNoTests: true,
     });
     const specifications = await vitest.globTestSpecifications();
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).
@@ -102,7 +109,10 @@ export async function startFaultRunner(): Promise<FaultRunner> {
     for (const module of collected.testModules) {
       const tests = [...module.children.allTests()];
       tagsByFile.set(specKey(module), new Set(tests.flatMap((test) => test.tags)));
-      namesByFile.set(specKey(module), tests.map((test) => test.fullName));
+      namesByFile.set(
+        specKey(module),
+        tests.map((test) => test.fullName),
+      );
       tagsByCheck.push(...tests.map((test) => test.tags));
     }
     const bySpecKey = new Map(specifications.map((spec) => [specKey(spec), spec]));
@@ -120,21 +130,36 @@ export async function startFaultRunner(): Promise<FaultRunner> {
         const started = performance.now();
         try {
           const pattern = only === undefined ? undefined : new RegExp(only.testNamePattern);
-          const [files, filter] = pattern === undefined
-            ? [filesFor(fault.violates, tagsByFile), { testTagsFilter: onlyFilter(fault.violates) }]
-            : [[...namesByFile].filter(([, names]) => names.some((name) => pattern.test(name))).map(([file]) => file), { testNamePattern: pattern }];
-          const mine = files.map((key) => bySpecKey.get(key)!).map((spec) => spec.project.createSpecification(spec.moduleId, filter));
+          const [files, filter] =
+            pattern === undefined
+              ? [filesFor(fault.violates, tagsByFile), { testTagsFilter: onlyFilter(fault.violates) }]
+              : [
+                  [...namesByFile]
+                    .filter(([, names]) => names.some((name) => pattern.test(name)))
+                    .map(([file]) => file),
+                  { testNamePattern: pattern },
+                ];
+          const mine = files
+            .map((key) => bySpecKey.get(key)!)
+            .map((spec) => spec.project.createSpecification(spec.moduleId, filter));
           await v.runTestSpecifications(mine);
         } finally {
           current = undefined;
         }
         const report = buildReport({
-          tool: 'outbound-calling-conformance', suiteVersion,
+          tool: 'outbound-calling-conformance',
+          suiteVersion,
           target: { kind: 'embedded', baseUrl: 'embedded reference server' },
-          startedAt, durationMs: Math.round(performance.now() - started), seed, dryRun: false,
-          checks: collector.results, load: [], previous: [],
+          startedAt,
+          durationMs: Math.round(performance.now() - started),
+          seed,
+          dryRun: false,
+          checks: collector.results,
+          load: [],
+          previous: [],
           requestsSent: collector.results.reduce((sum, c) => sum + c.requests, 0),
-          unhandledErrors: collector.unhandledErrors, interrupted: false,
+          unhandledErrors: collector.unhandledErrors,
+          interrupted: false,
         });
         return { report, exitCode: exitCodeOf(report) };
       },

@@ -19,8 +19,10 @@ const testRunnerMarkers = /^(VITEST.*|TEST|NODE_ENV)$/;
 /** `passed`: configuration variables the caller hands on as they are (e.g. PROPERTY_*). */
 export function machineEnvironment(passed: (name: string) => boolean = () => false): Record<string, string> {
   const kept = Object.entries(process.env).filter(
-    (entry): entry is [string, string] => entry[1] !== undefined
-      && (passed(entry[0]) || (!documented.has(entry[0]) && !entry[0].startsWith('OCC_') && !testRunnerMarkers.test(entry[0]))),
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined &&
+      (passed(entry[0]) ||
+        (!documented.has(entry[0]) && !entry[0].startsWith('OCC_') && !testRunnerMarkers.test(entry[0]))),
   );
   return Object.fromEntries(kept);
 }

@@ -30,29 +30,38 @@ function oneLine(prefix: string, run: () => Promise<number>): Promise<number> {
 const subcommands: readonly Subcommand[] = [
   {
     name: 'run',
-    description: 'run the conformance suites and properties against the target (the embedded reference when nothing is configured) and write the reports',
+    description:
+      'run the conformance suites and properties against the target (the embedded reference when nothing is configured) and write the reports',
     handler: async (args) => (await import('./conformance.ts')).runAsEntryPoint(args),
   },
   {
     name: 'dry-run',
-    description: 'list every check and the requests it would send to the configured target; send nothing (occ run --dry-run)',
+    description:
+      'list every check and the requests it would send to the configured target; send nothing (occ run --dry-run)',
     handler: async (args) => (await import('./conformance.ts')).runAsEntryPoint(['--dry-run', ...args]),
   },
   {
     name: 'load',
-    description: 'occ load rate-limit|webhook-retry: run one k6 probe (k6 found on PATH, in the cache, or built once with Go)',
+    description:
+      'occ load rate-limit|webhook-retry: run one k6 probe (k6 found on PATH, in the cache, or built once with Go)',
     // k6's keep-alive sockets must not hold the verdict back: exit as load/run.ts does.
     handler: async (args) => process.exit(await (await import('../load/run.ts')).main(args)),
   },
   {
     name: 'receiver',
     description: 'serve the HTTPS webhook receiver alone (configured by RECEIVER_* and WEBHOOK_PUBLIC_URL)',
-    handler: async (args) => { await (await import('../harness/webhooks/receiver-cli.ts')).main(args); return undefined; },
+    handler: async (args) => {
+      await (await import('../harness/webhooks/receiver-cli.ts')).main(args);
+      return undefined;
+    },
   },
   {
     name: 'reference',
     description: 'serve the embedded reference server standalone and print its URLs and tokens',
-    handler: async (args) => { await (await import('../reference/cli.ts')).main(args); return undefined; },
+    handler: async (args) => {
+      await (await import('../reference/cli.ts')).main(args);
+      return undefined;
+    },
   },
   {
     name: 'control-check',
@@ -72,9 +81,12 @@ const subcommands: readonly Subcommand[] = [
 ];
 
 function program(): { command: Command; chosen: () => Promise<number | undefined> } {
-  let chosen: () => Promise<number | undefined> = async () => usageError(`name a command: ${subcommands.map((s) => s.name).join(', ')} (occ --help lists them)`);
+  let chosen: () => Promise<number | undefined> = async () =>
+    usageError(`name a command: ${subcommands.map((s) => s.name).join(', ')} (occ --help lists them)`);
   const command = new Command('occ')
-    .description('Conformance and load suite for the Outbound Calling REST API v1.\nRun `occ <command> --help` for the options of a command.')
+    .description(
+      'Conformance and load suite for the Outbound Calling REST API v1.\nRun `occ <command> --help` for the options of a command.',
+    )
     .version(packageJson.version, '-V, --version')
     .enablePositionalOptions()
     .helpCommand(false)
@@ -94,7 +106,9 @@ function program(): { command: Command; chosen: () => Promise<number | undefined
       .allowExcessArguments()
       .passThroughOptions()
       .argument('[options...]')
-      .action((args: string[]) => { chosen = () => sub.handler(args); });
+      .action((args: string[]) => {
+        chosen = () => sub.handler(args);
+      });
   }
   return { command, chosen: () => chosen() };
 }

@@ -25,7 +25,8 @@ export function entryPoint(pathWithoutExtension: string): string {
 /** The vitest configuration that defines the projects (vitest.config.ts, or .js when emitted). */
 export function vitestConfigFile(): string {
   const file = entryPoint('vitest.config');
-  if (!existsSync(file)) throw new Error(`the suite's vitest configuration is missing (${file}); reinstall the package`);
+  if (!existsSync(file))
+    throw new Error(`the suite's vitest configuration is missing (${file}); reinstall the package`);
   return file;
 }
 

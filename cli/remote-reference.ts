@@ -51,7 +51,9 @@ function freePort(): Promise<number> {
  * URLs, every token, the OAuth client, the agent ids and permission to ring the fictional test
  * number (no webhook receiver, no control endpoint: callers add those). Pure.
  */
-export function fixtureEnv(fixtures: Pick<ReferenceFixtures, 'baseUrl' | 'authUrl' | 'tokens' | 'oauth' | 'agents'>): Record<string, string> {
+export function fixtureEnv(
+  fixtures: Pick<ReferenceFixtures, 'baseUrl' | 'authUrl' | 'tokens' | 'oauth' | 'agents'>,
+): Record<string, string> {
   const env: Record<string, string> = {
     API_BASE_URL: fixtures.baseUrl,
     AUTH_URL: fixtures.authUrl,
@@ -80,7 +82,9 @@ export interface RemoteReferenceOptions {
 
 /** The stand-in's own flags for its rate limit: off, or the spec's limit per the given window. Pure. */
 export function rateLimitFlags(rateWindowMs: number | undefined): string[] {
-  return rateWindowMs === undefined ? ['--rate-limit', '0'] : ['--rate-limit', String(limits.requestsPerMinute), '--rate-window-ms', String(rateWindowMs)];
+  return rateWindowMs === undefined
+    ? ['--rate-limit', '0']
+    : ['--rate-limit', String(limits.requestsPerMinute), '--rate-window-ms', String(rateWindowMs)];
 }
 
 /**
@@ -89,7 +93,9 @@ export function rateLimitFlags(rateWindowMs: number | undefined): string[] {
  * throttle then applies per that window). Pure.
  */
 export function rateLimitEnv(rateWindowMs: number | undefined): Record<string, string | undefined> {
-  return rateWindowMs === undefined ? {} : { REQUESTS_PER_MINUTE: undefined, RATE_LIMIT_WINDOW_MS: String(rateWindowMs) };
+  return rateWindowMs === undefined
+    ? {}
+    : { REQUESTS_PER_MINUTE: undefined, RATE_LIMIT_WINDOW_MS: String(rateWindowMs) };
 }
 
 /** Starts `npm run reference` in its own process and reads its fixtures (the --json line). */
@@ -100,9 +106,20 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
   writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   writeFileSync(join(dir, 'ca.pem'), tls.caCertPem);
   const receiverPort = await freePort();
-  const args = [entryPoint('reference/cli'), '--port', '0', '--json', ...rateLimitFlags(options.rateWindowMs), '--trust-ca', join(dir, 'ca.pem')];
+  const args = [
+    entryPoint('reference/cli'),
+    '--port',
+    '0',
+    '--json',
+    ...rateLimitFlags(options.rateWindowMs),
+    '--trust-ca',
+    join(dir, 'ca.pem'),
+  ];
   if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   // Never outlive the process that started it (a crash, an uncaught error, process.exit).
   const orphanGuard = () => child.kill('SIGTERM');
   process.once('exit', orphanGuard);
@@ -122,8 +139,13 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
         reject(new Error(`the reference process printed no fixtures JSON: ${line[0]!.slice(0, 120)}`));
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => { err += chunk.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the reference process exited (${code}): ${err.trim().split('\n').at(-1) ?? ''}`)); });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the reference process exited (${code}): ${err.trim().split('\n').at(-1) ?? ''}`));
+    });
   });
   const variables: Record<string, string | undefined> = {
     ...fixtureEnv(fixtures),
@@ -132,16 +154,23 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
     RECEIVER_PORT: String(receiverPort),
     RECEIVER_TLS_CERT: join(dir, 'cert.pem'),
     RECEIVER_TLS_KEY: join(dir, 'key.pem'),
-    ...(options.withControl === false ? {} : { CONTROL_URL: fixtures.controlUrl, CONTROL_TOKEN: fixtures.controlToken }),
+    ...(options.withControl === false
+      ? {}
+      : { CONTROL_URL: fixtures.controlUrl, CONTROL_TOKEN: fixtures.controlToken }),
   };
-  const env = Object.fromEntries(Object.entries(variables).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const env = Object.fromEntries(
+    Object.entries(variables).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   let closed: Promise<void> | undefined;
   return {
     env,
     fixtures,
     close() {
       closed ??= new Promise<void>((resolve) => {
-        const done = () => { rmSync(dir, { recursive: true, force: true }); resolve(); };
+        const done = () => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve();
+        };
         if (child.exitCode !== null) return done();
         child.once('exit', done);
         child.kill('SIGTERM');
@@ -158,20 +187,44 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
  * (WEBHOOK_BUDGET_S of the checks, TIME_BUDGET_S of the k6 webhook-retry probe) passed through.
  */
 export function remoteRunEnvironment(reference: RemoteReference): NodeJS.ProcessEnv {
-  const passed = (name: string) => name.startsWith('PROPERTY_') || name === 'WEBHOOK_BUDGET_S' || name === 'TIME_BUDGET_S';
+  const passed = (name: string) =>
+    name.startsWith('PROPERTY_') || name === 'WEBHOOK_BUDGET_S' || name === 'TIME_BUDGET_S';
   return { CI: 'true', ...machineEnvironment(passed), ...reference.env };
 }
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({ options: { 'no-control': { type: 'boolean', default: false }, faults: { type: 'string' }, 'rate-window-ms': { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    options: {
+      'no-control': { type: 'boolean', default: false },
+      faults: { type: 'string' },
+      'rate-window-ms': { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
   const windowText = values['rate-window-ms'];
-  if (windowText !== undefined && (!/^[0-9]+$/.test(windowText) || Number(windowText) < 1000)) throw new Error(`--rate-window-ms must be a whole number of ms >= 1000 (60000 is the spec's minute), got "${windowText}"`);
+  if (windowText !== undefined && (!/^[0-9]+$/.test(windowText) || Number(windowText) < 1000))
+    throw new Error(
+      `--rate-window-ms must be a whole number of ms >= 1000 (60000 is the spec's minute), got "${windowText}"`,
+    );
   const rateWindowMs = windowText === undefined ? undefined : Number(windowText);
-  const reference = await startRemoteReference({ withControl: !values['no-control'], faults: values.faults?.split(',').filter((id) => id !== '') ?? [], ...(rateWindowMs === undefined ? {} : { rateWindowMs }) });
+  const reference = await startRemoteReference({
+    withControl: !values['no-control'],
+    faults: values.faults?.split(',').filter((id) => id !== '') ?? [],
+    ...(rateWindowMs === undefined ? {} : { rateWindowMs }),
+  });
   try {
-    const limit = rateWindowMs === undefined ? 'no rate limit' : `${limits.requestsPerMinute} requests per ${rateWindowMs / 1000} s (RATE_LIMIT_WINDOW_MS=${rateWindowMs})`;
-    process.stdout.write(`remote reference: ${reference.fixtures.baseUrl} (a separate process, ${limit})${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`);
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], { stdio: 'inherit', env: remoteRunEnvironment(reference) });
+    const limit =
+      rateWindowMs === undefined
+        ? 'no rate limit'
+        : `${limits.requestsPerMinute} requests per ${rateWindowMs / 1000} s (RATE_LIMIT_WINDOW_MS=${rateWindowMs})`;
+    process.stdout.write(
+      `remote reference: ${reference.fixtures.baseUrl} (a separate process, ${limit})${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`,
+    );
+    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], {
+      stdio: 'inherit',
+      env: remoteRunEnvironment(reference),
+    });
     return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   } finally {
     await reference.close();
@@ -180,7 +233,12 @@ async function main(): Promise<number> {
 
 if (import.meta.main) {
   main().then(
-    (code) => { process.exitCode = code; },
-    (error: unknown) => { process.stderr.write(`remote-reference: ${(error as Error).message}\n`); process.exitCode = 2; },
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`remote-reference: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+    },
   );
 }

@@ -15,7 +15,12 @@ const usage = 'Usage: occ verify <evidence.zip>   checks the archive `occ run --
 export async function main(argv: readonly string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     process.stderr.write(`verify: ${(error as Error).message.split('\n')[0]}; ${usage}\n`);
     return 2;
@@ -33,7 +38,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     zip = readFileSync(file);
   } catch (error) {
-    process.stderr.write(`verify: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
+    process.stderr.write(
+      `verify: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`,
+    );
     return 2;
   }
   const { ok, problems, manifest } = verifyEvidence(zip);
@@ -43,15 +50,24 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`evidence ${file}`);
-  out(`  suite       ${manifest.suite.name} ${manifest.suite.version}${manifest.suite.gitCommit === null ? ' (no git commit: an installed package)' : ` at commit ${manifest.suite.gitCommit}`}`);
+  out(
+    `  suite       ${manifest.suite.name} ${manifest.suite.version}${manifest.suite.gitCommit === null ? ' (no git commit: an installed package)' : ` at commit ${manifest.suite.gitCommit}`}`,
+  );
   out(`  run         started ${manifest.run.startedAt}, seed ${manifest.run.seed}, exit code ${manifest.run.exitCode}`);
   out(`  target      ${manifest.target.origin}`);
-  out(`  waivers     ${manifest.waivers.mode}${manifest.waivers.entries > 0 ? ` (${manifest.waivers.entries} entries in the file)` : ''}`);
-  out(`  configured  ${manifest.configuration.set.length > 0 ? manifest.configuration.set.join(', ') : 'nothing (the embedded reference)'} · fingerprint ${manifest.configuration.fingerprint.slice(0, 16)}…`);
+  out(
+    `  waivers     ${manifest.waivers.mode}${manifest.waivers.entries > 0 ? ` (${manifest.waivers.entries} entries in the file)` : ''}`,
+  );
+  out(
+    `  configured  ${manifest.configuration.set.length > 0 ? manifest.configuration.set.join(', ') : 'nothing (the embedded reference)'} · fingerprint ${manifest.configuration.fingerprint.slice(0, 16)}…`,
+  );
   const sameContract = sha256(readFileSync(join(packageRoot, 'openapi.json'))) === manifest.contract.openapiSha256;
   const sameCatalogue = catalogueSha256() === manifest.contract.catalogueSha256;
-  out(`  contract    openapi.json ${sameContract ? 'is' : 'is NOT'} this suite's; requirement catalogue ${sameCatalogue ? 'is' : 'is NOT'} this suite's (information, not a verdict)`);
-  for (const f of manifest.files) out(`  ${problems.some((p) => p.startsWith(`${f.name}:`)) ? '✗' : '✓'} ${f.name.padEnd(12)} ${f.sha256}`);
+  out(
+    `  contract    openapi.json ${sameContract ? 'is' : 'is NOT'} this suite's; requirement catalogue ${sameCatalogue ? 'is' : 'is NOT'} this suite's (information, not a verdict)`,
+  );
+  for (const f of manifest.files)
+    out(`  ${problems.some((p) => p.startsWith(`${f.name}:`)) ? '✗' : '✓'} ${f.name.padEnd(12)} ${f.sha256}`);
   if (ok) {
     out('verify: intact: every file matches the manifest (not signed: this proves integrity, not authorship)');
     return 0;

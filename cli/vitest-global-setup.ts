@@ -13,7 +13,11 @@ import { referenceFaults, startEmbeddedReference } from './embedded-reference.ts
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Options of a run vitest was started for directly; ignored when the run was started first.
-  const run = await acquireRun({ startEmbedded: startEmbeddedReference, faults: referenceFaults(), seed: seedFromEnvironment(process.env) });
+  const run = await acquireRun({
+    startEmbedded: startEmbeddedReference,
+    faults: referenceFaults(),
+    seed: seedFromEnvironment(process.env),
+  });
   run.projects.add(project);
   project.provide('run', run.context);
   return async () => {

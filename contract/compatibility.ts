@@ -49,13 +49,23 @@ export function operationsOf(doc: unknown): Map<string, Json> {
   const paths = isObject(doc) && isObject(doc.paths) ? doc.paths : {};
   for (const [path, item] of Object.entries(paths)) {
     if (!isObject(item)) continue;
-    for (const method of METHODS) if (isObject(item[method])) out.set(`${method.toUpperCase()} ${path}`, item[method] as Json);
+    for (const method of METHODS)
+      if (isObject(item[method])) out.set(`${method.toUpperCase()} ${path}`, item[method] as Json);
   }
   return out;
 }
 
 /** Compares two schemas at `where`, pushing findings into `out`. */
-export function compareSchemas(oldDoc: unknown, newDoc: unknown, oldSchema: unknown, newSchema: unknown, where: string, direction: Direction, out: Compatibility, seen = new Set<string>()): void {
+export function compareSchemas(
+  oldDoc: unknown,
+  newDoc: unknown,
+  oldSchema: unknown,
+  newSchema: unknown,
+  where: string,
+  direction: Direction,
+  out: Compatibility,
+  seen = new Set<string>(),
+): void {
   const before = resolveRef(oldDoc, oldSchema);
   const after = resolveRef(newDoc, newSchema);
   if (!isObject(before) || !isObject(after)) return;
@@ -72,8 +82,10 @@ export function compareSchemas(oldDoc: unknown, newDoc: unknown, oldSchema: unkn
   if (Array.isArray(before.enum)) {
     const newEnum = Array.isArray(after.enum) ? after.enum : undefined;
     if (newEnum !== undefined) {
-      for (const value of before.enum) if (!newEnum.includes(value)) out.breaking.push(`${where}: enum value ${JSON.stringify(value)} removed`);
-      for (const value of newEnum) if (!before.enum.includes(value)) out.additions.push(`${where}: enum value ${JSON.stringify(value)} added`);
+      for (const value of before.enum)
+        if (!newEnum.includes(value)) out.breaking.push(`${where}: enum value ${JSON.stringify(value)} removed`);
+      for (const value of newEnum)
+        if (!before.enum.includes(value)) out.additions.push(`${where}: enum value ${JSON.stringify(value)} added`);
     }
   }
   const oldProps = isObject(before.properties) ? before.properties : {};
@@ -82,7 +94,8 @@ export function compareSchemas(oldDoc: unknown, newDoc: unknown, oldSchema: unkn
     if (!(name in newProps)) out.breaking.push(`${where}: property "${name}" removed`);
     else compareSchemas(oldDoc, newDoc, oldProps[name], newProps[name], `${where}.${name}`, direction, out, seen);
   }
-  for (const name of Object.keys(newProps)) if (!(name in oldProps)) out.additions.push(`${where}: property "${name}" added`);
+  for (const name of Object.keys(newProps))
+    if (!(name in oldProps)) out.additions.push(`${where}: property "${name}" added`);
   const oldRequired = Array.isArray(before.required) ? before.required.map(String) : [];
   const newRequired = Array.isArray(after.required) ? after.required.map(String) : [];
   for (const name of newRequired) {
@@ -90,11 +103,15 @@ export function compareSchemas(oldDoc: unknown, newDoc: unknown, oldSchema: unkn
     if (direction === 'request') out.breaking.push(`${where}: property "${name}" newly required`);
     else out.additions.push(`${where}: property "${name}" now always present`);
   }
-  if (before.items !== undefined && after.items !== undefined) compareSchemas(oldDoc, newDoc, before.items, after.items, `${where}[]`, direction, out, seen);
+  if (before.items !== undefined && after.items !== undefined)
+    compareSchemas(oldDoc, newDoc, before.items, after.items, `${where}[]`, direction, out, seen);
   for (const combinator of ['allOf', 'oneOf', 'anyOf'] as const) {
     const a = before[combinator];
     const b = after[combinator];
-    if (Array.isArray(a) && Array.isArray(b)) a.forEach((part, i) => compareSchemas(oldDoc, newDoc, part, b[i], `${where}.${combinator}[${i}]`, direction, out, seen));
+    if (Array.isArray(a) && Array.isArray(b))
+      a.forEach((part, i) =>
+        compareSchemas(oldDoc, newDoc, part, b[i], `${where}.${combinator}[${i}]`, direction, out, seen),
+      );
   }
 }
 
@@ -105,7 +122,8 @@ function parametersOf(doc: unknown, operation: Json, pathItem: unknown): Map<str
     if (!Array.isArray(list)) continue;
     for (const raw of list) {
       const parameter = resolveRef(doc, raw);
-      if (isObject(parameter) && typeof parameter.name === 'string') out.set(`${String(parameter.in)} ${parameter.name}`, parameter);
+      if (isObject(parameter) && typeof parameter.name === 'string')
+        out.set(`${String(parameter.in)} ${parameter.name}`, parameter);
     }
   }
   return out;
@@ -140,7 +158,8 @@ export function compareDocuments(bundled: unknown, served: unknown): Compatibili
       const now = newParams.get(name);
       if (now === undefined) out.breaking.push(`${key}: parameter ${name} removed`);
       else {
-        if (now.required === true && parameter.required !== true) out.breaking.push(`${key}: parameter ${name} newly required`);
+        if (now.required === true && parameter.required !== true)
+          out.breaking.push(`${key}: parameter ${name} newly required`);
         compareSchemas(bundled, served, parameter.schema, now.schema, `${key} parameter ${name}`, 'request', out, seen);
       }
     }
@@ -151,15 +170,37 @@ export function compareDocuments(bundled: unknown, served: unknown): Compatibili
     }
     const oldBody = resolveRef(bundled, before.requestBody);
     const newBody = resolveRef(served, after.requestBody);
-    if (isObject(newBody) && newBody.required === true && !(isObject(oldBody) && oldBody.required === true)) out.breaking.push(`${key}: request body newly required`);
-    if (oldBody !== undefined && newBody !== undefined) compareSchemas(bundled, served, jsonSchemaOf(bundled, oldBody), jsonSchemaOf(served, newBody), `${key} request body`, 'request', out, seen);
+    if (isObject(newBody) && newBody.required === true && !(isObject(oldBody) && oldBody.required === true))
+      out.breaking.push(`${key}: request body newly required`);
+    if (oldBody !== undefined && newBody !== undefined)
+      compareSchemas(
+        bundled,
+        served,
+        jsonSchemaOf(bundled, oldBody),
+        jsonSchemaOf(served, newBody),
+        `${key} request body`,
+        'request',
+        out,
+        seen,
+      );
     const oldResponses = isObject(before.responses) ? before.responses : {};
     const newResponses = isObject(after.responses) ? after.responses : {};
     for (const status of Object.keys(oldResponses)) {
       if (!(status in newResponses)) out.breaking.push(`${key}: response ${status} removed`);
-      else compareSchemas(bundled, served, jsonSchemaOf(bundled, oldResponses[status]), jsonSchemaOf(served, newResponses[status]), `${key} ${status}`, 'response', out, seen);
+      else
+        compareSchemas(
+          bundled,
+          served,
+          jsonSchemaOf(bundled, oldResponses[status]),
+          jsonSchemaOf(served, newResponses[status]),
+          `${key} ${status}`,
+          'response',
+          out,
+          seen,
+        );
     }
-    for (const status of Object.keys(newResponses)) if (!(status in oldResponses)) out.additions.push(`${key}: response ${status} added`);
+    for (const status of Object.keys(newResponses))
+      if (!(status in oldResponses)) out.additions.push(`${key}: response ${status} added`);
   }
   for (const key of newOps.keys()) if (!oldOps.has(key)) out.additions.push(`${key}: operation added`);
 
@@ -173,7 +214,16 @@ export function compareDocuments(bundled: unknown, served: unknown): Compatibili
       continue;
     }
     const post = (i: unknown) => (isObject(i) && isObject(i.post) ? i.post.requestBody : undefined);
-    compareSchemas(bundled, served, jsonSchemaOf(bundled, post(item)), jsonSchemaOf(served, post(now)), `webhook ${event}`, 'response', out, seen);
+    compareSchemas(
+      bundled,
+      served,
+      jsonSchemaOf(bundled, post(item)),
+      jsonSchemaOf(served, post(now)),
+      `webhook ${event}`,
+      'response',
+      out,
+      seen,
+    );
   }
   return { breaking: [...new Set(out.breaking)], additions: [...new Set(out.additions)] };
 }

@@ -10,11 +10,25 @@ export const controlOpenapi = document;
 export const CONTROL_PROTOCOL = document.components.schemas.Capabilities.properties.protocol.const;
 
 export const controlStates = [
-  'account-suspended', 'account-without-trunk', 'account-without-dialer', 'agent-not-provisioned',
-  'balance-upstream-failing', 'originate-failing', 'engine-not-configured',
-  'event-emitted', 'token-issued', 'token-revoked', 'clock-advanced',
+  'account-suspended',
+  'account-without-trunk',
+  'account-without-dialer',
+  'agent-not-provisioned',
+  'balance-upstream-failing',
+  'originate-failing',
+  'engine-not-configured',
+  'event-emitted',
+  'token-issued',
+  'token-revoked',
+  'clock-advanced',
 ] as const;
-export const controlInspections = ['clock', 'hook-attempts', 'deliveries-idle', 'token-last-used', 'call-record'] as const;
+export const controlInspections = [
+  'clock',
+  'hook-attempts',
+  'deliveries-idle',
+  'token-last-used',
+  'call-record',
+] as const;
 
 export type ControlState = (typeof controlStates)[number];
 export type ControlInspection = (typeof controlInspections)[number];

@@ -30,8 +30,13 @@ function keptOas31(directory: string): ValidateFunction {
   let validate = oas31.get(directory);
   if (validate === undefined) {
     validate = precompiledValidators({
-      name: 'openapi-3.1-schema', document: OAS_31_SCHEMA, documentId: OAS_31_SCHEMA.$id, pointers: [''], makeAjv,
-      optionsKey: 'strict:false,formats,media-range', directory,
+      name: 'openapi-3.1-schema',
+      document: OAS_31_SCHEMA,
+      documentId: OAS_31_SCHEMA.$id,
+      pointers: [''],
+      makeAjv,
+      optionsKey: 'strict:false,formats,media-range',
+      directory,
     }).get('')!;
     oas31.set(directory, validate);
   }
@@ -49,7 +54,10 @@ class KeptSchemaValidator extends Validator {
 
   getAjvValidator(version: string): ValidateFunction {
     if (version === '3.1') return keptOas31(this.cacheDirectory);
-    return (Validator.prototype as unknown as { getAjvValidator(v: string): ValidateFunction }).getAjvValidator.call(this, version);
+    return (Validator.prototype as unknown as { getAjvValidator(v: string): ValidateFunction }).getAjvValidator.call(
+      this,
+      version,
+    );
   }
 }
 

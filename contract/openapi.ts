@@ -42,7 +42,9 @@ export const CDR_WINDOW_MAX_MS = limits.cdrWindowMaxDays * DAY_MS;
 export const eventTypes = document.components.schemas.EventType.enum as readonly EventType[];
 
 /** Every scope of the OAuth client_credentials flow, in document order. */
-export const scopes = Object.keys(document.components.securitySchemes.oauth2.flows.clientCredentials.scopes) as readonly string[];
+export const scopes = Object.keys(
+  document.components.securitySchemes.oauth2.flows.clientCredentials.scopes,
+) as readonly string[];
 
 export type OperationKey = `${'GET' | 'POST' | 'DELETE'} ${ApiPath}`;
 
@@ -58,19 +60,23 @@ export interface OperationInfo {
 
 /** Every operation of the document with the scope its oauth2 security requirement names. */
 export const operations: readonly OperationInfo[] = Object.entries(document.paths).flatMap(([path, item]) =>
-  Object.entries(item as unknown as Record<string, { operationId: string; security: Array<Record<string, string[] | undefined>>; responses: Record<string, unknown> }>)
-    .map(([method, op]) => {
-      const upper = method.toUpperCase() as OperationInfo['method'];
-      const oauth = op.security.find((requirement) => 'oauth2' in requirement)?.oauth2 ?? [];
-      return {
-        key: `${upper} ${path}` as OperationKey,
-        method: upper,
-        path: path as ApiPath,
-        operationId: op.operationId,
-        scope: oauth[0],
-        statuses: Object.keys(op.responses),
-      };
-    }),
+  Object.entries(
+    item as unknown as Record<
+      string,
+      { operationId: string; security: Array<Record<string, string[] | undefined>>; responses: Record<string, unknown> }
+    >,
+  ).map(([method, op]) => {
+    const upper = method.toUpperCase() as OperationInfo['method'];
+    const oauth = op.security.find((requirement) => 'oauth2' in requirement)?.oauth2 ?? [];
+    return {
+      key: `${upper} ${path}` as OperationKey,
+      method: upper,
+      path: path as ApiPath,
+      operationId: op.operationId,
+      scope: oauth[0],
+      statuses: Object.keys(op.responses),
+    };
+  }),
 );
 
 /** E.164 as the document writes it (components.schemas.E164). */

@@ -19,6 +19,12 @@ export function couldOriginate(value: unknown, depth = 0): boolean {
   if (Array.isArray(value)) return value.some((item) => couldOriginate(item, depth + 1));
   const record = value as Record<string, unknown>;
   const { aiAgentId, toNumber } = record;
-  if (typeof aiAgentId === 'string' && /^\s*[0-9]+\s*$/.test(aiAgentId) && typeof toNumber === 'string' && DIALABLE.test(toNumber.trim())) return true;
+  if (
+    typeof aiAgentId === 'string' &&
+    /^\s*[0-9]+\s*$/.test(aiAgentId) &&
+    typeof toNumber === 'string' &&
+    DIALABLE.test(toNumber.trim())
+  )
+    return true;
   return Object.values(record).some((item) => couldOriginate(item, depth + 1));
 }

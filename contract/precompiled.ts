@@ -30,8 +30,11 @@ function standaloneCode(ajv: Ajv2020, refs: Record<string, string>): string {
 
 /** The suite's cache folder: OCC_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, as load/install-k6.sh reads it. */
 export function suiteCacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
-  return env.OCC_CACHE_DIR !== undefined && env.OCC_CACHE_DIR !== '' ? env.OCC_CACHE_DIR : join(base, 'outbound-calling-conformance');
+  const base =
+    env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  return env.OCC_CACHE_DIR !== undefined && env.OCC_CACHE_DIR !== ''
+    ? env.OCC_CACHE_DIR
+    : join(base, 'outbound-calling-conformance');
 }
 
 export interface PrecompileOptions {
@@ -55,10 +58,21 @@ function versionOf(packageName: string): string {
 }
 
 /** The file's name: a hash of what its code is made from. Pure but for the installed versions it reads. */
-export function precompiledFileName(options: Pick<PrecompileOptions, 'name' | 'document' | 'pointers' | 'optionsKey'>): string {
+export function precompiledFileName(
+  options: Pick<PrecompileOptions, 'name' | 'document' | 'pointers' | 'optionsKey'>,
+): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify([versionOf('ajv'), versionOf('ajv-formats'), options.optionsKey, options.pointers, options.document]))
-    .digest('hex').slice(0, 24);
+    .update(
+      JSON.stringify([
+        versionOf('ajv'),
+        versionOf('ajv-formats'),
+        options.optionsKey,
+        options.pointers,
+        options.document,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 24);
   return `${options.name}-${hash}.cjs`;
 }
 
@@ -67,7 +81,7 @@ function evaluate(code: string, count: number): ValidateFunction[] | undefined {
   const module = { exports: {} as Record<string, unknown> };
   new Function('require', 'module', 'exports', code)(require, module, module.exports);
   const validators = Array.from({ length: count }, (_, index) => module.exports[`v${index}`]);
-  return validators.every((v) => typeof v === 'function') ? validators as ValidateFunction[] : undefined;
+  return validators.every((v) => typeof v === 'function') ? (validators as ValidateFunction[]) : undefined;
 }
 
 /** The validators of every pointer: loaded from the kept file, or compiled (and the file written). */
@@ -85,11 +99,13 @@ export function precompiledValidators(options: PrecompileOptions): Map<string, V
   const ajv = options.makeAjv(file !== undefined);
   ajv.addSchema(options.document, options.documentId);
   const refs = Object.fromEntries(pointers.map((pointer, index) => [`v${index}`, `${options.documentId}${pointer}`]));
-  const compiled = new Map(pointers.map((pointer) => {
-    const validate = ajv.getSchema(`${options.documentId}${pointer}`);
-    if (validate === undefined) throw new Error(`${options.documentId}: no schema at ${pointer}`);
-    return [pointer, validate];
-  }));
+  const compiled = new Map(
+    pointers.map((pointer) => {
+      const validate = ajv.getSchema(`${options.documentId}${pointer}`);
+      if (validate === undefined) throw new Error(`${options.documentId}: no schema at ${pointer}`);
+      return [pointer, validate];
+    }),
+  );
   if (file !== undefined) {
     try {
       mkdirSync(options.directory!, { recursive: true });

@@ -44,9 +44,7 @@ export type VerifyFailureReason =
   | 'timestamp_outside_tolerance'
   | 'signature_mismatch';
 
-export type VerifyResult =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: VerifyFailureReason; detail: string };
+export type VerifyResult = { ok: true; timestamp: number } | { ok: false; reason: VerifyFailureReason; detail: string };
 
 export interface VerifyInput {
   header: string | undefined;
@@ -110,7 +108,12 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader {
  * mistakes: the signed input (body alone, no dot, re-serialised JSON) or the key (the secret
  * minus its whsec_ prefix). Only run after a mismatch, so it costs nothing on the happy path.
  */
-export function likelyMistake(secret: string, timestamp: number, rawBody: string | Uint8Array, signatures: readonly string[]): string | undefined {
+export function likelyMistake(
+  secret: string,
+  timestamp: number,
+  rawBody: string | Uint8Array,
+  signatures: readonly string[],
+): string | undefined {
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
   const hex = (key: string, ...parts: Array<string | Buffer>): string => {
     const hmac = createHmac('sha256', key);
@@ -126,10 +129,16 @@ export function likelyMistake(secret: string, timestamp: number, rawBody: string
   const candidates: Array<[string, () => string]> = [
     ['the signed input is the raw body alone, without the `t.` prefix', () => hex(secret, body)],
     ['the signed input is `t` + the raw body without the dot between them', () => hex(secret, String(timestamp), body)],
-    ['the key is the secret without its whsec_ prefix, not the secret exactly as POST /hooks returned it', () => hex(secret.replace(/^whsec_/, ''), `${timestamp}.`, body)],
+    [
+      'the key is the secret without its whsec_ prefix, not the secret exactly as POST /hooks returned it',
+      () => hex(secret.replace(/^whsec_/, ''), `${timestamp}.`, body),
+    ],
   ];
   if (reserialised !== undefined && reserialised !== body.toString('utf8')) {
-    candidates.push(['the signed input is the JSON re-serialised, not the raw body bytes as sent', () => hex(secret, `${timestamp}.`, reserialised)]);
+    candidates.push([
+      'the signed input is the JSON re-serialised, not the raw body bytes as sent',
+      () => hex(secret, `${timestamp}.`, reserialised),
+    ]);
   }
   for (const [mistake, digest] of candidates) if (signatures.includes(digest())) return mistake;
   return undefined;
@@ -141,7 +150,9 @@ function base64Hint(header: string, secret: string, rawBody: string | Uint8Array
   if (t === undefined) return '';
   const expected = computeDigest(secret, Number(t), rawBody).toString('base64');
   const values = [...header.matchAll(/(?:^|,)\s*v1=([^,]*)/g)].map((m) => (m[1] ?? '').trim().replace(/=+$/, ''));
-  return values.includes(expected.replace(/=+$/, '')) ? ' (the v1 value is the right HMAC, but in base64; the scheme is hex)' : '';
+  return values.includes(expected.replace(/=+$/, ''))
+    ? ' (the v1 value is the right HMAC, but in base64; the scheme is hex)'
+    : '';
 }
 
 /**
@@ -159,7 +170,11 @@ export function verifySignature(input: VerifyInput): VerifyResult {
   }
   const parsed = parseSignatureHeader(header);
   if (!parsed.ok) {
-    return { ok: false, reason: 'malformed_header', detail: `The ${SIGNATURE_HEADER} header is malformed: ${parsed.reason}${base64Hint(header, input.secret, input.rawBody)}.` };
+    return {
+      ok: false,
+      reason: 'malformed_header',
+      detail: `The ${SIGNATURE_HEADER} header is malformed: ${parsed.reason}${base64Hint(header, input.secret, input.rawBody)}.`,
+    };
   }
   const expected = computeDigest(input.secret, parsed.timestamp, input.rawBody);
   let matched = false;

@@ -83,23 +83,26 @@ export function formatAjvErrors(errors: readonly ErrorObject[] | null | undefine
   const all = errors ?? [];
   // propertyNames reports both the failing name and a bare "must NOT be valid" for its `not`.
   const namedPaths = new Set(all.filter((e) => e.keyword === 'propertyNames').map((e) => e.instancePath));
-  return all.filter((error) => !(error.keyword === 'not' && namedPaths.has(error.instancePath))).map((error) => {
-    const where = `${root}${error.instancePath}`;
-    switch (error.keyword) {
-      case 'enum':
-        return `${where} is ${JSON.stringify(error.data)}, not one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-      case 'const':
-        return `${where} is ${JSON.stringify(error.data)}, must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
-      case 'required':
-        return `${where} lacks required field "${(error.params as { missingProperty: string }).missingProperty}"`;
-      case 'type':
-        return `${where} is ${JSON.stringify(error.data)?.slice(0, 80)}, must be ${(error.params as { type: string | string[] }).type}`;
-      case 'propertyNames':
-        return `${where} has a field named "${(error.params as { propertyName: string }).propertyName}", which the schema forbids`;
-      default:
-        return `${where} ${error.message ?? 'is invalid'}${error.keyword === 'format' || error.keyword === 'pattern' ? ` (got ${JSON.stringify(error.data)?.slice(0, 80)})` : ''}`;
-    }
-  }).filter((message, index, all) => all.indexOf(message) === index);
+  return all
+    .filter((error) => !(error.keyword === 'not' && namedPaths.has(error.instancePath)))
+    .map((error) => {
+      const where = `${root}${error.instancePath}`;
+      switch (error.keyword) {
+        case 'enum':
+          return `${where} is ${JSON.stringify(error.data)}, not one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+        case 'const':
+          return `${where} is ${JSON.stringify(error.data)}, must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+        case 'required':
+          return `${where} lacks required field "${(error.params as { missingProperty: string }).missingProperty}"`;
+        case 'type':
+          return `${where} is ${JSON.stringify(error.data)?.slice(0, 80)}, must be ${(error.params as { type: string | string[] }).type}`;
+        case 'propertyNames':
+          return `${where} has a field named "${(error.params as { propertyName: string }).propertyName}", which the schema forbids`;
+        default:
+          return `${where} ${error.message ?? 'is invalid'}${error.keyword === 'format' || error.keyword === 'pattern' ? ` (got ${JSON.stringify(error.data)?.slice(0, 80)})` : ''}`;
+      }
+    })
+    .filter((message, index, all) => all.indexOf(message) === index);
 }
 
 export interface Contract {
@@ -115,7 +118,13 @@ export interface Contract {
 // validateSchema: false skips compiling JSON Schema's own meta-schema, some 50 ms in every process
 // that builds a contract (each test worker, every fault of the self-proof). openapi.json's schemas
 // are checked against it where it matters, once: test/contract/openapi-document.test.ts.
-const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: true, verbose: true, validateSchema: false } as const;
+const AJV_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  validateFormats: true,
+  verbose: true,
+  validateSchema: false,
+} as const;
 /** The options as they count for the name of the kept validators' file (precompiled.ts). */
 export const AJV_OPTIONS_KEY = JSON.stringify(AJV_OPTIONS);
 /** The start of that file's name. */
@@ -147,12 +156,15 @@ function responseSchemaPointer(method: string, pathTemplate: string, key: string
 }
 
 const componentSchemaPointer = (name: string): string => `#/components/schemas/${pointerSegment(name)}`;
-const eventSchemaPointer = (event: string): string => `#/webhooks/${pointerSegment(event)}/post/requestBody/content/application~1json/schema`;
+const eventSchemaPointer = (event: string): string =>
+  `#/webhooks/${pointerSegment(event)}/post/requestBody/content/application~1json/schema`;
 
 /** Every schema the contract validates against: each documented response body, each component schema, each event's payload. */
 export function schemaPointers(): string[] {
   const pointers = new Set<string>();
-  for (const [pathTemplate, item] of Object.entries(openapi.paths as Record<string, Record<string, Partial<OperationObject>>>)) {
+  for (const [pathTemplate, item] of Object.entries(
+    openapi.paths as Record<string, Record<string, Partial<OperationObject>>>,
+  )) {
     for (const [method, operation] of Object.entries(item)) {
       for (const key of Object.keys(operation.responses ?? {})) {
         const pointer = responseSchemaPointer(method, pathTemplate, key);
@@ -172,12 +184,18 @@ export interface ContractOptions {
 
 export function createContract(options: ContractOptions = {}): Contract {
   const validators = precompiledValidators({
-    name: VALIDATORS_FILE, document: openapi as object, documentId: DOCUMENT_ID, pointers: schemaPointers(), makeAjv,
-    optionsKey: AJV_OPTIONS_KEY, directory: options.cacheDirectory ?? suiteCacheDirectory(),
+    name: VALIDATORS_FILE,
+    document: openapi as object,
+    documentId: DOCUMENT_ID,
+    pointers: schemaPointers(),
+    makeAjv,
+    optionsKey: AJV_OPTIONS_KEY,
+    directory: options.cacheDirectory ?? suiteCacheDirectory(),
   });
   const compiled = (pointer: string): ValidateFunction => {
     const validate = validators.get(pointer);
-    if (validate === undefined) throw new Error(`contract bug: no validator for ${DOCUMENT_ID}${pointer} (schemaPointers)`);
+    if (validate === undefined)
+      throw new Error(`contract bug: no validator for ${DOCUMENT_ID}${pointer} (schemaPointers)`);
     return validate;
   };
 
@@ -190,21 +208,33 @@ export function createContract(options: ContractOptions = {}): Contract {
       const operationName = `${method.toUpperCase()} ${pathTemplate}`;
       const operation = operationOf(method, pathTemplate);
       if (operation === undefined) {
-        return { operation: operationName, status: recorded.status, documented: false, unspecified: false, problems: [`${operationName} is not an operation of openapi.json`] };
+        return {
+          operation: operationName,
+          status: recorded.status,
+          documented: false,
+          unspecified: false,
+          problems: [`${operationName} is not an operation of openapi.json`],
+        };
       }
       const statusKey = String(recorded.status);
       const rangeKey = `${statusKey[0]}XX`;
       const key = statusKey in operation.responses ? statusKey : rangeKey in operation.responses ? rangeKey : undefined;
       if (key === undefined) {
         const documented = Object.keys(operation.responses).join(', ');
-        return { operation: operationName, status: recorded.status, documented: false, unspecified: false,
-          problems: [`status ${recorded.status} is not documented for ${operationName} (documented: ${documented})`] };
+        return {
+          operation: operationName,
+          status: recorded.status,
+          documented: false,
+          unspecified: false,
+          problems: [`status ${recorded.status} is not documented for ${operationName} (documented: ${documented})`],
+        };
       }
       const { response } = resolveResponse(operation.responses[key]!);
       const problems: string[] = [];
       const mediaTypes = Object.keys(response.content ?? {});
       if (mediaTypes.length === 0) {
-        if (recorded.rawBody.length > 0) problems.push(`status ${recorded.status} must have no body, got ${recorded.rawBody.length} bytes`);
+        if (recorded.rawBody.length > 0)
+          problems.push(`status ${recorded.status} must have no body, got ${recorded.rawBody.length} bytes`);
       } else {
         const contentType = recorded.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
         if (contentType === undefined || !mediaTypes.includes(contentType)) {
@@ -219,7 +249,13 @@ export function createContract(options: ContractOptions = {}): Contract {
           if (!validate(recorded.json)) problems.push(...formatAjvErrors(validate.errors));
         }
       }
-      return { operation: operationName, status: recorded.status, documented: true, unspecified: response['x-assumed'] === true, problems };
+      return {
+        operation: operationName,
+        status: recorded.status,
+        documented: true,
+        unspecified: response['x-assumed'] === true,
+        problems,
+      };
     },
 
     checkSchema(name, value, root = 'value') {

@@ -85,15 +85,52 @@ function vus(perWindow: number): { preAllocatedVUs: number; maxVUs: number } {
 }
 
 const meta: ThresholdMeta[] = [
-  { key: 'dropped_iterations', requirement: 'probe', description: 'every request was sent at its rate (a probe that could not send at its rate proves nothing)' },
-  { key: 'unexpected_status', requirement: 'probe', description: 'every answer was a 2xx (served) or a 429 (refused for rate)' },
-  { key: 'refused_under', requirement: 'RATE-LIMIT-100-PER-MIN', description: `a client at 90 % of the limit (${UNDER_PER_WINDOW} per ${WINDOW_MS} ms) is never refused` },
-  { key: 'late_requests', requirement: 'probe', description: `every request of the 150 % phase was sent within ${LATE_MS} ms of its schedule` },
-  { key: 'windows_measured', requirement: 'probe', description: 'at least one complete window (two boundaries found from the refusals) or a steady trickle was measured at 150 %' },
-  { key: 'windows_under_limit', requirement: 'RATE-LIMIT-100-PER-MIN', description: `every window found at 150 % served at least the limit (${LIMIT}, −5 %), sliding or fixed` },
-  { key: 'refused_over', requirement: 'RATE-LIMIT-ENFORCED', description: `a client at 150 % of the limit (${OVER_PER_WINDOW} per ${WINDOW_MS} ms) is refused` },
-  { key: 'windows_over_limit', requirement: 'RATE-LIMIT-ENFORCED', description: `no window found at 150 % served more than the configured limit ${LIMIT} + 5 %` },
-  ...ENDPOINTS.map((e) => ({ key: `refused_over{endpoint:${e}}`, requirement: 'RATE-LIMIT-ALL-ENDPOINTS', description: `GET /${e} is refused too: one limit counts every endpoint` })),
+  {
+    key: 'dropped_iterations',
+    requirement: 'probe',
+    description: 'every request was sent at its rate (a probe that could not send at its rate proves nothing)',
+  },
+  {
+    key: 'unexpected_status',
+    requirement: 'probe',
+    description: 'every answer was a 2xx (served) or a 429 (refused for rate)',
+  },
+  {
+    key: 'refused_under',
+    requirement: 'RATE-LIMIT-100-PER-MIN',
+    description: `a client at 90 % of the limit (${UNDER_PER_WINDOW} per ${WINDOW_MS} ms) is never refused`,
+  },
+  {
+    key: 'late_requests',
+    requirement: 'probe',
+    description: `every request of the 150 % phase was sent within ${LATE_MS} ms of its schedule`,
+  },
+  {
+    key: 'windows_measured',
+    requirement: 'probe',
+    description:
+      'at least one complete window (two boundaries found from the refusals) or a steady trickle was measured at 150 %',
+  },
+  {
+    key: 'windows_under_limit',
+    requirement: 'RATE-LIMIT-100-PER-MIN',
+    description: `every window found at 150 % served at least the limit (${LIMIT}, −5 %), sliding or fixed`,
+  },
+  {
+    key: 'refused_over',
+    requirement: 'RATE-LIMIT-ENFORCED',
+    description: `a client at 150 % of the limit (${OVER_PER_WINDOW} per ${WINDOW_MS} ms) is refused`,
+  },
+  {
+    key: 'windows_over_limit',
+    requirement: 'RATE-LIMIT-ENFORCED',
+    description: `no window found at 150 % served more than the configured limit ${LIMIT} + 5 %`,
+  },
+  ...ENDPOINTS.map((e) => ({
+    key: `refused_over{endpoint:${e}}`,
+    requirement: 'RATE-LIMIT-ALL-ENDPOINTS',
+    description: `GET /${e} is refused too: one limit counts every endpoint`,
+  })),
 ];
 
 const thresholds: Record<string, string[]> = {
@@ -107,10 +144,22 @@ const thresholds: Record<string, string[]> = {
   windows_over_limit: ['count==0'],
   ...Object.fromEntries(ENDPOINTS.map((e) => [`refused_over{endpoint:${e}}`, ['count>0']])),
 };
-declareSubmetrics(thresholds, Array.from({ length: MAX_WINDOWS }, (_, w) => `served_per_window{window:${w}}`));
-declareSubmetrics(thresholds, MODELS.map((m) => `window_model{model:${m}}`));
-declareSubmetrics(thresholds, Array.from({ length: SECONDS }, (_, s) => `rl_accepted{second:${s}}`));
-declareSubmetrics(thresholds, Array.from({ length: SECONDS }, (_, s) => `rl_refused{second:${s}}`));
+declareSubmetrics(
+  thresholds,
+  Array.from({ length: MAX_WINDOWS }, (_, w) => `served_per_window{window:${w}}`),
+);
+declareSubmetrics(
+  thresholds,
+  MODELS.map((m) => `window_model{model:${m}}`),
+);
+declareSubmetrics(
+  thresholds,
+  Array.from({ length: SECONDS }, (_, s) => `rl_accepted{second:${s}}`),
+);
+declareSubmetrics(
+  thresholds,
+  Array.from({ length: SECONDS }, (_, s) => `rl_refused{second:${s}}`),
+);
 
 export const options: Options = {
   setupTimeout: `${2 * WINDOW_MS + 30_000}ms`,
@@ -166,7 +215,13 @@ function shape(res: RefinedResponse<ResponseType | undefined>): Refusal {
   const headers: Record<string, string> = {};
   for (const [name, v] of Object.entries(res.headers)) {
     const lower = name.toLowerCase();
-    if (lower === 'retry-after' || lower.startsWith('ratelimit') || lower.startsWith('x-ratelimit') || lower === 'content-type') headers[lower] = v;
+    if (
+      lower === 'retry-after' ||
+      lower.startsWith('ratelimit') ||
+      lower.startsWith('x-ratelimit') ||
+      lower === 'content-type'
+    )
+      headers[lower] = v;
   }
   const body = typeof res.body === 'string' ? res.body.slice(0, 1000) : '';
   return { status: res.status, body, headers };
@@ -239,10 +294,14 @@ export function over(): void {
   const verdict = analyseWindows(samples, LIMIT, WINDOW_MS, TOLERANCE);
   windowsUnderLimit.add(verdict.windowsUnderLimit);
   windowsOverLimit.add(verdict.windowsOverLimit);
-  windowsMeasured.add(verdict.model === 'no refusal' ? 0 : Math.max(verdict.servedPerWindow.length, verdict.model === 'trickle' ? 1 : 0));
+  windowsMeasured.add(
+    verdict.model === 'no refusal' ? 0 : Math.max(verdict.servedPerWindow.length, verdict.model === 'trickle' ? 1 : 0),
+  );
   estimateGauge.add(verdict.estimate);
   for (const m of MODELS) model.add(verdict.model === m ? 1 : 0, { model: m });
-  verdict.servedPerWindow.slice(0, MAX_WINDOWS).forEach((served, w) => servedPerWindow.add(served, { window: String(w) }));
+  verdict.servedPerWindow
+    .slice(0, MAX_WINDOWS)
+    .forEach((served, w) => servedPerWindow.add(served, { window: String(w) }));
 }
 
 export default function (): void {
@@ -279,9 +338,14 @@ function analyseWindow(accepted: number[], refused: number[]): WindowAnalysis {
   }
   let model: string;
   if (firstRefusal === null) model = 'no refusal seen at 150 % of the limit: no window observed';
-  else if (servedAgain === null) model = 'refused and never served again during the probe (a window longer than configured, or a lock-out)';
-  else if (mixed > pure) model = 'sliding: once saturated, a few requests are served every second (a steady trickle: sliding counter or token bucket)';
-  else model = 'blocks: about the limit is served, then everything is refused until the window turns (a fixed window, or a sliding log under a constant rate)';
+  else if (servedAgain === null)
+    model = 'refused and never served again during the probe (a window longer than configured, or a lock-out)';
+  else if (mixed > pure)
+    model =
+      'sliding: once saturated, a few requests are served every second (a steady trickle: sliding counter or token bucket)';
+  else
+    model =
+      'blocks: about the limit is served, then everything is refused until the window turns (a fixed window, or a sliding log under a constant rate)';
   return {
     model,
     firstRefusalSecond: firstRefusal,
@@ -300,17 +364,34 @@ export function handleSummary(data: SummaryData & { setup_data?: SetupData }): R
   while (last > 0 && (accepted[last - 1] ?? 0) === 0 && (refused[last - 1] ?? 0) === 0) last--;
   const windowModel = MODELS.find((m) => value(data, `window_model{model:${m}}`) > 0) ?? 'not measured';
   const windowsUsed = value(data, 'windows_measured');
-  const perWindow = Array.from({ length: Math.min(MAX_WINDOWS, windowModel === 'blocks' ? windowsUsed : 0) }, (_, w) => ({ window: w, served: value(data, `served_per_window{window:${w}}`) }));
+  const perWindow = Array.from(
+    { length: Math.min(MAX_WINDOWS, windowModel === 'blocks' ? windowsUsed : 0) },
+    (_, w) => ({ window: w, served: value(data, `served_per_window{window:${w}}`) }),
+  );
   const estimate = value(data, 'limit_estimate', 'value');
   const windowAnalysis = analyseWindow(accepted, refused);
   const setupData = data.setup_data;
   const observations = {
     configured: { limit: LIMIT, windowMs: WINDOW_MS, underPerWindow: UNDER_PER_WINDOW, overPerWindow: OVER_PER_WINDOW },
-    estimate: { limit: estimate, model: windowModel, windowsUsed, perWindow, deviation: estimate - LIMIT, deviationPercent: ((estimate - LIMIT) / LIMIT) * 100 },
-    over: { accepted: value(data, 'accepted_over'), refused: value(data, 'refused_over'), late: value(data, 'late_requests') },
+    estimate: {
+      limit: estimate,
+      model: windowModel,
+      windowsUsed,
+      perWindow,
+      deviation: estimate - LIMIT,
+      deviationPercent: ((estimate - LIMIT) / LIMIT) * 100,
+    },
+    over: {
+      accepted: value(data, 'accepted_over'),
+      refused: value(data, 'refused_over'),
+      late: value(data, 'late_requests'),
+    },
     under: { accepted: value(data, 'accepted_under'), refused: value(data, 'refused_under') },
-    endpoints: Object.fromEntries(ENDPOINTS.map((e) => [e, { refusedOver: value(data, `refused_over{endpoint:${e}}`) }])),
-    'RATE-LIMIT-RESPONSE-SHAPE': setupData === undefined ? null : { refusal: setupData.refusal, burst: setupData.burst },
+    endpoints: Object.fromEntries(
+      ENDPOINTS.map((e) => [e, { refusedOver: value(data, `refused_over{endpoint:${e}}`) }]),
+    ),
+    'RATE-LIMIT-RESPONSE-SHAPE':
+      setupData === undefined ? null : { refusal: setupData.refusal, burst: setupData.burst },
     'RATE-LIMIT-WINDOW-BEHAVIOUR': windowAnalysis,
     droppedIterations: value(data, 'dropped_iterations'),
     unexpectedStatuses: value(data, 'unexpected_status'),

@@ -67,25 +67,39 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
       options: { faults: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]}; usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
+    throw new UsageError(
+      `${(e as Error).message.split('\n')[0]}; usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`,
+    );
   }
   const { values, positionals } = parsed;
   if (values.help) throw new UsageError(`usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
   if (positionals.length !== 1 || !PROBES.includes(positionals[0] as Probe)) {
-    throw new UsageError(`name one probe: ${PROBES.join(' or ')}${positionals.length ? ` (got "${positionals.join(' ')}")` : ''}`);
+    throw new UsageError(
+      `name one probe: ${PROBES.join(' or ')}${positionals.length ? ` (got "${positionals.join(' ')}")` : ''}`,
+    );
   }
   const rawFaults = values.faults ?? env.OCC_REFERENCE_FAULTS ?? '';
-  const faults = rawFaults.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const faults = rawFaults
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const unknown = unknownFaultIds(faults);
-  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
-  if (values['report-dir'] !== undefined && values['report-dir'].trim() === '') throw new UsageError('--report-dir needs a directory');
-  return { probe: positionals[0] as Probe, faults, reportDir: resolve(values['report-dir'] ?? join('reports', 'latest')) };
+  if (unknown.length > 0)
+    throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
+  if (values['report-dir'] !== undefined && values['report-dir'].trim() === '')
+    throw new UsageError('--report-dir needs a directory');
+  return {
+    probe: positionals[0] as Probe,
+    faults,
+    reportDir: resolve(values['report-dir'] ?? join('reports', 'latest')),
+  };
 }
 
 function positive(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1) throw new UsageError(`${name} must be a whole number >= 1 (got "${raw}")`);
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`${name} must be a whole number >= 1 (got "${raw}")`);
   return Number(raw);
 }
 
@@ -100,11 +114,21 @@ function findK6(): Promise<{ ok: true; path: string } | { ok: false; message: st
       err += d.toString();
       if (/building k6/.test(d.toString())) process.stderr.write(d); // a first build takes minutes: say so
     });
-    child.on('error', (e) => done({ ok: false, message: `cannot run bash load/install-k6.sh (${e.message}); install k6 v2 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH` }));
+    child.on('error', (e) =>
+      done({
+        ok: false,
+        message: `cannot run bash load/install-k6.sh (${e.message}); install k6 v2 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH`,
+      }),
+    );
     child.on('close', (code) => {
       const path = out.trim().split('\n').pop()?.trim() ?? '';
       if (code === 0 && path !== '' && existsSync(path)) return done({ ok: true, path });
-      const last = err.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? `load/install-k6.sh exited with ${code}`;
+      const last =
+        err
+          .trim()
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .pop() ?? `load/install-k6.sh exited with ${code}`;
       done({ ok: false, message: last.replace(/^install-k6: /, '') });
     });
   });
@@ -120,7 +144,8 @@ interface Prepared {
 
 function missingForRemoteWebhooks(config: SuiteConfig): string[] {
   const missing: string[] = [];
-  if (config.webhookPublicUrl === undefined) missing.push('WEBHOOK_PUBLIC_URL (a public https URL that reaches the local receiver)');
+  if (config.webhookPublicUrl === undefined)
+    missing.push('WEBHOOK_PUBLIC_URL (a public https URL that reaches the local receiver)');
   if (!config.allowOriginate) missing.push('ALLOW_ORIGINATE=true (a real call makes the events happen)');
   if (config.destinationNumber === undefined) missing.push('TEST_DESTINATION_NUMBER');
   if (config.agents.provisioned === undefined) missing.push('TEST_AGENT_ID');
@@ -132,11 +157,15 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   const env: Record<string, string> = {};
   const secrets = [...config.secrets];
   const remote = config.target.kind === 'remote';
-  if (remote && args.faults.length > 0) throw new UsageError('--faults / OCC_REFERENCE_FAULTS switch faults of the embedded reference server; unset API_BASE_URL to use them');
+  if (remote && args.faults.length > 0)
+    throw new UsageError(
+      '--faults / OCC_REFERENCE_FAULTS switch faults of the embedded reference server; unset API_BASE_URL to use them',
+    );
 
   if (remote) {
     const token = config.tokens.all;
-    if (token === undefined) throw new UsageError('TOKEN_ALL is not set: the probes need an all-scope token of the target');
+    if (token === undefined)
+      throw new UsageError('TOKEN_ALL is not set: the probes need an all-scope token of the target');
     const target = config.target as { baseUrl: string };
     env.BASE_URL = target.baseUrl;
     env.TOKEN = token;
@@ -146,13 +175,21 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
       const windowMs = config.rateWindowMs;
       env.LIMIT = String(limit);
       env.WINDOW_MS = String(windowMs);
-      return { env, secrets, timeoutMs: 6 * windowMs + 120_000, cleanup, describe: `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})` };
+      return {
+        env,
+        secrets,
+        timeoutMs: 6 * windowMs + 120_000,
+        cleanup,
+        describe: `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
+      };
     }
     const missing = missingForRemoteWebhooks(config);
     if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
     if (config.receiverService !== undefined) {
       // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
-      throw new UsageError('webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)');
+      throw new UsageError(
+        'webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
+      );
     }
     const budget = positive(process.env, 'TIME_BUDGET_S', 600);
     const parsed = parseCliConfig(process.env, []);
@@ -167,15 +204,29 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     env.TIME_BUDGET_S = String(budget);
     env.AGENT_ID = config.agents.provisioned as string;
     env.DESTINATION_NUMBER = config.destinationNumber as string;
-    return { env, secrets, timeoutMs: (budget + 300) * 1000, cleanup, describe: `${target.baseUrl}, receiver ${receiver.url}, budget ${budget} s` };
+    return {
+      env,
+      secrets,
+      timeoutMs: (budget + 300) * 1000,
+      cleanup,
+      describe: `${target.baseUrl}, receiver ${receiver.url}, budget ${budget} s`,
+    };
   }
 
   // Embedded reference server (and receiver), loopback only.
   let receiver: Receiver | undefined;
   // OCC_REFERENCE_VARIANTS: conformant variants of the reference (reference/variants.ts), e.g. rate-limit-fixed-window.
-  const variants = expandVariantIds((process.env.OCC_REFERENCE_VARIANTS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const variants = expandVariantIds(
+    (process.env.OCC_REFERENCE_VARIANTS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
   const unknownVariants = unknownVariantIds(variants);
-  if (unknownVariants.length > 0) throw new UsageError(`OCC_REFERENCE_VARIANTS: unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them`);
+  if (unknownVariants.length > 0)
+    throw new UsageError(
+      `OCC_REFERENCE_VARIANTS: unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them`,
+    );
   const options: ReferenceOptions = { host: '127.0.0.1', port: 0, faults: args.faults, variants };
   if (args.probe === 'rate-limit') {
     options.rateLimit = { perWindow: limits.requestsPerMinute, windowMs: REFERENCE_WINDOW_MS };
@@ -203,11 +254,23 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   if (args.probe === 'rate-limit') {
     env.LIMIT = String(limits.requestsPerMinute);
     env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
-    return { env, secrets, timeoutMs: 90_000, cleanup, describe: `reference server (limit ${limits.requestsPerMinute} per ${REFERENCE_WINDOW_MS} ms${faults})` };
+    return {
+      env,
+      secrets,
+      timeoutMs: 90_000,
+      cleanup,
+      describe: `reference server (limit ${limits.requestsPerMinute} per ${REFERENCE_WINDOW_MS} ms${faults})`,
+    };
   }
   env.RECEIVER_URL = receiver!.queryUrl as string;
   env.RECEIVER_PUBLIC_URL = receiver!.url;
-  return { env, secrets, timeoutMs: 150_000, cleanup, describe: `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) and receiver` };
+  return {
+    env,
+    secrets,
+    timeoutMs: 150_000,
+    cleanup,
+    describe: `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) and receiver`,
+  };
 }
 
 function redact(line: string, secrets: readonly string[]): string {
@@ -223,16 +286,29 @@ function failedThresholds(reportFile: string): string[] {
   }
 }
 
-function runK6(k6: string, script: string, prepared: Prepared, reportDir: string): Promise<{ code: number; stderrTail: string }> {
+function runK6(
+  k6: string,
+  script: string,
+  prepared: Prepared,
+  reportDir: string,
+): Promise<{ code: number; stderrTail: string }> {
   return new Promise((done) => {
     const env: Record<string, string> = {
-      ...Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : []))),
+      ...Object.fromEntries(
+        ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((k) =>
+          process.env[k] ? [[k, process.env[k] as string]] : [],
+        ),
+      ),
       K6_NO_USAGE_REPORT: 'true',
       K6_AUTO_EXTENSION_RESOLUTION: 'false',
       REPORT_DIR: reportDir,
       ...prepared.env,
     };
-    const child = spawn(k6, ['run', '--quiet', '--no-color', script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(k6, ['run', '--quiet', '--no-color', script], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let tail = '';
     let pending = '';
     const timer = setTimeout(() => {
@@ -276,7 +352,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   let config: SuiteConfig;
   try {
     if (argv.includes('--help') || argv.includes('-h')) {
-      process.stdout.write(`usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]   (default report dir: reports/latest)\n`);
+      process.stdout.write(
+        `usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]   (default report dir: reports/latest)\n`,
+      );
       return 0;
     }
     args = parseRunArgs(argv, process.env);
@@ -298,7 +376,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   try {
     prepared = await prepare(args, config);
   } catch (e) {
-    process.stderr.write(`load: ${e instanceof UsageError || e instanceof ConfigError ? e.message : `cannot start the probe's services: ${(e as Error).message}`}\n`);
+    process.stderr.write(
+      `load: ${e instanceof UsageError || e instanceof ConfigError ? e.message : `cannot start the probe's services: ${(e as Error).message}`}\n`,
+    );
     return 2;
   }
   try {
@@ -310,10 +390,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (result.code === 0) return 0;
     if (result.code === THRESHOLDS_CROSSED) {
       const failed = failedThresholds(join(args.reportDir, `k6-${args.probe}.json`));
-      process.stderr.write(`load: ${args.probe} FAILED after ${seconds} s: thresholds crossed: ${failed.length ? failed.join('; ') : '(see the k6 summary above)'}\n`);
+      process.stderr.write(
+        `load: ${args.probe} FAILED after ${seconds} s: thresholds crossed: ${failed.length ? failed.join('; ') : '(see the k6 summary above)'}\n`,
+      );
       return THRESHOLDS_CROSSED;
     }
-    process.stderr.write(`load: ${args.probe}: k6 exited with code ${result.code}${result.stderrTail ? `: ${result.stderrTail.slice(0, 400)}` : ''}\n`);
+    process.stderr.write(
+      `load: ${args.probe}: k6 exited with code ${result.code}${result.stderrTail ? `: ${result.stderrTail.slice(0, 400)}` : ''}\n`,
+    );
     return result.code === 0 ? 1 : result.code;
   } finally {
     for (const c of prepared.cleanup) {

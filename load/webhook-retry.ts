@@ -75,9 +75,18 @@ const REQUIREMENTS: Array<{ id: string; description: string }> = [
   { id: 'WEBHOOK-TIMEOUT-RETRY', description: 'an unanswered delivery is retried, then delivered' },
   { id: 'WEBHOOK-BACKOFF-EXPONENTIAL', description: 'each interval at least as long as the one before, and growing' },
   { id: 'WEBHOOK-RETRY-HORIZON-24H', description: 'no attempt more than 24 h after the first' },
-  { id: 'WEBHOOK-RETRY-SAME-EVENT', description: 'every attempt of one event carries the same eventId and a valid signature' },
-  { id: 'WEBHOOK-AUTO-DISABLE-10', description: 'disabled after exactly 10 consecutive failures (DELETE then answers 404)' },
-  { id: 'WEBHOOK-RECOVERY-BEFORE-10', description: 'a receiver that recovers before the 10th failure gets the event; the subscription stays active' },
+  {
+    id: 'WEBHOOK-RETRY-SAME-EVENT',
+    description: 'every attempt of one event carries the same eventId and a valid signature',
+  },
+  {
+    id: 'WEBHOOK-AUTO-DISABLE-10',
+    description: 'disabled after exactly 10 consecutive failures (DELETE then answers 404)',
+  },
+  {
+    id: 'WEBHOOK-RECOVERY-BEFORE-10',
+    description: 'a receiver that recovers before the 10th failure gets the event; the subscription stays active',
+  },
   { id: 'probe', description: 'the probe could set up its subscriptions and make the event happen' },
 ];
 
@@ -87,16 +96,26 @@ const attemptAt = new Gauge('wh_attempt_at_s');
 const expectedAt = new Gauge('wh_expected_at_s');
 
 const meta: ThresholdMeta[] = [
-  { key: 'probe_completed', requirement: 'probe', description: 'the probe ran to its end (a check never made would pass silently)' },
+  {
+    key: 'probe_completed',
+    requirement: 'probe',
+    description: 'the probe ran to its end (a check never made would pass silently)',
+  },
   ...REQUIREMENTS.map((r) => ({ key: `checks{req:${r.id}}`, requirement: r.id, description: r.description })),
 ];
 const thresholds: Record<string, string[]> = {
   probe_completed: ['count==1'],
   ...Object.fromEntries(REQUIREMENTS.map((r) => [`checks{req:${r.id}}`, ['rate==1']])),
 };
-declareSubmetrics(thresholds, plans.map((p) => `wh_attempts{plan:${p.name}}`));
+declareSubmetrics(
+  thresholds,
+  plans.map((p) => `wh_attempts{plan:${p.name}}`),
+);
 for (let n = 1; n <= MAX_ATTEMPTS_CHARTED; n++) {
-  declareSubmetrics(thresholds, [`wh_expected_at_s{attempt:${n}}`, ...plans.map((p) => `wh_attempt_at_s{plan:${p.name},attempt:${n}}`)]);
+  declareSubmetrics(thresholds, [
+    `wh_expected_at_s{attempt:${n}}`,
+    ...plans.map((p) => `wh_attempt_at_s{plan:${p.name},attempt:${n}}`),
+  ]);
 }
 
 export const options: Options = {
@@ -166,12 +185,18 @@ interface Hook {
 }
 
 function receiverDeliveries(path: string): ReceiverDelivery[] {
-  const res = http.get(`${RECEIVER_URL}/_receiver/deliveries?path=${encodeURIComponent(path)}`, { tags: { name: 'receiver deliveries' } });
+  const res = http.get(`${RECEIVER_URL}/_receiver/deliveries?path=${encodeURIComponent(path)}`, {
+    tags: { name: 'receiver deliveries' },
+  });
   return parse<{ deliveries: ReceiverDelivery[] }>(res.body)?.deliveries ?? [];
 }
 
 function control<T>(method: 'GET' | 'POST', path: string, body?: unknown): T | undefined {
-  const res = http.request(method, `${CONTROL_URL}${path}`, body === undefined ? null : JSON.stringify(body), { headers: json, tags: { name: `control ${path.replace(/[0-9a-f-]{36}/, ':id')}` }, timeout: '15s' });
+  const res = http.request(method, `${CONTROL_URL}${path}`, body === undefined ? null : JSON.stringify(body), {
+    headers: json,
+    tags: { name: `control ${path.replace(/[0-9a-f-]{36}/, ':id')}` },
+    timeout: '15s',
+  });
   return res.status === 200 ? parse<T>(res.body) : undefined;
 }
 
@@ -179,10 +204,25 @@ function createHooks(runId: string): Hook[] {
   const hooks: Hook[] = [];
   for (const plan of plans) {
     const path = `/k6/${runId}/${plan.name}`;
-    const res = http.post(`${BASE_URL}/hooks`, JSON.stringify({ event: EVENT, target_url: `${RECEIVER_PUBLIC_URL}${path}` }), { headers: auth, tags: { name: 'POST /hooks' } });
+    const res = http.post(
+      `${BASE_URL}/hooks`,
+      JSON.stringify({ event: EVENT, target_url: `${RECEIVER_PUBLIC_URL}${path}` }),
+      { headers: auth, tags: { name: 'POST /hooks' } },
+    );
     const created = parse<{ id: string; secret: string }>(res.body);
-    if (!req('probe', `POST /hooks for ${plan.name} answers 200 with id and secret`, res.status === 200 && created !== undefined)) continue;
-    const put = http.put(`${RECEIVER_URL}/_receiver/paths?path=${encodeURIComponent(path)}`, JSON.stringify({ secret: created!.secret, plan: plan.steps }), { headers: json, tags: { name: 'receiver paths' } });
+    if (
+      !req(
+        'probe',
+        `POST /hooks for ${plan.name} answers 200 with id and secret`,
+        res.status === 200 && created !== undefined,
+      )
+    )
+      continue;
+    const put = http.put(
+      `${RECEIVER_URL}/_receiver/paths?path=${encodeURIComponent(path)}`,
+      JSON.stringify({ secret: created!.secret, plan: plan.steps }),
+      { headers: json, tags: { name: 'receiver paths' } },
+    );
     req('probe', `the receiver takes ${plan.name}'s secret and plan`, put.status === 200);
     hooks.push({ plan, id: created!.id, path });
   }
@@ -236,10 +276,18 @@ function watchRemote(hooks: Hook[]): { polls: number } {
 function trigger(): string | undefined {
   if (REFERENCE) {
     const emitted = control<{ eventId: string; deliveries: number }>('POST', '/events', { event: EVENT });
-    req('probe', `POST /_reference/events reaches every subscription (${plans.length})`, emitted?.deliveries === plans.length);
+    req(
+      'probe',
+      `POST /_reference/events reaches every subscription (${plans.length})`,
+      emitted?.deliveries === plans.length,
+    );
     return emitted?.eventId;
   }
-  const res = http.post(`${BASE_URL}/calls`, JSON.stringify({ aiAgentId: text('AGENT_ID'), toNumber: text('DESTINATION_NUMBER') }), { headers: auth, tags: { name: 'POST /calls' } });
+  const res = http.post(
+    `${BASE_URL}/calls`,
+    JSON.stringify({ aiAgentId: text('AGENT_ID'), toNumber: text('DESTINATION_NUMBER') }),
+    { headers: auth, tags: { name: 'POST /calls' } },
+  );
   req('probe', 'POST /calls queues the call that makes the event happen', res.status === 200);
   return undefined;
 }
@@ -266,7 +314,9 @@ export default function (): void {
     const times = REFERENCE ? (delivery?.attempts ?? []).map((a) => a.at) : received.map((d) => d.receivedAt);
     const attempts = times.length;
     attemptsSeen.add(attempts, { plan: name });
-    times.slice(0, MAX_ATTEMPTS_CHARTED).forEach((t, i) => attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) }));
+    times
+      .slice(0, MAX_ATTEMPTS_CHARTED)
+      .forEach((t, i) => attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) }));
     const intervals = intervalsOf(times);
     const eventIds = new Set(received.map((d) => d.eventId ?? '(none)'));
     const signed = received.length > 0 && received.every((d) => d.signature.ok);
@@ -274,68 +324,123 @@ export default function (): void {
     const withinHorizon = attempts === 0 || (times[attempts - 1] as number) - (times[0] as number) <= HORIZON_MS;
     // Remotely no watch of TIME_BUDGET_S sees an attempt 24 h later: that proves nothing (reported
     // "not observed"), so the verdict is the reference's virtual day alone (REFERENCE_ONLY_PROBE_REQUIREMENTS).
-    if (attempts > 0 && REFERENCE) req('WEBHOOK-RETRY-HORIZON-24H', `${name}: last attempt within 24 h of the first`, withinHorizon);
-    if (REFERENCE || attempts > 1) req('WEBHOOK-RETRY-SAME-EVENT', `${name}: ${received.length} attempts, one eventId, all signatures valid`, sameEvent && signed);
+    if (attempts > 0 && REFERENCE)
+      req('WEBHOOK-RETRY-HORIZON-24H', `${name}: last attempt within 24 h of the first`, withinHorizon);
+    if (REFERENCE || attempts > 1)
+      req(
+        'WEBHOOK-RETRY-SAME-EVENT',
+        `${name}: ${received.length} attempts, one eventId, all signatures valid`,
+        sameEvent && signed,
+      );
 
     const del = http.del(`${BASE_URL}/hooks/${hook.id}`, null, { headers: auth, tags: { name: 'DELETE /hooks/:id' } });
     switch (name) {
       case 'ack':
-        req('WEBHOOK-ACK-2XX', 'ack: exactly one attempt, answered 2xx', attempts === 1 && received.length === 1 && (!REFERENCE || delivery?.state === 'delivered'));
+        req(
+          'WEBHOOK-ACK-2XX',
+          'ack: exactly one attempt, answered 2xx',
+          attempts === 1 && received.length === 1 && (!REFERENCE || delivery?.state === 'delivered'),
+        );
         break;
       case 'client4xx':
         req('WEBHOOK-4XX-NO-RETRY', `client4xx: exactly one attempt (saw ${attempts})`, attempts === 1);
         break;
       case 'server5xx': {
-        if (REFERENCE || attempts > 1) req('WEBHOOK-5XX-RETRY', `server5xx: retried (saw ${attempts} attempts), every attempt signed`, attempts >= 2 && signed);
+        if (REFERENCE || attempts > 1)
+          req(
+            'WEBHOOK-5XX-RETRY',
+            `server5xx: retried (saw ${attempts} attempts), every attempt signed`,
+            attempts >= 2 && signed,
+          );
         if (intervals.length >= 2) {
           // Remote times are arrivals at the receiver, with network and scheduling jitter: an
           // interval counts as shrinking only when shorter than the one before by more than that.
           const jitterMs = REFERENCE ? 0 : ARRIVAL_JITTER_MS;
           const nonDecreasing = intervals.every((iv, i) => i === 0 || iv >= (intervals[i - 1] as number) - jitterMs);
           const growing = (intervals[intervals.length - 1] as number) > (intervals[0] as number);
-          req('WEBHOOK-BACKOFF-EXPONENTIAL', `server5xx: intervals ${intervals.map((i) => Math.round(i / 1000)).join(', ')} s never shrink and grow`, nonDecreasing && growing);
+          req(
+            'WEBHOOK-BACKOFF-EXPONENTIAL',
+            `server5xx: intervals ${intervals.map((i) => Math.round(i / 1000)).join(', ')} s never shrink and grow`,
+            nonDecreasing && growing,
+          );
         } else if (REFERENCE) {
-          req('WEBHOOK-BACKOFF-EXPONENTIAL', `server5xx: at least 3 attempts to see intervals (saw ${attempts})`, false);
+          req(
+            'WEBHOOK-BACKOFF-EXPONENTIAL',
+            `server5xx: at least 3 attempts to see intervals (saw ${attempts})`,
+            false,
+          );
         }
         if (REFERENCE) {
-          req('WEBHOOK-AUTO-DISABLE-10', `server5xx: exactly ${AUTO_DISABLE_AFTER} attempts (saw ${attempts})`, attempts === AUTO_DISABLE_AFTER);
-          req('WEBHOOK-AUTO-DISABLE-10', `server5xx: DELETE after ${AUTO_DISABLE_AFTER} failures answers 404 (got ${del.status})`, del.status === 404);
+          req(
+            'WEBHOOK-AUTO-DISABLE-10',
+            `server5xx: exactly ${AUTO_DISABLE_AFTER} attempts (saw ${attempts})`,
+            attempts === AUTO_DISABLE_AFTER,
+          );
+          req(
+            'WEBHOOK-AUTO-DISABLE-10',
+            `server5xx: DELETE after ${AUTO_DISABLE_AFTER} failures answers 404 (got ${del.status})`,
+            del.status === 404,
+          );
         } else if (attempts >= AUTO_DISABLE_AFTER) {
-          req('WEBHOOK-AUTO-DISABLE-10', `server5xx: no attempt after the ${AUTO_DISABLE_AFTER}th (saw ${attempts}), DELETE answers 404 (got ${del.status})`, attempts === AUTO_DISABLE_AFTER && del.status === 404);
+          req(
+            'WEBHOOK-AUTO-DISABLE-10',
+            `server5xx: no attempt after the ${AUTO_DISABLE_AFTER}th (saw ${attempts}), DELETE answers 404 (got ${del.status})`,
+            attempts === AUTO_DISABLE_AFTER && del.status === 404,
+          );
         }
         break;
       }
       case 'timeout': {
         const delivered = received.some((d) => d.answeredStatus === 200);
         const timedOut = received.length > 0 && received[0]?.answeredStatus === 'no-answer';
-        if (REFERENCE || attempts > 1) req('WEBHOOK-TIMEOUT-RETRY', `timeout: retried after no answer and delivered (saw ${attempts} attempts)`, timedOut && attempts >= 3 && delivered);
+        if (REFERENCE || attempts > 1)
+          req(
+            'WEBHOOK-TIMEOUT-RETRY',
+            `timeout: retried after no answer and delivered (saw ${attempts} attempts)`,
+            timedOut && attempts >= 3 && delivered,
+          );
         break;
       }
       case 'recover':
-        req('WEBHOOK-RECOVERY-BEFORE-10', `recover: delivered on attempt ${attempts} (10 expected)`, attempts === AUTO_DISABLE_AFTER && delivery?.state === 'delivered');
-        req('WEBHOOK-RECOVERY-BEFORE-10', `recover: subscription still active (status ${record?.status}, DELETE ${del.status})`, record?.status === 'active' && del.status === 204);
+        req(
+          'WEBHOOK-RECOVERY-BEFORE-10',
+          `recover: delivered on attempt ${attempts} (10 expected)`,
+          attempts === AUTO_DISABLE_AFTER && delivery?.state === 'delivered',
+        );
+        req(
+          'WEBHOOK-RECOVERY-BEFORE-10',
+          `recover: subscription still active (status ${record?.status}, DELETE ${del.status})`,
+          record?.status === 'active' && del.status === 204,
+        );
         break;
       default:
         break;
     }
   }
-  for (let n = 1; n <= MAX_ATTEMPTS_CHARTED; n++) expectedAt.add((REFERENCE_FIRST_INTERVAL_MS * (2 ** (n - 1) - 1)) / 1000, { attempt: String(n) });
+  for (let n = 1; n <= MAX_ATTEMPTS_CHARTED; n++)
+    expectedAt.add((REFERENCE_FIRST_INTERVAL_MS * (2 ** (n - 1) - 1)) / 1000, { attempt: String(n) });
   completed.add(1);
 }
 
 export function handleSummary(data: SummaryData): Record<string, string> {
   const perPlan = plans.map((p) => {
     const attempts = value(data, `wh_attempts{plan:${p.name}}`);
-    const atS = Array.from({ length: Math.min(attempts, MAX_ATTEMPTS_CHARTED) }, (_, i) => value(data, `wh_attempt_at_s{plan:${p.name},attempt:${i + 1}}`, 'value'));
+    const atS = Array.from({ length: Math.min(attempts, MAX_ATTEMPTS_CHARTED) }, (_, i) =>
+      value(data, `wh_attempt_at_s{plan:${p.name},attempt:${i + 1}}`, 'value'),
+    );
     return { plan: p.name, responses: p.steps, attempts, attemptAtS: atS, intervalsS: intervalsOf(atS) };
   });
-  const expected = Array.from({ length: MAX_ATTEMPTS_CHARTED }, (_, i) => value(data, `wh_expected_at_s{attempt:${i + 1}}`, 'value'));
+  const expected = Array.from({ length: MAX_ATTEMPTS_CHARTED }, (_, i) =>
+    value(data, `wh_expected_at_s{attempt:${i + 1}}`, 'value'),
+  );
   const notObserved = REQUIREMENTS.filter((r) => {
     const m = data.metrics[`checks{req:${r.id}}`];
     return m === undefined || (m.values.passes ?? 0) + (m.values.fails ?? 0) === 0;
   }).map((r) => r.id);
   const observations = {
-    target: REFERENCE ? 'reference (virtual clock driven by /_reference/clock/advance)' : `remote (watched for ${TIME_BUDGET_S} s)`,
+    target: REFERENCE
+      ? 'reference (virtual clock driven by /_reference/clock/advance)'
+      : `remote (watched for ${TIME_BUDGET_S} s)`,
     timeBase: REFERENCE ? 'virtual ms of the dispatcher' : 'real arrival time at the receiver',
     plans: perPlan,
     'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES': { intervalsS: perPlan.find((p) => p.plan === 'server5xx')?.intervalsS ?? [] },
@@ -348,7 +453,10 @@ export function handleSummary(data: SummaryData): Record<string, string> {
     series: perPlan.filter((p) => p.attempts > 1).map((p) => ({ plan: p.plan, attemptAtS: p.attemptAtS })),
   };
   const lines = [
-    ...perPlan.map((p) => `${p.plan.padEnd(9)} ${p.attempts} attempt(s)${p.intervalsS.length ? `, intervals ${p.intervalsS.map((s) => Math.round(s)).join(', ')} s` : ''}`),
+    ...perPlan.map(
+      (p) =>
+        `${p.plan.padEnd(9)} ${p.attempts} attempt(s)${p.intervalsS.length ? `, intervals ${p.intervalsS.map((s) => Math.round(s)).join(', ')} s` : ''}`,
+    ),
     ...(notObserved.length ? [`not observed: ${notObserved.join(', ')}`] : []),
   ];
   return buildSummary('webhook-retry', data, meta, { observations, chart, lines });

@@ -24,7 +24,8 @@ const dist = join(root, 'dist');
  * The suite's modules: what the package runs (never the tests, benchmarks or packaging). Of the k6
  * side, the runner and the one library module Node code imports too (the probes' request counts).
  */
-const sources = ['cli', 'contract', 'harness', 'reference', 'requirements', 'suites', 'properties'].map((dir) => `${dir}/**/*.ts`)
+const sources = ['cli', 'contract', 'harness', 'reference', 'requirements', 'suites', 'properties']
+  .map((dir) => `${dir}/**/*.ts`)
   .concat(['load/run.ts', 'load/lib/probe-shape.ts', 'vitest.config.ts']);
 
 /** Files read at run time that are not emitted. Optional ones may not exist yet. */
@@ -45,7 +46,10 @@ const assets: readonly { path: string; optional?: boolean }[] = [
 rmSync(dist, { recursive: true, force: true });
 for (const file of globSync(sources, { cwd: root }).filter((path) => !path.endsWith('.d.ts'))) {
   const { code, errors } = transformSync(file, readFileSync(join(root, file), 'utf8'), {
-    lang: 'ts', sourceType: 'module', target: 'es2024', typescript: { rewriteImportExtensions: 'rewrite' },
+    lang: 'ts',
+    sourceType: 'module',
+    target: 'es2024',
+    typescript: { rewriteImportExtensions: 'rewrite' },
   });
   if (errors.length > 0) throw new Error(`packaging: ${file}: ${errors.map((error) => error.message).join('; ')}`);
   const out = join(dist, file.replace(/\.ts$/, '.js'));

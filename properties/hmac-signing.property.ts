@@ -8,7 +8,12 @@ import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOLERANCE_SECONDS, parseSignatureHeader, signPayload, verifySignature } from '../contract/signature.ts';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  parseSignatureHeader,
+  signPayload,
+  verifySignature,
+} from '../contract/signature.ts';
 
 const stripe = new Stripe('sk_test_x');
 const RUNS = { numRuns: 150 };

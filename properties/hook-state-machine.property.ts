@@ -25,8 +25,14 @@ import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts
 import { assertProperty } from '../harness/checks/property.ts';
 import { session } from '../harness/run/session.ts';
 import {
-  AUTO_DISABLE_AFTER, DELETE_NON_UUID, DELETE_UNKNOWN, deleteTransition, deliveryTransition, isUuid,
-  type Expected, type ModelHook,
+  AUTO_DISABLE_AFTER,
+  DELETE_NON_UUID,
+  DELETE_UNKNOWN,
+  deleteTransition,
+  deliveryTransition,
+  isUuid,
+  type Expected,
+  type ModelHook,
 } from './models/hook-state-model.ts';
 import { titles } from './titles.ts';
 

@@ -33,7 +33,14 @@
  *   are unaffected.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CDR_WINDOW_MAX_MS, E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits, operations } from '../contract/openapi.ts';
+import {
+  CDR_WINDOW_MAX_MS,
+  E164_PATTERN,
+  NUMERIC_ID_PATTERN,
+  eventTypes,
+  limits,
+  operations,
+} from '../contract/openapi.ts';
 import type { AgentList, Balance, CdrList, Me, OperationKey } from '../contract/openapi.ts';
 import type { FaultId } from './faults.ts';
 import { isJsonContentType, isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
@@ -43,7 +50,12 @@ import { parseDateTime, type DateTimeLeniency } from './timestamps.ts';
 import { selectCdrs, type VariantId } from './variants.ts';
 
 /** The conformant variants that change which CDRs GET /cdrs returns (./variants.ts). */
-const CDR_VARIANTS: readonly VariantId[] = ['cdrs-count-total', 'cdrs-descending', 'cdrs-till-inclusive', 'cdrs-from-exclusive'];
+const CDR_VARIANTS: readonly VariantId[] = [
+  'cdrs-count-total',
+  'cdrs-descending',
+  'cdrs-till-inclusive',
+  'cdrs-from-exclusive',
+];
 
 const HOUR_MS = 3_600_000;
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -96,9 +108,20 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
 
   /** The JSON object a POST carries; otherwise sends 400 invalid_input and returns undefined. */
   function objectBody(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> | undefined {
-    if (faults.has('empty-json-body-framework-error') && isJsonContentType(request.headers['content-type']) && String(request.body ?? '').trim() === '') {
+    if (
+      faults.has('empty-json-body-framework-error') &&
+      isJsonContentType(request.headers['content-type']) &&
+      String(request.body ?? '').trim() === ''
+    ) {
       // What the web framework answers on its own when nobody replaced its JSON parser.
-      reply.code(400).send({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', error: 'Bad Request', message: "Body cannot be empty when content-type is set to 'application/json'" });
+      reply
+        .code(400)
+        .send({
+          statusCode: 400,
+          code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
+          error: 'Bad Request',
+          message: "Body cannot be empty when content-type is set to 'application/json'",
+        });
       return undefined;
     }
     if (faults.has('json-content-type-exact-match') && request.headers['content-type'] !== 'application/json') {
@@ -118,7 +141,12 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
   }
 
   /** The token's record when it may call `key`; otherwise sends 401 and returns undefined. */
-  function authenticate(request: FastifyRequest, reply: FastifyReply, key: OperationKey, scopeFault?: FaultId): TokenRecord | undefined {
+  function authenticate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: OperationKey,
+    scopeFault?: FaultId,
+  ): TokenRecord | undefined {
     const header = request.headers.authorization;
     if (header === undefined) {
       fail(reply, 401, 'unauthorized', 'missing Authorization header; send Authorization: Bearer <token>');
@@ -146,7 +174,12 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     record.lastUsedAt = now;
     const scope = requiredScope(key);
     const copyPasted = key === 'GET /agents' && record.scopes.has('read:cdrs') && faults.has('scope-table-copy-paste');
-    if (scope !== undefined && !record.scopes.has(scope) && !copyPasted && !(scopeFault !== undefined && faults.has(scopeFault))) {
+    if (
+      scope !== undefined &&
+      !record.scopes.has(scope) &&
+      !copyPasted &&
+      !(scopeFault !== undefined && faults.has(scopeFault))
+    ) {
       fail(reply, 401, 'unauthorized', `the token lacks the ${scope} scope`);
       return undefined;
     }
@@ -162,8 +195,13 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const token = authenticate(request, reply, 'GET /me');
     if (!token) return reply;
     const account = store.state.accounts.get(token.account)!;
-    if (account.suspended && !faults.has('suspended-not-refused')) return fail(reply, 403, 'suspended', 'the account is suspended');
-    const body: Partial<Me> = { customerId: account.customerId, companyName: account.companyName, primaryContactEmail: account.primaryContactEmail };
+    if (account.suspended && !faults.has('suspended-not-refused'))
+      return fail(reply, 403, 'suspended', 'the account is suspended');
+    const body: Partial<Me> = {
+      customerId: account.customerId,
+      companyName: account.companyName,
+      primaryContactEmail: account.primaryContactEmail,
+    };
     if (faults.has('me-missing-field')) delete body.primaryContactEmail;
     if (faults.has('me-email-not-validated')) body.primaryContactEmail = body.primaryContactEmail?.replace('@', ' at ');
     return reply.code(faults.has('me-wrong-status') ? 201 : 200).send(body);
@@ -176,10 +214,18 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const account = store.state.accounts.get(token.account)!;
     let stale = false;
     if (store.switches.balanceUpstreamFails) {
-      if (!faults.has('balance-upstream-failure-hidden')) return fail(reply, 500, 'internal_error', 'the upstream balance snapshot could not be fetched; retry');
+      if (!faults.has('balance-upstream-failure-hidden'))
+        return fail(reply, 500, 'internal_error', 'the upstream balance snapshot could not be fetched; retry');
       stale = true;
     }
-    const body: Balance = { balance: account.balance, currency: account.currency, accountType: account.accountType, creditLimit: account.creditLimit, blocked: account.blocked, stale };
+    const body: Balance = {
+      balance: account.balance,
+      currency: account.currency,
+      accountType: account.accountType,
+      creditLimit: account.creditLimit,
+      blocked: account.blocked,
+      stale,
+    };
     const out: Record<string, unknown> = { ...body };
     if (faults.has('balance-wrong-type')) out.balance = account.balance.toFixed(2);
     if (faults.has('balance-flags-as-strings')) {
@@ -199,38 +245,76 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     if (!token) return reply;
     const fromRaw = singleQuery(request.query, 'from');
     const tillRaw = singleQuery(request.query, 'till');
-    const invalid = (name: string) => faults.has('cdrs-invalid-timestamp-500')
-      ? fail(reply, 500, 'internal_error', 'unexpected error')
-      : fail(reply, 400, 'invalid_timestamp', `${name} is not an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`);
+    const invalid = (name: string) =>
+      faults.has('cdrs-invalid-timestamp-500')
+        ? fail(reply, 500, 'internal_error', 'unexpected error')
+        : fail(
+            reply,
+            400,
+            'invalid_timestamp',
+            `${name} is not an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`,
+          );
     const leniency: DateTimeLeniency = { rollOverDays: faults.has('cdrs-impossible-date-rolls-over') };
-    let fromMs = fromRaw === undefined ? undefined : fromRaw === null ? Number.NaN : parseDateTime(fromRaw, leniency) ?? Number.NaN;
-    const tillMs = tillRaw === undefined ? undefined : tillRaw === null ? Number.NaN : parseDateTime(tillRaw, leniency) ?? Number.NaN;
-    if (fromMs !== undefined && faults.has('cdrs-from-truncated-to-minute')) fromMs = Math.floor(fromMs / 60_000) * 60_000;
+    let fromMs =
+      fromRaw === undefined
+        ? undefined
+        : fromRaw === null
+          ? Number.NaN
+          : (parseDateTime(fromRaw, leniency) ?? Number.NaN);
+    const tillMs =
+      tillRaw === undefined
+        ? undefined
+        : tillRaw === null
+          ? Number.NaN
+          : (parseDateTime(tillRaw, leniency) ?? Number.NaN);
+    if (fromMs !== undefined && faults.has('cdrs-from-truncated-to-minute'))
+      fromMs = Math.floor(fromMs / 60_000) * 60_000;
     if (Number.isNaN(fromMs)) return invalid('from');
     if (Number.isNaN(tillMs)) return invalid('till');
     const till = tillMs ?? store.clock.now();
     const defaultSpan = (faults.has('cdrs-default-window-48h') ? 48 : limits.cdrDefaultWindowHours) * HOUR_MS;
     // cdrs-default-from-now: "24 hours before now" read literally even when till is given.
-    const from = fromMs ?? (tillMs !== undefined && store.variants.has('cdrs-default-from-now') ? store.clock.now() : till) - defaultSpan;
+    const from =
+      fromMs ??
+      (tillMs !== undefined && store.variants.has('cdrs-default-from-now') ? store.clock.now() : till) - defaultSpan;
     if (till <= from) return fail(reply, 400, 'till_must_be_after_from', 'till must be later than from');
     const span = till - from;
-    const tooWide = faults.has('cdrs-window-31d-rejected') ? span >= CDR_WINDOW_MAX_MS
-      : faults.has('cdrs-window-calendar-month') ? till > oneCalendarMonthAfter(from) : span > CDR_WINDOW_MAX_MS;
+    const tooWide = faults.has('cdrs-window-31d-rejected')
+      ? span >= CDR_WINDOW_MAX_MS
+      : faults.has('cdrs-window-calendar-month')
+        ? till > oneCalendarMonthAfter(from)
+        : span > CDR_WINDOW_MAX_MS;
     if (tooWide && !faults.has('cdrs-window-32d-accepted')) {
-      return fail(reply, 400, 'window_too_wide', `the window is longer than ${limits.cdrWindowMaxDays} days; split it into consecutive windows`);
+      return fail(
+        reply,
+        400,
+        'window_too_wide',
+        `the window is longer than ${limits.cdrWindowMaxDays} days; split it into consecutive windows`,
+      );
     }
     const account = store.state.accounts.get(token.account)!;
-    if (!account.trunk && !faults.has('cdrs-not-provisioned-200')) return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
+    if (!account.trunk && !faults.has('cdrs-not-provisioned-200'))
+      return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
     const limitRaw = singleQuery(request.query, 'limit');
-    let limit = parseLimit(limitRaw, faults.has('cdrs-default-limit-99') ? limits.cdrLimitDefault - 1 : limits.cdrLimitDefault);
+    let limit = parseLimit(
+      limitRaw,
+      faults.has('cdrs-default-limit-99') ? limits.cdrLimitDefault - 1 : limits.cdrLimitDefault,
+    );
     if (faults.has('cdrs-limit-1000-capped-999')) limit = Math.min(limit, limits.cdrLimitMax - 1);
-    if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw)) limit = Math.max(limit, Number(limitRaw));
+    if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw))
+      limit = Math.max(limit, Number(limitRaw));
     if (faults.has('cdrs-limit-ignored')) limit = limits.cdrLimitDefault;
     const widen = faults.has('cdrs-rows-outside-window') ? 24 * HOUR_MS : 0;
     let rows = account.trunk ? store.cdrsIn(token.account, from - widen, till, limit) : [];
     let count = rows.length;
     if (CDR_VARIANTS.some((id) => store.variants.has(id))) {
-      ({ rows, inWindow: count } = selectCdrs(store.state.cdrs.get(token.account) ?? [], from - widen, till, limit, store.variants));
+      ({ rows, inWindow: count } = selectCdrs(
+        store.state.cdrs.get(token.account) ?? [],
+        from - widen,
+        till,
+        limit,
+        store.variants,
+      ));
       if (!store.variants.has('cdrs-count-total')) count = rows.length;
     }
     const body: CdrList = { count: count + (faults.has('cdrs-count-mismatch') ? 1 : 0), calls: rows.map((r) => r.row) };
@@ -247,7 +331,11 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     for (const a of store.state.agents.values()) {
       if (a.account !== token.account) continue;
       // Projection: only the documented fields ever leave; the SIP password stays here.
-      const row: Record<string, unknown> = { id: faults.has('agents-id-number') ? Number(a.id) : a.id, label: a.label, createdAt: a.createdAt };
+      const row: Record<string, unknown> = {
+        id: faults.has('agents-id-number') ? Number(a.id) : a.id,
+        label: a.label,
+        createdAt: a.createdAt,
+      };
       if (a.sipUsername !== undefined) row.sipUsername = a.sipUsername;
       if (leak) row.sipPassword = a.sipPassword;
       agents.push(row);
@@ -265,8 +353,14 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
     const { toNumber, fromNumber, metadata } = body;
     let { aiAgentId } = body;
-    if (faults.has('calls-agent-id-parseint') && (typeof aiAgentId === 'string' || typeof aiAgentId === 'number') && !Number.isNaN(parseInt(String(aiAgentId), 10))) aiAgentId = String(parseInt(String(aiAgentId), 10));
-    if (typeof aiAgentId !== 'string' || !NUMERIC_ID_PATTERN.test(aiAgentId)) return bad('aiAgentId is required and must be a numeric string');
+    if (
+      faults.has('calls-agent-id-parseint') &&
+      (typeof aiAgentId === 'string' || typeof aiAgentId === 'number') &&
+      !Number.isNaN(parseInt(String(aiAgentId), 10))
+    )
+      aiAgentId = String(parseInt(String(aiAgentId), 10));
+    if (typeof aiAgentId !== 'string' || !NUMERIC_ID_PATTERN.test(aiAgentId))
+      return bad('aiAgentId is required and must be a numeric string');
     const agentRefusal = (): FastifyReply | undefined => {
       const found = store.state.agents.get(aiAgentId);
       if (found === undefined || (found.account !== token.account && !faults.has('calls-foreign-agent-accepted'))) {
@@ -285,22 +379,32 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       if (refused !== undefined) return refused;
     }
     const checkE164 = !faults.has('calls-e164-not-validated');
-    const e164 = faults.has('calls-e164-unanchored') ? new RegExp(E164_PATTERN.source.replace(/^\^|\$$/g, '')) : E164_PATTERN;
-    if (typeof toNumber !== 'string' || (checkE164 && !e164.test(toNumber))) return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
-    if (fromNumber !== undefined && (typeof fromNumber !== 'string' || (checkE164 && !e164.test(fromNumber)))) return bad('fromNumber must be an E.164 number, e.g. +14155550100');
-    const metadataOk = faults.has('calls-metadata-array-accepted') ? typeof metadata === 'object' : isPlainObject(metadata);
+    const e164 = faults.has('calls-e164-unanchored')
+      ? new RegExp(E164_PATTERN.source.replace(/^\^|\$$/g, ''))
+      : E164_PATTERN;
+    if (typeof toNumber !== 'string' || (checkE164 && !e164.test(toNumber)))
+      return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
+    if (fromNumber !== undefined && (typeof fromNumber !== 'string' || (checkE164 && !e164.test(fromNumber))))
+      return bad('fromNumber must be an E.164 number, e.g. +14155550100');
+    const metadataOk = faults.has('calls-metadata-array-accepted')
+      ? typeof metadata === 'object'
+      : isPlainObject(metadata);
     if (metadata !== undefined && !metadataOk) return bad('metadata must be a JSON object');
     if (metadata !== undefined && faults.has('calls-metadata-rejected')) return bad('metadata is not allowed');
 
     const account = store.state.accounts.get(token.account)!;
     if (!account.trunk) return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
-    if (!account.dialer && !faults.has('calls-dialer-not-checked')) return fail(reply, 409, 'dialer_required', 'the dialer add-on is needed for outbound originates');
+    if (!account.dialer && !faults.has('calls-dialer-not-checked'))
+      return fail(reply, 409, 'dialer_required', 'the dialer add-on is needed for outbound originates');
     const refused = agentRefusal();
     if (refused !== undefined) return refused;
     const agent = store.state.agents.get(aiAgentId)!;
-    if (store.switches.engineNotConfigured) return fail(reply, 503, 'engine_not_configured', 'origination is unavailable in this environment');
+    if (store.switches.engineNotConfigured)
+      return fail(reply, 503, 'engine_not_configured', 'origination is unavailable in this environment');
     if (store.switches.originateFails) {
-      return fail(reply, 502, 'originate_failed', 'upstream rejected the originate', { detail: 'SIP 503 Service Unavailable from the carrier' });
+      return fail(reply, 502, 'originate_failed', 'upstream rejected the originate', {
+        detail: 'SIP 503 Service Unavailable from the carrier',
+      });
     }
     const call = store.originate(token.account, agent, toNumber);
     return reply.send({ callId: call.callId, status: 'queued' });
@@ -319,14 +423,17 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       if (targetUrl !== undefined && targetUrl !== null) targetUrl = String(targetUrl);
     }
     if (faults.has('hooks-event-case-insensitive') && typeof event === 'string') event = event.trim().toLowerCase();
-    const eventOk = typeof event === 'string' && (eventTypes.includes(event as never) || (faults.has('hooks-unknown-event-accepted') && event.length > 0));
+    const eventOk =
+      typeof event === 'string' &&
+      (eventTypes.includes(event as never) || (faults.has('hooks-unknown-event-accepted') && event.length > 0));
     if (!eventOk) return bad(`event is required and must be one of ${eventTypes.join(', ')}`);
     if (typeof targetUrl !== 'string') return bad('target_url is required and must be a string');
     const maxLength = limits.targetUrlMaxLength + (faults.has('hooks-target-length-off-by-one') ? 1 : 0);
     if (targetUrl.length > maxLength && !faults.has('hooks-long-target-accepted')) {
       return bad(`target_url is longer than ${limits.targetUrlMaxLength} characters`);
     }
-    if (!isHttpsUri(targetUrl, faults.has('hooks-http-target-accepted'), faults)) return bad('target_url must be an absolute https URI');
+    if (!isHttpsUri(targetUrl, faults.has('hooks-http-target-accepted'), faults))
+      return bad('target_url must be an absolute https URI');
     const hook = store.createHook(token.account, String(event), targetUrl);
     return reply.send({ id: hook.id, secret: hook.secret });
   });
@@ -336,15 +443,22 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
     if (!token) return reply;
     const id = request.params.id;
-    const uuid = faults.has('hooks-delete-uuid-unanchored') ? new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, '')) : UUID_PATTERN;
+    const uuid = faults.has('hooks-delete-uuid-unanchored')
+      ? new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, ''))
+      : UUID_PATTERN;
     if (!uuid.test(id)) {
-      return faults.has('hooks-non-uuid-404') ? fail(reply, 404, 'not_found', 'no such hook') : fail(reply, 400, 'invalid_input', 'id must be a UUID');
+      return faults.has('hooks-non-uuid-404')
+        ? fail(reply, 404, 'not_found', 'no such hook')
+        : fail(reply, 400, 'invalid_input', 'id must be a UUID');
     }
     const hook = store.hooks.get(id.toLowerCase());
-    if (hook === undefined || (hook.accountId !== token.account && !faults.has('hooks-foreign-deletable'))) return fail(reply, 404, 'not_found', 'no such hook');
+    if (hook === undefined || (hook.accountId !== token.account && !faults.has('hooks-foreign-deletable')))
+      return fail(reply, 404, 'not_found', 'no such hook');
     if (hook.status !== 'active') {
       if (faults.has('hooks-delete-twice-204')) return reply.code(204).send();
-      const message = faults.has('hooks-secret-returned-again') ? `hook already disabled (secret ${hook.secret})` : 'the hook is already disabled';
+      const message = faults.has('hooks-secret-returned-again')
+        ? `hook already disabled (secret ${hook.secret})`
+        : 'the hook is already disabled';
       return fail(reply, 404, 'not_found', message);
     }
     hook.status = 'disabled';

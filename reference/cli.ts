@@ -55,10 +55,14 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
       },
     }));
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --control-token --json)`);
+    throw new UsageError(
+      `${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --control-token --json)`,
+    );
   }
   if (values.help) {
-    process.stdout.write('usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n');
+    process.stdout.write(
+      'usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n',
+    );
     process.exit(0);
   }
   const port = integer('port', values.port, 0);
@@ -70,29 +74,54 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   if (values['clock-scale'] !== undefined) {
     clockScale = Number(values['clock-scale']);
     if (values['clock-scale'].trim() === '' || !Number.isFinite(clockScale) || clockScale < 0) {
-      throw new UsageError(`--clock-scale must be a number >= 0 (virtual ms per real ms), got "${values['clock-scale']}"`);
+      throw new UsageError(
+        `--clock-scale must be a number >= 0 (virtual ms per real ms), got "${values['clock-scale']}"`,
+      );
     }
   }
-  const faults = values.faults === undefined ? [] : values.faults.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const faults =
+    values.faults === undefined
+      ? []
+      : values.faults
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   const unknown = unknownFaultIds(faults);
-  if (unknown.length > 0) throw new UsageError(`unknown fault id ${unknown.join(', ')}; GET /_reference/faults or reference/faults.ts lists them`);
-  const variantIds = expandVariantIds(values.variants === undefined ? [] : values.variants.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown fault id ${unknown.join(', ')}; GET /_reference/faults or reference/faults.ts lists them`,
+    );
+  const variantIds = expandVariantIds(
+    values.variants === undefined
+      ? []
+      : values.variants
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+  );
   const unknownVariants = unknownVariantIds(variantIds);
-  if (unknownVariants.length > 0) throw new UsageError(`unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them (or use --variants all)`);
+  if (unknownVariants.length > 0)
+    throw new UsageError(
+      `unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them (or use --variants all)`,
+    );
   const trustedCaPem = (values['trust-ca'] ?? []).map((path) => {
     try {
       const pem = readFileSync(path, 'utf8');
-      if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--trust-ca ${path} holds no PEM certificate`);
+      if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+        throw new UsageError(`--trust-ca ${path} holds no PEM certificate`);
       return pem;
     } catch (e) {
       if (e instanceof UsageError) throw e;
-      throw new UsageError(`--trust-ca ${path} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(
+        `--trust-ca ${path} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   });
   const options: ReferenceOptions = {
     faults,
     variants: variantIds,
-    rateLimit: perWindow === 0 ? false : { perWindow: perWindow ?? limits.requestsPerMinute, windowMs: windowMs ?? 60_000 },
+    rateLimit:
+      perWindow === 0 ? false : { perWindow: perWindow ?? limits.requestsPerMinute, windowMs: windowMs ?? 60_000 },
   };
   if (port !== undefined) options.port = port;
   if (seed !== undefined) options.seed = seed;
@@ -100,7 +129,10 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
   if (trustedCaPem.length > 0) options.trustedCaPem = trustedCaPem;
   const controlToken = values['control-token'] ?? process.env.CONTROL_TOKEN;
   if (controlToken !== undefined) {
-    if (!/^[\x21-\x7e]{16,}$/.test(controlToken)) throw new UsageError('--control-token (or CONTROL_TOKEN) must be at least 16 printable characters without spaces');
+    if (!/^[\x21-\x7e]{16,}$/.test(controlToken))
+      throw new UsageError(
+        '--control-token (or CONTROL_TOKEN) must be at least 16 printable characters without spaces',
+      );
     options.controlToken = controlToken;
   }
   return { options, json: values.json === true };
@@ -122,7 +154,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     server = await startReferenceServer(parsed.options);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    process.stderr.write(`reference: cannot start: ${err.code === 'EADDRINUSE' ? 'the port is in use; pick another with --port or use --port 0' : err.message}\n`);
+    process.stderr.write(
+      `reference: cannot start: ${err.code === 'EADDRINUSE' ? 'the port is in use; pick another with --port or use --port 0' : err.message}\n`,
+    );
     process.exit(2);
   }
   const f = server.fixtures;

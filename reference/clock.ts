@@ -82,7 +82,8 @@ export function createClock(options: ClockOptions = {}): Clock {
     const remaining = entry.at - now();
     let delay: number;
     if (remaining <= 0) delay = 0;
-    else if (scale === 0) return; // frozen: only advance() can bring it due
+    else if (scale === 0)
+      return; // frozen: only advance() can bring it due
     else delay = Math.min(Math.ceil(remaining / scale), MAX_REAL_DELAY_MS);
     entry.real = setTimeout(() => {
       entry.real = undefined;
@@ -95,7 +96,8 @@ export function createClock(options: ClockOptions = {}): Clock {
   }
 
   function setTimer(atVirtualMs: number, fn: () => void): symbol {
-    if (typeof atVirtualMs !== 'number' || Number.isNaN(atVirtualMs)) throw new TypeError('atVirtualMs must be a number');
+    if (typeof atVirtualMs !== 'number' || Number.isNaN(atVirtualMs))
+      throw new TypeError('atVirtualMs must be a number');
     if (typeof fn !== 'function') throw new TypeError('fn must be a function');
     const handle = Symbol('clock-timer');
     if (closed) return handle;
@@ -128,7 +130,8 @@ export function createClock(options: ClockOptions = {}): Clock {
   }
 
   function advance(ms: number): void {
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new RangeError(`advance() takes a finite number of ms >= 0, got ${String(ms)}`);
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+      throw new RangeError(`advance() takes a finite number of ms >= 0, got ${String(ms)}`);
     if (closed) {
       offset += ms;
       return;

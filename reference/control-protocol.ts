@@ -15,8 +15,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  CONTROL_PROTOCOL, controlInspections, controlStates, isControlInspection, isControlState,
-  type ControlInspection, type ControlState,
+  CONTROL_PROTOCOL,
+  controlInspections,
+  controlStates,
+  isControlInspection,
+  isControlState,
+  type ControlInspection,
+  type ControlState,
 } from '../contract/control.ts';
 import { eventTypes, scopes as allScopes } from '../contract/openapi.ts';
 import type { EventType } from '../contract/openapi.ts';
@@ -39,12 +44,15 @@ class ProtocolError extends Error {
   }
 }
 
-const invalid = (message: string): never => { throw new ProtocolError(422, 'invalid_params', message); };
+const invalid = (message: string): never => {
+  throw new ProtocolError(422, 'invalid_params', message);
+};
 
 function readBody(request: FastifyRequest): Params {
   const raw = typeof request.body === 'string' ? request.body : '';
   const type = request.headers['content-type'];
-  if (type !== undefined && !isJsonContentType(type)) throw new ProtocolError(400, 'invalid_request', 'the body must be JSON (content-type application/json)');
+  if (type !== undefined && !isJsonContentType(type))
+    throw new ProtocolError(400, 'invalid_request', 'the body must be JSON (content-type application/json)');
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -67,7 +75,9 @@ function stringParam(params: Params, name: string): string {
 }
 
 /** The account whose condition a state stands for, the scopes of its token, its switch, its agent. */
-const accountStates: Partial<Record<ControlState, { account: AccountName; agent?: 'provisioned' | 'unprovisioned'; switch?: keyof Switches }>> = {
+const accountStates: Partial<
+  Record<ControlState, { account: AccountName; agent?: 'provisioned' | 'unprovisioned'; switch?: keyof Switches }>
+> = {
   'account-suspended': { account: 'suspended' },
   'account-without-trunk': { account: 'noTrunk', agent: 'provisioned' },
   'account-without-dialer': { account: 'noDialer', agent: 'provisioned' },
@@ -78,7 +88,9 @@ const accountStates: Partial<Record<ControlState, { account: AccountName; agent?
 };
 
 export function registerControlProtocol(
-  app: FastifyInstance, store: ReferenceStore, options: { token: string; faults?: ReadonlySet<ControlFaultId> },
+  app: FastifyInstance,
+  store: ReferenceStore,
+  options: { token: string; faults?: ReadonlySet<ControlFaultId> },
 ): void {
   const expected = Buffer.from(`Bearer ${options.token}`);
   const fault = (id: ControlFaultId): boolean => options.faults?.has(id) === true;
@@ -93,7 +105,11 @@ export function registerControlProtocol(
     for (const agent of store.state.agents.values()) {
       if (agent.account === account && (agent.sipUsername !== undefined) === provisioned) return agent.id;
     }
-    throw new ProtocolError(500, 'setup_failed', `the seeded ${account} account has no ${provisioned ? 'provisioned' : 'unprovisioned'} agent`);
+    throw new ProtocolError(
+      500,
+      'setup_failed',
+      `the seeded ${account} account has no ${provisioned ? 'provisioned' : 'unprovisioned'} agent`,
+    );
   };
 
   const revokeIssued = (state: ControlState): void => {
@@ -112,16 +128,19 @@ export function registerControlProtocol(
     switch (state) {
       case 'event-emitted': {
         const event = params.event;
-        if (typeof event !== 'string' || !eventTypes.includes(event as EventType)) invalid(`params.event must be one of ${eventTypes.join(', ')}`);
+        if (typeof event !== 'string' || !eventTypes.includes(event as EventType))
+          invalid(`params.event must be one of ${eventTypes.join(', ')}`);
         const fields = params.fields ?? {};
         if (!isPlainObject(fields)) invalid('params.fields must be an object');
         const name = params.account ?? 'main';
-        if (typeof name !== 'string' || !accountNames.includes(name as AccountName)) invalid(`params.account must be one of ${accountNames.join(', ')}`);
+        if (typeof name !== 'string' || !accountNames.includes(name as AccountName))
+          invalid(`params.account must be one of ${accountNames.join(', ')}`);
         return store.emit(name as AccountName, event as EventType, fields as Params);
       }
       case 'token-issued': {
         const wanted = params.scopes;
-        if (!Array.isArray(wanted) || !wanted.every((s) => typeof s === 'string')) return invalid('params.scopes must be an array of scope names');
+        if (!Array.isArray(wanted) || !wanted.every((s) => typeof s === 'string'))
+          return invalid('params.scopes must be an array of scope names');
         const unknown = wanted.filter((s) => !allScopes.includes(s as string));
         if (unknown.length > 0) invalid(`unknown scope ${unknown.join(', ')}; one of ${allScopes.join(', ')}`);
         return { token: store.mintToken('main', wanted as string[], 'api', label(state)) };
@@ -165,14 +184,24 @@ export function registerControlProtocol(
         const hook = store.hooks.get(stringParam(params, 'hookId').toLowerCase());
         if (hook === undefined) throw new ProtocolError(404, 'not_found', 'no such hook');
         const deliveries = store.dispatcher.deliveries(hook.id).map((d) => ({
-          eventId: String(d.payload.eventId), state: d.state, ...(d.nextAttemptAt === undefined ? {} : { nextAttemptAt: d.nextAttemptAt }),
+          eventId: String(d.payload.eventId),
+          state: d.state,
+          ...(d.nextAttemptAt === undefined ? {} : { nextAttemptAt: d.nextAttemptAt }),
           attempts: d.attempts.map((a) => ({ attempt: a.attempt, at: a.at, outcome: a.outcome })),
         }));
-        return { id: hook.id, status: hook.status, disabledReason: hook.disabledReason ?? null, consecutiveFailures: hook.consecutiveFailures, deliveries };
+        return {
+          id: hook.id,
+          status: hook.status,
+          disabledReason: hook.disabledReason ?? null,
+          consecutiveFailures: hook.consecutiveFailures,
+          deliveries,
+        };
       }
       case 'deliveries-idle': {
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const gaveUp = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 10_000); });
+        const gaveUp = new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), 10_000);
+        });
         const idle = await Promise.race([store.dispatcher.idle().then(() => true), gaveUp]);
         clearTimeout(timer);
         return { idle };
@@ -180,7 +209,10 @@ export function registerControlProtocol(
       case 'token-last-used': {
         const record = store.state.tokens.get(stringParam(params, 'token'));
         if (record === undefined) throw new ProtocolError(404, 'not_found', 'no such token');
-        return { lastUsedAt: record.lastUsedAt === undefined ? null : new Date(record.lastUsedAt).toISOString(), revoked: record.revoked };
+        return {
+          lastUsedAt: record.lastUsedAt === undefined ? null : new Date(record.lastUsedAt).toISOString(),
+          revoked: record.revoked,
+        };
       }
       case 'call-record': {
         const call = store.calls.get(stringParam(params, 'callId'));
@@ -190,40 +222,58 @@ export function registerControlProtocol(
     }
   };
 
-  const guarded = (handler: (request: FastifyRequest) => Promise<unknown> | unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!authorised(request)) return reply.code(401).send({ error: 'unauthorized', message: 'send Authorization: Bearer <the control token>' });
-    try {
-      return reply.send(await handler(request));
-    } catch (error) {
-      if (error instanceof ProtocolError) return reply.code(error.status).send({ error: error.code, message: error.message });
-      return reply.code(500).send({ error: 'setup_failed', message: (error as Error).message });
-    }
-  };
+  const guarded =
+    (handler: (request: FastifyRequest) => Promise<unknown> | unknown) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!authorised(request))
+        return reply
+          .code(401)
+          .send({ error: 'unauthorized', message: 'send Authorization: Bearer <the control token>' });
+      try {
+        return reply.send(await handler(request));
+      } catch (error) {
+        if (error instanceof ProtocolError)
+          return reply.code(error.status).send({ error: error.code, message: error.message });
+        return reply.code(500).send({ error: 'setup_failed', message: (error as Error).message });
+      }
+    };
 
-  app.get('/_control/capabilities', guarded(() => {
-    const inspections = controlInspections.filter((i) => i !== 'clock' || !fault('control-clock-unlisted'));
-    const states = fault('control-capabilities-shape') ? controlStates.join(',') : controlStates;
-    return { protocol: CONTROL_PROTOCOL, states, inspections };
-  }));
+  app.get(
+    '/_control/capabilities',
+    guarded(() => {
+      const inspections = controlInspections.filter((i) => i !== 'clock' || !fault('control-clock-unlisted'));
+      const states = fault('control-capabilities-shape') ? controlStates.join(',') : controlStates;
+      return { protocol: CONTROL_PROTOCOL, states, inspections };
+    }),
+  );
 
-  app.post('/_control/states', guarded((request) => {
-    const body = readBody(request);
-    const { state, action = 'setup' } = body;
-    if (typeof state !== 'string') throw new ProtocolError(400, 'invalid_request', 'state must be a string');
-    if (action !== 'setup' && action !== 'teardown') throw new ProtocolError(400, 'invalid_request', 'action must be setup or teardown');
-    const lies = fault('control-capabilities-lie') && state === 'originate-failing';
-    if (!isControlState(state) || lies) {
-      throw new ProtocolError(404, 'unknown_state', `this target offers no state ${state}`);
-    }
-    const params = paramsOf(body);
-    return action === 'setup' ? setup(state, params) : teardown(state);
-  }));
+  app.post(
+    '/_control/states',
+    guarded((request) => {
+      const body = readBody(request);
+      const { state, action = 'setup' } = body;
+      if (typeof state !== 'string') throw new ProtocolError(400, 'invalid_request', 'state must be a string');
+      if (action !== 'setup' && action !== 'teardown')
+        throw new ProtocolError(400, 'invalid_request', 'action must be setup or teardown');
+      const lies = fault('control-capabilities-lie') && state === 'originate-failing';
+      if (!isControlState(state) || lies) {
+        throw new ProtocolError(404, 'unknown_state', `this target offers no state ${state}`);
+      }
+      const params = paramsOf(body);
+      return action === 'setup' ? setup(state, params) : teardown(state);
+    }),
+  );
 
-  app.post('/_control/inspections', guarded((request) => {
-    const body = readBody(request);
-    const { inspection } = body;
-    if (typeof inspection !== 'string') throw new ProtocolError(400, 'invalid_request', 'inspection must be a string');
-    if (!isControlInspection(inspection)) throw new ProtocolError(404, 'unknown_inspection', `this target offers no inspection ${inspection}`);
-    return inspect(inspection, paramsOf(body));
-  }));
+  app.post(
+    '/_control/inspections',
+    guarded((request) => {
+      const body = readBody(request);
+      const { inspection } = body;
+      if (typeof inspection !== 'string')
+        throw new ProtocolError(400, 'invalid_request', 'inspection must be a string');
+      if (!isControlInspection(inspection))
+        throw new ProtocolError(404, 'unknown_inspection', `this target offers no inspection ${inspection}`);
+      return inspect(inspection, paramsOf(body));
+    }),
+  );
 }

@@ -58,7 +58,8 @@ type Body = { ok: true; value: Record<string, unknown> } | { ok: false };
 function body(request: FastifyRequest): Body {
   const raw = typeof request.body === 'string' ? request.body : '';
   if (raw.trim() === '') return { ok: true, value: {} };
-  if (request.headers['content-type'] !== undefined && !isJsonContentType(request.headers['content-type'])) return { ok: false };
+  if (request.headers['content-type'] !== undefined && !isJsonContentType(request.headers['content-type']))
+    return { ok: false };
   try {
     const value: unknown = JSON.parse(raw);
     return isPlainObject(value) ? { ok: true, value } : { ok: false };
@@ -81,7 +82,11 @@ function isStringArray(v: unknown): v is string[] {
 }
 
 export function registerControl(app: FastifyInstance, store: ReferenceStore, hooks: ControlHooks): void {
-  const clockView = () => ({ now: store.clock.now(), iso: new Date(store.clock.now()).toISOString(), scale: store.clock.scale });
+  const clockView = () => ({
+    now: store.clock.now(),
+    iso: new Date(store.clock.now()).toISOString(),
+    scale: store.clock.scale,
+  });
 
   app.post('/_reference/reset', async (request, reply) => {
     const b = body(request);
@@ -105,7 +110,8 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
 
   app.patch<{ Params: { name: string } }>('/_reference/accounts/:name', (request, reply) => {
     const name = request.params.name;
-    if (!accountNames.includes(name as AccountName)) return bad(reply, `unknown account ${name}; one of ${accountNames.join(', ')}`);
+    if (!accountNames.includes(name as AccountName))
+      return bad(reply, `unknown account ${name}; one of ${accountNames.join(', ')}`);
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const account = store.state.accounts.get(name as AccountName)!;
@@ -139,8 +145,10 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const { event, account = 'main', fields = {} } = b.value;
-    if (typeof event !== 'string' || !eventTypes.includes(event as EventType)) return bad(reply, `event must be one of ${eventTypes.join(', ')}`);
-    if (typeof account !== 'string' || !accountNames.includes(account as AccountName)) return bad(reply, `account must be one of ${accountNames.join(', ')}`);
+    if (typeof event !== 'string' || !eventTypes.includes(event as EventType))
+      return bad(reply, `event must be one of ${eventTypes.join(', ')}`);
+    if (typeof account !== 'string' || !accountNames.includes(account as AccountName))
+      return bad(reply, `account must be one of ${accountNames.join(', ')}`);
     if (!isPlainObject(fields)) return bad(reply, 'fields must be an object');
     return reply.send(store.emit(account as AccountName, event as EventType, fields));
   });
@@ -148,17 +156,19 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
   app.get<{ Params: { id: string } }>('/_reference/hooks/:id', (request, reply) => {
     const hook = store.hooks.get(request.params.id.toLowerCase());
     if (hook === undefined) return bad(reply, 'no such hook', 404);
-    return reply.send(withoutSecrets({
-      id: hook.id,
-      account: hook.accountId,
-      event: hook.event,
-      targetUrl: hook.targetUrl,
-      status: hook.status,
-      disabledReason: hook.disabledReason ?? null,
-      consecutiveFailures: hook.consecutiveFailures,
-      createdAt: new Date(hook.createdAt).toISOString(),
-      deliveries: store.dispatcher.deliveries(hook.id),
-    }));
+    return reply.send(
+      withoutSecrets({
+        id: hook.id,
+        account: hook.accountId,
+        event: hook.event,
+        targetUrl: hook.targetUrl,
+        status: hook.status,
+        disabledReason: hook.disabledReason ?? null,
+        consecutiveFailures: hook.consecutiveFailures,
+        createdAt: new Date(hook.createdAt).toISOString(),
+        deliveries: store.dispatcher.deliveries(hook.id),
+      }),
+    );
   });
 
   app.get<{ Querystring: { hookId?: string } }>('/_reference/deliveries', (request, reply) => {
@@ -198,13 +208,22 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
   });
 
   app.get('/_reference/faults', (_request, reply) =>
-    reply.send({ faults: catalogue.map((f) => ({ id: f.id, description: f.description, violates: f.violates, enabled: store.faults.has(f.id) })) }));
+    reply.send({
+      faults: catalogue.map((f) => ({
+        id: f.id,
+        description: f.description,
+        violates: f.violates,
+        enabled: store.faults.has(f.id),
+      })),
+    }),
+  );
 
   app.put('/_reference/faults', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const { enable = [], disable = [] } = b.value;
-    if (!isStringArray(enable) || !isStringArray(disable)) return bad(reply, 'enable and disable must be arrays of fault ids');
+    if (!isStringArray(enable) || !isStringArray(disable))
+      return bad(reply, 'enable and disable must be arrays of fault ids');
     const unknown = unknownFaultIds([...enable, ...disable]);
     if (unknown.length > 0) return bad(reply, new UnknownFaultError(unknown).message);
     store.faults.disable(disable);
@@ -216,7 +235,8 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
     const { account, scopes: wanted = [], label = 'control' } = b.value;
-    if (typeof account !== 'string' || !accountNames.includes(account as AccountName)) return bad(reply, `account must be one of ${accountNames.join(', ')}`);
+    if (typeof account !== 'string' || !accountNames.includes(account as AccountName))
+      return bad(reply, `account must be one of ${accountNames.join(', ')}`);
     if (!isStringArray(wanted)) return bad(reply, 'scopes must be an array of scope names');
     const unknown = wanted.filter((s) => !allScopes.includes(s));
     if (unknown.length > 0) return bad(reply, `unknown scope ${unknown.join(', ')}; one of ${allScopes.join(', ')}`);
@@ -237,7 +257,14 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     const tokens = [];
     for (const t of store.state.tokens.values()) {
       if (only !== undefined && t.token !== only) continue;
-      tokens.push({ token: t.token, account: t.account, kind: t.kind, label: t.label, lastUsedAt: t.lastUsedAt === undefined ? null : new Date(t.lastUsedAt).toISOString(), revoked: t.revoked });
+      tokens.push({
+        token: t.token,
+        account: t.account,
+        kind: t.kind,
+        label: t.label,
+        lastUsedAt: t.lastUsedAt === undefined ? null : new Date(t.lastUsedAt).toISOString(),
+        revoked: t.revoked,
+      });
     }
     return reply.send({ tokens });
   });

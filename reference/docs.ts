@@ -58,12 +58,15 @@ const PAGE = `<!doctype html>
 `;
 
 export function servedDocument(baseUrl: string, removeOperation: boolean): Record<string, unknown> {
-  const doc = structuredClone(openapi) as unknown as Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
+  const doc = structuredClone(openapi) as unknown as Record<string, unknown> & {
+    paths: Record<string, Record<string, unknown>>;
+  };
   doc.servers = [{ url: baseUrl, description: 'This reference server.' }];
   if (removeOperation) {
     const item = doc.paths['/hooks/{id}'];
     if (item) delete item.delete;
-    if (item && Object.keys(item).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).length === 0) delete doc.paths['/hooks/{id}'];
+    if (item && Object.keys(item).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).length === 0)
+      delete doc.paths['/hooks/{id}'];
   }
   return doc;
 }

@@ -18,99 +18,414 @@ export interface Fault {
 
 export const faults = [
   // ── GET /me ──
-  { id: 'me-wrong-status', description: 'GET /me answers 201 instead of 200.', violates: ['ME-200-SHAPE', 'CONTRACT-DOCUMENTED-STATUS'] },
+  {
+    id: 'me-wrong-status',
+    description: 'GET /me answers 201 instead of 200.',
+    violates: ['ME-200-SHAPE', 'CONTRACT-DOCUMENTED-STATUS'],
+  },
   { id: 'me-missing-field', description: 'GET /me omits primaryContactEmail.', violates: ['ME-200-SHAPE'] },
-  { id: 'me-scope-required', description: 'GET /me refuses (401) a valid token that has no scopes.', violates: ['ME-ANY-SCOPE'] },
-  { id: 'suspended-not-refused', description: 'GET /me answers 200 for a suspended account instead of 403 suspended.', violates: ['ME-SUSPENDED-403'] },
+  {
+    id: 'me-scope-required',
+    description: 'GET /me refuses (401) a valid token that has no scopes.',
+    violates: ['ME-ANY-SCOPE'],
+  },
+  {
+    id: 'suspended-not-refused',
+    description: 'GET /me answers 200 for a suspended account instead of 403 suspended.',
+    violates: ['ME-SUSPENDED-403'],
+  },
   // ── GET /balance ──
-  { id: 'balance-renamed-field', description: 'GET /balance names the amount `amount` instead of `balance`.', violates: ['BALANCE-200-SHAPE'] },
-  { id: 'balance-wrong-type', description: 'GET /balance returns balance as a string ("12.34").', violates: ['BALANCE-200-SHAPE'] },
-  { id: 'balance-upstream-failure-hidden', description: 'GET /balance answers 200 with stale data when the upstream fetch fails, instead of 500 internal_error.', violates: ['BALANCE-UPSTREAM-500'] },
+  {
+    id: 'balance-renamed-field',
+    description: 'GET /balance names the amount `amount` instead of `balance`.',
+    violates: ['BALANCE-200-SHAPE'],
+  },
+  {
+    id: 'balance-wrong-type',
+    description: 'GET /balance returns balance as a string ("12.34").',
+    violates: ['BALANCE-200-SHAPE'],
+  },
+  {
+    id: 'balance-upstream-failure-hidden',
+    description:
+      'GET /balance answers 200 with stale data when the upstream fetch fails, instead of 500 internal_error.',
+    violates: ['BALANCE-UPSTREAM-500'],
+  },
   // ── Scopes and tokens ──
-  { id: 'scope-unchecked-balance', description: 'GET /balance accepts a token without read:balance.', violates: ['AUTH-SCOPE-BALANCE'] },
-  { id: 'scope-unchecked-cdrs', description: 'GET /cdrs accepts a token without read:cdrs.', violates: ['AUTH-SCOPE-CDRS'] },
-  { id: 'scope-unchecked-agents', description: 'GET /agents accepts a token without read:agents.', violates: ['AUTH-SCOPE-AGENTS'] },
-  { id: 'scope-unchecked-calls', description: 'POST /calls accepts a token without write:calls.', violates: ['AUTH-SCOPE-CALLS'] },
-  { id: 'scope-unchecked-hooks', description: 'POST /hooks and DELETE /hooks/{id} accept a token without write:hooks.', violates: ['AUTH-SCOPE-HOOKS'] },
-  { id: 'revoked-token-accepted', description: 'A revoked token is still accepted.', violates: ['AUTH-REVOKED-TOKEN', 'AUTH-REVOKE-IMMEDIATE'] },
-  { id: 'expired-token-accepted', description: 'An expired token is still accepted.', violates: ['AUTH-EXPIRED-TOKEN'] },
-  { id: 'auth-any-scheme-accepted', description: 'A known token is accepted under any Authorization scheme (e.g. `Token <t>`), not only Bearer.', violates: ['AUTH-MALFORMED-SCHEME'] },
-  { id: 'oauth-bad-secret-accepted', description: 'The OAuth token endpoint issues a token for a wrong client secret.', violates: ['AUTH-OAUTH-BAD-CLIENT'] },
+  {
+    id: 'scope-unchecked-balance',
+    description: 'GET /balance accepts a token without read:balance.',
+    violates: ['AUTH-SCOPE-BALANCE'],
+  },
+  {
+    id: 'scope-unchecked-cdrs',
+    description: 'GET /cdrs accepts a token without read:cdrs.',
+    violates: ['AUTH-SCOPE-CDRS'],
+  },
+  {
+    id: 'scope-unchecked-agents',
+    description: 'GET /agents accepts a token without read:agents.',
+    violates: ['AUTH-SCOPE-AGENTS'],
+  },
+  {
+    id: 'scope-unchecked-calls',
+    description: 'POST /calls accepts a token without write:calls.',
+    violates: ['AUTH-SCOPE-CALLS'],
+  },
+  {
+    id: 'scope-unchecked-hooks',
+    description: 'POST /hooks and DELETE /hooks/{id} accept a token without write:hooks.',
+    violates: ['AUTH-SCOPE-HOOKS'],
+  },
+  {
+    id: 'revoked-token-accepted',
+    description: 'A revoked token is still accepted.',
+    violates: ['AUTH-REVOKED-TOKEN', 'AUTH-REVOKE-IMMEDIATE'],
+  },
+  {
+    id: 'expired-token-accepted',
+    description: 'An expired token is still accepted.',
+    violates: ['AUTH-EXPIRED-TOKEN'],
+  },
+  {
+    id: 'auth-any-scheme-accepted',
+    description: 'A known token is accepted under any Authorization scheme (e.g. `Token <t>`), not only Bearer.',
+    violates: ['AUTH-MALFORMED-SCHEME'],
+  },
+  {
+    id: 'oauth-bad-secret-accepted',
+    description: 'The OAuth token endpoint issues a token for a wrong client secret.',
+    violates: ['AUTH-OAUTH-BAD-CLIENT'],
+  },
   // ── GET /cdrs ──
-  { id: 'cdrs-window-31d-rejected', description: 'A window of exactly 31 days is refused with window_too_wide.', violates: ['CDRS-WINDOW-EXACTLY-31D'] },
-  { id: 'cdrs-window-32d-accepted', description: 'A window longer than 31 days is accepted.', violates: ['CDRS-WINDOW-MAX-31D'] },
-  { id: 'cdrs-limit-unbounded', description: 'A limit above 1000 is honoured (more than 1000 rows returned).', violates: ['CDRS-LIMIT-MAX-1000'] },
-  { id: 'cdrs-limit-ignored', description: 'The limit parameter is ignored (the default 100 is always used).', violates: ['CDRS-LIMIT-HONOURED'] },
-  { id: 'cdrs-default-window-48h', description: 'The default window is 48 hours instead of 24.', violates: ['CDRS-DEFAULT-WINDOW'] },
-  { id: 'cdrs-count-mismatch', description: 'count is one more than the number of rows.', violates: ['CDRS-COUNT-MATCHES-ROWS'] },
-  { id: 'cdrs-rows-outside-window', description: 'Rows from up to 24 hours before `from` are included.', violates: ['CDRS-ROWS-IN-WINDOW'] },
-  { id: 'cdrs-invalid-timestamp-500', description: 'An unparseable from/till answers 500 instead of 400 invalid_timestamp.', violates: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-DOCUMENTED-STATUS'] },
-  { id: 'cdrs-not-provisioned-200', description: 'GET /cdrs for an account without a trunk answers 200 with no rows instead of 409.', violates: ['CDRS-NOT-PROVISIONED-409'] },
+  {
+    id: 'cdrs-window-31d-rejected',
+    description: 'A window of exactly 31 days is refused with window_too_wide.',
+    violates: ['CDRS-WINDOW-EXACTLY-31D'],
+  },
+  {
+    id: 'cdrs-window-32d-accepted',
+    description: 'A window longer than 31 days is accepted.',
+    violates: ['CDRS-WINDOW-MAX-31D'],
+  },
+  {
+    id: 'cdrs-limit-unbounded',
+    description: 'A limit above 1000 is honoured (more than 1000 rows returned).',
+    violates: ['CDRS-LIMIT-MAX-1000'],
+  },
+  {
+    id: 'cdrs-limit-ignored',
+    description: 'The limit parameter is ignored (the default 100 is always used).',
+    violates: ['CDRS-LIMIT-HONOURED'],
+  },
+  {
+    id: 'cdrs-default-window-48h',
+    description: 'The default window is 48 hours instead of 24.',
+    violates: ['CDRS-DEFAULT-WINDOW'],
+  },
+  {
+    id: 'cdrs-count-mismatch',
+    description: 'count is one more than the number of rows.',
+    violates: ['CDRS-COUNT-MATCHES-ROWS'],
+  },
+  {
+    id: 'cdrs-rows-outside-window',
+    description: 'Rows from up to 24 hours before `from` are included.',
+    violates: ['CDRS-ROWS-IN-WINDOW'],
+  },
+  {
+    id: 'cdrs-invalid-timestamp-500',
+    description: 'An unparseable from/till answers 500 instead of 400 invalid_timestamp.',
+    violates: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-DOCUMENTED-STATUS'],
+  },
+  {
+    id: 'cdrs-not-provisioned-200',
+    description: 'GET /cdrs for an account without a trunk answers 200 with no rows instead of 409.',
+    violates: ['CDRS-NOT-PROVISIONED-409'],
+  },
   // ── GET /agents ──
-  { id: 'agents-credentials-leaked', description: 'Agent records carry the SIP password (sipPassword).', violates: ['AGENTS-NO-CREDENTIALS'] },
-  { id: 'agents-count-mismatch', description: 'GET /agents count is the account total including a hidden agent, not the rows returned.', violates: ['AGENTS-COUNT-MATCHES-ROWS'] },
+  {
+    id: 'agents-credentials-leaked',
+    description: 'Agent records carry the SIP password (sipPassword).',
+    violates: ['AGENTS-NO-CREDENTIALS'],
+  },
+  {
+    id: 'agents-count-mismatch',
+    description: 'GET /agents count is the account total including a hidden agent, not the rows returned.',
+    violates: ['AGENTS-COUNT-MATCHES-ROWS'],
+  },
   // ── POST /calls ──
   { id: 'calls-callid-not-uuid', description: 'callId is a numeric string, not a UUID.', violates: ['CALLS-QUEUED'] },
-  { id: 'calls-e164-not-validated', description: 'toNumber and fromNumber are not checked against E.164.', violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'] },
-  { id: 'calls-metadata-rejected', description: 'A body with metadata is refused with 400 invalid_input.', violates: ['CALLS-METADATA-OBJECT'] },
-  { id: 'calls-unprovisioned-wrong-code', description: 'An agent without SIP extension answers 409 account_not_provisioned instead of ai_agent_not_provisioned.', violates: ['CALLS-AGENT-NOT-PROVISIONED-409'] },
-  { id: 'calls-dialer-not-checked', description: 'An account without the dialer add-on can originate.', violates: ['CALLS-DIALER-REQUIRED-409'] },
-  { id: 'calls-foreign-agent-accepted', description: 'Another account\'s agent can be used as aiAgentId.', violates: ['CALLS-AGENT-NOT-FOUND-404'] },
-  { id: 'calls-correlation-broken', description: 'The call.ended event of an origination carries a fresh callId, not the one POST /calls returned.', violates: ['CALLS-CORRELATE-CALL-ENDED'] },
+  {
+    id: 'calls-e164-not-validated',
+    description: 'toNumber and fromNumber are not checked against E.164.',
+    violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'],
+  },
+  {
+    id: 'calls-metadata-rejected',
+    description: 'A body with metadata is refused with 400 invalid_input.',
+    violates: ['CALLS-METADATA-OBJECT'],
+  },
+  {
+    id: 'calls-unprovisioned-wrong-code',
+    description:
+      'An agent without SIP extension answers 409 account_not_provisioned instead of ai_agent_not_provisioned.',
+    violates: ['CALLS-AGENT-NOT-PROVISIONED-409'],
+  },
+  {
+    id: 'calls-dialer-not-checked',
+    description: 'An account without the dialer add-on can originate.',
+    violates: ['CALLS-DIALER-REQUIRED-409'],
+  },
+  {
+    id: 'calls-foreign-agent-accepted',
+    description: "Another account's agent can be used as aiAgentId.",
+    violates: ['CALLS-AGENT-NOT-FOUND-404'],
+  },
+  {
+    id: 'calls-correlation-broken',
+    description: 'The call.ended event of an origination carries a fresh callId, not the one POST /calls returned.',
+    violates: ['CALLS-CORRELATE-CALL-ENDED'],
+  },
   // ── POST /hooks, DELETE /hooks/{id} ──
-  { id: 'hooks-secret-returned-again', description: 'The 404 of a repeated DELETE carries the hook\'s secret in its message.', violates: ['HOOKS-SECRET-ONCE'] },
-  { id: 'hooks-hard-delete', description: 'DELETE removes the subscription record, losing its delivery history.', violates: ['HOOKS-DELETE-HISTORY-KEPT'] },
-  { id: 'hooks-delete-200', description: 'DELETE answers 200 with a JSON body instead of 204 with none.', violates: ['HOOKS-DELETE-SOFT', 'CONTRACT-DOCUMENTED-STATUS'] },
-  { id: 'hooks-delete-twice-204', description: 'DELETE of an already disabled hook answers 204 again instead of 404.', violates: ['HOOKS-DELETE-TWICE-404'] },
-  { id: 'hooks-non-uuid-404', description: 'DELETE with a non-UUID id answers 404 not_found instead of 400 invalid_input.', violates: ['HOOKS-DELETE-NON-UUID-400'] },
-  { id: 'hooks-http-target-accepted', description: 'A plain http target_url is accepted.', violates: ['HOOKS-TARGET-HTTPS'] },
-  { id: 'hooks-long-target-accepted', description: 'A target_url longer than 512 characters is accepted.', violates: ['HOOKS-TARGET-MAX-512'] },
-  { id: 'hooks-unknown-event-accepted', description: 'An event outside the enumeration is accepted.', violates: ['HOOKS-EVENT-ENUM'] },
-  { id: 'hooks-foreign-deletable', description: 'Another account\'s hook can be deleted (204).', violates: ['HOOKS-DELETE-FOREIGN-404'] },
-  { id: 'hooks-create-emits-event', description: 'Creating a hook immediately sends it a delivery.', violates: ['HOOKS-NO-DIRECT-EMIT'] },
-  { id: 'hooks-wrong-event-delivered', description: 'Every active subscription of the account receives every event kind, not only its own.', violates: ['HOOKS-ONE-EVENT-PER-SUBSCRIPTION'] },
+  {
+    id: 'hooks-secret-returned-again',
+    description: "The 404 of a repeated DELETE carries the hook's secret in its message.",
+    violates: ['HOOKS-SECRET-ONCE'],
+  },
+  {
+    id: 'hooks-hard-delete',
+    description: 'DELETE removes the subscription record, losing its delivery history.',
+    violates: ['HOOKS-DELETE-HISTORY-KEPT'],
+  },
+  {
+    id: 'hooks-delete-200',
+    description: 'DELETE answers 200 with a JSON body instead of 204 with none.',
+    violates: ['HOOKS-DELETE-SOFT', 'CONTRACT-DOCUMENTED-STATUS'],
+  },
+  {
+    id: 'hooks-delete-twice-204',
+    description: 'DELETE of an already disabled hook answers 204 again instead of 404.',
+    violates: ['HOOKS-DELETE-TWICE-404'],
+  },
+  {
+    id: 'hooks-non-uuid-404',
+    description: 'DELETE with a non-UUID id answers 404 not_found instead of 400 invalid_input.',
+    violates: ['HOOKS-DELETE-NON-UUID-400'],
+  },
+  {
+    id: 'hooks-http-target-accepted',
+    description: 'A plain http target_url is accepted.',
+    violates: ['HOOKS-TARGET-HTTPS'],
+  },
+  {
+    id: 'hooks-long-target-accepted',
+    description: 'A target_url longer than 512 characters is accepted.',
+    violates: ['HOOKS-TARGET-MAX-512'],
+  },
+  {
+    id: 'hooks-unknown-event-accepted',
+    description: 'An event outside the enumeration is accepted.',
+    violates: ['HOOKS-EVENT-ENUM'],
+  },
+  {
+    id: 'hooks-foreign-deletable',
+    description: "Another account's hook can be deleted (204).",
+    violates: ['HOOKS-DELETE-FOREIGN-404'],
+  },
+  {
+    id: 'hooks-create-emits-event',
+    description: 'Creating a hook immediately sends it a delivery.',
+    violates: ['HOOKS-NO-DIRECT-EMIT'],
+  },
+  {
+    id: 'hooks-wrong-event-delivered',
+    description: 'Every active subscription of the account receives every event kind, not only its own.',
+    violates: ['HOOKS-ONE-EVENT-PER-SUBSCRIPTION'],
+  },
   // ── Events ──
-  { id: 'event-missing-field', description: 'call.ended payloads lack durationSec.', violates: ['EVENT-CALL-ENDED-PAYLOAD'] },
-  { id: 'event-id-reused', description: 'Every event carries the same eventId.', violates: ['EVENT-ID-PRESENT-UNIQUE'] },
+  {
+    id: 'event-missing-field',
+    description: 'call.ended payloads lack durationSec.',
+    violates: ['EVENT-CALL-ENDED-PAYLOAD'],
+  },
+  {
+    id: 'event-id-reused',
+    description: 'Every event carries the same eventId.',
+    violates: ['EVENT-ID-PRESENT-UNIQUE'],
+  },
   // ── Format, versioning ──
-  { id: 'error-html-body', description: '404 answers are an HTML page (text/html) instead of the JSON error body.', violates: ['FORMAT-JSON-CONTENT-TYPE', 'FORMAT-ERROR-BODY'] },
-  { id: 'openapi-removed-operation', description: 'The served openapi.json lacks DELETE /hooks/{id}.', violates: ['VERSION-NO-BREAKING-IN-PLACE'] },
+  {
+    id: 'error-html-body',
+    description: '404 answers are an HTML page (text/html) instead of the JSON error body.',
+    violates: ['FORMAT-JSON-CONTENT-TYPE', 'FORMAT-ERROR-BODY'],
+  },
+  {
+    id: 'openapi-removed-operation',
+    description: 'The served openapi.json lacks DELETE /hooks/{id}.',
+    violates: ['VERSION-NO-BREAKING-IN-PLACE'],
+  },
   { id: 'docs-missing', description: '{base_url}/docs answers 404.', violates: ['VERSION-DOCS-SERVED'] },
   // ── Near misses: the input just past (or just inside) a rule, got wrong the way real servers do ──
-  { id: 'me-email-not-validated', description: 'GET /me returns the contact e-mail as typed in the portal ("billing at example.com"), not an e-mail address.', violates: ['ME-200-SHAPE'] },
-  { id: 'balance-flags-as-strings', description: 'GET /balance returns blocked and stale as the strings "false"/"true" (a form value passed through).', violates: ['BALANCE-200-SHAPE'] },
-  { id: 'agents-id-number', description: 'GET /agents returns each id as a JSON number (the database integer), not a numeric string.', violates: ['AGENTS-200-SHAPE'] },
-  { id: 'scope-table-copy-paste', description: 'GET /agents also accepts a read:cdrs token (a copy-pasted line in the scope table).', violates: ['AUTH-SCOPE-AGENTS'] },
-  { id: 'cdrs-default-limit-99', description: 'Without limit GET /cdrs returns at most 99 records (an off-by-one default).', violates: ['CDRS-LIMIT-DEFAULT-100'] },
-  { id: 'cdrs-limit-1000-capped-999', description: 'limit=1000 returns at most 999 records (the maximum checked with < instead of <=).', violates: ['CDRS-LIMIT-HONOURED'] },
-  { id: 'cdrs-from-truncated-to-minute', description: 'from is read to the minute (its seconds dropped), so records up to 59 s before from are returned.', violates: ['CDRS-ROWS-IN-WINDOW'] },
-  { id: 'cdrs-impossible-date-rolls-over', description: 'A calendar-impossible date with a valid time (2026-02-30T10:00:00Z, 2025-02-29T…) is accepted and rolled into the next month.', violates: ['CDRS-INVALID-TIMESTAMP'] },
-  { id: 'cdrs-window-calendar-month', description: 'The 31-day limit is checked as "one calendar month after from", so 31 days from a date in February or a 30-day month are refused.', violates: ['CDRS-WINDOW-EXACTLY-31D'] },
-  { id: 'cdrs-empty-calls-null', description: 'A window without records answers calls: null (a nil list) instead of [].', violates: ['CDRS-200-SHAPE'] },
-  { id: 'empty-json-body-framework-error', description: 'An empty body sent as application/json gets the web framework\'s own 400 body ({statusCode, error: "Bad Request"}) instead of invalid_input.', violates: ['CALLS-INVALID-JSON', 'HOOKS-INVALID-JSON'] },
-  { id: 'calls-agent-id-parseint', description: 'aiAgentId is read with parseInt, so "12a" and the number 12 pass as agent 12.', violates: ['CALLS-AGENT-ID-NUMERIC'] },
-  { id: 'calls-e164-unanchored', description: 'toNumber and fromNumber are matched by an E.164 pattern without anchors, so 16 digits, trailing letters and inner spaces pass.', violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'] },
-  { id: 'calls-metadata-array-accepted', description: 'metadata is checked with typeof === "object", so an array (and null) pass.', violates: ['CALLS-METADATA-OBJECT'] },
-  { id: 'hooks-event-case-insensitive', description: 'event is trimmed and lower-cased before the enumeration check, so CALL.ENDED and " call.ended" are accepted.', violates: ['HOOKS-EVENT-ENUM'] },
-  { id: 'hooks-fields-coerced', description: 'event and target_url are coerced with String(), so ["call.ended"] and ["https://…"] pass.', violates: ['HOOKS-EVENT-ENUM', 'HOOKS-TARGET-HTTPS'] },
-  { id: 'hooks-target-scheme-prefix-only', description: 'target_url is only checked to start with "https:", so https:example.com and https:/// (no host) are accepted.', violates: ['HOOKS-TARGET-HTTPS'] },
-  { id: 'hooks-target-scheme-case-sensitive', description: 'A target_url whose scheme is written HTTPS:// (a valid https URI) is refused.', violates: ['HOOKS-CREATE'] },
-  { id: 'hooks-target-length-off-by-one', description: 'A target_url of 513 characters is accepted (the limit checked with > 513).', violates: ['HOOKS-TARGET-MAX-512'] },
-  { id: 'json-content-type-exact-match', description: 'A JSON body is refused (400 invalid_input) unless its Content-Type is exactly application/json: a charset parameter is not accepted.', violates: ['HOOKS-CREATE'] },
-  { id: 'hooks-delete-uuid-unanchored', description: 'DELETE /hooks/{id} checks the id with a UUID pattern without anchors, so {uuid} and uuid-plus-a-character answer 404 instead of 400.', violates: ['HOOKS-DELETE-NON-UUID-400'] },
+  {
+    id: 'me-email-not-validated',
+    description:
+      'GET /me returns the contact e-mail as typed in the portal ("billing at example.com"), not an e-mail address.',
+    violates: ['ME-200-SHAPE'],
+  },
+  {
+    id: 'balance-flags-as-strings',
+    description: 'GET /balance returns blocked and stale as the strings "false"/"true" (a form value passed through).',
+    violates: ['BALANCE-200-SHAPE'],
+  },
+  {
+    id: 'agents-id-number',
+    description: 'GET /agents returns each id as a JSON number (the database integer), not a numeric string.',
+    violates: ['AGENTS-200-SHAPE'],
+  },
+  {
+    id: 'scope-table-copy-paste',
+    description: 'GET /agents also accepts a read:cdrs token (a copy-pasted line in the scope table).',
+    violates: ['AUTH-SCOPE-AGENTS'],
+  },
+  {
+    id: 'cdrs-default-limit-99',
+    description: 'Without limit GET /cdrs returns at most 99 records (an off-by-one default).',
+    violates: ['CDRS-LIMIT-DEFAULT-100'],
+  },
+  {
+    id: 'cdrs-limit-1000-capped-999',
+    description: 'limit=1000 returns at most 999 records (the maximum checked with < instead of <=).',
+    violates: ['CDRS-LIMIT-HONOURED'],
+  },
+  {
+    id: 'cdrs-from-truncated-to-minute',
+    description: 'from is read to the minute (its seconds dropped), so records up to 59 s before from are returned.',
+    violates: ['CDRS-ROWS-IN-WINDOW'],
+  },
+  {
+    id: 'cdrs-impossible-date-rolls-over',
+    description:
+      'A calendar-impossible date with a valid time (2026-02-30T10:00:00Z, 2025-02-29T…) is accepted and rolled into the next month.',
+    violates: ['CDRS-INVALID-TIMESTAMP'],
+  },
+  {
+    id: 'cdrs-window-calendar-month',
+    description:
+      'The 31-day limit is checked as "one calendar month after from", so 31 days from a date in February or a 30-day month are refused.',
+    violates: ['CDRS-WINDOW-EXACTLY-31D'],
+  },
+  {
+    id: 'cdrs-empty-calls-null',
+    description: 'A window without records answers calls: null (a nil list) instead of [].',
+    violates: ['CDRS-200-SHAPE'],
+  },
+  {
+    id: 'empty-json-body-framework-error',
+    description:
+      'An empty body sent as application/json gets the web framework\'s own 400 body ({statusCode, error: "Bad Request"}) instead of invalid_input.',
+    violates: ['CALLS-INVALID-JSON', 'HOOKS-INVALID-JSON'],
+  },
+  {
+    id: 'calls-agent-id-parseint',
+    description: 'aiAgentId is read with parseInt, so "12a" and the number 12 pass as agent 12.',
+    violates: ['CALLS-AGENT-ID-NUMERIC'],
+  },
+  {
+    id: 'calls-e164-unanchored',
+    description:
+      'toNumber and fromNumber are matched by an E.164 pattern without anchors, so 16 digits, trailing letters and inner spaces pass.',
+    violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'],
+  },
+  {
+    id: 'calls-metadata-array-accepted',
+    description: 'metadata is checked with typeof === "object", so an array (and null) pass.',
+    violates: ['CALLS-METADATA-OBJECT'],
+  },
+  {
+    id: 'hooks-event-case-insensitive',
+    description:
+      'event is trimmed and lower-cased before the enumeration check, so CALL.ENDED and " call.ended" are accepted.',
+    violates: ['HOOKS-EVENT-ENUM'],
+  },
+  {
+    id: 'hooks-fields-coerced',
+    description: 'event and target_url are coerced with String(), so ["call.ended"] and ["https://…"] pass.',
+    violates: ['HOOKS-EVENT-ENUM', 'HOOKS-TARGET-HTTPS'],
+  },
+  {
+    id: 'hooks-target-scheme-prefix-only',
+    description:
+      'target_url is only checked to start with "https:", so https:example.com and https:/// (no host) are accepted.',
+    violates: ['HOOKS-TARGET-HTTPS'],
+  },
+  {
+    id: 'hooks-target-scheme-case-sensitive',
+    description: 'A target_url whose scheme is written HTTPS:// (a valid https URI) is refused.',
+    violates: ['HOOKS-CREATE'],
+  },
+  {
+    id: 'hooks-target-length-off-by-one',
+    description: 'A target_url of 513 characters is accepted (the limit checked with > 513).',
+    violates: ['HOOKS-TARGET-MAX-512'],
+  },
+  {
+    id: 'json-content-type-exact-match',
+    description:
+      'A JSON body is refused (400 invalid_input) unless its Content-Type is exactly application/json: a charset parameter is not accepted.',
+    violates: ['HOOKS-CREATE'],
+  },
+  {
+    id: 'hooks-delete-uuid-unanchored',
+    description:
+      'DELETE /hooks/{id} checks the id with a UUID pattern without anchors, so {uuid} and uuid-plus-a-character answer 404 instead of 400.',
+    violates: ['HOOKS-DELETE-NON-UUID-400'],
+  },
   // ── Rate limit ──
   { id: 'no-rate-limit', description: 'No request is ever refused for rate.', violates: ['RATE-LIMIT-ENFORCED'] },
-  { id: 'rate-limit-half', description: 'Requests are refused at half the configured rate.', violates: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED'] },
+  {
+    id: 'rate-limit-half',
+    description: 'Requests are refused at half the configured rate.',
+    violates: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED'],
+  },
   // ── Webhook delivery (implemented by ./webhooks/dispatcher.ts) ──
-  { id: 'signature-without-timestamp', description: 'The HMAC is computed over the raw body alone, without `t.`.', violates: ['WEBHOOK-SIGNATURE-INPUT'] },
-  { id: 'signature-wrong-key', description: 'The HMAC is keyed with something other than the subscription secret.', violates: ['WEBHOOK-SIGNATURE-KEY'] },
+  {
+    id: 'signature-without-timestamp',
+    description: 'The HMAC is computed over the raw body alone, without `t.`.',
+    violates: ['WEBHOOK-SIGNATURE-INPUT'],
+  },
+  {
+    id: 'signature-wrong-key',
+    description: 'The HMAC is keyed with something other than the subscription secret.',
+    violates: ['WEBHOOK-SIGNATURE-KEY'],
+  },
   { id: 'retry-after-4xx', description: 'A 4xx answer is retried.', violates: ['WEBHOOK-4XX-NO-RETRY'] },
   { id: 'no-retry-after-5xx', description: 'A 5xx answer is not retried.', violates: ['WEBHOOK-5XX-RETRY'] },
-  { id: 'no-auto-disable', description: 'A subscription stays active after 10 consecutive failures.', violates: ['WEBHOOK-AUTO-DISABLE-10'] },
-  { id: 'auto-disable-early', description: 'A subscription is disabled before the tenth consecutive failure.', violates: ['WEBHOOK-AUTO-DISABLE-10'] },
-  { id: 'backoff-constant', description: 'Retries are spaced by a constant interval, not an exponential backoff.', violates: ['WEBHOOK-BACKOFF-EXPONENTIAL'] },
-  { id: 'retries-new-event-id', description: 'Each retry of one event carries a new eventId.', violates: ['WEBHOOK-RETRY-SAME-EVENT'] },
-  { id: 'delivery-after-delete', description: 'Deliveries (and pending retries) continue after the subscription is deleted.', violates: ['HOOKS-NO-DELIVERY-AFTER-DELETE'] },
+  {
+    id: 'no-auto-disable',
+    description: 'A subscription stays active after 10 consecutive failures.',
+    violates: ['WEBHOOK-AUTO-DISABLE-10'],
+  },
+  {
+    id: 'auto-disable-early',
+    description: 'A subscription is disabled before the tenth consecutive failure.',
+    violates: ['WEBHOOK-AUTO-DISABLE-10'],
+  },
+  {
+    id: 'backoff-constant',
+    description: 'Retries are spaced by a constant interval, not an exponential backoff.',
+    violates: ['WEBHOOK-BACKOFF-EXPONENTIAL'],
+  },
+  {
+    id: 'retries-new-event-id',
+    description: 'Each retry of one event carries a new eventId.',
+    violates: ['WEBHOOK-RETRY-SAME-EVENT'],
+  },
+  {
+    id: 'delivery-after-delete',
+    description: 'Deliveries (and pending retries) continue after the subscription is deleted.',
+    violates: ['HOOKS-NO-DELIVERY-AFTER-DELETE'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];
@@ -166,7 +481,9 @@ export class FaultSet {
 export class UnknownFaultError extends Error {
   readonly ids: readonly string[];
   constructor(ids: readonly string[]) {
-    super(`unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_reference/faults lists the catalogue)`);
+    super(
+      `unknown fault id${ids.length > 1 ? 's' : ''}: ${ids.join(', ')} (GET /_reference/faults lists the catalogue)`,
+    );
     this.ids = ids;
   }
 }

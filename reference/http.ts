@@ -9,7 +9,14 @@ import type { FaultSet } from './faults.ts';
 const HTML_404 = '<!doctype html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>';
 
 /** Sends the spec's error body `{error, message}` (error-html-body: 404s become an HTML page). */
-export function sendError(reply: FastifyReply, faults: FaultSet, status: number, error: string, message: string, extra?: Record<string, unknown>): FastifyReply {
+export function sendError(
+  reply: FastifyReply,
+  faults: FaultSet,
+  status: number,
+  error: string,
+  message: string,
+  extra?: Record<string, unknown>,
+): FastifyReply {
   if (status === 404 && faults.has('error-html-body')) {
     return reply.code(404).type('text/html; charset=utf-8').send(HTML_404);
   }

@@ -29,7 +29,13 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function oauthError(reply: FastifyReply, status: number, error: string, description: string, basicChallenge = false): FastifyReply {
+function oauthError(
+  reply: FastifyReply,
+  status: number,
+  error: string,
+  description: string,
+  basicChallenge = false,
+): FastifyReply {
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   if (basicChallenge) reply.header('www-authenticate', 'Basic realm="oauth", charset="UTF-8"');
   return reply.code(status).send({ error, error_description: description });
@@ -49,14 +55,20 @@ function decodeBasic(header: string): { id: string; secret: string } | undefined
   }
 }
 
-export function registerOAuth(app: FastifyInstance, store: ReferenceStore, options: { authUrl: () => string; tokenLifetimeSeconds: number }): void {
+export function registerOAuth(
+  app: FastifyInstance,
+  store: ReferenceStore,
+  options: { authUrl: () => string; tokenLifetimeSeconds: number },
+): void {
   app.get('/.well-known/oauth-authorization-server', (_request, reply) => {
     const issuer = options.authUrl();
     return reply.send({
       issuer,
       token_endpoint: `${issuer}/oauth/token`,
       grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: store.variants.has('oauth-basic-only') ? ['client_secret_basic'] : ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: store.variants.has('oauth-basic-only')
+        ? ['client_secret_basic']
+        : ['client_secret_basic', 'client_secret_post'],
       scopes_supported: allScopes,
       response_types_supported: [],
     });
@@ -83,15 +95,20 @@ export function registerOAuth(app: FastifyInstance, store: ReferenceStore, optio
     let credentials: { id: string; secret: string } | undefined;
     if (usedBasic) credentials = decodeBasic(authorization);
     // oauth-basic-only (a conformant variant): body credentials are not a method this server has.
-    else if (bodyId !== null && bodySecret !== null && !store.variants.has('oauth-basic-only')) credentials = { id: bodyId, secret: bodySecret };
+    else if (bodyId !== null && bodySecret !== null && !store.variants.has('oauth-basic-only'))
+      credentials = { id: bodyId, secret: bodySecret };
     const client = store.state.oauthClient;
-    const clientOk = credentials !== undefined && safeEqual(credentials.id, client.clientId)
-      && (safeEqual(credentials.secret, client.clientSecret) || store.faults.has('oauth-bad-secret-accepted'));
-    if (!clientOk) return oauthError(reply, 401, 'invalid_client', 'client authentication failed', usedBasic || bodyId === null);
+    const clientOk =
+      credentials !== undefined &&
+      safeEqual(credentials.id, client.clientId) &&
+      (safeEqual(credentials.secret, client.clientSecret) || store.faults.has('oauth-bad-secret-accepted'));
+    if (!clientOk)
+      return oauthError(reply, 401, 'invalid_client', 'client authentication failed', usedBasic || bodyId === null);
 
     const grant = params.get('grant_type');
     if (grant === null || grant === '') return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
-    if (grant !== 'client_credentials') return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
+    if (grant !== 'client_credentials')
+      return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
 
     let granted: readonly string[] = client.scopes;
     const scopeParam = params.get('scope');
@@ -99,11 +116,18 @@ export function registerOAuth(app: FastifyInstance, store: ReferenceStore, optio
       const asked = scopeParam.split(' ').filter((s) => s !== '');
       const unknown = asked.filter((s) => !client.scopes.includes(s));
       if (asked.length === 0) return oauthError(reply, 400, 'invalid_scope', 'scope is empty');
-      if (unknown.length > 0) return oauthError(reply, 400, 'invalid_scope', `scope not allowed for this client: ${unknown.join(' ')}`);
+      if (unknown.length > 0)
+        return oauthError(reply, 400, 'invalid_scope', `scope not allowed for this client: ${unknown.join(' ')}`);
       granted = [...new Set(asked)];
     }
     const lifetime = options.tokenLifetimeSeconds;
-    const token = store.mintToken(client.account, granted, 'oauth', `oauth:${client.clientId}`, store.clock.now() + lifetime * 1000);
+    const token = store.mintToken(
+      client.account,
+      granted,
+      'oauth',
+      `oauth:${client.clientId}`,
+      store.clock.now() + lifetime * 1000,
+    );
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return reply.send({ access_token: token, token_type: 'Bearer', expires_in: lifetime, scope: granted.join(' ') });
   });

@@ -128,7 +128,13 @@ export class FixedWindowLimiter {
     const allowed = entry.count < effectiveLimit;
     if (allowed) entry.count++;
     const resetSeconds = Math.ceil(((window + 1) * this.windowMs - now) / 1000);
-    return { allowed, limit: this.limit, remaining: Math.max(0, effectiveLimit - entry.count), resetSeconds, retryAfterSeconds: Math.max(1, resetSeconds) };
+    return {
+      allowed,
+      limit: this.limit,
+      remaining: Math.max(0, effectiveLimit - entry.count),
+      resetSeconds,
+      retryAfterSeconds: Math.max(1, resetSeconds),
+    };
   }
 
   clear(): void {

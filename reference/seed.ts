@@ -91,8 +91,20 @@ export interface OAuthClient {
 }
 
 export type FixtureTokenName =
-  | 'all' | 'none' | 'read:balance' | 'read:cdrs' | 'read:agents' | 'read:numbers' | 'read:invoices' | 'write:calls' | 'write:hooks'
-  | 'revoked' | 'expired' | 'suspended' | 'noTrunk' | 'noDialer';
+  | 'all'
+  | 'none'
+  | 'read:balance'
+  | 'read:cdrs'
+  | 'read:agents'
+  | 'read:numbers'
+  | 'read:invoices'
+  | 'write:calls'
+  | 'write:hooks'
+  | 'revoked'
+  | 'expired'
+  | 'suspended'
+  | 'noTrunk'
+  | 'noDialer';
 
 export interface SeededState {
   accounts: Map<AccountName, Account>;
@@ -156,7 +168,16 @@ export function countryOf(e164: string): string {
   return 'Unknown';
 }
 
-const dispositions = ['ANSWERED', 'ANSWERED', 'ANSWERED', 'ANSWERED', 'NO ANSWER', 'NO ANSWER', 'BUSY', 'FAILED'] as const;
+const dispositions = [
+  'ANSWERED',
+  'ANSWERED',
+  'ANSWERED',
+  'ANSWERED',
+  'NO ANSWER',
+  'NO ANSWER',
+  'BUSY',
+  'FAILED',
+] as const;
 
 export const SEED_CDR_COUNT = 3000;
 export const SEED_CDR_SPAN_DAYS = 60;
@@ -165,7 +186,13 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
   const rand = mulberry32(seed);
   const hex = (n: number) => randomString(rand, n);
 
-  const account = (name: AccountName, companyName: string, flags: Pick<Account, 'suspended' | 'trunk' | 'dialer'>, balance: number, creditLimit: number | null): Account => ({
+  const account = (
+    name: AccountName,
+    companyName: string,
+    flags: Pick<Account, 'suspended' | 'trunk' | 'dialer'>,
+    balance: number,
+    creditLimit: number | null,
+  ): Account => ({
     name,
     customerId: `cus_${hex(12)}`,
     companyName,
@@ -217,7 +244,8 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
 
   // CDRs for main: SEED_CDR_COUNT over the last SEED_CDR_SPAN_DAYS, sorted by start.
   const starts: number[] = [];
-  for (let i = 0; i < SEED_CDR_COUNT; i++) starts.push(nowMs - 1000 - Math.floor(rand() * (SEED_CDR_SPAN_DAYS * DAY_MS - 1000)));
+  for (let i = 0; i < SEED_CDR_COUNT; i++)
+    starts.push(nowMs - 1000 - Math.floor(rand() * (SEED_CDR_SPAN_DAYS * DAY_MS - 1000)));
   starts.sort((a, b) => a - b);
   let cdrId = 7_000_000 + Math.floor(rand() * 1_000_000);
   const mainCdrs: CdrRecord[] = starts.map((startMs) => {
@@ -250,9 +278,24 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
 
   // Tokens.
   const tokens = new Map<string, TokenRecord>();
-  const mint = (acct: AccountName, tokenScopes: readonly string[], label: string, extra: Partial<TokenRecord> = {}): string => {
+  const mint = (
+    acct: AccountName,
+    tokenScopes: readonly string[],
+    label: string,
+    extra: Partial<TokenRecord> = {},
+  ): string => {
     const token = `${API_TOKEN_PREFIX}${randomString(rand, 32)}`;
-    tokens.set(token, { token, account: acct, scopes: new Set(tokenScopes), kind: 'api', label, expiresAt: undefined, revoked: false, lastUsedAt: undefined, ...extra });
+    tokens.set(token, {
+      token,
+      account: acct,
+      scopes: new Set(tokenScopes),
+      kind: 'api',
+      label,
+      expiresAt: undefined,
+      revoked: false,
+      lastUsedAt: undefined,
+      ...extra,
+    });
     return token;
   };
   const fixtureTokens = {
@@ -281,7 +324,13 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     tokens,
     fixtureTokens,
     oauthClient,
-    agentFixtures: { provisioned: mainAgents[0]!.id, unprovisioned: unprovisioned.id, foreign: foreign.id, noTrunk: noTrunkAgent.id, noDialer: noDialerAgent.id },
+    agentFixtures: {
+      provisioned: mainAgents[0]!.id,
+      unprovisioned: unprovisioned.id,
+      foreign: foreign.id,
+      noTrunk: noTrunkAgent.id,
+      noDialer: noDialerAgent.id,
+    },
     nextCdrId: cdrId + 1,
   };
 }

@@ -121,7 +121,8 @@ const KNOWN_PATHS: Array<{ pattern: RegExp; allow: string }> = [
 
 function validateOptions(options: ReferenceOptions): void {
   const int = (name: string, v: unknown, min: number) => {
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min)) throw new RangeError(`${name} must be an integer >= ${min}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min))
+      throw new RangeError(`${name} must be an integer >= ${min}`);
   };
   int('port', options.port, 0);
   int('seed', options.seed, 0);
@@ -130,7 +131,8 @@ function validateOptions(options: ReferenceOptions): void {
   if (options.rateLimit) {
     int('rateLimit.perWindow', options.rateLimit.perWindow, 1);
     if (!(options.rateLimit.windowMs > 0)) throw new RangeError('rateLimit.windowMs must be > 0');
-    if (options.rateLimit.now !== undefined && typeof options.rateLimit.now !== 'function') throw new TypeError('rateLimit.now must be a function returning ms');
+    if (options.rateLimit.now !== undefined && typeof options.rateLimit.now !== 'function')
+      throw new TypeError('rateLimit.now must be a function returning ms');
   }
 }
 
@@ -150,9 +152,16 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
   });
-  const rate = options.rateLimit === false ? undefined : options.rateLimit ?? { perWindow: limits.requestsPerMinute, windowMs: 60_000 };
-  const limiter = rate === undefined ? undefined
-    : variants.has('rate-limit-fixed-window') ? new FixedWindowLimiter(rate.perWindow, rate.windowMs) : new SlidingWindowLimiter(rate.perWindow, rate.windowMs);
+  const rate =
+    options.rateLimit === false
+      ? undefined
+      : (options.rateLimit ?? { perWindow: limits.requestsPerMinute, windowMs: 60_000 });
+  const limiter =
+    rate === undefined
+      ? undefined
+      : variants.has('rate-limit-fixed-window')
+        ? new FixedWindowLimiter(rate.perWindow, rate.windowMs)
+        : new SlidingWindowLimiter(rate.perWindow, rate.windowMs);
   const limiterNow = rate?.now ?? Date.now;
 
   let origin = '';
@@ -187,12 +196,19 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       reply.header('ratelimit-reset', decision.resetSeconds);
       if (decision.allowed) return done();
       reply.header('retry-after', decision.retryAfterSeconds);
-      reply.code(429).send({ error: 'rate_limited', message: `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; retry after ${decision.retryAfterSeconds} s` });
+      reply
+        .code(429)
+        .send({
+          error: 'rate_limited',
+          message: `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; retry after ${decision.retryAfterSeconds} s`,
+        });
     });
   }
 
   if (variants.list().length > 0) {
-    app.addHook('onSend', (request, reply, payload, done) => done(null, rewriteResponse(variants, request.url, reply.statusCode, payload)));
+    app.addHook('onSend', (request, reply, payload, done) =>
+      done(null, rewriteResponse(variants, request.url, reply.statusCode, payload)),
+    );
   }
 
   registerApi(app, store);
@@ -215,7 +231,13 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     const path = request.url.split('?', 1)[0]!;
     const known = KNOWN_PATHS.find((p) => p.pattern.test(path));
     if (known) {
-      return reply.code(405).header('allow', known.allow).send({ error: 'method_not_allowed', message: `${request.method} is not allowed on ${path}; allowed: ${known.allow}` });
+      return reply
+        .code(405)
+        .header('allow', known.allow)
+        .send({
+          error: 'method_not_allowed',
+          message: `${request.method} is not allowed on ${path}; allowed: ${known.allow}`,
+        });
     }
     return sendError(reply, faults, 404, 'not_found', `no such resource: ${request.method} ${path}`);
   });
@@ -223,10 +245,14 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const status = error.statusCode ?? 500;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
-      return reply.code(413).send({ error: 'payload_too_large', message: `the body is larger than ${BODY_LIMIT_BYTES} bytes` });
+      return reply
+        .code(413)
+        .send({ error: 'payload_too_large', message: `the body is larger than ${BODY_LIMIT_BYTES} bytes` });
     }
     if (status >= 400 && status < 500) {
-      return reply.code(status).send({ error: status === 400 ? 'invalid_input' : 'bad_request', message: error.message });
+      return reply
+        .code(status)
+        .send({ error: status === 400 ? 'invalid_input' : 'bad_request', message: error.message });
     }
     return reply.code(500).send({ error: 'internal_error', message: 'unexpected error' });
   });

@@ -129,18 +129,34 @@ export class ReferenceStore {
 
   // ── Tokens ──
 
-  mintToken(account: AccountName, tokenScopes: readonly string[], kind: TokenRecord['kind'], label: string, expiresAt?: number): string {
+  mintToken(
+    account: AccountName,
+    tokenScopes: readonly string[],
+    kind: TokenRecord['kind'],
+    label: string,
+    expiresAt?: number,
+  ): string {
     const prefix = kind === 'api' ? API_TOKEN_PREFIX : OAUTH_TOKEN_PREFIX;
     const token = `${prefix}${randomBytes(24).toString('base64url')}`;
     if (kind === 'oauth' && this.state.tokens.size > MAX_OAUTH_TOKENS) this.#sweepExpiredTokens();
-    this.state.tokens.set(token, { token, account, scopes: new Set(tokenScopes), kind, label, expiresAt, revoked: false, lastUsedAt: undefined });
+    this.state.tokens.set(token, {
+      token,
+      account,
+      scopes: new Set(tokenScopes),
+      kind,
+      label,
+      expiresAt,
+      revoked: false,
+      lastUsedAt: undefined,
+    });
     return token;
   }
 
   #sweepExpiredTokens(): void {
     const now = this.clock.now();
     for (const [token, record] of this.state.tokens) {
-      if (record.kind === 'oauth' && record.expiresAt !== undefined && record.expiresAt <= now) this.state.tokens.delete(token);
+      if (record.kind === 'oauth' && record.expiresAt !== undefined && record.expiresAt <= now)
+        this.state.tokens.delete(token);
     }
   }
 
@@ -171,7 +187,14 @@ export class ReferenceStore {
   originate(account: AccountName, agent: AgentRecord, toNumber: string): CallRecord {
     const callId = this.faults.has('calls-callid-not-uuid') ? String(Math.floor(Math.random() * 1e12)) : randomUUID();
     const t0 = this.clock.now();
-    const call: CallRecord = { callId, account, agentId: agent.id, toNumber, status: 'queued', timeline: [{ status: 'queued', at: new Date(t0).toISOString() }] };
+    const call: CallRecord = {
+      callId,
+      account,
+      agentId: agent.id,
+      toNumber,
+      status: 'queued',
+      timeline: [{ status: 'queued', at: new Date(t0).toISOString() }],
+    };
     if (this.calls.size >= MAX_CALLS_KEPT) {
       const oldest = this.calls.keys().next().value;
       if (oldest !== undefined) this.calls.delete(oldest);
@@ -257,17 +280,24 @@ export class ReferenceStore {
       actor: 'ai',
     };
     const extra: Record<string, unknown> =
-      event === 'call.ended' ? { durationSec: 42, hangupReason: 'normal_clearing', sentimentLabel: 'neutral', transferInitiated: false }
-      : event === 'call.transferred' ? { transferTarget: '+14155550199' }
-      : event === 'disposition.set' ? { terminal: true, triggersDnc: false }
-      : {};
+      event === 'call.ended'
+        ? { durationSec: 42, hangupReason: 'normal_clearing', sentimentLabel: 'neutral', transferInitiated: false }
+        : event === 'call.transferred'
+          ? { transferTarget: '+14155550199' }
+          : event === 'disposition.set'
+            ? { terminal: true, triggersDnc: false }
+            : {};
     const payload: Record<string, unknown> = { ...base, ...extra, ...fields, event };
     if (event === 'call.ended' && this.faults.has('event-missing-field')) delete payload.durationSec;
     return payload;
   }
 
   /** Emits one event to the account's active subscriptions of that kind; returns its eventId and the deliveries started. */
-  emit(account: AccountName, event: EventType, fields: Record<string, unknown>): { eventId: string; deliveries: number } {
+  emit(
+    account: AccountName,
+    event: EventType,
+    fields: Record<string, unknown>,
+  ): { eventId: string; deliveries: number } {
     const payload = this.buildPayload(event, fields);
     const anyKind = this.faults.has('hooks-wrong-event-delivered');
     const afterDelete = this.faults.has('delivery-after-delete');

@@ -38,7 +38,8 @@ export function parseDateTime(text: string, leniency: DateTimeLeniency = {}): nu
   const hour = Number(m[4]);
   const minute = Number(m[5]);
   const second = Number(m[6]);
-  if (month < 1 || month > 12 || day < 1 || day > (leniency.rollOverDays === true ? 31 : daysInMonth(year, month))) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > (leniency.rollOverDays === true ? 31 : daysInMonth(year, month)))
+    return undefined;
   if (hour > 23 || minute > 59 || second > 60) return undefined;
   const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
   let offsetMinutes = 0;

@@ -15,17 +15,52 @@ export interface Variant {
 }
 
 export const variants = [
-  { id: 'cdrs-default-from-now', description: 'GET /cdrs with only till: from = 24 hours before NOW, read literally (a till older than that is a negative window: 400 till_must_be_after_from).' },
-  { id: 'cdrs-count-total', description: 'CdrList count is the number of records in the window, larger than calls.length when limit truncates.' },
-  { id: 'cdrs-descending', description: 'CDRs come newest first; with more records than limit, the newest `limit` are returned.' },
-  { id: 'cdrs-till-inclusive', description: 'The window is [from, till]: a record starting exactly at till is included.' },
-  { id: 'cdrs-from-exclusive', description: 'The window is (from, till]: a record starting exactly at from is excluded, one at till included.' },
-  { id: 'oauth-basic-only', description: 'The token endpoint supports only HTTP Basic client authentication (RFC 6749 §2.3.1) and its metadata advertises only client_secret_basic; credentials in the body are refused with 401 invalid_client.' },
-  { id: 'calls-agent-first', description: 'POST /calls checks the agent (404, then 409 ai_agent_not_provisioned) right after aiAgentId is read, before the other fields and the account state.' },
-  { id: 'rate-limit-fixed-window', description: 'The rate limiter counts per fixed window aligned to the clock (e.g. each wall-clock minute), so up to twice the limit can pass in a rolling window across a boundary.' },
-  { id: 'rate-limit-plain-429', description: 'A refusal for rate is 429 with a text/plain body, no Retry-After and no RateLimit-* headers.' },
+  {
+    id: 'cdrs-default-from-now',
+    description:
+      'GET /cdrs with only till: from = 24 hours before NOW, read literally (a till older than that is a negative window: 400 till_must_be_after_from).',
+  },
+  {
+    id: 'cdrs-count-total',
+    description: 'CdrList count is the number of records in the window, larger than calls.length when limit truncates.',
+  },
+  {
+    id: 'cdrs-descending',
+    description: 'CDRs come newest first; with more records than limit, the newest `limit` are returned.',
+  },
+  {
+    id: 'cdrs-till-inclusive',
+    description: 'The window is [from, till]: a record starting exactly at till is included.',
+  },
+  {
+    id: 'cdrs-from-exclusive',
+    description: 'The window is (from, till]: a record starting exactly at from is excluded, one at till included.',
+  },
+  {
+    id: 'oauth-basic-only',
+    description:
+      'The token endpoint supports only HTTP Basic client authentication (RFC 6749 §2.3.1) and its metadata advertises only client_secret_basic; credentials in the body are refused with 401 invalid_client.',
+  },
+  {
+    id: 'calls-agent-first',
+    description:
+      'POST /calls checks the agent (404, then 409 ai_agent_not_provisioned) right after aiAgentId is read, before the other fields and the account state.',
+  },
+  {
+    id: 'rate-limit-fixed-window',
+    description:
+      'The rate limiter counts per fixed window aligned to the clock (e.g. each wall-clock minute), so up to twice the limit can pass in a rolling window across a boundary.',
+  },
+  {
+    id: 'rate-limit-plain-429',
+    description: 'A refusal for rate is 429 with a text/plain body, no Retry-After and no RateLimit-* headers.',
+  },
   { id: 'errors-without-message', description: 'Error bodies carry only `error` (message is optional).' },
-  { id: 'extra-fields', description: 'Responses carry additional fields (allowed: additive changes ship in place): Me, Balance, CdrList, each Cdr and Agent, CallQueued and HookCreated get one more field.' },
+  {
+    id: 'extra-fields',
+    description:
+      'Responses carry additional fields (allowed: additive changes ship in place): Me, Balance, CdrList, each Cdr and Agent, CallQueued and HookCreated get one more field.',
+  },
   { id: 'balance-no-credit-limit', description: 'GET /balance omits creditLimit (it is not required).' },
 ] as const satisfies readonly Variant[];
 
@@ -49,7 +84,10 @@ export class VariantSet {
 
   constructor(ids: readonly string[] = []) {
     const unknown = unknownVariantIds(ids);
-    if (unknown.length > 0) throw new RangeError(`unknown variant id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (reference/variants.ts lists them)`);
+    if (unknown.length > 0)
+      throw new RangeError(
+        `unknown variant id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (reference/variants.ts lists them)`,
+      );
     this.#on = new Set(ids);
   }
 
@@ -71,9 +109,18 @@ interface Timed {
  * The records of `ascending` in the window under the variants' edge and order readings, at most
  * `limit` of them, plus how many the window holds in all (for cdrs-count-total).
  */
-export function selectCdrs<T extends Timed>(ascending: readonly T[], fromMs: number, tillMs: number, limit: number, on: VariantSet): { rows: T[]; inWindow: number } {
+export function selectCdrs<T extends Timed>(
+  ascending: readonly T[],
+  fromMs: number,
+  tillMs: number,
+  limit: number,
+  on: VariantSet,
+): { rows: T[]; inWindow: number } {
   const fromOk = on.has('cdrs-from-exclusive') ? (ms: number) => ms > fromMs : (ms: number) => ms >= fromMs;
-  const tillOk = on.has('cdrs-till-inclusive') || on.has('cdrs-from-exclusive') ? (ms: number) => ms <= tillMs : (ms: number) => ms < tillMs;
+  const tillOk =
+    on.has('cdrs-till-inclusive') || on.has('cdrs-from-exclusive')
+      ? (ms: number) => ms <= tillMs
+      : (ms: number) => ms < tillMs;
   const inside = ascending.filter((r) => fromOk(r.startMs) && tillOk(r.startMs));
   if (on.has('cdrs-descending')) inside.reverse();
   return { rows: inside.slice(0, limit), inWindow: inside.length };
@@ -81,8 +128,12 @@ export function selectCdrs<T extends Timed>(ascending: readonly T[], fromMs: num
 
 /** Fields the extra-fields variant adds, by path: additive fields a later v1 could ship. */
 const EXTRA_FIELDS: Record<string, (body: Record<string, unknown>) => void> = {
-  '/v1/me': (b) => { b.timezone = 'Europe/Berlin'; },
-  '/v1/balance': (b) => { b.updatedAt = new Date(0).toISOString(); },
+  '/v1/me': (b) => {
+    b.timezone = 'Europe/Berlin';
+  },
+  '/v1/balance': (b) => {
+    b.updatedAt = new Date(0).toISOString();
+  },
   '/v1/cdrs': (b) => {
     b.truncated = false;
     for (const row of (b.calls as Array<Record<string, unknown>> | undefined) ?? []) row.direction = 'outbound';
@@ -90,8 +141,12 @@ const EXTRA_FIELDS: Record<string, (body: Record<string, unknown>) => void> = {
   '/v1/agents': (b) => {
     for (const row of (b.agents as Array<Record<string, unknown>> | undefined) ?? []) row.enabled = true;
   },
-  '/v1/calls': (b) => { b.createdAt = new Date(0).toISOString(); },
-  '/v1/hooks': (b) => { b.createdAt = new Date(0).toISOString(); },
+  '/v1/calls': (b) => {
+    b.createdAt = new Date(0).toISOString();
+  },
+  '/v1/hooks': (b) => {
+    b.createdAt = new Date(0).toISOString();
+  },
 };
 
 /**

@@ -1,7 +1,15 @@
 import { describe } from 'vitest';
 import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
-import { cdrCountProblem, cdrCountReading, codeOf, expectError, extraFields, isInsideWindow, orderOf } from '../harness/checks/verdicts.ts';
+import {
+  cdrCountProblem,
+  cdrCountReading,
+  codeOf,
+  expectError,
+  extraFields,
+  isInsideWindow,
+  orderOf,
+} from '../harness/checks/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { rowsOutside } from './rules/cdrs.ts';
 

@@ -8,8 +8,28 @@
 import { describe } from 'vitest';
 import { eventTypes, limits, type EventType } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
-import { additionalKeys, BASE_KEYS, payloadOf, postJsonProblem, signatureDiagnosis, signatureFormatProblem, signatureFreshnessProblem, timestampKeys } from '../harness/checks/delivery-verdicts.ts';
-import { acknowledgesCallEnded, canOriginate, closeRequests, judgeWatch, WATCH_METADATA_MARKER, watchedKinds, watchesFailing, watchNeeds, type Watched, type WatchView } from '../harness/seams/event-watch.ts';
+import {
+  additionalKeys,
+  BASE_KEYS,
+  payloadOf,
+  postJsonProblem,
+  signatureDiagnosis,
+  signatureFormatProblem,
+  signatureFreshnessProblem,
+  timestampKeys,
+} from '../harness/checks/delivery-verdicts.ts';
+import {
+  acknowledgesCallEnded,
+  canOriginate,
+  closeRequests,
+  judgeWatch,
+  WATCH_METADATA_MARKER,
+  watchedKinds,
+  watchesFailing,
+  watchNeeds,
+  type Watched,
+  type WatchView,
+} from '../harness/seams/event-watch.ts';
 import { session } from '../harness/run/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { duplicates, intervals } from '../harness/checks/verdicts.ts';

@@ -8,7 +8,13 @@ import { payloadRequirement } from './event-requirements.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
 import { duplicates } from '../harness/checks/verdicts.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
-import { additionalKeys, payloadOf, signatureDiagnosis, signatureFreshnessProblem, timestampKeys } from '../harness/checks/delivery-verdicts.ts';
+import {
+  additionalKeys,
+  payloadOf,
+  signatureDiagnosis,
+  signatureFreshnessProblem,
+  timestampKeys,
+} from '../harness/checks/delivery-verdicts.ts';
 import { parseSignatureHeader, SIGNATURE_HEADER } from '../contract/signature.ts';
 
 /** Waits for `count` deliveries at `path`; fails saying how many came. */

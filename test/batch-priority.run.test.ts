@@ -10,10 +10,14 @@ import { getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 
 describe('a whole-runs file', () => {
-  it('runs at a lower priority than vitest\'s own process, and so does every process it starts', () => {
+  it("runs at a lower priority than vitest's own process, and so does every process it starts", () => {
     const own = getPriority();
     expect(own).toBeGreaterThan(getPriority(process.ppid));
-    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(require("node:os").getPriority()))'], { encoding: 'utf8' });
+    const child = spawnSync(
+      process.execPath,
+      ['-e', 'process.stdout.write(String(require("node:os").getPriority()))'],
+      { encoding: 'utf8' },
+    );
     expect(Number(child.stdout)).toBe(own);
   });
 });

@@ -25,7 +25,12 @@ const WARM_UP_LIMIT_MS = 60_000;
 export default async function warmCompileCache(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'occ-warm-up-'));
   try {
-    await runOcc(['run', '--no-properties', '--only', 'ME-200-SHAPE', '--reports-dir', folder], {}, folder, WARM_UP_LIMIT_MS);
+    await runOcc(
+      ['run', '--no-properties', '--only', 'ME-200-SHAPE', '--reports-dir', folder],
+      {},
+      folder,
+      WARM_UP_LIMIT_MS,
+    );
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

@@ -114,7 +114,9 @@ export interface RequirementVerdictRecord {
 }
 
 /** The failure a check ends with when only `t.verify` verdicts failed: which ids, and why. */
-export function verdictFailure(verdicts: readonly RequirementVerdictRecord[]): { requirements: string[]; message: string } | undefined {
+export function verdictFailure(
+  verdicts: readonly RequirementVerdictRecord[],
+): { requirements: string[]; message: string } | undefined {
   const failed = verdicts.filter((v) => !v.passed);
   if (failed.length === 0) return undefined;
   const requirements = [...new Set(failed.map((v) => v.requirement))];
@@ -142,7 +144,11 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
   const timeout = options.timeoutMs ?? Math.max(15_000, options.requests * perRequestMs * 2 + 10_000);
 
   const outOfTurn = options.turn !== undefined && !options.turn.runs;
-  it(title, { tags: [...options.verifies], meta: { plannedRequests: outOfTurn ? 0 : options.requests }, timeout }, async (ctx: TestContext) => {
+  it(title, {
+    tags: [...options.verifies],
+    meta: { plannedRequests: outOfTurn ? 0 : options.requests },
+    timeout,
+  }, async (ctx: TestContext) => {
     const { api, contract, control, receiver } = session();
     const meta = ctx.task.meta;
     const why = unverifiable(options.needs ?? {}, target);
@@ -158,7 +164,12 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     }
     if (target.dryRun) return ctx.skip('dry run');
     // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
-    const pass = await enterGate(session().context.gate, ctx.task.file.filepath, claimsOf(options.needs?.control, options.ownServer === true), ctx.signal);
+    const pass = await enterGate(
+      session().context.gate,
+      ctx.task.file.filepath,
+      claimsOf(options.needs?.control, options.ownServer === true),
+      ctx.signal,
+    );
 
     const unwatchedReceiver = options.unwatchedSubscriptions === true ? target.receiverPublicUrl : undefined;
     const firstExchange = api.exchangeCount;
@@ -205,25 +216,43 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       },
       async call(request) {
         // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
-        if (requestClaim(request, (schema, value) => contract.checkSchema(schema, value).length > 0, unwatchedReceiver) !== undefined) await pass.claim('webhooks', request.path === '/calls');
+        if (
+          requestClaim(
+            request,
+            (schema, value) => contract.checkSchema(schema, value).length > 0,
+            unwatchedReceiver,
+          ) !== undefined
+        )
+          await pass.claim('webhooks', request.path === '/calls');
         const exchange = await api.send(request);
         const where = `${request.method} ${request.path}`;
         if (exchange.status === 429 && request.expectRateLimit !== true) {
           // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
           const event = api.rateLimitEvents.at(-1);
-          throw new NotVerifiable(`${where} was refused for rate (429) after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`);
+          throw new NotVerifiable(
+            `${where} was refused for rate (429) after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
+          );
         }
         if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
         const operation = operationOf(request);
         if (operation !== undefined) {
           const verdict = contract.checkResponse(operation.method, operation.template, {
-            status: exchange.status!, headers: exchange.responseHeaders, rawBody: exchange.rawBody, json: exchange.json, jsonError: exchange.jsonError,
+            status: exchange.status!,
+            headers: exchange.responseHeaders,
+            rawBody: exchange.rawBody,
+            json: exchange.json,
+            jsonError: exchange.jsonError,
           });
           if (verdict.problems.length > 0) {
             if (verdict.unspecified) {
-              observe(options.assumedAnswersObservedUnder ?? options.verifies[0], `${verdict.operation} answered ${exchange.status}: ${verdict.problems.join('; ')}`);
+              observe(
+                options.assumedAnswersObservedUnder ?? options.verifies[0],
+                `${verdict.operation} answered ${exchange.status}: ${verdict.problems.join('; ')}`,
+              );
             } else {
-              fail(`${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n- ${verdict.problems.join('\n- ')}`);
+              fail(
+                `${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n- ${verdict.problems.join('\n- ')}`,
+              );
             }
           }
         }
@@ -233,7 +262,10 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       expectStatus(exchange, status, errorCode) {
         const wanted = errorCode === undefined ? String(status) : `${status} ${errorCode}`;
         const got = describeStatus(exchange);
-        if (exchange.status !== status || (errorCode !== undefined && (exchange.json as { error?: unknown } | undefined)?.error !== errorCode)) {
+        if (
+          exchange.status !== status ||
+          (errorCode !== undefined && (exchange.json as { error?: unknown } | undefined)?.error !== errorCode)
+        ) {
           fail(`${exchange.method} ${new URL(exchange.url).pathname}: expected ${wanted}, got ${got}`);
         }
       },
@@ -247,7 +279,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       verify(requirement, condition, message) {
         const ids = typeof requirement === 'string' ? [requirement] : [...requirement];
         const foreign = ids.filter((id) => !options.verifies.includes(id));
-        if (foreign.length > 0) fail(`check bug: verify(${foreign.join(', ')}) names a requirement the check is not tagged with`);
+        if (foreign.length > 0)
+          fail(`check bug: verify(${foreign.join(', ')}) names a requirement the check is not tagged with`);
         for (const id of ids) verdicts.push({ requirement: id, passed: condition, ...(condition ? {} : { message }) });
       },
       observe,

@@ -16,7 +16,9 @@ type Received = Pick<Delivery, 'method' | 'headers' | 'rawBody' | 'receivedAt'>;
 export function payloadOf(delivery: Pick<Delivery, 'rawBody'>): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(delivery.rawBody);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -27,7 +29,8 @@ export function postJsonProblem(delivery: Received): string | undefined {
   if (delivery.method !== 'POST') return `came as ${delivery.method}, must be POST`;
   const type = delivery.headers['content-type'];
   if (!isJsonContentType(type)) return `has content type "${type ?? '(none)'}", must be application/json`;
-  if (payloadOf(delivery) === undefined) return `has a body that is not a JSON object: ${JSON.stringify(delivery.rawBody.slice(0, 80))}`;
+  if (payloadOf(delivery) === undefined)
+    return `has a body that is not a JSON object: ${JSON.stringify(delivery.rawBody.slice(0, 80))}`;
   return undefined;
 }
 
@@ -37,7 +40,9 @@ export function signatureFormatProblem(delivery: Pick<Delivery, 'headers'>): str
   if (header === undefined || header.trim() === '') return 'carries no X-Service-Signature header';
   const parsed = parseSignatureHeader(header);
   // The v1 values are signatures, not secrets, but they are noise in a report.
-  return parsed.ok ? undefined : `has a malformed X-Service-Signature (${parsed.reason}): ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}; must be t=<unix>,v1=<hex>`;
+  return parsed.ok
+    ? undefined
+    : `has a malformed X-Service-Signature (${parsed.reason}): ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}; must be t=<unix>,v1=<hex>`;
 }
 
 /**
@@ -45,18 +50,28 @@ export function signatureFormatProblem(delivery: Pick<Delivery, 'headers'>): str
  * with the secret exactly as POST /hooks returned it. The diagnosis names the usual mistakes:
  * the body alone (no `t.`), or the secret minus its whsec_ prefix.
  */
-export function signatureDiagnosis(delivery: Pick<Delivery, 'headers' | 'rawBody'>, secret: string): string | undefined {
+export function signatureDiagnosis(
+  delivery: Pick<Delivery, 'headers' | 'rawBody'>,
+  secret: string,
+): string | undefined {
   const header = delivery.headers[SIGNATURE_HEADER];
   // Freshness is its own rule (signatureFreshnessProblem): judge the HMAC alone here.
-  const verdict = verifySignature({ header, rawBody: delivery.rawBody, secret, toleranceSeconds: Number.MAX_SAFE_INTEGER });
+  const verdict = verifySignature({
+    header,
+    rawBody: delivery.rawBody,
+    secret,
+    toleranceSeconds: Number.MAX_SAFE_INTEGER,
+  });
   if (verdict.ok) return undefined;
   if (verdict.reason !== 'signature_mismatch' || header === undefined) return verdict.detail;
   const parsed = parseSignatureHeader(header);
   if (!parsed.ok) return verdict.detail;
   const bodyOnly = createHmac('sha256', secret).update(delivery.rawBody, 'utf8').digest('hex');
-  if (parsed.signatures.includes(bodyOnly)) return 'the HMAC was computed over the raw body alone, without the timestamp and dot the spec puts first';
+  if (parsed.signatures.includes(bodyOnly))
+    return 'the HMAC was computed over the raw body alone, without the timestamp and dot the spec puts first';
   const unprefixed = signPayload(secret.replace(/^whsec_/, ''), parsed.timestamp, delivery.rawBody).split('v1=')[1]!;
-  if (parsed.signatures.includes(unprefixed)) return 'the HMAC was keyed with the secret minus its whsec_ prefix, not with the secret POST /hooks returned';
+  if (parsed.signatures.includes(unprefixed))
+    return 'the HMAC was keyed with the secret minus its whsec_ prefix, not with the secret POST /hooks returned';
   return verdict.detail;
 }
 
@@ -65,12 +80,18 @@ export function signatureDiagnosis(delivery: Pick<Delivery, 'headers' | 'rawBody
  * delivery arrived (both ways; the spec names no tolerance, 300 s is the scheme's usual one).
  * Only judged on an authentic signature: a forged one says nothing about freshness.
  */
-export function signatureFreshnessProblem(delivery: Received, secret: string, toleranceSeconds = 300): string | undefined {
+export function signatureFreshnessProblem(
+  delivery: Received,
+  secret: string,
+  toleranceSeconds = 300,
+): string | undefined {
   if (signatureDiagnosis(delivery, secret) !== undefined) return undefined;
   const parsed = parseSignatureHeader(delivery.headers[SIGNATURE_HEADER]!);
   if (!parsed.ok) return undefined;
   const skew = Math.round(delivery.receivedAt / 1000) - parsed.timestamp;
-  return Math.abs(skew) <= toleranceSeconds ? undefined : `was signed with t ${Math.abs(skew)} s ${skew > 0 ? 'before' : 'after'} it arrived (tolerance ${toleranceSeconds} s)`;
+  return Math.abs(skew) <= toleranceSeconds
+    ? undefined
+    : `was signed with t ${Math.abs(skew)} s ${skew > 0 ? 'before' : 'after'} it arrived (tolerance ${toleranceSeconds} s)`;
 }
 
 /** The spec's Events table: base fields, eventId, and each kind's own fields. */
@@ -92,6 +113,9 @@ export function additionalKeys(event: EventType, payload: Record<string, unknown
 /** Keys whose value reads as an ISO 8601 date-time: candidates for the unshown timestamp field. */
 export function timestampKeys(payload: Record<string, unknown>): string[] {
   return Object.entries(payload)
-    .filter(([, value]) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value)))
+    .filter(
+      ([, value]) =>
+        typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value)),
+    )
     .map(([key]) => key);
 }

@@ -31,7 +31,7 @@ const agentVariable: Record<AgentRole, string> = {
   noDialer: 'NO_DIALER_AGENT_ID',
 };
 
-const NOT_OFFERED = 'not verifiable: the target\'s control endpoint does not offer ';
+const NOT_OFFERED = "not verifiable: the target's control endpoint does not offer ";
 const NEEDS = 'not verifiable with this configuration: needs ';
 
 function controlPhrase(capabilities: readonly ControlCapability[]): string {
@@ -53,11 +53,17 @@ export function missingNeeds(needs: Needs, target: RunTarget): string[] {
   if (needs.embedded === true && target.kind === 'remote') {
     missing.push('the embedded reference server (this check starts its own instance; unset API_BASE_URL)');
   }
-  if (needs.originate === true && target.kind === 'remote' && !(target.allowOriginate && target.destinationNumber !== undefined)) {
+  if (
+    needs.originate === true &&
+    target.kind === 'remote' &&
+    !(target.allowOriginate && target.destinationNumber !== undefined)
+  ) {
     missing.push('ALLOW_ORIGINATE=true and TEST_DESTINATION_NUMBER');
   }
   if (needs.webhooks === true && target.receiverPublicUrl === undefined) {
-    missing.push('WEBHOOK_PUBLIC_URL (a tunnel to the local receiver, or with RECEIVER_URL + RECEIVER_TOKEN a receiver deployed next to the target)');
+    missing.push(
+      'WEBHOOK_PUBLIC_URL (a tunnel to the local receiver, or with RECEIVER_URL + RECEIVER_TOKEN a receiver deployed next to the target)',
+    );
   }
   if (needs.oauth === true && (target.authUrl === undefined || target.oauth === undefined)) {
     missing.push('AUTH_URL, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET');
@@ -88,7 +94,9 @@ export function unverifiable(needs: Needs, target: RunTarget): Unverifiable | un
     return { reason: `${NEEDS}${missing.join('; ')}`, missingCapabilities: onlyControl ? [...needs.control!] : [] };
   }
   const lacking = notOffered(needs, target);
-  return lacking.length > 0 ? { reason: `${NOT_OFFERED}${lacking.join(', ')}`, missingCapabilities: lacking } : undefined;
+  return lacking.length > 0
+    ? { reason: `${NOT_OFFERED}${lacking.join(', ')}`, missingCapabilities: lacking }
+    : undefined;
 }
 
 /** Why a check is not verifiable with this configuration, or undefined when it can run. */

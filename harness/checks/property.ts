@@ -61,10 +61,17 @@ export interface PropertyRun {
  * fc.assert for a check: runs `property` with the run's seed, records the seed, and on failure
  * throws a CheckFailure carrying the counterexample and the replay command.
  */
-export async function assertProperty<Ts>(t: CheckTools, run: PropertyRun, property: fc.IAsyncPropertyWithHooks<Ts>): Promise<void> {
+export async function assertProperty<Ts>(
+  t: CheckTools,
+  run: PropertyRun,
+  property: fc.IAsyncPropertyWithHooks<Ts>,
+): Promise<void> {
   const seed = session().context.seed ?? clockSeed(Date.now());
   const numRuns = run.numRuns ?? t.target.propertyNumRuns;
-  t.observe(run.requirement, `${SEED_NOTE_PREFIX}${seed}, ${numRuns} run(s); replay: ${replayCommand(run.title, seed)}`);
+  t.observe(
+    run.requirement,
+    `${SEED_NOTE_PREFIX}${seed}, ${numRuns} run(s); replay: ${replayCommand(run.title, seed)}`,
+  );
   const endOnFailure = t.target.kind === 'remote';
   let thrown: unknown;
   try {
@@ -76,15 +83,25 @@ export async function assertProperty<Ts>(t: CheckTools, run: PropertyRun, proper
       endOnFailure,
       asyncReporter: async (details) => {
         if (details.failed) {
-          throw new CheckFailure(failureMessage({
-            title: run.title, seed: details.seed, counterexample: details.counterexample, path: details.counterexamplePath,
-            numRuns: details.numRuns, numShrinks: details.numShrinks, error: details.errorInstance,
-          }));
+          throw new CheckFailure(
+            failureMessage({
+              title: run.title,
+              seed: details.seed,
+              counterexample: details.counterexample,
+              path: details.counterexamplePath,
+              numRuns: details.numRuns,
+              numShrinks: details.numShrinks,
+              error: details.errorInstance,
+            }),
+          );
         }
       },
     });
   } catch (error) {
     thrown = error;
   }
-  if (thrown !== undefined) throw thrown instanceof CheckFailure ? thrown : new CheckFailure(`${(thrown as Error).message ?? String(thrown)}\nreplay: ${replayCommand(run.title, seed)}`);
+  if (thrown !== undefined)
+    throw thrown instanceof CheckFailure
+      ? thrown
+      : new CheckFailure(`${(thrown as Error).message ?? String(thrown)}\nreplay: ${replayCommand(run.title, seed)}`);
 }

@@ -24,8 +24,10 @@ export function errorBodyProblems(exchange: Pick<Exchange, 'responseHeaders' | '
     return problems;
   }
   const { error, message } = body as { error?: unknown; message?: unknown };
-  if (typeof error !== 'string' || error === '') problems.push(`error is ${JSON.stringify(error)}, must be a non-empty string code`);
-  if (message !== undefined && typeof message !== 'string') problems.push(`message is ${JSON.stringify(message)}, must be a string when present`);
+  if (typeof error !== 'string' || error === '')
+    problems.push(`error is ${JSON.stringify(error)}, must be a non-empty string code`);
+  if (message !== undefined && typeof message !== 'string')
+    problems.push(`message is ${JSON.stringify(message)}, must be a string when present`);
   return problems;
 }
 
@@ -33,7 +35,10 @@ export function errorBodyProblems(exchange: Pick<Exchange, 'responseHeaders' | '
 export function expectError(t: CheckTools, exchange: Exchange, status: number, code: string): void {
   t.expectStatus(exchange, status, code);
   const problems = errorBodyProblems(exchange);
-  t.ensure(problems.length === 0, `${exchange.method} ${new URL(exchange.url).pathname} answered ${status} ${code} but its error body breaks the spec: ${problems.join('; ')}`);
+  t.ensure(
+    problems.length === 0,
+    `${exchange.method} ${new URL(exchange.url).pathname} answered ${status} ${code} but its error body breaks the spec: ${problems.join('; ')}`,
+  );
 }
 
 /** The error code of an answer, for messages. */
@@ -48,9 +53,13 @@ export function codeOf(exchange: Exchange): string {
  * when `limit` truncated the answer (calls holds exactly `limit`), the larger number of records
  * in the window.
  */
-export function cdrCountProblem(list: { count: unknown; calls: readonly unknown[] }, limit: number): string | undefined {
+export function cdrCountProblem(
+  list: { count: unknown; calls: readonly unknown[] },
+  limit: number,
+): string | undefined {
   const { count, calls } = list;
-  if (typeof count !== 'number' || !Number.isInteger(count)) return `count is ${JSON.stringify(count)}, must be an integer`;
+  if (typeof count !== 'number' || !Number.isInteger(count))
+    return `count is ${JSON.stringify(count)}, must be an integer`;
   if (count === calls.length) return undefined;
   if (calls.length === limit && count > calls.length) return undefined;
   return calls.length === limit
@@ -59,15 +68,22 @@ export function cdrCountProblem(list: { count: unknown; calls: readonly unknown[
 }
 
 /** Which reading of `count` a target uses, for the observation (undefined when it cannot tell). */
-export function cdrCountReading(list: { count: unknown; calls: readonly unknown[] }, limit: number): string | undefined {
+export function cdrCountReading(
+  list: { count: unknown; calls: readonly unknown[] },
+  limit: number,
+): string | undefined {
   if (list.calls.length !== limit) return undefined;
-  return list.count === list.calls.length ? 'count is the number of records returned (limit reached)' : `count is the total in the window (${String(list.count)} for ${list.calls.length} returned)`;
+  return list.count === list.calls.length
+    ? 'count is the number of records returned (limit reached)'
+    : `count is the total in the window (${String(list.count)} for ${list.calls.length} returned)`;
 }
 
 /** Keys of `value` that components.schemas[schema] does not name (CONTRACT-UNKNOWN-FIELDS). */
 export function extraFields(value: unknown, schema: keyof typeof openapi.components.schemas): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  const known = Object.keys((openapi.components.schemas[schema] as { properties?: Record<string, unknown> }).properties ?? {});
+  const known = Object.keys(
+    (openapi.components.schemas[schema] as { properties?: Record<string, unknown> }).properties ?? {},
+  );
   return Object.keys(value).filter((key) => !known.includes(key));
 }
 
@@ -112,12 +128,18 @@ export function orderOf(values: readonly number[]): 'ascending' | 'descending' |
  * reads count as the window's total (a reading the spec allows) and it says more.
  */
 export function heldAtLeast(answer: { readonly count: unknown; readonly calls: readonly unknown[] }): number {
-  return Math.max(answer.calls.length, Number.isInteger(answer.count) ? answer.count as number : 0);
+  return Math.max(answer.calls.length, Number.isInteger(answer.count) ? (answer.count as number) : 0);
 }
 
 /** What a limited answer must hold: exactly min(limit, held) rows. Undefined when it does. */
-export function limitProblem(answer: { readonly count: unknown; readonly calls: readonly unknown[] }, limit: number, held: number, what: string): string | undefined {
+export function limitProblem(
+  answer: { readonly count: unknown; readonly calls: readonly unknown[] },
+  limit: number,
+  held: number,
+  what: string,
+): string | undefined {
   const expected = Math.min(limit, held);
-  return answer.calls.length === expected ? undefined
+  return answer.calls.length === expected
+    ? undefined
     : `GET /cdrs ${what} over a window holding at least ${held} records returned ${answer.calls.length}, must be exactly ${expected}`;
 }

@@ -34,9 +34,12 @@ export interface SuiteConfig {
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
   readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
   readonly agents: {
-    readonly provisioned?: string; readonly unprovisioned?: string; readonly foreign?: string;
+    readonly provisioned?: string;
+    readonly unprovisioned?: string;
+    readonly foreign?: string;
     /** A provisioned agent of the account of TOKEN_NO_TRUNK / TOKEN_NO_DIALER (only that account's 409 condition holds). */
-    readonly noTrunk?: string; readonly noDialer?: string;
+    readonly noTrunk?: string;
+    readonly noDialer?: string;
   };
   readonly destinationNumber: string | undefined;
   readonly allowOriginate: boolean;
@@ -98,7 +101,10 @@ function parseUrl(variable: string, value: string): URL {
 function requireHttpsUnlessLoopback(variable: string, url: URL): void {
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
-  throw new ConfigError(variable, `a remote target must use https (got ${url.protocol}//${url.host}); plain http is allowed on loopback only`);
+  throw new ConfigError(
+    variable,
+    `a remote target must use https (got ${url.protocol}//${url.host}); plain http is allowed on loopback only`,
+  );
 }
 
 function positiveInteger(env: Env, variable: string, fallback: number): number;
@@ -136,15 +142,29 @@ function controlEndpoint(env: Env, target: Target): SuiteConfig['control'] {
   const raw = read(env, 'CONTROL_URL');
   const token = read(env, 'CONTROL_TOKEN');
   if (raw === undefined) {
-    if (token !== undefined) throw new ConfigError('CONTROL_TOKEN', 'is set without CONTROL_URL; set both to use the target\'s test-control endpoint, or neither');
+    if (token !== undefined)
+      throw new ConfigError(
+        'CONTROL_TOKEN',
+        "is set without CONTROL_URL; set both to use the target's test-control endpoint, or neither",
+      );
     return undefined;
   }
-  if (target.kind === 'embedded') throw new ConfigError('CONTROL_URL', 'is set without API_BASE_URL; the embedded reference brings its own control endpoint: set API_BASE_URL for a remote target, or unset CONTROL_URL');
+  if (target.kind === 'embedded')
+    throw new ConfigError(
+      'CONTROL_URL',
+      'is set without API_BASE_URL; the embedded reference brings its own control endpoint: set API_BASE_URL for a remote target, or unset CONTROL_URL',
+    );
   const url = parseUrl('CONTROL_URL', raw);
   requireHttpsUnlessLoopback('CONTROL_URL', url);
-  if (url.search !== '' || url.hash !== '') throw new ConfigError('CONTROL_URL', 'must not carry a query string or fragment');
-  if (token === undefined) throw new ConfigError('CONTROL_TOKEN', 'is required with CONTROL_URL: the bearer token the target\'s control endpoint expects (see control-openapi.json)');
-  if (/\s/.test(token)) throw new ConfigError('CONTROL_TOKEN', 'must be a bare token without spaces (leave out "Bearer ")');
+  if (url.search !== '' || url.hash !== '')
+    throw new ConfigError('CONTROL_URL', 'must not carry a query string or fragment');
+  if (token === undefined)
+    throw new ConfigError(
+      'CONTROL_TOKEN',
+      "is required with CONTROL_URL: the bearer token the target's control endpoint expects (see control-openapi.json)",
+    );
+  if (/\s/.test(token))
+    throw new ConfigError('CONTROL_TOKEN', 'must be a bare token without spaces (leave out "Bearer ")');
   return { url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, token };
 }
 
@@ -155,7 +175,10 @@ export function loadConfig(env: Env): SuiteConfig {
     const url = parseUrl('API_BASE_URL', baseUrlRaw);
     const path = url.pathname.replace(/\/+$/, '');
     if (!path.endsWith('/v1')) {
-      throw new ConfigError('API_BASE_URL', `must end in the version prefix /v1, e.g. ${url.origin}/v1 (got path "${url.pathname}")`);
+      throw new ConfigError(
+        'API_BASE_URL',
+        `must end in the version prefix /v1, e.g. ${url.origin}/v1 (got path "${url.pathname}")`,
+      );
     }
     if (url.search !== '' || url.hash !== '') {
       throw new ConfigError('API_BASE_URL', 'must not carry a query string or fragment');
@@ -170,7 +193,10 @@ export function loadConfig(env: Env): SuiteConfig {
     }
     target = { kind: 'remote', baseUrl: `${url.origin}${path}`, authUrl };
   } else if (read(env, 'AUTH_URL') !== undefined) {
-    throw new ConfigError('AUTH_URL', 'is set without API_BASE_URL; set both for a remote target, or neither for the embedded reference server');
+    throw new ConfigError(
+      'AUTH_URL',
+      'is set without API_BASE_URL; set both for a remote target, or neither for the embedded reference server',
+    );
   }
 
   const control = controlEndpoint(env, target);
@@ -179,30 +205,41 @@ export function loadConfig(env: Env): SuiteConfig {
   for (const name of tokenNames) {
     const value = read(env, tokenVariable(name));
     if (value === undefined) continue;
-    if (/\s/.test(value)) throw new ConfigError(tokenVariable(name), 'must be a bare token without spaces (leave out "Bearer ")');
+    if (/\s/.test(value))
+      throw new ConfigError(tokenVariable(name), 'must be a bare token without spaces (leave out "Bearer ")');
     tokens[name] = value;
   }
 
   const clientId = read(env, 'OAUTH_CLIENT_ID');
   const clientSecret = read(env, 'OAUTH_CLIENT_SECRET');
   if ((clientId === undefined) !== (clientSecret === undefined)) {
-    throw new ConfigError(clientId === undefined ? 'OAUTH_CLIENT_ID' : 'OAUTH_CLIENT_SECRET', 'OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET go together: set both or neither');
+    throw new ConfigError(
+      clientId === undefined ? 'OAUTH_CLIENT_ID' : 'OAUTH_CLIENT_SECRET',
+      'OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET go together: set both or neither',
+    );
   }
 
   const destinationNumber = read(env, 'TEST_DESTINATION_NUMBER');
   if (destinationNumber !== undefined && !E164_PATTERN.test(destinationNumber)) {
-    throw new ConfigError('TEST_DESTINATION_NUMBER', `must be an E.164 number such as +15005550006 (got "${destinationNumber}")`);
+    throw new ConfigError(
+      'TEST_DESTINATION_NUMBER',
+      `must be an E.164 number such as +15005550006 (got "${destinationNumber}")`,
+    );
   }
   const allowOriginate = boolean(env, 'ALLOW_ORIGINATE');
   if (allowOriginate && destinationNumber === undefined && target.kind === 'remote') {
-    throw new ConfigError('ALLOW_ORIGINATE', 'is true but TEST_DESTINATION_NUMBER is not set: name the test number calls may ring');
+    throw new ConfigError(
+      'ALLOW_ORIGINATE',
+      'is true but TEST_DESTINATION_NUMBER is not set: name the test number calls may ring',
+    );
   }
 
   const webhookPublicUrlRaw = read(env, 'WEBHOOK_PUBLIC_URL');
   let webhookPublicUrl: string | undefined;
   if (webhookPublicUrlRaw !== undefined) {
     const url = parseUrl('WEBHOOK_PUBLIC_URL', webhookPublicUrlRaw);
-    if (url.protocol !== 'https:') throw new ConfigError('WEBHOOK_PUBLIC_URL', 'must be an https URL: the API only delivers to https targets');
+    if (url.protocol !== 'https:')
+      throw new ConfigError('WEBHOOK_PUBLIC_URL', 'must be an https URL: the API only delivers to https targets');
     webhookPublicUrl = url.href.replace(/\/+$/, '');
   }
 
@@ -220,21 +257,49 @@ export function loadConfig(env: Env): SuiteConfig {
   if (receiverUrlRaw !== undefined) {
     const url = parseUrl('RECEIVER_URL', receiverUrlRaw);
     if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname)))) {
-      throw new ConfigError('RECEIVER_URL', `must use https: the pull API carries RECEIVER_TOKEN (got ${url.protocol}//${url.host}); plain http only on loopback`);
+      throw new ConfigError(
+        'RECEIVER_URL',
+        `must use https: the pull API carries RECEIVER_TOKEN (got ${url.protocol}//${url.host}); plain http only on loopback`,
+      );
     }
-    if (url.pathname !== '/' || url.search !== '' || url.hash !== '') throw new ConfigError('RECEIVER_URL', `must be the receiver's origin only, e.g. https://hooks.example.com (got path "${url.pathname}${url.search}")`);
-    if (target.kind !== 'remote') throw new ConfigError('RECEIVER_URL', 'is set without API_BASE_URL: a deployed receiver serves a remote target; unset it to run against the embedded reference server');
-    if (receiverToken === undefined) throw new ConfigError('RECEIVER_URL', 'is set without RECEIVER_TOKEN: give the bearer token the receiver was started with');
-    if (webhookPublicUrl === undefined) throw new ConfigError('RECEIVER_URL', 'is set without WEBHOOK_PUBLIC_URL: give the https address the target delivers to (the receiver, or its proxy)');
+    if (url.pathname !== '/' || url.search !== '' || url.hash !== '')
+      throw new ConfigError(
+        'RECEIVER_URL',
+        `must be the receiver's origin only, e.g. https://hooks.example.com (got path "${url.pathname}${url.search}")`,
+      );
+    if (target.kind !== 'remote')
+      throw new ConfigError(
+        'RECEIVER_URL',
+        'is set without API_BASE_URL: a deployed receiver serves a remote target; unset it to run against the embedded reference server',
+      );
+    if (receiverToken === undefined)
+      throw new ConfigError(
+        'RECEIVER_URL',
+        'is set without RECEIVER_TOKEN: give the bearer token the receiver was started with',
+      );
+    if (webhookPublicUrl === undefined)
+      throw new ConfigError(
+        'RECEIVER_URL',
+        'is set without WEBHOOK_PUBLIC_URL: give the https address the target delivers to (the receiver, or its proxy)',
+      );
     receiverService = { url: url.origin, token: receiverToken };
   } else if (receiverToken !== undefined) {
-    throw new ConfigError('RECEIVER_TOKEN', 'is set without RECEIVER_URL: set RECEIVER_URL to the deployed receiver, or unset RECEIVER_TOKEN to use the local receiver');
+    throw new ConfigError(
+      'RECEIVER_TOKEN',
+      'is set without RECEIVER_URL: set RECEIVER_URL to the deployed receiver, or unset RECEIVER_TOKEN to use the local receiver',
+    );
   }
 
   const remote = target.kind === 'remote';
-  const requestsPerMinute = positiveInteger(env, 'REQUESTS_PER_MINUTE', remote ? defaults.remoteRequestsPerMinute : undefined);
+  const requestsPerMinute = positiveInteger(
+    env,
+    'REQUESTS_PER_MINUTE',
+    remote ? defaults.remoteRequestsPerMinute : undefined,
+  );
 
-  const secrets = [...Object.values(tokens), clientSecret, control?.token, receiverToken].filter((value): value is string => value !== undefined);
+  const secrets = [...Object.values(tokens), clientSecret, control?.token, receiverToken].filter(
+    (value): value is string => value !== undefined,
+  );
 
   return {
     target,
@@ -257,7 +322,11 @@ export function loadConfig(env: Env): SuiteConfig {
     rateWindowMs: positiveInteger(env, 'RATE_LIMIT_WINDOW_MS', defaults.rateWindowMs),
     rateLimitPerWindow: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', limits.requestsPerMinute),
     requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
-    propertyNumRuns: positiveInteger(env, 'PROPERTY_NUM_RUNS', remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns),
+    propertyNumRuns: positiveInteger(
+      env,
+      'PROPERTY_NUM_RUNS',
+      remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns,
+    ),
     webhookBudgetS: positiveInteger(env, 'WEBHOOK_BUDGET_S', defaults.webhookBudgetS),
     secrets,
   };

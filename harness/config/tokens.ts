@@ -7,12 +7,21 @@
 import { scopes } from '../../contract/openapi.ts';
 
 /** Token fixtures a check may need, by the name the reference server's fixtures use. */
-export const tokenNames = [
-  'all', 'none', ...scopes, 'revoked', 'expired', 'suspended', 'noTrunk', 'noDialer',
-] as const;
-export type TokenName = 'all' | 'none' | 'revoked' | 'expired' | 'suspended' | 'noTrunk' | 'noDialer' | (typeof scopes)[number];
+export const tokenNames = ['all', 'none', ...scopes, 'revoked', 'expired', 'suspended', 'noTrunk', 'noDialer'] as const;
+export type TokenName =
+  | 'all'
+  | 'none'
+  | 'revoked'
+  | 'expired'
+  | 'suspended'
+  | 'noTrunk'
+  | 'noDialer'
+  | (typeof scopes)[number];
 
 /** The environment variable that carries each token: TOKEN_ALL, TOKEN_READ_BALANCE, TOKEN_NO_TRUNK… */
 export function tokenVariable(name: TokenName): string {
-  return `TOKEN_${name.replace(/[:]/g, '_').replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+  return `TOKEN_${name
+    .replace(/[:]/g, '_')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toUpperCase()}`;
 }

@@ -214,8 +214,19 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     const { json, jsonError } = parseJson(rawBody, responseHeaders['content-type']);
     const exchange: Exchange = {
-      seq: ++seq, method: request.method, url: url.href, requestHeaders: headers, requestBody: body,
-      status, responseHeaders, rawBody, json, jsonError, transportError, startedAt, durationMs,
+      seq: ++seq,
+      method: request.method,
+      url: url.href,
+      requestHeaders: headers,
+      requestBody: body,
+      status,
+      responseHeaders,
+      rawBody,
+      json,
+      jsonError,
+      transportError,
+      startedAt,
+      durationMs,
     };
     // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
     if (json !== undefined) redact.learnFrom(json);
@@ -233,11 +244,18 @@ export function createApiClient(options: ClientOptions): ApiClient {
         const at = Date.parse(exchange.startedAt);
         const sentInPrecedingMinute = sentWithin(sentAt, Number.isNaN(at) ? Date.now() : at, windowMs);
         const underDocumentedLimit = sentInPrecedingMinute <= limits.requestsPerMinute;
-        rateLimitEvents.push({ at: exchange.startedAt, method: request.method, path: new URL(exchange.url).pathname, sentInPrecedingMinute, underDocumentedLimit });
+        rateLimitEvents.push({
+          at: exchange.startedAt,
+          method: request.method,
+          path: new URL(exchange.url).pathname,
+          sentInPrecedingMinute,
+          underDocumentedLimit,
+        });
         // Under the documented limit a 429 is the verdict itself (RATE-LIMIT-100-PER-MIN), not a
         // pause to wait out: a target limiting below our budget would otherwise hold every check
         // until its timeout. The caller gets the 429 at once.
-        if (request.expectRateLimit === true || underDocumentedLimit || retry >= MAX_RATE_LIMIT_RETRIES) return exchange;
+        if (request.expectRateLimit === true || underDocumentedLimit || retry >= MAX_RATE_LIMIT_RETRIES)
+          return exchange;
         const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
         if (wait > MAX_RETRY_AFTER_MS) return exchange;
         throttle.pauseFor(wait);
@@ -250,7 +268,10 @@ export function createApiClient(options: ClientOptions): ApiClient {
     recordsSince(since) {
       const wanted = recent.filter((exchange) => exchange.seq > since);
       return {
-        records: wanted.map((exchange) => ({ ...recordExchange(exchange, redact), curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact) })),
+        records: wanted.map((exchange) => ({
+          ...recordExchange(exchange, redact),
+          curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact),
+        })),
         omitted: Math.max(0, seq - since - wanted.length),
       };
     },
@@ -268,13 +289,29 @@ export function createApiClient(options: ClientOptions): ApiClient {
 }
 
 /** The record safe for logs and reports: redacted by what each part is, then capped. */
-export function recordExchange(exchange: Exchange, redact: Redactor, caps: ExchangeCaps = exchangeCaps): ExchangeRecord {
+export function recordExchange(
+  exchange: Exchange,
+  redact: Redactor,
+  caps: ExchangeCaps = exchangeCaps,
+): ExchangeRecord {
   const cuts: string[] = [];
   const requestHeaders = capHeaders(redact.headers(exchange.requestHeaders), caps, 'request', cuts);
   const responseHeaders = capHeaders(redact.headers(exchange.responseHeaders), caps, 'response', cuts);
-  const requestBody = exchange.requestBody === undefined ? undefined
-    : capBody(redact.body(exchange.requestBody, exchange.requestHeaders['content-type']), caps.bodyBytes, 'request', cuts);
-  const rawBody = capBody(redact.body(exchange.rawBody, exchange.responseHeaders['content-type']), caps.bodyBytes, 'response', cuts);
+  const requestBody =
+    exchange.requestBody === undefined
+      ? undefined
+      : capBody(
+          redact.body(exchange.requestBody, exchange.requestHeaders['content-type']),
+          caps.bodyBytes,
+          'request',
+          cuts,
+        );
+  const rawBody = capBody(
+    redact.body(exchange.rawBody, exchange.responseHeaders['content-type']),
+    caps.bodyBytes,
+    'response',
+    cuts,
+  );
   return {
     seq: exchange.seq,
     method: exchange.method,
@@ -308,7 +345,12 @@ function capBody(body: string, maxBytes: number, side: 'request' | 'response', c
   return kept;
 }
 
-function capHeaders(headers: Record<string, string>, caps: ExchangeCaps, side: 'request' | 'response', cuts: string[]): Record<string, string> {
+function capHeaders(
+  headers: Record<string, string>,
+  caps: ExchangeCaps,
+  side: 'request' | 'response',
+  cuts: string[],
+): Record<string, string> {
   const entries = Object.entries(headers);
   let cutValues = 0;
   const kept = entries.slice(0, caps.headers).map(([name, value]) => {
@@ -316,7 +358,8 @@ function capHeaders(headers: Record<string, string>, caps: ExchangeCaps, side: '
     return [clipChars(name, caps.headerChars), clipChars(value, caps.headerChars)] as const;
   });
   if (entries.length > caps.headers) cuts.push(`${caps.headers} of ${entries.length} ${side} headers kept`);
-  if (cutValues > 0) cuts.push(`${cutValues} ${side} header${cutValues === 1 ? '' : 's'} cut at ${caps.headerChars} characters`);
+  if (cutValues > 0)
+    cuts.push(`${cutValues} ${side} header${cutValues === 1 ? '' : 's'} cut at ${caps.headerChars} characters`);
   // fromEntries: a header named "__proto__" stays a plain field.
   return Object.fromEntries(kept);
 }
@@ -328,8 +371,11 @@ function clipChars(text: string, max: number): string {
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (
-    value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]])));
+  return Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]],
+    ),
+  );
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, maxBytes: number): Promise<string> {
@@ -347,7 +393,10 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }
 }
 
 /** JSON when the body is non-empty; the parse error is kept so a check can show it. */
-export function parseJson(rawBody: string, contentType: string | undefined): { json: unknown; jsonError: string | undefined } {
+export function parseJson(
+  rawBody: string,
+  contentType: string | undefined,
+): { json: unknown; jsonError: string | undefined } {
   if (rawBody === '') return { json: undefined, jsonError: undefined };
   try {
     return { json: JSON.parse(rawBody), jsonError: undefined };
@@ -358,24 +407,32 @@ export function parseJson(rawBody: string, contentType: string | undefined): { j
 }
 
 function describeTransportError(error: unknown, timeoutMs: number): string {
-  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError
-    || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))) {
+  if (
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+  ) {
     return `no complete response within ${timeoutMs} ms (the target hung)`;
   }
   if (error instanceof undiciErrors.ConnectTimeoutError) return `could not connect within ${timeoutMs} ms`;
   const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
   if (cause === 'ECONNREFUSED') return 'connection refused: is the target running at that address?';
-  if (cause === 'ECONNRESET' || cause === 'UND_ERR_SOCKET') return 'connection reset by the target before a complete response';
+  if (cause === 'ECONNRESET' || cause === 'UND_ERR_SOCKET')
+    return 'connection reset by the target before a complete response';
   return `transport error: ${(error as Error).message ?? String(error)}`;
 }
 
 /** One readable paragraph of an exchange record, for failure messages and reports. */
 export function formatExchange(exchange: ExchangeRecord): string {
   const request = `${exchange.method} ${exchange.url}`;
-  const headersIn = Object.entries(exchange.requestHeaders).map(([k, v]) => `  ${k}: ${v}`).join('\n');
+  const headersIn = Object.entries(exchange.requestHeaders)
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join('\n');
   const requestBody = exchange.requestBody === undefined ? '' : `\n\n  ${truncate(exchange.requestBody)}`;
   if (exchange.status === undefined) return `${request}\n${headersIn}${requestBody}\n→ ${exchange.transportError}`;
-  const headersOut = Object.entries(exchange.responseHeaders).map(([k, v]) => `  ${k}: ${v}`).join('\n');
+  const headersOut = Object.entries(exchange.responseHeaders)
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join('\n');
   const cut = exchange.transportError === undefined ? '' : `\n  (then: ${exchange.transportError})`;
   const note = exchange.truncated === undefined ? '' : `\n  (${exchange.truncated})`;
   return `${request}\n${headersIn}${requestBody}\n→ ${exchange.status} (${exchange.durationMs} ms)\n${headersOut}\n\n  ${truncate(exchange.rawBody)}${cut}${note}`;

@@ -20,8 +20,21 @@ export const REDACTED = '[REDACTED]';
 
 /** Field and parameter names whose values are credentials (compared lower-case, `-` as `_`). */
 const credentialFields = new Set([
-  'secret', 'client_secret', 'access_token', 'refresh_token', 'id_token', 'token', 'password', 'passwd',
-  'api_key', 'apikey', 'client_assertion', 'sip_password', 'sippassword', 'signing_secret', 'webhook_secret',
+  'secret',
+  'client_secret',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'token',
+  'password',
+  'passwd',
+  'api_key',
+  'apikey',
+  'client_assertion',
+  'sip_password',
+  'sippassword',
+  'signing_secret',
+  'webhook_secret',
 ]);
 
 /** Headers whose whole value is a credential. */
@@ -84,7 +97,8 @@ export function createRedactor(knownSecrets: Iterable<string | undefined> = []):
 
   const text = (value: string): string => {
     let out = value;
-    if (value.length >= shortest) for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (value.length >= shortest)
+      for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return out.includes('whsec_') ? out.replace(hookSecretValue, `whsec_${REDACTED}`) : out;
   };
 
@@ -94,10 +108,12 @@ export function createRedactor(knownSecrets: Iterable<string | undefined> = []):
       if (Array.isArray(node)) return node.map(walk);
       if (node !== null && typeof node === 'object') {
         // fromEntries makes own properties, so a key such as "__proto__" stays a plain field.
-        return Object.fromEntries(Object.entries(node).map(([key, child]) => [
-          text(key),
-          isCredentialField(key) && child !== null && child !== undefined && child !== '' ? REDACTED : walk(child),
-        ]));
+        return Object.fromEntries(
+          Object.entries(node).map(([key, child]) => [
+            text(key),
+            isCredentialField(key) && child !== null && child !== undefined && child !== '' ? REDACTED : walk(child),
+          ]),
+        );
       }
       return node;
     };
@@ -115,25 +131,35 @@ export function createRedactor(knownSecrets: Iterable<string | undefined> = []):
     walk(input, 0);
   };
 
-  const form = (body: string): string => body.split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const name = eq < 0 ? pair : pair.slice(0, eq);
-    return eq >= 0 && isCredentialField(decodeComponent(name)) ? `${text(name)}=${REDACTED}` : text(pair);
-  }).join('&');
+  const form = (body: string): string =>
+    body
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        const name = eq < 0 ? pair : pair.slice(0, eq);
+        return eq >= 0 && isCredentialField(decodeComponent(name)) ? `${text(name)}=${REDACTED}` : text(pair);
+      })
+      .join('&');
 
   const redactor = text as Redactor;
   redactor.remember = (secret) => add(secret, MIN_KNOWN_LENGTH);
   redactor.learn = (secret) => add(secret, MIN_LEARNT_LENGTH);
   redactor.learnFrom = learnFrom;
   redactor.value = value;
-  redactor.headers = (headers) => Object.fromEntries(Object.entries(headers).map(([name, headerValue]) => {
-    const lower = name.toLowerCase();
-    if (schemeHeaders.has(lower)) {
-      const scheme = /^\s*(\S+)\s+\S/.exec(headerValue)?.[1];
-      return [text(name), scheme === undefined ? (headerValue.trim() === '' ? headerValue : REDACTED) : `${text(scheme)} ${REDACTED}`];
-    }
-    return [text(name), credentialHeaders.has(lower) ? REDACTED : text(headerValue)];
-  }));
+  redactor.headers = (headers) =>
+    Object.fromEntries(
+      Object.entries(headers).map(([name, headerValue]) => {
+        const lower = name.toLowerCase();
+        if (schemeHeaders.has(lower)) {
+          const scheme = /^\s*(\S+)\s+\S/.exec(headerValue)?.[1];
+          return [
+            text(name),
+            scheme === undefined ? (headerValue.trim() === '' ? headerValue : REDACTED) : `${text(scheme)} ${REDACTED}`,
+          ];
+        }
+        return [text(name), credentialHeaders.has(lower) ? REDACTED : text(headerValue)];
+      }),
+    );
   redactor.body = (body, contentType) => {
     const type = (contentType ?? '').toLowerCase();
     if (type.includes('application/x-www-form-urlencoded')) return form(body);

@@ -87,9 +87,18 @@ export function createThrottle(options: ThrottleOptions): Throttle {
  * with a full bucket: the throttle itself, run on a virtual clock (nothing sleeps). What the
  * request budget costs in wall time at a given rate (bench/remote-budget.ts).
  */
-export async function throttledDurationMs(requests: number, options: Pick<ThrottleOptions, 'requestsPerMinute' | 'burst'>): Promise<number> {
+export async function throttledDurationMs(
+  requests: number,
+  options: Pick<ThrottleOptions, 'requestsPerMinute' | 'burst'>,
+): Promise<number> {
   let clock = 0;
-  const throttle = createThrottle({ ...options, now: () => clock, sleep: async (ms) => { clock += ms; } });
+  const throttle = createThrottle({
+    ...options,
+    now: () => clock,
+    sleep: async (ms) => {
+      clock += ms;
+    },
+  });
   for (let i = 0; i < requests; i += 1) await throttle.acquire();
   return clock;
 }

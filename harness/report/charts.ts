@@ -14,7 +14,10 @@ const HEIGHT = 200;
 const PAD = { left: 40, right: 10, top: 10, bottom: 24 };
 
 function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 function axis(max: number): string {
@@ -27,7 +30,12 @@ function axis(max: number): string {
 
 function legend(series: readonly Series[]): string {
   const step = Math.min(130, (WIDTH - PAD.left) / Math.max(1, series.length));
-  return series.map((s, i) => `<rect x="${PAD.left + i * step}" y="${HEIGHT - 10}" width="10" height="10" fill="${s.color}"/><text x="${PAD.left + 14 + i * step}" y="${HEIGHT - 1}" font-size="11">${escapeXml(s.label)}</text>`).join('');
+  return series
+    .map(
+      (s, i) =>
+        `<rect x="${PAD.left + i * step}" y="${HEIGHT - 10}" width="10" height="10" fill="${s.color}"/><text x="${PAD.left + 14 + i * step}" y="${HEIGHT - 1}" font-size="11">${escapeXml(s.label)}</text>`,
+    )
+    .join('');
 }
 
 /** Stacked bars, one per x position (runs in the trend, seconds in a load probe). */
@@ -43,14 +51,25 @@ export function stackedBars(title: string, series: readonly Series[], xLabels: r
     for (const s of series) {
       const h = ((s.values[i] ?? 0) / max) * plotHeight;
       y -= h;
-      if (h > 0) bars.push(`<rect x="${(PAD.left + i * slot + (slot - Math.min(slot * 0.8, 48)) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.min(slot * 0.8, 48).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${xLabels[i] ?? i}: ${s.label} ${s.values[i] ?? 0}`)}</title></rect>`);
+      if (h > 0)
+        bars.push(
+          `<rect x="${(PAD.left + i * slot + (slot - Math.min(slot * 0.8, 48)) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.min(slot * 0.8, 48).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${xLabels[i] ?? i}: ${s.label} ${s.values[i] ?? 0}`)}</title></rect>`,
+        );
     }
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">${axis(max)}${bars.join('')}${legend(series)}</svg>`;
 }
 
 /** Points (x, y) per series joined by lines: attempt times against the expected backoff. */
-export function lines(title: string, series: ReadonlyArray<{ label: string; color: string; points: ReadonlyArray<readonly [number, number]>; dashed?: boolean }>): string {
+export function lines(
+  title: string,
+  series: ReadonlyArray<{
+    label: string;
+    color: string;
+    points: ReadonlyArray<readonly [number, number]>;
+    dashed?: boolean;
+  }>,
+): string {
   const all = series.flatMap((s) => s.points);
   const maxX = Math.max(1, ...all.map((p) => p[0]));
   const maxY = Math.max(1, ...all.map((p) => p[1]));
@@ -58,7 +77,9 @@ export function lines(title: string, series: ReadonlyArray<{ label: string; colo
   const py = (y: number) => PAD.top + (1 - y / maxY) * (HEIGHT - PAD.top - PAD.bottom - 10);
   const paths = series.map((s) => {
     const d = s.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join(' ');
-    const dots = s.points.map((p) => `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"/>`).join('');
+    const dots = s.points
+      .map((p) => `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"/>`)
+      .join('');
     return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5,4"' : ''}/>${dots}`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">${axis(maxY)}${paths.join('')}${legend(series.map((s) => ({ label: s.label, color: s.color, values: [] })))}</svg>`;

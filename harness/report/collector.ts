@@ -38,7 +38,12 @@ export class CheckCollector implements Reporter {
   private readonly progress: ProgressSink | undefined;
   private readonly requestsPerMinute: number | undefined;
 
-  constructor(options: { root: string; redact: Redactor; progress?: ProgressSink; requestsPerMinute?: number | undefined }) {
+  constructor(options: {
+    root: string;
+    redact: Redactor;
+    progress?: ProgressSink;
+    requestsPerMinute?: number | undefined;
+  }) {
     this.root = options.root;
     this.redact = options.redact;
     this.progress = options.progress;
@@ -74,7 +79,11 @@ export class CheckCollector implements Reporter {
     this.interrupted = true;
   }
 
-  onTestRunEnd(_modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<{ message: string; name?: string }>, reason?: string): void {
+  onTestRunEnd(
+    _modules: ReadonlyArray<TestModule>,
+    errors: ReadonlyArray<{ message: string; name?: string }>,
+    reason?: string,
+  ): void {
     if (reason === 'interrupted') this.interrupted = true;
     if (this.interrupted) {
       const reported = new Set(this.results.map((r) => r.id));
@@ -99,9 +108,18 @@ export class CheckCollector implements Reporter {
 
   private notRun(test: TestCase): CheckResult {
     return {
-      id: this.idOf(test), project: this.partOf(test), file: relative(this.root, test.module.moduleId), name: test.name, status: 'not_run',
-      durationMs: 0, requirements: [...test.tags], observations: [], exchanges: [], requests: 0,
-      plannedRequests: test.meta().plannedRequests ?? 0, rateLimited: 0,
+      id: this.idOf(test),
+      project: this.partOf(test),
+      file: relative(this.root, test.module.moduleId),
+      name: test.name,
+      status: 'not_run',
+      durationMs: 0,
+      requirements: [...test.tags],
+      observations: [],
+      exchanges: [],
+      requests: 0,
+      plannedRequests: test.meta().plannedRequests ?? 0,
+      rateLimited: 0,
     };
   }
 
@@ -109,14 +127,25 @@ export class CheckCollector implements Reporter {
     const meta = test.meta();
     const result = test.result();
     const diagnostic = test.diagnostic();
-    const failure = result.state === 'failed'
-      ? clip(this.redact(result.errors.map((e) => e.message).join('\n').replace(/\u001b\[[0-9;]*m/g, '')), FAILURE_CHARS)
-      : undefined;
+    const failure =
+      result.state === 'failed'
+        ? clip(
+            this.redact(
+              result.errors
+                .map((e) => e.message)
+                .join('\n')
+                .replace(/\u001b\[[0-9;]*m/g, ''),
+            ),
+            FAILURE_CHARS,
+          )
+        : undefined;
     const note = (result as { note?: string }).note;
     // After the signal, a check that comes back skipped without a not-verifiable reason of its own
     // was cancelled before it started or aborted in flight ("The test run was aborted"): not run.
-    const cancelled = result.state === 'skipped' && this.interrupted && meta.notVerifiable === undefined && note !== 'dry run';
-    const status: CheckStatus = result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : cancelled ? 'not_run' : 'skipped';
+    const cancelled =
+      result.state === 'skipped' && this.interrupted && meta.notVerifiable === undefined && note !== 'dry run';
+    const status: CheckStatus =
+      result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : cancelled ? 'not_run' : 'skipped';
     const skipReason = status === 'skipped' ? this.redact(meta.notVerifiable ?? note ?? 'skipped') : undefined;
     return {
       id: this.idOf(test),
@@ -128,14 +157,23 @@ export class CheckCollector implements Reporter {
       requirements: [...test.tags],
       failure,
       skipReason,
-      ...(status === 'skipped' && meta.missingCapabilities !== undefined && meta.missingCapabilities.length > 0 ? { missingCapabilities: [...meta.missingCapabilities] } : {}),
-      observations: (meta.observations ?? []).map((o) => ({ requirement: o.requirement, text: clip(this.redact(o.text), OBSERVATION_CHARS) })),
+      ...(status === 'skipped' && meta.missingCapabilities !== undefined && meta.missingCapabilities.length > 0
+        ? { missingCapabilities: [...meta.missingCapabilities] }
+        : {}),
+      observations: (meta.observations ?? []).map((o) => ({
+        requirement: o.requirement,
+        text: clip(this.redact(o.text), OBSERVATION_CHARS),
+      })),
       exchanges: result.state === 'failed' ? (meta.exchanges ?? []) : [],
-      ...(result.state === 'failed' && meta.exchangesOmitted !== undefined ? { exchangesOmitted: meta.exchangesOmitted } : {}),
+      ...(result.state === 'failed' && meta.exchangesOmitted !== undefined
+        ? { exchangesOmitted: meta.exchangesOmitted }
+        : {}),
       requests: meta.requestCount ?? 0,
       plannedRequests: meta.plannedRequests ?? 0,
       rateLimited: meta.rateLimited ?? 0,
-      ...(result.state === 'failed' && meta.failedRequirements !== undefined ? { failedRequirements: meta.failedRequirements } : {}),
+      ...(result.state === 'failed' && meta.failedRequirements !== undefined
+        ? { failedRequirements: meta.failedRequirements }
+        : {}),
     };
   }
 
@@ -144,14 +182,24 @@ export class CheckCollector implements Reporter {
     const done = this.results.length;
     if (this.progress.interactive) {
       const remaining = Math.max(0, this.plannedRequests - this.requestsUsed);
-      const left = this.requestsPerMinute === undefined ? '' : ` · about ${Math.ceil((remaining * 60) / this.requestsPerMinute)} s left`;
+      const left =
+        this.requestsPerMinute === undefined
+          ? ''
+          : ` · about ${Math.ceil((remaining * 60) / this.requestsPerMinute)} s left`;
       const elapsed = Math.round((Date.now() - this.started) / 1000);
-      this.progress.write(`\r\u001b[2K${done}/${this.total} checks · ${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`);
+      this.progress.write(
+        `\r\u001b[2K${done}/${this.total} checks · ${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`,
+      );
       if (result.status === 'failed') this.progress.write(`\r\u001b[2K✗ ${readable(result.name)}\n`);
     } else {
-      const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', not_run: 'NOT RUN', waived: 'WAIVED' }[result.status];
-      const why = result.status === 'skipped' ? ` (${result.skipReason})` : result.status === 'not_run' ? ' (interrupted)' : '';
-      this.progress.write(readable(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`) + '\n');
+      const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', not_run: 'NOT RUN', waived: 'WAIVED' }[
+        result.status
+      ];
+      const why =
+        result.status === 'skipped' ? ` (${result.skipReason})` : result.status === 'not_run' ? ' (interrupted)' : '';
+      this.progress.write(
+        readable(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`) + '\n',
+      );
     }
   }
 }

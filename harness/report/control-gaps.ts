@@ -11,7 +11,10 @@ export interface ControlGap {
   readonly unlocks: readonly string[];
 }
 
-export function controlGaps(checks: readonly CheckResult[], verdicts: ReadonlyArray<{ readonly id: string; readonly status: string }>): ControlGap[] {
+export function controlGaps(
+  checks: readonly CheckResult[],
+  verdicts: ReadonlyArray<{ readonly id: string; readonly status: string }>,
+): ControlGap[] {
   const notVerifiable = new Set(verdicts.filter((v) => v.status === 'not_verifiable').map((v) => v.id));
   const unlocks = new Map<string, Set<string>>();
   for (const check of checks) {
@@ -22,5 +25,7 @@ export function controlGaps(checks: readonly CheckResult[], verdicts: ReadonlyAr
       unlocks.set(capability, ids);
     }
   }
-  return [...unlocks].map(([capability, ids]) => ({ capability, unlocks: [...ids].sort() })).sort((a, b) => b.unlocks.length - a.unlocks.length || a.capability.localeCompare(b.capability));
+  return [...unlocks]
+    .map(([capability, ids]) => ({ capability, unlocks: [...ids].sort() }))
+    .sort((a, b) => b.unlocks.length - a.unlocks.length || a.capability.localeCompare(b.capability));
 }

@@ -30,7 +30,9 @@ function quoted(text: string): string {
  * written as its variable in double quotes, all concatenated.
  */
 function shellWord(text: string, variables: ReadonlyMap<string, string>, redact: (text: string) => string): string {
-  const secrets = [...variables.keys()].filter((s) => s.length > 0 && text.includes(s)).sort((a, b) => b.length - a.length);
+  const secrets = [...variables.keys()]
+    .filter((s) => s.length > 0 && text.includes(s))
+    .sort((a, b) => b.length - a.length);
   if (secrets.length === 0) return quoted(redact(text));
   const parts: string[] = [];
   let rest = text;
@@ -39,9 +41,15 @@ function shellWord(text: string, variables: ReadonlyMap<string, string>, redact:
     let found = '';
     for (const secret of secrets) {
       const i = rest.indexOf(secret);
-      if (i !== -1 && (at === -1 || i < at)) { at = i; found = secret; }
+      if (i !== -1 && (at === -1 || i < at)) {
+        at = i;
+        found = secret;
+      }
     }
-    if (at === -1) { parts.push(quoted(redact(rest))); break; }
+    if (at === -1) {
+      parts.push(quoted(redact(rest)));
+      break;
+    }
     if (at > 0) parts.push(quoted(redact(rest.slice(0, at))));
     parts.push(`"$${variables.get(found)!}"`);
     rest = rest.slice(at + found.length);
@@ -57,7 +65,11 @@ export interface Replayable {
 }
 
 /** `curl -sS -i -X POST 'https://…/v1/calls' -H … --data-binary '…'`: prints the status line, headers and body. */
-export function curlCommand(exchange: Replayable, variables: ReadonlyMap<string, string>, redact: (text: string) => string = (t) => t): string {
+export function curlCommand(
+  exchange: Replayable,
+  variables: ReadonlyMap<string, string>,
+  redact: (text: string) => string = (t) => t,
+): string {
   const word = (text: string) => shellWord(text, variables, redact);
   const parts = ['curl', '-sS', '-i'];
   // HEAD through -X would wait for a body that never comes; -I asks for the head only.

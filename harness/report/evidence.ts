@@ -25,7 +25,11 @@ export interface EvidenceManifest {
   readonly format: typeof MANIFEST_FORMAT;
   readonly createdAt: string;
   readonly suite: { readonly name: string; readonly version: string; readonly gitCommit: string | null };
-  readonly contract: { readonly openapiSha256: string; readonly catalogueSha256: string; readonly requirements: number };
+  readonly contract: {
+    readonly openapiSha256: string;
+    readonly catalogueSha256: string;
+    readonly requirements: number;
+  };
   readonly target: { readonly kind: RunReport['target']['kind']; readonly origin: string };
   readonly run: { readonly startedAt: string; readonly seed: number; readonly exitCode: number };
   /** Which documented variables were set (names only) and a hash of that list. */
@@ -49,7 +53,10 @@ export function documentedVariables(envExample: string): string[] {
 }
 
 /** Names of the documented variables that are set (non-empty), and a SHA-256 of that list. Never values. */
-export function configurationFingerprint(documented: readonly string[], env: Readonly<Record<string, string | undefined>>): EvidenceManifest['configuration'] {
+export function configurationFingerprint(
+  documented: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): EvidenceManifest['configuration'] {
   const set = documented.filter((name) => (env[name] ?? '').trim() !== '');
   return { set, fingerprint: sha256(set.join('\n')) };
 }
@@ -90,7 +97,11 @@ export function writeEvidence(input: {
     format: MANIFEST_FORMAT,
     createdAt: (input.now ?? new Date()).toISOString(),
     suite: input.suite,
-    contract: { openapiSha256: sha256(input.openapi), catalogueSha256: catalogueSha256(), requirements: requirements.length },
+    contract: {
+      openapiSha256: sha256(input.openapi),
+      catalogueSha256: catalogueSha256(),
+      requirements: requirements.length,
+    },
     target: { kind: input.report.target.kind, origin: origin(input.report) },
     run: { startedAt: input.report.startedAt, seed: input.report.seed, exitCode: input.exitCode },
     configuration: input.configuration,
@@ -99,7 +110,12 @@ export function writeEvidence(input: {
   };
   // A fixed modification time: the same run always makes the same archive.
   const mtime = new Date(input.report.startedAt);
-  const entries = Object.fromEntries([...Object.entries(files), [MANIFEST, strToU8(`${JSON.stringify(manifest, null, 2)}\n`)]].map(([name, data]) => [name, [data, { mtime }]])) as Parameters<typeof zipSync>[0];
+  const entries = Object.fromEntries(
+    [...Object.entries(files), [MANIFEST, strToU8(`${JSON.stringify(manifest, null, 2)}\n`)]].map(([name, data]) => [
+      name,
+      [data, { mtime }],
+    ]),
+  ) as Parameters<typeof zipSync>[0];
   const path = join(input.runDir, 'evidence.zip');
   writeFileSync(path, zipSync(entries, { level: 9 }));
   return { path, manifest };
@@ -128,25 +144,43 @@ export function verifyEvidence(zip: Uint8Array): Verification {
   } catch (error) {
     return { ok: false, problems: [`${MANIFEST} is not JSON (${(error as Error).message})`] };
   }
-  if (manifest.format !== MANIFEST_FORMAT || !Array.isArray(manifest.files)) return { ok: false, problems: [`${MANIFEST} is not an ${MANIFEST_FORMAT} manifest`] };
+  if (manifest.format !== MANIFEST_FORMAT || !Array.isArray(manifest.files))
+    return { ok: false, problems: [`${MANIFEST} is not an ${MANIFEST_FORMAT} manifest`] };
   const problems: string[] = [];
   const listed = new Set(manifest.files.map((f) => f.name));
   for (const file of manifest.files) {
     const data = files[file.name];
     if (data === undefined) problems.push(`${file.name}: listed in the manifest but missing from the archive`);
-    else if (sha256(data) !== file.sha256) problems.push(`${file.name}: SHA-256 ${sha256(data)} differs from the manifest's ${file.sha256} (the file was changed)`);
+    else if (sha256(data) !== file.sha256)
+      problems.push(
+        `${file.name}: SHA-256 ${sha256(data)} differs from the manifest's ${file.sha256} (the file was changed)`,
+      );
   }
-  for (const name of Object.keys(files)) if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: in the archive but not in the manifest`);
-  for (const name of REPORT_FILES) if (!listed.has(name)) problems.push(`${name}: the manifest does not list this report`);
+  for (const name of Object.keys(files))
+    if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: in the archive but not in the manifest`);
+  for (const name of REPORT_FILES)
+    if (!listed.has(name)) problems.push(`${name}: the manifest does not list this report`);
   // The manifest's own claims must agree with the report it lists.
   const reportJson = files['report.json'];
   if (reportJson !== undefined) {
     try {
       const report = JSON.parse(strFromU8(reportJson)) as RunReport;
-      if (report.startedAt !== manifest.run?.startedAt) problems.push(`manifest run.startedAt ${manifest.run?.startedAt} differs from report.json's ${report.startedAt}`);
-      if (report.target?.kind !== manifest.target?.kind) problems.push(`manifest target.kind ${manifest.target?.kind} differs from report.json's ${report.target?.kind}`);
-      if (report.waivers?.mode !== manifest.waivers?.mode) problems.push(`manifest waivers.mode ${manifest.waivers?.mode} differs from report.json's ${report.waivers?.mode}`);
-      if (report.suiteVersion !== manifest.suite?.version) problems.push(`manifest suite.version ${manifest.suite?.version} differs from report.json's ${report.suiteVersion}`);
+      if (report.startedAt !== manifest.run?.startedAt)
+        problems.push(
+          `manifest run.startedAt ${manifest.run?.startedAt} differs from report.json's ${report.startedAt}`,
+        );
+      if (report.target?.kind !== manifest.target?.kind)
+        problems.push(
+          `manifest target.kind ${manifest.target?.kind} differs from report.json's ${report.target?.kind}`,
+        );
+      if (report.waivers?.mode !== manifest.waivers?.mode)
+        problems.push(
+          `manifest waivers.mode ${manifest.waivers?.mode} differs from report.json's ${report.waivers?.mode}`,
+        );
+      if (report.suiteVersion !== manifest.suite?.version)
+        problems.push(
+          `manifest suite.version ${manifest.suite?.version} differs from report.json's ${report.suiteVersion}`,
+        );
     } catch {
       problems.push('report.json is not JSON');
     }

@@ -50,7 +50,8 @@ export function previousRuns(root: string, target: RunReport['target'], limit = 
     if (!existsSync(file)) continue;
     try {
       const run = JSON.parse(readFileSync(file, 'utf8')) as PreviousRun;
-      const sameTarget = run.target?.kind === target.kind && (target.kind === 'embedded' || run.target.baseUrl === target.baseUrl);
+      const sameTarget =
+        run.target?.kind === target.kind && (target.kind === 'embedded' || run.target.baseUrl === target.baseUrl);
       if (sameTarget && run.dryRun !== true && Array.isArray(run.requirements)) runs.push(run);
     } catch {
       // a report cut short by an interrupted write is not history
@@ -80,21 +81,33 @@ export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
   for (const threshold of json.thresholds) {
     // A check the probe never made (nothing seen within its watch) is no verdict, never a pass.
     if (threshold.requirement === undefined || threshold.observed === false) continue;
-    requirements[threshold.requirement] = requirements[threshold.requirement] === 'failed' || !threshold.ok ? 'failed' : 'passed';
+    requirements[threshold.requirement] =
+      requirements[threshold.requirement] === 'failed' || !threshold.ok ? 'failed' : 'passed';
   }
   // A probe that could not do its own job (its "probe" thresholds: requests sent late or dropped,
   // nothing measured) proves no requirement passed; the failures it saw still stand.
   const invalid = requirements.probe === 'failed';
-  if (invalid) for (const [id, verdict] of Object.entries(requirements)) if (verdict === 'passed') delete requirements[id];
+  if (invalid)
+    for (const [id, verdict] of Object.entries(requirements)) if (verdict === 'passed') delete requirements[id];
   const observations = [
-    ...(invalid ? [`the probe did not do its own job (${json.failedThresholds.join(', ')}): none of its passes counts`] : []),
+    ...(invalid
+      ? [`the probe did not do its own job (${json.failedThresholds.join(', ')}): none of its passes counts`]
+      : []),
     ...Object.entries(json.observations ?? {}).map(([key, value]) => `${key}: ${JSON.stringify(value)}`.slice(0, 400)),
   ];
   // What a probe recorded under an OBSERVE requirement's own id (the 429's shape, the window's
   // behaviour, the backoff intervals) is that requirement's observation.
-  const requirementObservations = Object.fromEntries(Object.entries(json.observations ?? {})
-    .filter(([key, value]) => isRequirementId(key) && value !== null && value !== undefined && !(Array.isArray(value) && value.length === 0))
-    .map(([key, value]) => [key, `k6 ${json.probe}: ${JSON.stringify(value)}`.slice(0, 1000)]));
+  const requirementObservations = Object.fromEntries(
+    Object.entries(json.observations ?? {})
+      .filter(
+        ([key, value]) =>
+          isRequirementId(key) &&
+          value !== null &&
+          value !== undefined &&
+          !(Array.isArray(value) && value.length === 0),
+      )
+      .map(([key, value]) => [key, `k6 ${json.probe}: ${JSON.stringify(value)}`.slice(0, 1000)]),
+  );
   let chart: unknown;
   if (json.chart?.perSecond !== undefined) {
     chart = {
@@ -113,15 +126,27 @@ export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
     };
   }
   return {
-    probe: json.probe, passed: json.passed, failedThresholds: json.failedThresholds, requirements, observations, requirementObservations,
-    ...(chart === undefined ? {} : { chart }), ...(json.generatedAt === undefined ? {} : { finishedAt: json.generatedAt }),
+    probe: json.probe,
+    passed: json.passed,
+    failedThresholds: json.failedThresholds,
+    requirements,
+    observations,
+    requirementObservations,
+    ...(chart === undefined ? {} : { chart }),
+    ...(json.generatedAt === undefined ? {} : { finishedAt: json.generatedAt }),
   };
 }
 
 function isK6ProbeJson(value: unknown): value is K6ProbeJson {
   const v = value as Partial<K6ProbeJson> | null;
-  return typeof v === 'object' && v !== null && typeof v.probe === 'string' && typeof v.passed === 'boolean'
-    && Array.isArray(v.failedThresholds) && Array.isArray(v.thresholds);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.probe === 'string' &&
+    typeof v.passed === 'boolean' &&
+    Array.isArray(v.failedThresholds) &&
+    Array.isArray(v.thresholds)
+  );
 }
 
 /** The k6 probes' summaries in reports/latest (k6-<probe>.json), when present. */
@@ -136,7 +161,10 @@ export function chartOnlyUnlessSince(summary: LoadProbeSummary, since: string | 
     ...summary,
     requirements: {},
     requirementObservations: {},
-    observations: [`from an earlier k6 run${summary.finishedAt === undefined ? '' : ` (finished ${summary.finishedAt})`}, not this run: charted only, its verdicts not counted (run with --with-load)`, ...summary.observations],
+    observations: [
+      `from an earlier k6 run${summary.finishedAt === undefined ? '' : ` (finished ${summary.finishedAt})`}, not this run: charted only, its verdicts not counted (run with --with-load)`,
+      ...summary.observations,
+    ],
   };
 }
 
@@ -144,7 +172,11 @@ export function chartOnlyUnlessSince(summary: LoadProbeSummary, since: string | 
  * A probe that did not finish in this run (`summary`: the partial one k6 wrote, if any): charted,
  * none of its verdicts or observations kept, its requirements not run (model.ts judgeRequirement).
  */
-export function unfinishedProbe(probe: keyof typeof PROBE_REQUIREMENTS, summary: LoadProbeSummary | undefined, reason: string): LoadProbeSummary {
+export function unfinishedProbe(
+  probe: keyof typeof PROBE_REQUIREMENTS,
+  summary: LoadProbeSummary | undefined,
+  reason: string,
+): LoadProbeSummary {
   return {
     probe,
     passed: false,
@@ -162,7 +194,9 @@ export function loadProbeSummaries(root: string): LoadProbeSummary[] {
   const latest = join(root, 'latest');
   if (!existsSync(latest)) return [];
   const summaries: LoadProbeSummary[] = [];
-  for (const entry of readdirSync(latest).filter((name) => /^k6-[\w-]+\.json$/.test(name)).sort()) {
+  for (const entry of readdirSync(latest)
+    .filter((name) => /^k6-[\w-]+\.json$/.test(name))
+    .sort()) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(join(latest, entry), 'utf8'));
       if (isK6ProbeJson(parsed)) summaries.push(fromK6Summary(parsed));

@@ -28,7 +28,13 @@ type Html = (strings: TemplateStringsArray, ...values: unknown[]) => VNode;
 const html = (htm as unknown as { bind(pragma: typeof h): Html }).bind(h);
 
 const statusText: Record<RequirementStatus, string> = {
-  passed: 'passed', failed: 'failed', waived: 'waived', observed: 'observed', not_verifiable: 'not verifiable', not_run: 'not run (interrupted)', not_checked: 'not checked here',
+  passed: 'passed',
+  failed: 'failed',
+  waived: 'waived',
+  observed: 'observed',
+  not_verifiable: 'not verifiable',
+  not_run: 'not run (interrupted)',
+  not_checked: 'not checked here',
 };
 
 /** The statuses a reader can filter the requirements by, in the order the filter shows them. */
@@ -40,8 +46,11 @@ const FILTERS: ReadonlyArray<{ status: RequirementStatus; label: string }> = [
   { status: 'passed', label: 'passed' },
 ];
 
-const filterCss = FILTERS.map(({ status }) => `body:has(#filter-${status}:checked) .req-row:not([data-status="${status}"]){display:none}`
-  + `body:has(#filter-${status}:checked) .section:not(:has(.req-row[data-status="${status}"])){display:none}`).join('\n');
+const filterCss = FILTERS.map(
+  ({ status }) =>
+    `body:has(#filter-${status}:checked) .req-row:not([data-status="${status}"]){display:none}` +
+    `body:has(#filter-${status}:checked) .section:not(:has(.req-row[data-status="${status}"])){display:none}`,
+).join('\n');
 
 const css = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -81,7 +90,15 @@ function topSection(section: string): string {
 }
 
 function Counts({ rows }: { rows: readonly RequirementVerdict[] }): VNode {
-  const order: RequirementStatus[] = ['failed', 'waived', 'not_run', 'not_verifiable', 'observed', 'passed', 'not_checked'];
+  const order: RequirementStatus[] = [
+    'failed',
+    'waived',
+    'not_run',
+    'not_verifiable',
+    'observed',
+    'passed',
+    'not_checked',
+  ];
   return html`<span class="counts">${order.flatMap((status) => {
     const n = rows.filter((r) => r.status === status).length;
     return n === 0 ? [] : [html`<span class=${`badge ${status}`}>${n} ${statusText[status]}</span>`];
@@ -90,8 +107,11 @@ function Counts({ rows }: { rows: readonly RequirementVerdict[] }): VNode {
 
 /** One check in a requirement's details: its status, failure or skip reason, seed and replay command. */
 function CheckItem({ check, requirement }: { check: CheckResult; requirement: string }): VNode {
-  const seeds = check.observations.filter((o) => isSeedNote(o.text) && (o.requirement === requirement || check.requirements[0] === o.requirement));
-  const why = check.status === 'failed' || check.status === 'waived' ? (check.failure ?? '').split('\n')[0] : check.skipReason;
+  const seeds = check.observations.filter(
+    (o) => isSeedNote(o.text) && (o.requirement === requirement || check.requirements[0] === o.requirement),
+  );
+  const why =
+    check.status === 'failed' || check.status === 'waived' ? (check.failure ?? '').split('\n')[0] : check.skipReason;
   return html`<li data-check-status=${check.status}><span class=${`badge ${check.status === 'skipped' ? 'not_verifiable' : check.status}`}>${check.status}</span> ${check.name} <span class="meta">${check.file}</span>
     ${why === undefined || why === '' ? null : html`<div class="meta">${clip(why, 300)}</div>`}
     ${seeds.map((o) => html`<code class="replay">${o.text}</code>`)}</li>`;
@@ -106,8 +126,14 @@ function Row({ r, checks }: { r: RequirementVerdict; checks: readonly CheckResul
     <td data-label="Level">${r.level}</td>
     <td>${r.text}</td>
     <td data-label="Status"><span class=${`badge ${r.status}`}>${statusText[r.status]}</span></td>
-    <td data-label="Checks">${r.source !== undefined ? r.source : mine.length === 0 ? '–' : html`<details><summary>${mine.length} check${mine.length === 1 ? '' : 's'}</summary>
-      <ul class="check-list">${mine.map((c) => html`<${CheckItem} check=${c} requirement=${r.id} />`)}</ul></details>`}</td>
+    <td data-label="Checks">${
+      r.source !== undefined
+        ? r.source
+        : mine.length === 0
+          ? '–'
+          : html`<details><summary>${mine.length} check${mine.length === 1 ? '' : 's'}</summary>
+      <ul class="check-list">${mine.map((c) => html`<${CheckItem} check=${c} requirement=${r.id} />`)}</ul></details>`
+    }</td>
     <td data-label="Notes">${notes.join('; ')}</td></tr>`;
 }
 
@@ -134,12 +160,18 @@ function Filters({ rows }: { rows: readonly RequirementVerdict[] }): VNode {
 function Failures({ report }: { report: RunReport }): VNode | null {
   const failed = report.checks.filter((c) => c.status === 'failed');
   if (failed.length === 0) return null;
-  return html`<section id="failures"><h2>Failures (${failed.length})</h2>${failed.map((c) => html`<div class="failure">
+  return html`<section id="failures"><h2>Failures (${failed.length})</h2>${failed.map(
+    (c) => html`<div class="failure">
     <strong>${c.name}</strong><div class="meta">${failedRequirementsText(c)} · ${c.file}</div>
     <pre>${c.failure ?? ''}</pre>
-    ${c.exchanges.length > 0 ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}${c.exchangesOmitted === undefined ? '' : `, the last of ${c.exchanges.length + c.exchangesOmitted}`}, secrets redacted)</summary>
-      ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>${typeof e.curl === 'string' ? html`<div class="meta">Reproduce (secrets are the variables that hold them):</div><pre class="curl">${e.curl}</pre>` : null}`)}</details>` : null}
-  </div>`)}</section>`;
+    ${
+      c.exchanges.length > 0
+        ? html`<details><summary>HTTP exchanges behind this failure (${c.exchanges.length}${c.exchangesOmitted === undefined ? '' : `, the last of ${c.exchanges.length + c.exchangesOmitted}`}, secrets redacted)</summary>
+      ${c.exchanges.map((e) => html`<pre>${formatExchangeRecord(e)}</pre>${typeof e.curl === 'string' ? html`<div class="meta">Reproduce (secrets are the variables that hold them):</div><pre class="curl">${e.curl}</pre>` : null}`)}</details>`
+        : null
+    }
+  </div>`,
+  )}</section>`;
 }
 
 function Waivers({ report }: { report: RunReport }): VNode | null {
@@ -149,49 +181,83 @@ function Waivers({ report }: { report: RunReport }): VNode | null {
   return html`<section id="waivers"><h2>Waivers</h2>
     ${expired.length > 0 ? html`<p class="callout"><strong>Expired waivers (they fail the run):</strong></p><ul>${expired.map((w) => html`<li data-waiver="expired">${describeWaiver(w)}</li>`)}</ul>` : null}
     ${unused.length > 0 ? html`<p><strong>Unused waivers</strong> (their check ran and did not fail: remove them):</p><ul>${unused.map((w) => html`<li data-waiver="unused">${describeWaiver(w)}</li>`)}</ul>` : null}
-    ${waived.map((c) => html`<div class="failure waived-check" data-check-status=${c.status}>
+    ${waived.map(
+      (c) => html`<div class="failure waived-check" data-check-status=${c.status}>
       <strong>${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${c.name}</strong><div class="meta">${(c.waivedRequirements ?? []).join(', ')} · ${c.file}</div>
       <ul>${(c.waivers ?? []).map((w) => html`<li>${describeWaiver(w)}</li>`)}</ul>
-      <pre>${c.failure ?? ''}</pre></div>`)}</section>`;
+      <pre>${c.failure ?? ''}</pre></div>`,
+    )}</section>`;
 }
 
 function formatExchangeRecord(exchange: Record<string, unknown>): string {
-  const headers = (value: unknown) => Object.entries((value ?? {}) as Record<string, string>).map(([k, v]) => `${k}: ${v}`).join('\n');
-  const status = exchange.status === undefined ? `no response: ${String(exchange.transportError)}` : `${String(exchange.status)} (${String(exchange.durationMs)} ms)`;
+  const headers = (value: unknown) =>
+    Object.entries((value ?? {}) as Record<string, string>)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n');
+  const status =
+    exchange.status === undefined
+      ? `no response: ${String(exchange.transportError)}`
+      : `${String(exchange.status)} (${String(exchange.durationMs)} ms)`;
   const truncated = exchange.truncated === undefined ? '' : `\n\n(${String(exchange.truncated)})`;
   return `${String(exchange.method)} ${String(exchange.url)}\n${headers(exchange.requestHeaders)}${exchange.requestBody === undefined ? '' : `\n\n${String(exchange.requestBody)}`}\n\n→ ${status}\n${headers(exchange.responseHeaders)}\n\n${clip(String(exchange.rawBody ?? ''), 4000)}${truncated}`;
 }
 
 function Trend({ report }: { report: RunReport }): VNode {
   const runs = report.history;
-  const chart = stackedBars('Requirements per run', [
-    { label: 'passed', color: '#34a853', values: runs.map((r) => r.passed) },
-    { label: 'failed', color: '#d93025', values: runs.map((r) => r.failed) },
-    { label: 'not verifiable', color: '#f9ab00', values: runs.map((r) => r.notVerifiable) },
-  ], runs.map((r) => r.startedAt));
+  const chart = stackedBars(
+    'Requirements per run',
+    [
+      { label: 'passed', color: '#34a853', values: runs.map((r) => r.passed) },
+      { label: 'failed', color: '#d93025', values: runs.map((r) => r.failed) },
+      { label: 'not verifiable', color: '#f9ab00', values: runs.map((r) => r.notVerifiable) },
+    ],
+    runs.map((r) => r.startedAt),
+  );
   return html`<section id="trend"><h2>Trend over the last ${runs.length} run${runs.length === 1 ? '' : 's'}</h2>
     ${report.regressions.length > 0 ? html`<p class="callout"><strong>Regressions since the previous run:</strong> ${report.regressions.join(', ')}</p>` : html`<p>No regression since the previous run.</p>`}
     ${report.fixed.length > 0 ? html`<p>Fixed since the previous run: ${report.fixed.join(', ')}</p>` : null}
     <${Svg} markup=${chart} /></section>`;
 }
 
-interface RateChart { seconds: number[]; accepted: number[]; refused: number[] }
-interface RetryChart { deliveries: Array<{ label: string; attemptsMs: number[]; expectedMs: number[] }> }
+interface RateChart {
+  seconds: number[];
+  accepted: number[];
+  refused: number[];
+}
+interface RetryChart {
+  deliveries: Array<{ label: string; attemptsMs: number[]; expectedMs: number[] }>;
+}
 
 function LoadProbe({ probe }: { probe: LoadProbeSummary }): VNode {
   const chart = probe.chart as Partial<RateChart & RetryChart> | undefined;
   let svg: string | undefined;
   if (chart?.accepted !== undefined && chart.refused !== undefined) {
-    svg = stackedBars('Accepted and refused requests per second', [
-      { label: 'accepted', color: '#34a853', values: chart.accepted },
-      { label: 'refused', color: '#d93025', values: chart.refused },
-    ], (chart.seconds ?? chart.accepted.map((_, i) => i)).map(String));
+    svg = stackedBars(
+      'Accepted and refused requests per second',
+      [
+        { label: 'accepted', color: '#34a853', values: chart.accepted },
+        { label: 'refused', color: '#d93025', values: chart.refused },
+      ],
+      (chart.seconds ?? chart.accepted.map((_, i) => i)).map(String),
+    );
   } else if (chart?.deliveries !== undefined) {
     const palette = ['#1a73e8', '#e37400', '#188038', '#a142f4'];
-    svg = lines('Attempt times of retried deliveries against the expected backoff', chart.deliveries.flatMap((d, i) => [
-      { label: `${d.label} seen`, color: palette[i % palette.length]!, points: d.attemptsMs.map((ms, n) => [n + 1, ms / 1000] as const) },
-      { label: `${d.label} expected`, color: palette[i % palette.length]!, dashed: true, points: d.expectedMs.map((ms, n) => [n + 1, ms / 1000] as const) },
-    ]));
+    svg = lines(
+      'Attempt times of retried deliveries against the expected backoff',
+      chart.deliveries.flatMap((d, i) => [
+        {
+          label: `${d.label} seen`,
+          color: palette[i % palette.length]!,
+          points: d.attemptsMs.map((ms, n) => [n + 1, ms / 1000] as const),
+        },
+        {
+          label: `${d.label} expected`,
+          color: palette[i % palette.length]!,
+          dashed: true,
+          points: d.expectedMs.map((ms, n) => [n + 1, ms / 1000] as const),
+        },
+      ]),
+    );
   }
   const status = probe.notFinished !== undefined ? 'not_run' : probe.passed ? 'passed' : 'failed';
   const label = probe.notFinished !== undefined ? probe.notFinished.reason : status;
@@ -207,7 +273,9 @@ function Page({ report }: { report: RunReport }): VNode {
   const failed = requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0;
   const verdict = report.dryRun ? 'dry run' : failed ? 'failed' : 'passed';
   // Seeds and replay commands are in each check's details, not among the observations.
-  const observed = report.requirements.map((r) => ({ ...r, observations: r.observations.filter((o) => !isSeedNote(o)) })).filter((r) => r.observations.length > 0);
+  const observed = report.requirements
+    .map((r) => ({ ...r, observations: r.observations.filter((o) => !isSeedNote(o)) }))
+    .filter((r) => r.observations.length > 0);
   const notVerifiable = report.requirements.filter((r) => r.status === 'not_verifiable');
   const notRun = report.checks.filter((c) => c.status === 'not_run');
   return html`<main>
@@ -236,14 +304,26 @@ function Page({ report }: { report: RunReport }): VNode {
       ${observed.length === 0 ? html`<p>None.</p>` : html`<ul>${observed.map((r) => html`<li><code>${r.id}</code>: ${r.observations.join('; ')}</li>`)}</ul>`}</section>
     <section id="not-verifiable"><h2>Not verifiable with this configuration (${notVerifiable.length})</h2>
       ${notVerifiable.length === 0 ? html`<p>Everything the suites check was verifiable.</p>` : html`<ul>${notVerifiable.map((r) => html`<li><code>${r.id}</code>: ${r.notVerifiableBecause.join('; ')}</li>`)}</ul>`}</section>
-    ${notRun.length > 0 ? html`<section id="not-run"><h2>Not run: the run was interrupted (${notRun.length})</h2>
-      <ul>${notRun.map((c) => html`<li data-status="not_run">${c.name} <span class="meta">${c.requirements.join(', ')}</span></li>`)}</ul></section>` : null}
-    ${report.loadWouldDecide.length > 0 ? html`<section id="with-load"><h2>Left to the load probes (${report.loadWouldDecide.length})</h2>
+    ${
+      notRun.length > 0
+        ? html`<section id="not-run"><h2>Not run: the run was interrupted (${notRun.length})</h2>
+      <ul>${notRun.map((c) => html`<li data-status="not_run">${c.name} <span class="meta">${c.requirements.join(', ')}</span></li>`)}</ul></section>`
+        : null
+    }
+    ${
+      report.loadWouldDecide.length > 0
+        ? html`<section id="with-load"><h2>Left to the load probes (${report.loadWouldDecide.length})</h2>
       <p>Run with <code>--with-load</code> (the k6 probes, against the same target) to decide these (what a probe does not observe within its budget stays not verifiable):</p>
-      <ul>${report.loadWouldDecide.map((id) => html`<li><code>${id}</code></li>`)}</ul></section>` : null}
-    ${report.controlGaps.length > 0 ? html`<section id="control-gaps"><h2>Test-control states and inspections the target does not offer (${report.controlGaps.length})</h2>
+      <ul>${report.loadWouldDecide.map((id) => html`<li><code>${id}</code></li>`)}</ul></section>`
+        : null
+    }
+    ${
+      report.controlGaps.length > 0
+        ? html`<section id="control-gaps"><h2>Test-control states and inspections the target does not offer (${report.controlGaps.length})</h2>
       <p>See <code>control-openapi.json</code>; each would make these requirements verifiable.</p>
-      <ul>${report.controlGaps.map((gap) => html`<li><code>${gap.capability}</code>: ${gap.unlocks.join(', ') || '–'}</li>`)}</ul></section>` : null}
+      <ul>${report.controlGaps.map((gap) => html`<li><code>${gap.capability}</code>: ${gap.unlocks.join(', ') || '–'}</li>`)}</ul></section>`
+        : null
+    }
     ${report.load.length > 0 ? html`<section id="load"><h2>Load probes (k6)</h2>${report.load.map((p) => html`<${LoadProbe} probe=${p} />`)}</section>` : null}
   </main>`;
 }
@@ -251,7 +331,9 @@ function Page({ report }: { report: RunReport }): VNode {
 export function renderHtml(run: RunReport): string {
   const report = readableData(run);
   const body = renderToStaticMarkup(html`<${Page} report=${report} />`);
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
-    + `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`
-    + `<title>Conformance report ${report.startedAt}</title><style>${css}</style></head><body>${body}</body></html>\n`;
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">` +
+    `<title>Conformance report ${report.startedAt}</title><style>${css}</style></head><body>${body}</body></html>\n`
+  );
 }

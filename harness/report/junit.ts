@@ -24,8 +24,10 @@ import { describeWaiver, waiverModeText } from './waivers.ts';
 // Outside XML 1.0's Char production: C0 controls but tab, LF, CR; lone surrogates; U+FFFE, U+FFFF.
 const notXmlChar = new RegExp(`[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|${LONE_SURROGATE}`, 'g');
 
-export const XML_ESCAPE_NOTE = 'characters XML 1.0 cannot carry (NUL, control characters, lone surrogates) are written as \\uXXXX';
-export const CDATA_ESCAPE_NOTE = 'a "]]>" inside system-out, system-err or a failure text is written as "]]\\u003e" in JSON and "]]&gt;" in plain text';
+export const XML_ESCAPE_NOTE =
+  'characters XML 1.0 cannot carry (NUL, control characters, lone surrogates) are written as \\uXXXX';
+export const CDATA_ESCAPE_NOTE =
+  'a "]]>" inside system-out, system-err or a failure text is written as "]]\\u003e" in JSON and "]]&gt;" in plain text';
 
 /** Text XML 1.0 can carry: every character it cannot is written visibly as \uXXXX. */
 export function xmlText(text: string): { text: string; escaped: boolean } {
@@ -62,53 +64,101 @@ export function renderJunit(report: RunReport): string {
       cdataEscaped ||= text.includes(']]>');
       return safe.text;
     };
-    const suite = builder.testSuite().name(x(file)).property('target', x(report.target.baseUrl)).property('seed', String(report.seed)).property('waivers', x(waiverModeText(report.waivers)));
+    const suite = builder
+      .testSuite()
+      .name(x(file))
+      .property('target', x(report.target.baseUrl))
+      .property('seed', String(report.seed))
+      .property('waivers', x(waiverModeText(report.waivers)));
     if (report.interrupted) suite.property('interrupted', 'true');
     if (report.loadWouldDecide.length > 0) suite.property('with-load-would-decide', report.loadWouldDecide.join(' '));
     for (const check of checks) {
-      const testCase = suite.testCase().className(x(file.replace(/\.(suite|property)\.ts$/, '').replace(/\//g, '.'))).name(x(check.name)).time(check.durationMs / 1000);
+      const testCase = suite
+        .testCase()
+        .className(x(file.replace(/\.(suite|property)\.ts$/, '').replace(/\//g, '.')))
+        .name(x(check.name))
+        .time(check.durationMs / 1000);
       testCase.property('requirements', x(check.requirements.join(' ')));
-      if (check.failedRequirements !== undefined) testCase.property('failed-requirements', x(check.failedRequirements.join(' ')));
+      if (check.failedRequirements !== undefined)
+        testCase.property('failed-requirements', x(check.failedRequirements.join(' ')));
       if (check.status === 'failed') {
         // The message attribute for one-line displays, the full text as the failure's body.
         testCase.failure(x(check.failure ?? 'failed')).stacktrace(c(check.failure ?? 'failed'));
         if (check.exchanges.length > 0) {
-          const omitted = check.exchangesOmitted === undefined ? '' : `${check.exchangesOmitted} earlier exchanges of this check left out\n`;
-          const replays = check.exchanges.filter((e) => typeof e.curl === 'string').map((e) => `# ${String(e.method)} ${String(e.url)} → ${e.status === undefined ? 'no response' : String(e.status)}\n${String(e.curl)}`);
-          const reproduce = replays.length > 0 ? `Reproduce (secrets are the variables that hold them):\n${c(replays.join('\n'))}\n\n` : '';
+          const omitted =
+            check.exchangesOmitted === undefined
+              ? ''
+              : `${check.exchangesOmitted} earlier exchanges of this check left out\n`;
+          const replays = check.exchanges
+            .filter((e) => typeof e.curl === 'string')
+            .map(
+              (e) =>
+                `# ${String(e.method)} ${String(e.url)} → ${e.status === undefined ? 'no response' : String(e.status)}\n${String(e.curl)}`,
+            );
+          const reproduce =
+            replays.length > 0
+              ? `Reproduce (secrets are the variables that hold them):\n${c(replays.join('\n'))}\n\n`
+              : '';
           testCase.standardOutput(`${reproduce}${omitted}${c(JSON.stringify(check.exchanges, null, 2), true)}`);
         }
       } else if (check.status === 'waived') {
         // JUnit has no "waived": a skip whose message says so, never a pass.
-        testCase.property('status', 'waived').skipped().standardOutput(c(`waived: ${(check.waivers ?? []).map(describeWaiver).join('; ')}\n\n${check.failure ?? ''}`));
+        testCase
+          .property('status', 'waived')
+          .skipped()
+          .standardOutput(
+            c(`waived: ${(check.waivers ?? []).map(describeWaiver).join('; ')}\n\n${check.failure ?? ''}`),
+          );
       } else if (check.status === 'skipped') {
         testCase.skipped().standardOutput(c(check.skipReason ?? 'skipped'));
       } else if (check.status === 'not_run') {
         testCase.skipped().property('status', 'not run (interrupted)').standardOutput('not run (interrupted)');
       }
-      if (check.observations.length > 0) testCase.standardError(c(check.observations.map((o) => `${o.requirement}: ${o.text}`).join('\n')));
+      if (check.observations.length > 0)
+        testCase.standardError(c(check.observations.map((o) => `${o.requirement}: ${o.text}`).join('\n')));
     }
     if (escaped) suite.property('text-encoding', XML_ESCAPE_NOTE);
     if (cdataEscaped) suite.property('cdata-encoding', CDATA_ESCAPE_NOTE);
   }
   if (report.waivers.expired.length > 0 || report.waivers.unused.length > 0) {
     const suite = builder.testSuite().name('waivers').property('waivers', waiverModeText(report.waivers));
-    for (const w of report.waivers.expired) suite.testCase().className('waivers').name(`expired waiver ${w.requirement}`).property('status', 'expired').failure(`expired waiver: ${describeWaiver(w)}`);
-    for (const w of report.waivers.unused) suite.testCase().className('waivers').name(`unused waiver ${w.requirement}`).property('status', 'unused').standardOutput(`unused waiver (its check ran and did not fail: remove it): ${describeWaiver(w)}`);
+    for (const w of report.waivers.expired)
+      suite
+        .testCase()
+        .className('waivers')
+        .name(`expired waiver ${w.requirement}`)
+        .property('status', 'expired')
+        .failure(`expired waiver: ${describeWaiver(w)}`);
+    for (const w of report.waivers.unused)
+      suite
+        .testCase()
+        .className('waivers')
+        .name(`unused waiver ${w.requirement}`)
+        .property('status', 'unused')
+        .standardOutput(`unused waiver (its check ran and did not fail: remove it): ${describeWaiver(w)}`);
   }
   for (const probe of report.load) {
     const name = xmlText(probe.probe).text;
     const suite = builder.testSuite().name(`k6 ${name}`);
     // A probe that did not finish: each requirement it covers is a skip that says why, never a failure.
     for (const requirement of probe.notFinished?.covers ?? []) {
-      suite.testCase().className(`load.${name}`).name(xmlText(`${requirement} (k6 ${probe.probe})`).text)
-        .property('requirements', xmlText(requirement).text).property('status', 'not run')
-        .skipped().standardOutput(xmlText(probe.notFinished!.reason).text);
+      suite
+        .testCase()
+        .className(`load.${name}`)
+        .name(xmlText(`${requirement} (k6 ${probe.probe})`).text)
+        .property('requirements', xmlText(requirement).text)
+        .property('status', 'not run')
+        .skipped()
+        .standardOutput(xmlText(probe.notFinished!.reason).text);
     }
     for (const [requirement, verdict] of Object.entries(probe.requirements)) {
-      const testCase = suite.testCase().className(`load.${name}`).name(xmlText(`${requirement} (k6 ${probe.probe})`).text);
+      const testCase = suite
+        .testCase()
+        .className(`load.${name}`)
+        .name(xmlText(`${requirement} (k6 ${probe.probe})`).text);
       testCase.property('requirements', xmlText(requirement).text);
-      if (verdict === 'failed') testCase.failure(xmlText(`failed thresholds: ${probe.failedThresholds.join(', ')}`).text);
+      if (verdict === 'failed')
+        testCase.failure(xmlText(`failed thresholds: ${probe.failedThresholds.join(', ')}`).text);
     }
   }
   return builder.build();

@@ -25,7 +25,8 @@ const statusLabel: Record<RequirementStatus, string> = {
 
 /** Inline text rendered as written: Markdown's meaningful punctuation escaped, on one line. */
 function md(text: string): string {
-  return text.replace(/\r\n?|\n/g, ' ')
+  return text
+    .replace(/\r\n?|\n/g, ' ')
     .replace(/[\\`*[\]<|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|&(?=#?[A-Za-z0-9]+;)/g, (c) => `\\${c}`);
 }
 
@@ -45,15 +46,26 @@ function fenced(text: string): string[] {
 function replayLines(exchanges: RunReport['checks'][number]['exchanges']): string[] {
   const replays = exchanges.filter((e) => typeof e.curl === 'string');
   if (replays.length === 0) return [];
-  return ['Reproduce (secrets are the variables that hold them; export your .env first):', '', ...replays.flatMap((e) => [
-    `${md(String(e.method))} ${md(String(e.url))} → ${e.status === undefined ? 'no response' : String(e.status)}:`, '', ...fenced(String(e.curl)), '',
-  ])];
+  return [
+    'Reproduce (secrets are the variables that hold them; export your .env first):',
+    '',
+    ...replays.flatMap((e) => [
+      `${md(String(e.method))} ${md(String(e.url))} → ${e.status === undefined ? 'no response' : String(e.status)}:`,
+      '',
+      ...fenced(String(e.curl)),
+      '',
+    ]),
+  ];
 }
 
 export function renderMarkdown(run: RunReport): string {
   const report = readableData(run);
   const { checks, requirements } = report.counts;
-  const verdict = report.dryRun ? 'DRY RUN (nothing sent)' : requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0 ? 'FAILED' : 'PASSED';
+  const verdict = report.dryRun
+    ? 'DRY RUN (nothing sent)'
+    : requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0
+      ? 'FAILED'
+      : 'PASSED';
   const lines: string[] = [
     `# Outbound Calling API v1 conformance: ${verdict}`,
     '',
@@ -75,15 +87,25 @@ export function renderMarkdown(run: RunReport): string {
     '',
   ];
   if (report.interrupted) lines.push('**The run was interrupted; results are partial.**', '');
-  if (report.regressions.length > 0) lines.push(`**Regressions since the previous run:** ${report.regressions.join(', ')}`, '');
+  if (report.regressions.length > 0)
+    lines.push(`**Regressions since the previous run:** ${report.regressions.join(', ')}`, '');
   if (report.fixed.length > 0) lines.push(`Fixed since the previous run: ${report.fixed.join(', ')}`, '');
 
   const failures = report.checks.filter((c) => c.status === 'failed');
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const failure of failures) {
-      const omitted = failure.exchangesOmitted === undefined ? '' : ` · ${failure.exchangesOmitted} earlier exchanges left out`;
-      lines.push(`### ${md(failure.name)}`, '', `Requirements: ${md(failedRequirementsText(failure))} · ${md(failure.file)}${omitted}`, '', ...fenced(clip(failure.failure ?? '', 3000)), '', ...replayLines(failure.exchanges));
+      const omitted =
+        failure.exchangesOmitted === undefined ? '' : ` · ${failure.exchangesOmitted} earlier exchanges left out`;
+      lines.push(
+        `### ${md(failure.name)}`,
+        '',
+        `Requirements: ${md(failedRequirementsText(failure))} · ${md(failure.file)}${omitted}`,
+        '',
+        ...fenced(clip(failure.failure ?? '', 3000)),
+        '',
+        ...replayLines(failure.exchanges),
+      );
     }
   }
   const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);
@@ -91,9 +113,15 @@ export function renderMarkdown(run: RunReport): string {
   if (waived.length > 0 || expired.length > 0 || unused.length > 0) {
     lines.push('## Waivers', '');
     for (const w of expired) lines.push(`- **expired, fails the run**: ${cell(describeWaiver(w))}`);
-    for (const w of unused) lines.push(`- **unused** (its check ran and did not fail: remove it): ${cell(describeWaiver(w))}`);
+    for (const w of unused)
+      lines.push(`- **unused** (its check ran and did not fail: remove it): ${cell(describeWaiver(w))}`);
     for (const c of waived) {
-      lines.push(`### ${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${md(c.name)}`, '', `Waived requirements: ${md((c.waivedRequirements ?? []).join(', '))} · ${md(c.file)}`, '');
+      lines.push(
+        `### ${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${md(c.name)}`,
+        '',
+        `Waived requirements: ${md((c.waivedRequirements ?? []).join(', '))} · ${md(c.file)}`,
+        '',
+      );
       for (const w of c.waivers ?? []) lines.push(`- ${cell(describeWaiver(w))}`);
       lines.push('', ...fenced(clip(c.failure ?? '', 3000)), '');
     }
@@ -104,7 +132,12 @@ export function renderMarkdown(run: RunReport): string {
   }
   const notRun = report.checks.filter((c) => c.status === 'not_run');
   if (notRun.length > 0) {
-    lines.push('## Not run (the run was interrupted)', '', ...notRun.map((c) => `- ${md(c.name)} (${md(c.requirements.join(', '))})`), '');
+    lines.push(
+      '## Not run (the run was interrupted)',
+      '',
+      ...notRun.map((c) => `- ${md(c.name)} (${md(c.requirements.join(', '))})`),
+      '',
+    );
   }
   const notVerifiable = report.requirements.filter((r) => r.status === 'not_verifiable');
   if (notVerifiable.length > 0) {
@@ -119,12 +152,21 @@ export function renderMarkdown(run: RunReport): string {
     lines.push('');
   }
   if (report.loadWouldDecide.length > 0) {
-    lines.push('## Left to the load probes', '', `Run with \`--with-load\` (the k6 probes, against the same target) to decide: ${report.loadWouldDecide.map((id) => md(id)).join(', ')} (what a probe does not observe within its budget stays not verifiable).`, '');
+    lines.push(
+      '## Left to the load probes',
+      '',
+      `Run with \`--with-load\` (the k6 probes, against the same target) to decide: ${report.loadWouldDecide.map((id) => md(id)).join(', ')} (what a probe does not observe within its budget stays not verifiable).`,
+      '',
+    );
   }
   if (report.load.length > 0) {
     lines.push('## Load probes (k6)', '', '| Probe | Verdict | Failed thresholds | Finished |', '|---|---|---|---|');
-    const verdict = (probe: (typeof report.load)[number]) => (probe.notFinished !== undefined ? `⏹ ${probe.notFinished.reason}` : probe.passed ? '✅ passed' : '❌ failed');
-    for (const probe of report.load) lines.push(`| ${cell(probe.probe)} | ${cell(verdict(probe))} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`);
+    const verdict = (probe: (typeof report.load)[number]) =>
+      probe.notFinished !== undefined ? `⏹ ${probe.notFinished.reason}` : probe.passed ? '✅ passed' : '❌ failed';
+    for (const probe of report.load)
+      lines.push(
+        `| ${cell(probe.probe)} | ${cell(verdict(probe))} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`,
+      );
     lines.push('');
   }
   lines.push('## Requirement matrix', '', '| Requirement | Level | Status | Checks |', '|---|---|---|---|');
@@ -134,7 +176,14 @@ export function renderMarkdown(run: RunReport): string {
   lines.push('');
   if (report.controlGaps.length > 0) {
     // Last, as Pact ends with the provider states it found no handler for.
-    lines.push('## Test-control states and inspections the target does not offer', '', 'See control-openapi.json; each would make these requirements verifiable.', '', '| State or inspection | Would unlock |', '|---|---|');
+    lines.push(
+      '## Test-control states and inspections the target does not offer',
+      '',
+      'See control-openapi.json; each would make these requirements verifiable.',
+      '',
+      '| State or inspection | Would unlock |',
+      '|---|---|',
+    );
     for (const gap of report.controlGaps) lines.push(`| ${gap.capability} | ${cell(gap.unlocks.join(', ') || '–')} |`);
     lines.push('');
   }

@@ -8,7 +8,14 @@ import { controlGaps, type ControlGap } from './control-gaps.ts';
 import { requirementsFailedBy, type CheckResult } from './results.ts';
 import type { WaiverSummary } from './waivers.ts';
 
-export type RequirementStatus = 'passed' | 'failed' | 'waived' | 'observed' | 'not_verifiable' | 'not_run' | 'not_checked';
+export type RequirementStatus =
+  | 'passed'
+  | 'failed'
+  | 'waived'
+  | 'observed'
+  | 'not_verifiable'
+  | 'not_run'
+  | 'not_checked';
 
 export interface RequirementVerdict {
   readonly id: string;
@@ -52,7 +59,17 @@ export interface RunReport {
   readonly counts: {
     readonly checks: { passed: number; failed: number; skipped: number; waived: number; notRun: number };
     readonly observations: number;
-    readonly requirements: { verified: number; passed: number; failed: number; waived: number; notVerifiable: number; observed: number; notRun: number; notChecked: number; total: number };
+    readonly requirements: {
+      verified: number;
+      passed: number;
+      failed: number;
+      waived: number;
+      notVerifiable: number;
+      observed: number;
+      notRun: number;
+      notChecked: number;
+      total: number;
+    };
   };
   readonly requests: { readonly sent: number; readonly planned: number; readonly rateLimited: number };
   readonly requirements: readonly RequirementVerdict[];
@@ -75,10 +92,24 @@ export interface RunReport {
  * MUST requirements a k6 probe covers (catalogue: checks 'load') that these verdicts leave
  * undecided; against a remote target, not those the probes judge only against the reference. Pure.
  */
-export function loadDecides(verdicts: ReadonlyArray<Pick<RequirementVerdict, 'id' | 'level' | 'status'>>, target: 'embedded' | 'remote' = 'embedded'): string[] {
-  const byLoad = new Set<string>(requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id));
+export function loadDecides(
+  verdicts: ReadonlyArray<Pick<RequirementVerdict, 'id' | 'level' | 'status'>>,
+  target: 'embedded' | 'remote' = 'embedded',
+): string[] {
+  const byLoad = new Set<string>(
+    requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id),
+  );
   if (target === 'remote') for (const id of REFERENCE_ONLY_PROBE_REQUIREMENTS) byLoad.delete(id);
-  return verdicts.filter((v) => byLoad.has(v.id) && v.level === 'MUST' && v.status !== 'passed' && v.status !== 'failed' && v.status !== 'waived').map((v) => v.id);
+  return verdicts
+    .filter(
+      (v) =>
+        byLoad.has(v.id) &&
+        v.level === 'MUST' &&
+        v.status !== 'passed' &&
+        v.status !== 'failed' &&
+        v.status !== 'waived',
+    )
+    .map((v) => v.id);
 }
 
 function unique(values: Iterable<string>): string[] {
@@ -96,17 +127,36 @@ export function judgeRequirement(
     ...tagged.flatMap((c) => c.observations.filter((o) => o.requirement === requirement.id).map((o) => o.text)),
     ...load.flatMap((p) => p.requirementObservations?.[requirement.id] ?? []),
   ]);
-  const probeVerdicts = load.flatMap((p) => (p.requirements[requirement.id] === undefined || p.notFinished !== undefined ? [] : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }]));
+  const probeVerdicts = load.flatMap((p) =>
+    p.requirements[requirement.id] === undefined || p.notFinished !== undefined
+      ? []
+      : [{ probe: p.probe, verdict: p.requirements[requirement.id]! }],
+  );
   const unfinished = load.filter((p) => p.notFinished?.covers.includes(requirement.id) === true);
-  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, checks: tagged.map((c) => c.name), observations };
+  const base = {
+    id: requirement.id,
+    level: requirement.level,
+    section: requirement.section,
+    text: requirement.text,
+    checks: tagged.map((c) => c.name),
+    observations,
+  };
   // A check failed only by other requirements' verdicts (t.verify) passed this one; a failure a
   // waiver covers for this requirement makes it `waived` (never `passed`).
   const failsThis = (c: CheckResult) => requirementsFailedBy(c).includes(requirement.id);
   const failing = tagged.filter(failsThis);
   const waived = failing.some((c) => c.waivedRequirements?.includes(requirement.id) === true);
-  const failed = failing.some((c) => c.waivedRequirements?.includes(requirement.id) !== true) || probeVerdicts.some((p) => p.verdict === 'failed');
-  const passed = tagged.some((c) => c.status === 'passed' || ((c.status === 'failed' || c.status === 'waived') && !failsThis(c))) || probeVerdicts.some((p) => p.verdict === 'passed');
-  const probesHeard = load.filter((p) => p.requirements[requirement.id] !== undefined || p.requirementObservations?.[requirement.id] !== undefined).map((p) => p.probe);
+  const failed =
+    failing.some((c) => c.waivedRequirements?.includes(requirement.id) !== true) ||
+    probeVerdicts.some((p) => p.verdict === 'failed');
+  const passed =
+    tagged.some((c) => c.status === 'passed' || ((c.status === 'failed' || c.status === 'waived') && !failsThis(c))) ||
+    probeVerdicts.some((p) => p.verdict === 'passed');
+  const probesHeard = load
+    .filter(
+      (p) => p.requirements[requirement.id] !== undefined || p.requirementObservations?.[requirement.id] !== undefined,
+    )
+    .map((p) => p.probe);
   const source = probesHeard.length > 0 ? `k6 ${probesHeard.join(', ')}` : undefined;
   const notVerifiableBecause = unique([
     ...tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!),
@@ -114,8 +164,14 @@ export function judgeRequirement(
   ]);
   // Checks an interrupted run never reached, and probes that did not finish, say nothing about the
   // target: "not run", not "not verifiable" and never "failed".
-  const undecided: RequirementStatus = unfinished.length > 0 ? 'not_run'
-    : tagged.some((c) => c.status === 'skipped') ? 'not_verifiable' : tagged.length > 0 ? 'not_run' : 'not_checked';
+  const undecided: RequirementStatus =
+    unfinished.length > 0
+      ? 'not_run'
+      : tagged.some((c) => c.status === 'skipped')
+        ? 'not_verifiable'
+        : tagged.length > 0
+          ? 'not_run'
+          : 'not_checked';
   let status: RequirementStatus;
   if (requirement.level === 'OBSERVE') {
     status = passed || failed || observations.length > 0 ? 'observed' : undecided;
@@ -193,8 +249,18 @@ export function buildReport(input: ReportInput): RunReport {
     regressions,
     fixed,
     history: [
-      ...input.previous.map((p) => ({ startedAt: p.startedAt, passed: p.counts.requirements.passed, failed: p.counts.requirements.failed, notVerifiable: p.counts.requirements.notVerifiable })),
-      { startedAt: input.startedAt, passed: requirementCounts.passed, failed: requirementCounts.failed, notVerifiable: requirementCounts.notVerifiable },
+      ...input.previous.map((p) => ({
+        startedAt: p.startedAt,
+        passed: p.counts.requirements.passed,
+        failed: p.counts.requirements.failed,
+        notVerifiable: p.counts.requirements.notVerifiable,
+      })),
+      {
+        startedAt: input.startedAt,
+        passed: requirementCounts.passed,
+        failed: requirementCounts.failed,
+        notVerifiable: requirementCounts.notVerifiable,
+      },
     ].slice(-30),
     unhandledErrors: input.unhandledErrors,
     interrupted: input.interrupted,
@@ -209,5 +275,11 @@ export function exitCodeOf(report: RunReport): 0 | 1 {
   if (report.dryRun) return 0;
   const mustFailed = report.requirements.some((r) => r.level === 'MUST' && r.status === 'failed');
   const failedChecks = report.counts.checks.failed > 0;
-  return mustFailed || failedChecks || report.unhandledErrors.length > 0 || report.interrupted || report.waivers.expired.length > 0 ? 1 : 0;
+  return mustFailed ||
+    failedChecks ||
+    report.unhandledErrors.length > 0 ||
+    report.interrupted ||
+    report.waivers.expired.length > 0
+    ? 1
+    : 0;
 }

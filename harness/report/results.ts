@@ -49,13 +49,17 @@ export interface CheckResult {
 }
 
 /** The requirements a failed check fails: those its verdicts name, or every one it verifies. */
-export function requirementsFailedBy(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): readonly string[] {
+export function requirementsFailedBy(
+  check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>,
+): readonly string[] {
   if (check.status !== 'failed' && check.status !== 'waived') return [];
   return check.failedRequirements ?? check.requirements;
 }
 
 /** "A, B" for a plain failure; "failed A · passed B, C" when per-requirement verdicts split it. */
-export function failedRequirementsText(check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>): string {
+export function failedRequirementsText(
+  check: Pick<CheckResult, 'status' | 'requirements' | 'failedRequirements'>,
+): string {
   const failed = requirementsFailedBy(check);
   if (check.failedRequirements === undefined) return failed.join(', ');
   const passed = check.requirements.filter((id) => !failed.includes(id));

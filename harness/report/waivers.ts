@@ -50,7 +50,8 @@ export function parseWaivers(value: unknown, file: string): Waiver[] {
   }
   return list.map((entry: unknown, index): Waiver => {
     const where = `${file}: waivers[${index}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new WaiverError(`${where} must be an object with at least "requirement"`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw new WaiverError(`${where} must be an object with at least "requirement"`);
     const record = entry as Record<string, unknown>;
     const text = (field: (typeof FIELDS)[number]): string | undefined => {
       const v = record[field];
@@ -59,10 +60,17 @@ export function parseWaivers(value: unknown, file: string): Waiver[] {
       return v;
     };
     const requirement = text('requirement');
-    if (requirement === undefined || requirement === '') throw new WaiverError(`${where} names no "requirement"; give a requirement id of requirements/catalogue.ts`);
-    if (!isRequirementId(requirement)) throw new WaiverError(`${where}.requirement "${requirement}" is not a requirement id of requirements/catalogue.ts`);
+    if (requirement === undefined || requirement === '')
+      throw new WaiverError(`${where} names no "requirement"; give a requirement id of requirements/catalogue.ts`);
+    if (!isRequirementId(requirement))
+      throw new WaiverError(
+        `${where}.requirement "${requirement}" is not a requirement id of requirements/catalogue.ts`,
+      );
     const expires = text('expires');
-    if (expires !== undefined && !isDate(expires)) throw new WaiverError(`${where}.expires "${expires}" is not a date; write YYYY-MM-DD (the last day the waiver holds)`);
+    if (expires !== undefined && !isDate(expires))
+      throw new WaiverError(
+        `${where}.expires "${expires}" is not a date; write YYYY-MM-DD (the last day the waiver holds)`,
+      );
     const check = text('check');
     if (check === '') throw new WaiverError(`${where}.check is empty; name a check or leave the field out`);
     return { requirement, check, reason: text('reason'), ticket: text('ticket'), expires };
@@ -71,7 +79,10 @@ export function parseWaivers(value: unknown, file: string): Waiver[] {
 
 /** Reads and validates a waiver file; a missing or unparsable file is a WaiverError (one line). */
 export function loadWaiverFile(path: string): Waiver[] {
-  if (!existsSync(path)) throw new WaiverError(`waiver file ${path} does not exist; create it (occ run --update-waivers writes one) or fix --waivers / WAIVERS_FILE`);
+  if (!existsSync(path))
+    throw new WaiverError(
+      `waiver file ${path} does not exist; create it (occ run --update-waivers writes one) or fix --waivers / WAIVERS_FILE`,
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
@@ -107,7 +118,17 @@ export function applyWaivers(
   options: { readonly strict: boolean; readonly today: string; readonly file?: string | undefined },
 ): { checks: CheckResult[]; summary: WaiverSummary } {
   if (waivers === undefined || options.strict) {
-    return { checks: [...checks], summary: { mode: waivers === undefined && !options.strict ? 'none' : 'strict', file: options.file, entries: waivers?.length ?? 0, applied: [], expired: [], unused: [] } };
+    return {
+      checks: [...checks],
+      summary: {
+        mode: waivers === undefined && !options.strict ? 'none' : 'strict',
+        file: options.file,
+        entries: waivers?.length ?? 0,
+        applied: [],
+        expired: [],
+        unused: [],
+      },
+    };
   }
   const live = waivers.filter((w) => !isExpired(w, options.today));
   const used = new Map<Waiver, string[]>();
@@ -116,12 +137,24 @@ export function applyWaivers(
     if (failed.length === 0) return check;
     const waivedRequirements = failed.filter((id) => live.some((w) => covers(w, check, id)));
     if (waivedRequirements.length === 0) return check;
-    for (const w of live) if (waivedRequirements.some((id) => covers(w, check, id))) used.set(w, [...(used.get(w) ?? []), check.name]);
+    for (const w of live)
+      if (waivedRequirements.some((id) => covers(w, check, id))) used.set(w, [...(used.get(w) ?? []), check.name]);
     const all = waivedRequirements.length === failed.length;
-    return { ...check, ...(all ? { status: 'waived' as const } : {}), waivedRequirements, waivers: live.filter((w) => waivedRequirements.some((id) => covers(w, check, id))) };
+    return {
+      ...check,
+      ...(all ? { status: 'waived' as const } : {}),
+      waivedRequirements,
+      waivers: live.filter((w) => waivedRequirements.some((id) => covers(w, check, id))),
+    };
   });
   // Unused: a check its waiver could cover ran (passed or failed) yet the waiver covered nothing.
-  const ran = (w: Waiver) => checks.some((c) => (c.status === 'passed' || c.status === 'failed') && c.requirements.includes(w.requirement) && (w.check === undefined || w.check === c.name));
+  const ran = (w: Waiver) =>
+    checks.some(
+      (c) =>
+        (c.status === 'passed' || c.status === 'failed') &&
+        c.requirements.includes(w.requirement) &&
+        (w.check === undefined || w.check === c.name),
+    );
   return {
     checks: result,
     summary: {
@@ -137,7 +170,11 @@ export function applyWaivers(
 
 /** "CDRS-WINDOW-MAX-31D (check "…", ticket OPS-1, expires 2026-12-31)": a waiver on one line. */
 export function describeWaiver(w: Waiver): string {
-  const details = [w.check === undefined ? undefined : `check "${w.check}"`, w.ticket === undefined ? undefined : `ticket ${w.ticket}`, w.expires === undefined ? 'no expiry' : `expires ${w.expires}`].filter((d) => d !== undefined);
+  const details = [
+    w.check === undefined ? undefined : `check "${w.check}"`,
+    w.ticket === undefined ? undefined : `ticket ${w.ticket}`,
+    w.expires === undefined ? 'no expiry' : `expires ${w.expires}`,
+  ].filter((d) => d !== undefined);
   return `${w.requirement} (${details.join(', ')})${w.reason === undefined ? '' : `: ${w.reason}`}`;
 }
 
@@ -146,17 +183,28 @@ export function describeWaiver(w: Waiver): string {
  * expiry null for a person to fill). Existing entries are kept exactly as they are, unknown
  * fields included; a failure an existing entry already covers is not added again. Pure.
  */
-export function withFailuresAdded(existing: unknown, checks: readonly CheckResult[]): { file: { waivers: unknown[] } & Record<string, unknown>; added: number } {
-  const base = typeof existing === 'object' && existing !== null && Array.isArray((existing as { waivers?: unknown }).waivers)
-    ? (existing as { waivers: unknown[] } & Record<string, unknown>)
-    : { waivers: [] as unknown[] };
+export function withFailuresAdded(
+  existing: unknown,
+  checks: readonly CheckResult[],
+): { file: { waivers: unknown[] } & Record<string, unknown>; added: number } {
+  const base =
+    typeof existing === 'object' && existing !== null && Array.isArray((existing as { waivers?: unknown }).waivers)
+      ? (existing as { waivers: unknown[] } & Record<string, unknown>)
+      : { waivers: [] as unknown[] };
   const current = base.waivers.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null);
-  const known = (requirement: string, check: string) => current.some((e) => e.requirement === requirement && (e.check === undefined || e.check === null || e.check === check));
+  const known = (requirement: string, check: string) =>
+    current.some(
+      (e) => e.requirement === requirement && (e.check === undefined || e.check === null || e.check === check),
+    );
   const additions: Record<string, unknown>[] = [];
   for (const check of checks) {
     const stillFailing = requirementsFailedBy(check);
     for (const requirement of stillFailing) {
-      if (known(requirement, check.name) || additions.some((a) => a.requirement === requirement && a.check === check.name)) continue;
+      if (
+        known(requirement, check.name) ||
+        additions.some((a) => a.requirement === requirement && a.check === check.name)
+      )
+        continue;
       additions.push({ requirement, check: check.name, reason: null, ticket: null, expires: null });
     }
   }
@@ -170,7 +218,9 @@ export function updateWaiverFile(path: string, checks: readonly CheckResult[]): 
     try {
       existing = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new WaiverError(`${path} is not valid JSON (${(error as Error).message.split('\n')[0]}); fix it before --update-waivers adds to it`);
+      throw new WaiverError(
+        `${path} is not valid JSON (${(error as Error).message.split('\n')[0]}); fix it before --update-waivers adds to it`,
+      );
     }
     parseWaivers(existing, path);
   }
@@ -181,7 +231,9 @@ export function updateWaiverFile(path: string, checks: readonly CheckResult[]): 
 
 /** The waiver mode in words, as every report format states it. */
 export function waiverModeText(summary: WaiverSummary): string {
-  if (summary.mode === 'strict') return `strict: every waiver ignored${summary.file === undefined ? '' : ` (${summary.entries} in ${summary.file})`}`;
-  if (summary.mode === 'waivers') return `waivers applied from ${summary.file ?? 'the waiver file'} (${summary.entries} entr${summary.entries === 1 ? 'y' : 'ies'}: ${summary.applied.length} used, ${summary.unused.length} unused, ${summary.expired.length} expired)`;
+  if (summary.mode === 'strict')
+    return `strict: every waiver ignored${summary.file === undefined ? '' : ` (${summary.entries} in ${summary.file})`}`;
+  if (summary.mode === 'waivers')
+    return `waivers applied from ${summary.file ?? 'the waiver file'} (${summary.entries} entr${summary.entries === 1 ? 'y' : 'ies'}: ${summary.applied.length} used, ${summary.unused.length} unused, ${summary.expired.length} expired)`;
   return 'no waiver file';
 }

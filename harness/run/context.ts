@@ -27,7 +27,9 @@ export interface RunTarget {
    * The test-control endpoint (CONTROL_URL; the embedded reference's own) and what it offers,
    * read once per run (every capability assumed on a dry run, which sends nothing).
    */
-  readonly control: { readonly url: string; readonly token: string; readonly offered: readonly ControlCapability[] } | undefined;
+  readonly control:
+    | { readonly url: string; readonly token: string; readonly offered: readonly ControlCapability[] }
+    | undefined;
   /** Journal of test-control states set up and not yet torn down (a private temporary file). */
   readonly controlJournal: string;
   /** The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one. */
@@ -42,8 +44,11 @@ export interface RunTarget {
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
   readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
   readonly agents: {
-    readonly provisioned?: string | undefined; readonly unprovisioned?: string | undefined; readonly foreign?: string | undefined;
-    readonly noTrunk?: string | undefined; readonly noDialer?: string | undefined;
+    readonly provisioned?: string | undefined;
+    readonly unprovisioned?: string | undefined;
+    readonly foreign?: string | undefined;
+    readonly noTrunk?: string | undefined;
+    readonly noDialer?: string | undefined;
   };
   readonly destinationNumber: string | undefined;
   readonly allowOriginate: boolean;

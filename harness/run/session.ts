@@ -41,12 +41,16 @@ export function session(): Session {
     }),
     contract: createContract(),
     control: target.control === undefined ? undefined : createControlTransport(target.control),
-    receiver: target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
-      ? undefined
-      : createReceiverClient({
-        queryUrl: target.receiverLocalUrl, publicUrl: target.receiverPublicUrl, caPem: target.receiverCaPem,
-        token: target.receiverToken, remote: target.receiverRemote,
-      }),
+    receiver:
+      target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
+        ? undefined
+        : createReceiverClient({
+            queryUrl: target.receiverLocalUrl,
+            publicUrl: target.receiverPublicUrl,
+            caPem: target.receiverCaPem,
+            token: target.receiverToken,
+            remote: target.receiverRemote,
+          }),
   };
   return current;
 }

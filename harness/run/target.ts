@@ -33,7 +33,13 @@ export interface EmbeddedTarget {
     readonly controlToken: string;
     readonly tokens: Readonly<Record<TokenName, string>>;
     readonly oauth: { readonly clientId: string; readonly clientSecret: string };
-    readonly agents: { readonly provisioned: string; readonly unprovisioned: string; readonly foreign: string; readonly noTrunk: string; readonly noDialer: string };
+    readonly agents: {
+      readonly provisioned: string;
+      readonly unprovisioned: string;
+      readonly foreign: string;
+      readonly noTrunk: string;
+      readonly noDialer: string;
+    };
   };
   /** Calls originated and not yet ended (each ends with a call.ended event). */
   callsInProgress(): number;
@@ -41,7 +47,10 @@ export interface EmbeddedTarget {
 }
 
 /** Starts a fresh embedded target with exactly these faults on, trusting the receiver's CA. */
-export type StartEmbeddedTarget = (options: { readonly faults: readonly string[]; readonly trustedCaPem: readonly string[] }) => Promise<EmbeddedTarget>;
+export type StartEmbeddedTarget = (options: {
+  readonly faults: readonly string[];
+  readonly trustedCaPem: readonly string[];
+}) => Promise<EmbeddedTarget>;
 
 /** What the starter of a run decides about it; the first user of a process's run decides (./lifecycle.ts). */
 export interface RunOptions {
@@ -68,7 +77,11 @@ export interface RunOptions {
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
 
 /** What the control endpoint offers, read once per run: given by the caller, or asked here; every capability on a dry run. */
-async function offeredCapabilities(endpoint: ControlEndpoint, dryRun: boolean, given?: readonly ControlCapability[]): Promise<ControlCapability[]> {
+async function offeredCapabilities(
+  endpoint: ControlEndpoint,
+  dryRun: boolean,
+  given?: readonly ControlCapability[],
+): Promise<ControlCapability[]> {
   if (dryRun) return [...controlCapabilities];
   if (given !== undefined) return [...given];
   const { states, inspections } = await createControlTransport(endpoint).capabilities();
@@ -118,9 +131,11 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
     dryRun,
   };
 
-  const startReference = (faults: readonly string[]): Promise<EmbeddedTarget> => options.startEmbedded({
-    faults, trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
-  });
+  const startReference = (faults: readonly string[]): Promise<EmbeddedTarget> =>
+    options.startEmbedded({
+      faults,
+      trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
+    });
   const embeddedTarget = async (faults: readonly string[]): Promise<RunTarget> => {
     const fixtures = reference?.fixtures;
     return {
@@ -129,10 +144,14 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       baseUrl: reference?.baseUrl ?? 'http://127.0.0.1:0/v1',
       authUrl: reference?.authUrl ?? 'http://127.0.0.1:0',
       // The embedded target is just a target whose control endpoint offers everything, asked the same way.
-      control: fixtures === undefined ? undefined : {
-        url: fixtures.controlUrl, token: fixtures.controlToken,
-        offered: await offeredCapabilities({ url: fixtures.controlUrl, token: fixtures.controlToken }, false),
-      },
+      control:
+        fixtures === undefined
+          ? undefined
+          : {
+              url: fixtures.controlUrl,
+              token: fixtures.controlToken,
+              offered: await offeredCapabilities({ url: fixtures.controlUrl, token: fixtures.controlToken }, false),
+            },
       receiverLocalUrl: receiver?.localUrl ?? 'https://127.0.0.1:0',
       receiverPublicUrl: receiver?.url ?? 'https://127.0.0.1:0',
       receiverCaPem: receiver?.caCertPem,
@@ -143,7 +162,10 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       agents: fixtures?.agents ?? {},
       destinationNumber: config.destinationNumber ?? '+15005550006',
       requestsPerMinute: undefined,
-      secrets: fixtures === undefined ? [] : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
+      secrets:
+        fixtures === undefined
+          ? []
+          : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
       faults,
     };
   };
@@ -169,9 +191,18 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       kind: 'remote',
       baseUrl: config.target.baseUrl,
       authUrl: config.target.authUrl,
-      control: config.control === undefined ? undefined : { ...config.control, offered: await offeredCapabilities(config.control, dryRun, options.controlCapabilities) },
+      control:
+        config.control === undefined
+          ? undefined
+          : {
+              ...config.control,
+              offered: await offeredCapabilities(config.control, dryRun, options.controlCapabilities),
+            },
       receiverLocalUrl: service?.url ?? receiver?.localUrl,
-      receiverPublicUrl: service === undefined ? receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined) : config.webhookPublicUrl,
+      receiverPublicUrl:
+        service === undefined
+          ? (receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined))
+          : config.webhookPublicUrl,
       receiverCaPem: receiver?.caCertPem,
       receiverRemote: service !== undefined,
       receiverToken: service?.token,
@@ -191,7 +222,13 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       const failed = await sweepStates(controlJournal, createControlTransport(target.control));
       for (const line of failed) process.stderr.write(`conformance: could not tear down control state ${line}\n`);
     }
-    const api = createApiClient({ baseUrl: target.baseUrl, timeoutMs: target.requestTimeoutMs, requestsPerMinute: target.requestsPerMinute, rateWindowMs: target.rateWindowMs, secrets: target.secrets });
+    const api = createApiClient({
+      baseUrl: target.baseUrl,
+      timeoutMs: target.requestTimeoutMs,
+      requestsPerMinute: target.requestsPerMinute,
+      rateWindowMs: target.rateWindowMs,
+      secrets: target.secrets,
+    });
     try {
       const { failed } = await sweepHooks(hookJournal, api, target.tokens);
       for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);
@@ -209,7 +246,8 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
     projects: new Set(),
     callsInProgress: () => reference?.callsInProgress() ?? 0,
     async switchFaults(faults) {
-      if (run.context.target.kind !== 'embedded' || dryRun) throw new Error('only the embedded reference server has fault switches');
+      if (run.context.target.kind !== 'embedded' || dryRun)
+        throw new Error('only the embedded reference server has fault switches');
       await sweep();
       await reference?.close();
       receiver?.clear();

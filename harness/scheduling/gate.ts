@@ -32,7 +32,14 @@ const ALONE_STATES: readonly ControlCapability[] = ['clock-advanced', 'balance-u
 /** States whose effect reaches only POST /calls, which no check sends without holding `webhooks` (check.ts). */
 const ORIGINATION_STATES: readonly ControlCapability[] = ['originate-failing', 'engine-not-configured'];
 /** States that issue tokens their teardown revokes by the state's label. */
-const LABELLED_STATES: readonly ControlCapability[] = ['token-issued', 'token-revoked', 'account-suspended', 'account-without-trunk', 'account-without-dialer', 'agent-not-provisioned'];
+const LABELLED_STATES: readonly ControlCapability[] = [
+  'token-issued',
+  'token-revoked',
+  'account-suspended',
+  'account-without-trunk',
+  'account-without-dialer',
+  'agent-not-provisioned',
+];
 
 /**
  * What a check claims from the start, from the control capabilities it declares; nothing when it
@@ -44,7 +51,8 @@ export function claimsOf(control: readonly ControlCapability[] = [], ownServer =
   const claims: Claim[] = ['check'];
   if (control.some((c) => ALONE_STATES.includes(c))) claims.push('alone');
   if (control.includes('event-emitted') || control.some((c) => ORIGINATION_STATES.includes(c))) claims.push('webhooks');
-  for (const state of control) if (LABELLED_STATES.includes(state)) claims.push(`state:${state === 'token-revoked' ? 'token-issued' : state}`);
+  for (const state of control)
+    if (LABELLED_STATES.includes(state)) claims.push(`state:${state === 'token-revoked' ? 'token-issued' : state}`);
   return claims;
 }
 
@@ -70,7 +78,11 @@ export interface ClaimedRequest {
  *   what its subscriptions receive and neither emits nor originates (check.ts unwatchedSubscriptions).
  * `breaks(schema, value)`: whether the value breaks openapi.json's components.schemas[schema].
  */
-export function requestClaim(request: ClaimedRequest, breaks: (schema: 'CallCreate' | 'HookCreate', value: unknown) => boolean, unwatchedReceiver?: string): 'webhooks' | undefined {
+export function requestClaim(
+  request: ClaimedRequest,
+  breaks: (schema: 'CallCreate' | 'HookCreate', value: unknown) => boolean,
+  unwatchedReceiver?: string,
+): 'webhooks' | undefined {
   if (request.method !== 'POST' || (request.path !== '/hooks' && request.path !== '/calls')) return undefined;
   if (request.form !== undefined) return 'webhooks';
   let value = request.json;
@@ -83,7 +95,10 @@ export function requestClaim(request: ClaimedRequest, breaks: (schema: 'CallCrea
   }
   if (request.path === '/hooks') {
     const target = (value as { target_url?: unknown } | null)?.target_url;
-    const unwatched = unwatchedReceiver !== undefined && typeof target === 'string' && target.startsWith(`${unwatchedReceiver.replace(/\/+$/, '')}/`);
+    const unwatched =
+      unwatchedReceiver !== undefined &&
+      typeof target === 'string' &&
+      target.startsWith(`${unwatchedReceiver.replace(/\/+$/, '')}/`);
     return breaks('HookCreate', value) || unwatched ? undefined : 'webhooks';
   }
   return breaks('CallCreate', value) && !couldOriginate(value) ? undefined : 'webhooks';
@@ -112,8 +127,17 @@ export const ALONE_STREAK_GRACE_MS = 50;
 /** Longest an originating check's claim outlives it, waiting for its calls to end. */
 const LINGER_LIMIT_MS = 30_000;
 
-interface EntryWaiter { readonly id: string; readonly file: string; readonly claims: readonly Claim[]; readonly grant: () => void }
-interface ClaimWaiter { readonly id: string; readonly claim: Claim; readonly grant: () => void }
+interface EntryWaiter {
+  readonly id: string;
+  readonly file: string;
+  readonly claims: readonly Claim[];
+  readonly grant: () => void;
+}
+interface ClaimWaiter {
+  readonly id: string;
+  readonly claim: Claim;
+  readonly grant: () => void;
+}
 
 /** The scheduling itself, in memory (pure but for the callbacks it resolves). */
 export class Gate {
@@ -209,7 +233,13 @@ export class Gate {
     } else {
       if (running?.claims.has('alone') === true) {
         this.endStreak();
-        this.streak = { file: running.file, timer: setTimeout(() => { this.endStreak(); this.pump(); }, ALONE_STREAK_GRACE_MS) };
+        this.streak = {
+          file: running.file,
+          timer: setTimeout(() => {
+            this.endStreak();
+            this.pump();
+          }, ALONE_STREAK_GRACE_MS),
+        };
         this.streak.timer.unref();
       }
       this.running.delete(id);
@@ -230,7 +260,12 @@ export class Gate {
   private pump(): void {
     for (const waiter of [...this.claimWaiters]) {
       const held = this.running.get(waiter.id);
-      if (held === undefined || this.othersConflict(waiter.id, [waiter.claim]) || this.heldForStreak(held.file, [waiter.claim])) continue;
+      if (
+        held === undefined ||
+        this.othersConflict(waiter.id, [waiter.claim]) ||
+        this.heldForStreak(held.file, [waiter.claim])
+      )
+        continue;
       held.claims.add(waiter.claim);
       this.claimWaiters.splice(this.claimWaiters.indexOf(waiter), 1);
       waiter.grant();
@@ -267,7 +302,10 @@ export interface GateServer {
   /** Where the workers reach it (the run context's `gate`). */
   readonly address: GateAddress;
   /** A vitest reporter: the run's files when it starts, each file when it ends. */
-  readonly reporter: { onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void; onTestModuleEnd(module: TestModule): void };
+  readonly reporter: {
+    onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void;
+    onTestModuleEnd(module: TestModule): void;
+  };
   close(): Promise<void>;
 }
 
@@ -285,7 +323,9 @@ export async function startGate(gate = new Gate()): Promise<GateServer> {
     }
     let raw = '';
     request.setEncoding('utf8');
-    request.on('data', (chunk: string) => { raw += chunk; });
+    request.on('data', (chunk: string) => {
+      raw += chunk;
+    });
     request.on('end', () => {
       let body: { id?: unknown; file?: unknown; claims?: unknown; claim?: unknown; originates?: unknown };
       try {
@@ -310,8 +350,7 @@ export async function startGate(gate = new Gate()): Promise<GateServer> {
           if (body.originates === true) gate.originates(id);
           answer();
         });
-      }
-      else if (request.url === '/leave') {
+      } else if (request.url === '/leave') {
         gate.leave(id);
         answer();
       } else response.writeHead(404).end();
@@ -323,13 +362,15 @@ export async function startGate(gate = new Gate()): Promise<GateServer> {
   return {
     address: { url: `http://127.0.0.1:${port}`, token },
     reporter: {
-      onTestRunStart: (specifications) => gate.setFiles(specifications.map((s) => ({ project: s.project.name, file: s.moduleId }))),
+      onTestRunStart: (specifications) =>
+        gate.setFiles(specifications.map((s) => ({ project: s.project.name, file: s.moduleId }))),
       onTestModuleEnd: (module) => gate.fileEnded(module.moduleId),
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -344,7 +385,12 @@ export interface Pass {
 const OPEN: Pass = { claim: async () => undefined, leave: async () => undefined };
 
 /** Enters the run's gate (waits for its turn); with no gate, passes at once. */
-export async function enterGate(gate: GateAddress | undefined, file: string, claims: readonly Claim[], signal?: AbortSignal): Promise<Pass> {
+export async function enterGate(
+  gate: GateAddress | undefined,
+  file: string,
+  claims: readonly Claim[],
+  signal?: AbortSignal,
+): Promise<Pass> {
   if (gate === undefined) return OPEN;
   const { url, token } = gate;
   const id = randomBytes(12).toString('hex');
@@ -352,8 +398,12 @@ export async function enterGate(gate: GateAddress | undefined, file: string, cla
   const post = async (path: string, body: Record<string, unknown>, cancellable = true): Promise<void> => {
     // undici (the API client's, already loaded in the worker), without a timeout: the wait is the check's, bounded by its own.
     const response = await request(`${url}${path}`, {
-      method: 'POST', body: JSON.stringify({ id, ...body }), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      headersTimeout: 0, bodyTimeout: 0, ...(signal === undefined || !cancellable ? {} : { signal }),
+      method: 'POST',
+      body: JSON.stringify({ id, ...body }),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      ...(signal === undefined || !cancellable ? {} : { signal }),
     });
     await response.body.dump();
     if (response.statusCode !== 204) throw new Error(`the run's check gate (${path}) answered ${response.statusCode}`);

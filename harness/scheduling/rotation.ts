@@ -42,20 +42,32 @@ export function probesPlanned(count: number, perRunRemote: number): number {
 /** Planned requests of probes that cost several each: all of them embedded; remotely the costliest `perRunRemote`. */
 export function probesCost(costs: readonly number[], perRunRemote: number): number {
   if (session().target.kind !== 'remote') return costs.reduce((sum, cost) => sum + cost, 0);
-  return [...costs].sort((a, b) => b - a).slice(0, perRunRemote).reduce((sum, cost) => sum + cost, 0);
+  return [...costs]
+    .sort((a, b) => b - a)
+    .slice(0, perRunRemote)
+    .reduce((sum, cost) => sum + cost, 0);
 }
 
 /**
  * The probes this run sends: all of them embedded; remotely this run's slice, recorded as an
  * observation naming what the other runs cover.
  */
-export function probesForRun<T>(t: CheckTools, cases: readonly T[], perRunRemote: number, requirement: RequirementId, describe: (probe: T) => string): readonly T[] {
+export function probesForRun<T>(
+  t: CheckTools,
+  cases: readonly T[],
+  perRunRemote: number,
+  requirement: RequirementId,
+  describe: (probe: T) => string,
+): readonly T[] {
   if (t.target.kind !== 'remote') return cases;
   const seed = runSeed();
   const slice = sliceForRun(cases, perRunRemote, seed);
   if (slice.slices > 1) {
     const others = cases.filter((c) => !slice.chosen.includes(c)).map(describe);
-    t.observe(requirement, `request budget: this run (seed ${seed}) sent slice ${slice.index + 1} of ${slice.slices} of this check's near-miss probes (${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`);
+    t.observe(
+      requirement,
+      `request budget: this run (seed ${seed}) sent slice ${slice.index + 1} of ${slice.slices} of this check's near-miss probes (${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
+    );
   }
   return slice.chosen;
 }
@@ -68,7 +80,15 @@ export function probesForRun<T>(t: CheckTools, cases: readonly T[], perRunRemote
  * records `note` as an observation ("slice i of k", read by the remote self-proof). Use only for
  * members whose requirements other checks of the same run also verify.
  */
-export function turnOf<T>(members: readonly T[], member: T, perRun: number, remote: boolean, group: string, describe: (m: T) => string = String, seed?: number): Turn {
+export function turnOf<T>(
+  members: readonly T[],
+  member: T,
+  perRun: number,
+  remote: boolean,
+  group: string,
+  describe: (m: T) => string = String,
+  seed?: number,
+): Turn {
   if (!remote) return { runs: true, note: '' };
   seed ??= runSeed();
   const slice = sliceForRun(members, perRun, seed);
@@ -87,8 +107,15 @@ const WAYS = ['configured fixtures', 'a control state'] as const;
  * the target's control endpoint: where both can run against a remote target they take turns,
  * one per run (the request budget); otherwise each runs whenever its needs are met.
  */
-export function wayOf(way: 'fixtures' | 'control', needs: { readonly fixtures: Needs; readonly control: Needs }, requirement: RequirementId): Turn {
+export function wayOf(
+  way: 'fixtures' | 'control',
+  needs: { readonly fixtures: Needs; readonly control: Needs },
+  requirement: RequirementId,
+): Turn {
   const target = session().target;
-  const both = target.kind === 'remote' && notVerifiableReason(needs.fixtures, target) === undefined && notVerifiableReason(needs.control, target) === undefined;
+  const both =
+    target.kind === 'remote' &&
+    notVerifiableReason(needs.fixtures, target) === undefined &&
+    notVerifiableReason(needs.control, target) === undefined;
   return turnOf(WAYS, way === 'fixtures' ? WAYS[0] : WAYS[1], 1, both, `the two checks proving ${requirement}`);
 }

@@ -15,7 +15,9 @@ export function seedFromEnvironment(env: Readonly<Record<string, string | undefi
   if (raw === undefined || raw === '') return undefined;
   // The same rule as `conformance --seed`: a whole number below 2^31.
   if (!/^[0-9]{1,10}$/.test(raw) || Number(raw) >= 2 ** 31) {
-    throw new Error(`${SEED_VARIABLE}=${raw} is not a seed: a whole number below 2^31 (e.g. ${SEED_VARIABLE}=123456789)`);
+    throw new Error(
+      `${SEED_VARIABLE}=${raw} is not a seed: a whole number below 2^31 (e.g. ${SEED_VARIABLE}=123456789)`,
+    );
   }
   return Number(raw);
 }

@@ -11,8 +11,12 @@
  */
 import { request } from 'undici';
 import {
-  CONTROL_PROTOCOL, isControlInspection, isControlState,
-  type ControlCapability, type ControlInspection, type ControlState,
+  CONTROL_PROTOCOL,
+  isControlInspection,
+  isControlState,
+  type ControlCapability,
+  type ControlInspection,
+  type ControlState,
 } from '../../contract/control.ts';
 
 export interface ControlEndpoint {
@@ -52,7 +56,11 @@ const TIMEOUT_MS = 15_000; // deliveries-idle may wait up to 10 s on the server
 function describeAnswer(status: number, text: string): string {
   try {
     const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const parts = [String(status), typeof body.error === 'string' ? body.error : '', typeof body.message === 'string' ? `(${body.message.slice(0, 200)})` : ''];
+    const parts = [
+      String(status),
+      typeof body.error === 'string' ? body.error : '',
+      typeof body.message === 'string' ? `(${body.message.slice(0, 200)})` : '',
+    ];
     return parts.filter((p) => p !== '').join(' ');
   } catch {
     return `${status} with a body that is not JSON`;
@@ -60,18 +68,28 @@ function describeAnswer(status: number, text: string): string {
 }
 
 export function createControlTransport(endpoint: ControlEndpoint): ControlTransport {
-  const send = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown; text: string }> => {
+  const send = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: unknown; text: string }> => {
     let response;
     try {
       response = await request(`${endpoint.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${endpoint.token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${endpoint.token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         headersTimeout: TIMEOUT_MS,
         bodyTimeout: TIMEOUT_MS,
       });
     } catch (error) {
-      throw new ControlError(`${method} ${path}: no answer from CONTROL_URL (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new ControlError(
+        `${method} ${path}: no answer from CONTROL_URL (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
     const text = await response.body.text();
     let json: unknown;
@@ -80,10 +98,15 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
     } catch {
       json = undefined;
     }
-    if (response.statusCode === 401) throw new ControlError(`${method} ${path} answered 401: CONTROL_TOKEN is missing or wrong for this endpoint`, 401);
+    if (response.statusCode === 401)
+      throw new ControlError(
+        `${method} ${path} answered 401: CONTROL_TOKEN is missing or wrong for this endpoint`,
+        401,
+      );
     return { status: response.statusCode, json, text };
   };
-  const object = (json: unknown): Values => (json !== null && typeof json === 'object' && !Array.isArray(json) ? json as Values : {});
+  const object = (json: unknown): Values =>
+    json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Values) : {};
 
   return {
     async capabilities() {
@@ -91,29 +114,49 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
       if (status !== 200) throw new ControlError(`GET /capabilities answered ${describeAnswer(status, text)}`, status);
       const body = object(json);
       if (body.protocol !== CONTROL_PROTOCOL || !Array.isArray(body.states) || !Array.isArray(body.inspections)) {
-        throw new ControlError(`GET /capabilities is not an ${CONTROL_PROTOCOL} answer ({protocol, states, inspections}, see control-openapi.json)`, status);
+        throw new ControlError(
+          `GET /capabilities is not an ${CONTROL_PROTOCOL} answer ({protocol, states, inspections}, see control-openapi.json)`,
+          status,
+        );
       }
       // Names outside protocol version 1 are ignored, as the document says.
       return {
         states: (body.states as unknown[]).filter((s): s is ControlState => typeof s === 'string' && isControlState(s)),
-        inspections: (body.inspections as unknown[]).filter((s): s is ControlInspection => typeof s === 'string' && isControlInspection(s)),
+        inspections: (body.inspections as unknown[]).filter(
+          (s): s is ControlInspection => typeof s === 'string' && isControlInspection(s),
+        ),
       };
     },
     async setup(state, params) {
       const { status, json, text } = await send('POST', '/states', { state, params, action: 'setup' });
       if (status !== 200 || json === null || typeof json !== 'object' || Array.isArray(json)) {
-        throw new ControlError(`control: setup of ${state} failed: POST /states answered ${status === 200 ? '200 without a JSON object' : describeAnswer(status, text)}`, status);
+        throw new ControlError(
+          `control: setup of ${state} failed: POST /states answered ${status === 200 ? '200 without a JSON object' : describeAnswer(status, text)}`,
+          status,
+        );
       }
       return json as Values;
     },
     async teardown(state, params, values) {
-      const { status, text } = await send('POST', '/states', { state, params: { ...params, values }, action: 'teardown' });
-      if (status !== 200) throw new ControlError(`control: teardown of ${state} failed: POST /states answered ${describeAnswer(status, text)}`, status);
+      const { status, text } = await send('POST', '/states', {
+        state,
+        params: { ...params, values },
+        action: 'teardown',
+      });
+      if (status !== 200)
+        throw new ControlError(
+          `control: teardown of ${state} failed: POST /states answered ${describeAnswer(status, text)}`,
+          status,
+        );
     },
     async inspect(name, params = {}) {
       const { status, json, text } = await send('POST', '/inspections', { inspection: name, params });
       if (status === 404 && object(json).error === 'not_found') return undefined;
-      if (status !== 200) throw new ControlError(`control: inspection ${name} failed: POST /inspections answered ${describeAnswer(status, text)}`, status);
+      if (status !== 200)
+        throw new ControlError(
+          `control: inspection ${name} failed: POST /inspections answered ${describeAnswer(status, text)}`,
+          status,
+        );
       return object(json);
     },
   };
@@ -126,7 +169,12 @@ export interface HookView {
   readonly status: 'active' | 'disabled';
   readonly disabledReason?: 'deleted' | 'auto_disabled' | null;
   readonly consecutiveFailures: number;
-  readonly deliveries: ReadonlyArray<{ eventId: string; state: string; nextAttemptAt?: number; attempts: ReadonlyArray<{ attempt: number; at: number; outcome: { kind: string; status?: number } }> }>;
+  readonly deliveries: ReadonlyArray<{
+    eventId: string;
+    state: string;
+    nextAttemptAt?: number;
+    attempts: ReadonlyArray<{ attempt: number; at: number; outcome: { kind: string; status?: number } }>;
+  }>;
 }
 
 export interface TokenUsage {
@@ -147,8 +195,21 @@ export interface ControlClient {
   /** Sets up a state for this check (torn down after it); the values it returned. */
   state(name: ControlState, params?: Values): Promise<Values>;
   /** A state that returns a token (and, for most, an agent id) of an account in that condition. */
-  account(name: 'account-suspended' | 'account-without-trunk' | 'account-without-dialer' | 'agent-not-provisioned' | 'balance-upstream-failing' | 'originate-failing' | 'engine-not-configured'): Promise<AccountStateValues>;
-  emit(event: string, fields?: Record<string, unknown>, account?: string): Promise<{ eventId: string; deliveries: number | undefined }>;
+  account(
+    name:
+      | 'account-suspended'
+      | 'account-without-trunk'
+      | 'account-without-dialer'
+      | 'agent-not-provisioned'
+      | 'balance-upstream-failing'
+      | 'originate-failing'
+      | 'engine-not-configured',
+  ): Promise<AccountStateValues>;
+  emit(
+    event: string,
+    fields?: Record<string, unknown>,
+    account?: string,
+  ): Promise<{ eventId: string; deliveries: number | undefined }>;
   advanceClock(ms: number): Promise<void>;
   mintToken(scopes: readonly string[]): Promise<string>;
   revokeToken(token: string): Promise<void>;
@@ -195,8 +256,14 @@ export function targetClockAdvancedBetween(fromMs: number, tillMs: number): bool
 export function createControlClient(scope: ControlScope): ControlClient {
   const allowed = new Set<ControlCapability>(scope.declared);
   const transport = (capability: ControlCapability): ControlTransport => {
-    if (scope.transport === undefined) return scope.fail(`check bug: control ${capability} used without CONTROL_URL (declare it in needs.control, or ask offers() first)`);
-    if (!allowed.has(capability)) return scope.fail(`check bug: control ${capability} used but not declared in needs.control (or asked with offers())`);
+    if (scope.transport === undefined)
+      return scope.fail(
+        `check bug: control ${capability} used without CONTROL_URL (declare it in needs.control, or ask offers() first)`,
+      );
+    if (!allowed.has(capability))
+      return scope.fail(
+        `check bug: control ${capability} used but not declared in needs.control (or asked with offers())`,
+      );
     return scope.transport;
   };
   const state = async (name: ControlState, params: Values = {}): Promise<Values> => {
@@ -223,29 +290,48 @@ export function createControlClient(scope: ControlScope): ControlClient {
     async account(name) {
       const values = await state(name);
       const token = need(values.token, 'token', name, isString);
-      return values.agentId === undefined ? { token } : { token, agentId: need(values.agentId, 'agentId', name, isString) };
+      return values.agentId === undefined
+        ? { token }
+        : { token, agentId: need(values.agentId, 'agentId', name, isString) };
     },
     async emit(event, fields, account) {
-      const values = await state('event-emitted', { event, ...(fields === undefined ? {} : { fields }), ...(account === undefined ? {} : { account }) });
-      return { eventId: need(values.eventId, 'eventId', 'event-emitted', isString), deliveries: typeof values.deliveries === 'number' ? values.deliveries : undefined };
+      const values = await state('event-emitted', {
+        event,
+        ...(fields === undefined ? {} : { fields }),
+        ...(account === undefined ? {} : { account }),
+      });
+      return {
+        eventId: need(values.eventId, 'eventId', 'event-emitted', isString),
+        deliveries: typeof values.deliveries === 'number' ? values.deliveries : undefined,
+      };
     },
     async advanceClock(ms) {
       await state('clock-advanced', { ms });
       clockAdvances.push(Date.now());
     },
-    async mintToken(scopes) { return need((await state('token-issued', { scopes: [...scopes] })).token, 'token', 'token-issued', isString); },
-    async revokeToken(token) { await state('token-revoked', { token }); },
-    async hook(id) { return (await inspect('hook-attempts', { hookId: id })) as HookView | undefined; },
+    async mintToken(scopes) {
+      return need((await state('token-issued', { scopes: [...scopes] })).token, 'token', 'token-issued', isString);
+    },
+    async revokeToken(token) {
+      await state('token-revoked', { token });
+    },
+    async hook(id) {
+      return (await inspect('hook-attempts', { hookId: id })) as HookView | undefined;
+    },
     idle,
     async settle(ms) {
-      if (offers('deliveries-idle') && await idle()) return;
+      if (offers('deliveries-idle') && (await idle())) return;
       await new Promise((resolve) => setTimeout(resolve, ms));
     },
     async clock() {
       const now = (await inspect('clock'))?.now;
       return typeof now === 'number' ? now : scope.fail('control: inspection clock answered without a numeric now');
     },
-    async tokenUsage(token) { return (await inspect('token-last-used', { token })) as TokenUsage | undefined; },
-    async call(callId) { return (await inspect('call-record', { callId })) as Record<string, unknown> | undefined; },
+    async tokenUsage(token) {
+      return (await inspect('token-last-used', { token })) as TokenUsage | undefined;
+    },
+    async call(callId) {
+      return (await inspect('call-record', { callId })) as Record<string, unknown> | undefined;
+    },
   };
 }

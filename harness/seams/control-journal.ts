@@ -21,7 +21,9 @@ interface Entry {
 }
 
 export function journalSetup(path: string, id: string, state: ControlState, params: Values, values: Values): void {
-  appendFileSync(path, `${JSON.stringify({ id, phase: 'setup', state, params, values } satisfies Entry)}\n`, { mode: 0o600 });
+  appendFileSync(path, `${JSON.stringify({ id, phase: 'setup', state, params, values } satisfies Entry)}\n`, {
+    mode: 0o600,
+  });
 }
 
 export function journalTeardown(path: string, id: string): void {
@@ -36,7 +38,13 @@ export function outstandingStates(path: string): Array<Required<Pick<Entry, 'id'
     if (line.trim() === '') continue;
     try {
       const entry = JSON.parse(line) as Entry;
-      if (entry.phase === 'setup' && entry.state !== undefined) live.set(entry.id, { id: entry.id, state: entry.state, params: entry.params ?? {}, values: entry.values ?? {} });
+      if (entry.phase === 'setup' && entry.state !== undefined)
+        live.set(entry.id, {
+          id: entry.id,
+          state: entry.state,
+          params: entry.params ?? {},
+          values: entry.values ?? {},
+        });
       else live.delete(entry.id);
     } catch {
       // a torn last line from an interrupted write: nothing to undo for it

@@ -32,7 +32,8 @@ export async function driveDelivery(
     view = await control.hook(hookId);
     const delivery = deliveryOf(view, eventId);
     if (view === undefined || delivery === undefined) return view;
-    if (done(delivery.attempts.length, view) || delivery.state !== 'pending' || delivery.nextAttemptAt === undefined) return view;
+    if (done(delivery.attempts.length, view) || delivery.state !== 'pending' || delivery.nextAttemptAt === undefined)
+      return view;
     const now = await control.clock();
     await control.advanceClock(Math.max(0, delivery.nextAttemptAt - now));
   }

@@ -80,7 +80,11 @@ const FAILING_PLAN: ResponsePlan = [{ status: 503, times: 3 }, { hang: true, tim
  * originated call causes) and one other kind, rotated across runs by the run's seed (four
  * subscriptions and their deletion saved per run; four consecutive seeds cover every kind).
  */
-export function watchedKinds(target: RunTarget): { kinds: readonly EventType[]; rotatedOut: readonly EventType[]; slice: string } {
+export function watchedKinds(target: RunTarget): {
+  kinds: readonly EventType[];
+  rotatedOut: readonly EventType[];
+  slice: string;
+} {
   if (target.kind !== 'remote' || canEmit(target)) return { kinds: eventTypes, rotatedOut: [], slice: '' };
   const others = eventTypes.filter((event) => event !== 'call.ended');
   const slice = sliceForRun(others, 1, runSeed());
@@ -92,7 +96,13 @@ export function watchedKinds(target: RunTarget): { kinds: readonly EventType[]; 
 }
 
 /** The control capabilities that drive deliveries in the target's own virtual time (webhook-delivery.suite.ts). */
-export const VIRTUAL_TIME_DELIVERIES = ['event-emitted', 'deliveries-idle', 'hook-attempts', 'clock', 'clock-advanced'] as const;
+export const VIRTUAL_TIME_DELIVERIES = [
+  'event-emitted',
+  'deliveries-idle',
+  'hook-attempts',
+  'clock',
+  'clock-advanced',
+] as const;
 
 /**
  * Whether a remote run watches a failing subscription (503s, one unanswered attempt) for the
@@ -101,7 +111,10 @@ export const VIRTUAL_TIME_DELIVERIES = ['event-emitted', 'deliveries-idle', 'hoo
  * whole day of backoff (the request budget: a subscription and its deletion saved).
  */
 export function watchesFailing(target: RunTarget): boolean {
-  return target.kind === 'remote' && !VIRTUAL_TIME_DELIVERIES.every((capability) => target.control?.offered.includes(capability) === true);
+  return (
+    target.kind === 'remote' &&
+    !VIRTUAL_TIME_DELIVERIES.every((capability) => target.control?.offered.includes(capability) === true)
+  );
 }
 
 /**
@@ -119,8 +132,11 @@ export function canEmit(target: RunTarget): boolean {
 }
 
 export function canOriginate(target: RunTarget): boolean {
-  return target.agents.provisioned !== undefined && target.tokens.all !== undefined
-    && (target.kind === 'embedded' || (target.allowOriginate && target.destinationNumber !== undefined));
+  return (
+    target.agents.provisioned !== undefined &&
+    target.tokens.all !== undefined &&
+    (target.kind === 'embedded' || (target.allowOriginate && target.destinationNumber !== undefined))
+  );
 }
 
 /** Whether this configuration can open the watch (it needs a receiver the target reaches, and a cause of events). */
@@ -135,12 +151,21 @@ export function watchOriginates(target: RunTarget): boolean {
 
 /** What opening the watch needs: something that causes events, and a receiver the target reaches. */
 export function watchNeeds(target: RunTarget): Needs {
-  return canEmit(target) ? { tokens: ['all'], webhooks: true, control: ['event-emitted'] } : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
+  return canEmit(target)
+    ? { tokens: ['all'], webhooks: true, control: ['event-emitted'] }
+    : { tokens: ['all'], agents: ['provisioned'], originate: true, webhooks: true };
 }
 
 /** Requests opening sends against a remote target (for --dry-run): the subscriptions, one DELETE, one POST /calls. */
 export function openRequests(target: RunTarget): number {
-  return watchedKinds(target).kinds.length + (acknowledgesCallEnded(target) ? 1 : 0) + 1 + (watchesFailing(target) ? 1 : 0) + 1 + 1;
+  return (
+    watchedKinds(target).kinds.length +
+    (acknowledgesCallEnded(target) ? 1 : 0) +
+    1 +
+    (watchesFailing(target) ? 1 : 0) +
+    1 +
+    1
+  );
 }
 
 /** Requests closing sends: one DELETE per subscription still active. */
@@ -152,10 +177,25 @@ let opening: Promise<Watch> | undefined;
 
 /** The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's. */
 export function openWatch(t: CheckTools): Promise<Watch> {
-  opening ??= handedOver(t) ?? open(t).then(
-    (watch) => handOver({ ok: true, watch: { ...watch, watched: watch.watched.map(({ role, subscription: { remove: _, ...data } }) => ({ role, subscription: data })) } }, watch),
-    (error: unknown) => handOver({ ok: false, message: (error as Error).message }, Promise.reject(error)),
-  );
+  opening ??=
+    handedOver(t) ??
+    open(t).then(
+      (watch) =>
+        handOver(
+          {
+            ok: true,
+            watch: {
+              ...watch,
+              watched: watch.watched.map(({ role, subscription: { remove: _, ...data } }) => ({
+                role,
+                subscription: data,
+              })),
+            },
+          },
+          watch,
+        ),
+      (error: unknown) => handOver({ ok: false, message: (error as Error).message }, Promise.reject(error)),
+    );
   return opening;
 }
 
@@ -167,7 +207,12 @@ export function openWatch(t: CheckTools): Promise<Watch> {
  * the subscriptions (it deletes them). Unset in a sequential run, where one worker keeps the
  * watch in this module.
  */
-type HandOver = { ok: true; watch: Omit<Watch, 'watched'> & { watched: Array<{ role: WatchRole; subscription: SubscriptionData }> } } | { ok: false; message: string };
+type HandOver =
+  | {
+      ok: true;
+      watch: Omit<Watch, 'watched'> & { watched: Array<{ role: WatchRole; subscription: SubscriptionData }> };
+    }
+  | { ok: false; message: string };
 
 function handOver<T>(record: HandOver, result: T): T {
   const file = session().context.watchFile;
@@ -180,7 +225,13 @@ function handedOver(t: CheckTools): Promise<Watch> | undefined {
   if (file === undefined || !existsSync(file)) return undefined;
   const record = JSON.parse(readFileSync(file, 'utf8')) as HandOver;
   if (!record.ok) return Promise.reject(new Error(record.message));
-  return Promise.resolve({ ...record.watch, watched: record.watch.watched.map(({ role, subscription }) => ({ role, subscription: adoptSubscription(t, subscription) })) });
+  return Promise.resolve({
+    ...record.watch,
+    watched: record.watch.watched.map(({ role, subscription }) => ({
+      role,
+      subscription: adoptSubscription(t, subscription),
+    })),
+  });
 }
 
 async function open(t: CheckTools): Promise<Watch> {
@@ -192,16 +243,29 @@ async function open(t: CheckTools): Promise<Watch> {
   const { kinds } = watchedKinds(target);
   for (const event of kinds) {
     const plan = target.kind === 'remote' && event === 'call.ended' ? LIVE_CALL_ENDED_PLAN : undefined;
-    watched.push({ role: 'kind', subscription: await subscribe(tools, { event, ...(plan === undefined ? {} : { plan }) }) });
+    watched.push({
+      role: 'kind',
+      subscription: await subscribe(tools, { event, ...(plan === undefined ? {} : { plan }) }),
+    });
   }
-  if (acknowledgesCallEnded(target)) watched.push({ role: 'kind', subscription: await subscribe(tools, { event: 'call.ended', plan: [{ status: 200 }] }) });
+  if (acknowledgesCallEnded(target))
+    watched.push({
+      role: 'kind',
+      subscription: await subscribe(tools, { event: 'call.ended', plan: [{ status: 200 }] }),
+    });
   const deleted = await subscribe(tools, { event: 'call.ended' });
   const removal = await deleted.remove();
-  t.ensure(removal.status === 204, `DELETE /hooks/{id} of a new subscription answered ${removal.status ?? removal.transportError}, expected 204`);
+  t.ensure(
+    removal.status === 204,
+    `DELETE /hooks/{id} of a new subscription answered ${removal.status ?? removal.transportError}, expected 204`,
+  );
   const deletedAt = Date.now();
   watched.push({ role: 'deleted', subscription: deleted });
   if (watchesFailing(target)) {
-    watched.push({ role: 'failing', subscription: await subscribe(tools, { event: 'call.ended', plan: FAILING_PLAN }) });
+    watched.push({
+      role: 'failing',
+      subscription: await subscribe(tools, { event: 'call.ended', plan: FAILING_PLAN }),
+    });
   }
 
   let callId: string | undefined;
@@ -209,8 +273,15 @@ async function open(t: CheckTools): Promise<Watch> {
   if (canOriginate(target)) {
     // The body of calls.suite's valid-origination check, so this one request serves both (request budget).
     callCreation = await t.call({
-      method: 'POST', path: '/calls', token: t.token('all'),
-      json: { aiAgentId: target.agents.provisioned, toNumber: target.destinationNumber, fromNumber: '+14155550100', metadata: { campaign: WATCH_METADATA_MARKER, attempt: 1, tags: ['a', 'b'] } },
+      method: 'POST',
+      path: '/calls',
+      token: t.token('all'),
+      json: {
+        aiAgentId: target.agents.provisioned,
+        toNumber: target.destinationNumber,
+        fromNumber: '+14155550100',
+        metadata: { campaign: WATCH_METADATA_MARKER, attempt: 1, tags: ['a', 'b'] },
+      },
     });
     t.expectStatus(callCreation, 200);
     callId = (callCreation.json as { callId?: unknown }).callId as string;
@@ -225,7 +296,14 @@ async function open(t: CheckTools): Promise<Watch> {
   }
   const causedAt = Date.now();
   return {
-    watched, causedAt, deadline: causedAt + target.webhookBudgetS * 1000, budgetS: target.webhookBudgetS, callId, callCreation, emitted, deletedAt,
+    watched,
+    causedAt,
+    deadline: causedAt + target.webhookBudgetS * 1000,
+    budgetS: target.webhookBudgetS,
+    callId,
+    callCreation,
+    emitted,
+    deletedAt,
   };
 }
 
@@ -244,7 +322,8 @@ export async function judgeWatch(t: CheckTools, until: (view: WatchView) => bool
   const pollMs = t.target.kind === 'embedded' ? 25 : 500;
   for (;;) {
     const deliveries = new Map<string, Delivery[]>();
-    for (const { subscription } of watch.watched) deliveries.set(subscription.path, await t.receiver.deliveries(subscription.path));
+    for (const { subscription } of watch.watched)
+      deliveries.set(subscription.path, await t.receiver.deliveries(subscription.path));
     const timedOut = Date.now() >= watch.deadline;
     const view = viewOf(watch, deliveries, timedOut);
     if (timedOut || until(view)) return view;
@@ -255,8 +334,13 @@ export async function judgeWatch(t: CheckTools, until: (view: WatchView) => bool
 function viewOf(watch: Watch, deliveries: ReadonlyMap<string, readonly Delivery[]>, timedOut: boolean): WatchView {
   const at = (w: Watched) => [...(deliveries.get(w.subscription.path) ?? [])];
   return {
-    watch, deliveries, timedOut,
+    watch,
+    deliveries,
+    timedOut,
     all: () => watch.watched.flatMap((w) => at(w).map((delivery) => ({ delivery, watched: w }))),
-    of: (role, event) => watch.watched.filter((w) => w.role === role && (event === undefined || w.subscription.event === event)).flatMap(at),
+    of: (role, event) =>
+      watch.watched
+        .filter((w) => w.role === role && (event === undefined || w.subscription.event === event))
+        .flatMap(at),
   };
 }

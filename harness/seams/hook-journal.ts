@@ -42,7 +42,11 @@ export function outstandingHooks(path: string): JournalEntry[] {
  * Deletes every outstanding hook. 204 and 404 both mean gone (404: disabled or never created);
  * anything else is reported so a user can clean up by hand.
  */
-export async function sweepHooks(path: string, api: ApiClient, tokens: Readonly<Record<string, string | undefined>>): Promise<{ deleted: number; failed: string[] }> {
+export async function sweepHooks(
+  path: string,
+  api: ApiClient,
+  tokens: Readonly<Record<string, string | undefined>>,
+): Promise<{ deleted: number; failed: string[] }> {
   let deleted = 0;
   const failed: string[] = [];
   for (const entry of outstandingHooks(path)) {

@@ -41,16 +41,21 @@ export interface ReceiverClient {
    * last list. Throws DeliveryRefused as soon as a delivery to the path was refused while the
    * predicate does not hold yet: waiting longer can't change a wrongly signed delivery.
    */
-  waitFor(path: string, predicate: (deliveries: ReceivedDelivery[]) => boolean, timeoutMs: number): Promise<ReceivedDelivery[]>;
+  waitFor(
+    path: string,
+    predicate: (deliveries: ReceivedDelivery[]) => boolean,
+    timeoutMs: number,
+  ): Promise<ReceivedDelivery[]>;
 }
 
 export class DeliveryRefused extends Error {
   readonly refusal: Refusal;
   constructor(path: string, delivery: ReceivedDelivery & { refusal: Refusal }) {
     const when = new Date(delivery.receivedAt).toISOString();
-    const who = delivery.refusal.by === 'suite'
-      ? 'fails the suite\'s signature verification'
-      : `was refused by the receiver with ${delivery.answeredStatus}`;
+    const who =
+      delivery.refusal.by === 'suite'
+        ? "fails the suite's signature verification"
+        : `was refused by the receiver with ${delivery.answeredStatus}`;
     super(`a delivery to ${path} (received ${when}) ${who}: ${delivery.refusal.reason}: ${delivery.refusal.detail}`);
     this.name = 'DeliveryRefused';
     this.refusal = delivery.refusal;
@@ -60,7 +65,7 @@ export class DeliveryRefused extends Error {
 const RECEIVER_MESSAGES: Record<string, string> = {
   not_found: 'the path is not registered on the receiver (never registered, or expired).',
   method_not_allowed: 'deliveries must use POST.',
-  payload_too_large: 'the body is over the receiver\'s size limit.',
+  payload_too_large: "the body is over the receiver's size limit.",
   no_secret_registered: 'the receiver had no secret for this path yet.',
   invalid_json: 'the body is not valid JSON.',
 };
@@ -69,11 +74,18 @@ const RECEIVER_MESSAGES: Record<string, string> = {
  * The suite's verdict on one stored delivery (pure). `secret` is the path's secret when this
  * process registered it; without one the receiver's own verdict stands.
  */
-export function judgeDelivery(stored: Delivery, secret: string | undefined, toleranceSeconds?: number): ReceivedDelivery {
+export function judgeDelivery(
+  stored: Delivery,
+  secret: string | undefined,
+  toleranceSeconds?: number,
+): ReceivedDelivery {
   const bare = { ...stored, json: undefined, eventId: undefined };
   if (stored.error !== undefined) {
     // Refused by the receiver: its reason, and its detail where it gave one.
-    const detail = stored.signature.detail ?? RECEIVER_MESSAGES[stored.error] ?? `the receiver answered ${String(stored.answeredStatus)} ${stored.error}.`;
+    const detail =
+      stored.signature.detail ??
+      RECEIVER_MESSAGES[stored.error] ??
+      `the receiver answered ${String(stored.answeredStatus)} ${stored.error}.`;
     return { ...bare, refusal: { by: 'receiver', reason: stored.error, detail } };
   }
   if (secret === undefined) return stored;
@@ -87,7 +99,11 @@ export function judgeDelivery(stored: Delivery, secret: string | undefined, tole
     nowSeconds: Math.floor(stored.receivedAt / 1000),
   });
   if (!verdict.ok) {
-    return { ...bare, signature: { ok: false, reason: verdict.reason, detail: verdict.detail }, refusal: { by: 'suite', reason: verdict.reason, detail: verdict.detail } };
+    return {
+      ...bare,
+      signature: { ok: false, reason: verdict.reason, detail: verdict.detail },
+      refusal: { by: 'suite', reason: verdict.reason, detail: verdict.detail },
+    };
   }
   const signature = { ok: true, timestamp: verdict.timestamp };
   let json: unknown;
@@ -95,7 +111,12 @@ export function judgeDelivery(stored: Delivery, secret: string | undefined, tole
     json = JSON.parse(body.toString('utf8'));
   } catch (error) {
     const jsonError = (error as Error).message;
-    return { ...bare, signature, jsonError, refusal: { by: 'suite', reason: 'invalid_json', detail: `The signed body is not valid JSON (${jsonError}).` } };
+    return {
+      ...bare,
+      signature,
+      jsonError,
+      refusal: { by: 'suite', reason: 'invalid_json', detail: `The signed body is not valid JSON (${jsonError}).` },
+    };
   }
   const id = (json as { eventId?: unknown } | null)?.eventId;
   return { ...stored, signature, json, eventId: typeof id === 'string' && id !== '' ? id : undefined };
@@ -129,7 +150,9 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
   const { queryUrl, publicUrl, caPem, token, remote } = connection;
   // Our own loopback receiver with a user-supplied certificate: we may not hold its CA. A remote
   // receiver is verified like any https server (NODE_EXTRA_CA_CERTS adds a private CA).
-  const dispatcher = new Agent({ connect: remote ? {} : caPem === undefined ? { rejectUnauthorized: false } : { ca: caPem } });
+  const dispatcher = new Agent({
+    connect: remote ? {} : caPem === undefined ? { rejectUnauthorized: false } : { ca: caPem },
+  });
   const secrets = new Map<string, string>();
   const pollMs = remote ? 500 : 25;
   const call = async (method: 'GET' | 'PUT', path: string, body?: unknown): Promise<unknown> => {
@@ -138,19 +161,33 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
     let response;
     try {
       response = await request(`${queryUrl}${path}`, {
-        method, dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000, headers,
+        method,
+        dispatcher,
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+        headers,
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      throw new Error(`the receiver at ${queryUrl} could not be reached (${(error as Error).message}); check RECEIVER_URL or the local receiver`);
+      throw new Error(
+        `the receiver at ${queryUrl} could not be reached (${(error as Error).message}); check RECEIVER_URL or the local receiver`,
+      );
     }
     const text = await response.body.text();
-    if (response.statusCode === 401) throw new Error(`the receiver at ${queryUrl} refused the suite's token (401); set RECEIVER_TOKEN to the token the receiver was started with`);
-    if (response.statusCode >= 400) throw new Error(`receiver ${method} ${path.split('?')[0]} answered ${response.statusCode}: ${text.slice(0, 200)}`);
+    if (response.statusCode === 401)
+      throw new Error(
+        `the receiver at ${queryUrl} refused the suite's token (401); set RECEIVER_TOKEN to the token the receiver was started with`,
+      );
+    if (response.statusCode >= 400)
+      throw new Error(
+        `receiver ${method} ${path.split('?')[0]} answered ${response.statusCode}: ${text.slice(0, 200)}`,
+      );
     return text === '' ? undefined : JSON.parse(text);
   };
   const deliveries = async (path: string): Promise<ReceivedDelivery[]> => {
-    const { deliveries: stored } = (await call('GET', `/_receiver/deliveries?path=${encodeURIComponent(path)}`)) as { deliveries: Delivery[] };
+    const { deliveries: stored } = (await call('GET', `/_receiver/deliveries?path=${encodeURIComponent(path)}`)) as {
+      deliveries: Delivery[];
+    };
     return markDuplicates(stored.map((d) => judgeDelivery(d, secrets.get(path))));
   };
   return {
@@ -182,12 +219,22 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
 export async function checkReceiverService(url: string, token: string): Promise<void> {
   let status: number;
   try {
-    const response = await request(`${url}/_receiver/paths`, { headers: { authorization: `Bearer ${token}` }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    const response = await request(`${url}/_receiver/paths`, {
+      headers: { authorization: `Bearer ${token}` },
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
     status = response.statusCode;
     await response.body.dump();
   } catch (error) {
-    throw new Error(`RECEIVER_URL: the receiver at ${url} could not be reached (${(error as Error).message}); check the address, or that npm run receiver is running there`);
+    throw new Error(
+      `RECEIVER_URL: the receiver at ${url} could not be reached (${(error as Error).message}); check the address, or that npm run receiver is running there`,
+    );
   }
-  if (status === 401) throw new Error(`RECEIVER_TOKEN: the receiver at ${url} refused it (401); give the token the receiver was started with`);
-  if (status !== 200) throw new Error(`RECEIVER_URL: ${url}/_receiver/paths answered ${status}, not a webhook receiver of this suite`);
+  if (status === 401)
+    throw new Error(
+      `RECEIVER_TOKEN: the receiver at ${url} refused it (401); give the token the receiver was started with`,
+    );
+  if (status !== 200)
+    throw new Error(`RECEIVER_URL: ${url}/_receiver/paths answered ${status}, not a webhook receiver of this suite`);
 }

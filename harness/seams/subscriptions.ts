@@ -28,10 +28,20 @@ export async function subscribe(
 ): Promise<Subscription> {
   const tokenName = options.tokenName ?? 'all';
   const path = `/hooks/${options.event}/${randomUUID().slice(0, 8)}`;
-  const targetUrl = options.targetUrl ?? (t.target.receiverPublicUrl === undefined ? `https://example.invalid${path}` : `${t.target.receiverPublicUrl}${path}`);
+  const targetUrl =
+    options.targetUrl ??
+    (t.target.receiverPublicUrl === undefined
+      ? `https://example.invalid${path}`
+      : `${t.target.receiverPublicUrl}${path}`);
   const body = { event: options.event, target_url: targetUrl };
-  const creation = await t.call({ method: 'POST', path: '/hooks', token: t.token(tokenName),
-    ...(options.contentType === undefined ? { json: body } : { body: JSON.stringify(body), contentType: options.contentType }) });
+  const creation = await t.call({
+    method: 'POST',
+    path: '/hooks',
+    token: t.token(tokenName),
+    ...(options.contentType === undefined
+      ? { json: body }
+      : { body: JSON.stringify(body), contentType: options.contentType }),
+  });
   t.expectStatus(creation, 200);
   const { id, secret } = creation.json as { id: string; secret: string };
   journalCreated(t.target.hookJournal, id, tokenName);

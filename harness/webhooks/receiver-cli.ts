@@ -26,7 +26,8 @@ import { DEFAULT_MAX_DELIVERIES, startReceiver, type ReceiverOptions } from './r
 
 type Parsed = { ok: true; options: ReceiverOptions } | { ok: false; message: string };
 
-const USAGE = 'configure with env RECEIVER_PORT, RECEIVER_HOST, WEBHOOK_PUBLIC_URL, RECEIVER_TLS_CERT + RECEIVER_TLS_KEY, RECEIVER_TOKEN, RECEIVER_PLAIN_HTTP, RECEIVER_MAX_DELIVERIES, RECEIVER_MAX_AGE_S; the command takes no arguments';
+const USAGE =
+  'configure with env RECEIVER_PORT, RECEIVER_HOST, WEBHOOK_PUBLIC_URL, RECEIVER_TLS_CERT + RECEIVER_TLS_KEY, RECEIVER_TOKEN, RECEIVER_PLAIN_HTTP, RECEIVER_MAX_DELIVERIES, RECEIVER_MAX_AGE_S; the command takes no arguments';
 
 /** A service's default retention: long enough for a run's retries within its time budget. */
 export const SERVICE_MAX_AGE_S = 3600;
@@ -35,10 +36,15 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-function wholeNumber(env: Record<string, string | undefined>, variable: string, max: number): { ok: true; value: number | undefined } | { ok: false; message: string } {
+function wholeNumber(
+  env: Record<string, string | undefined>,
+  variable: string,
+  max: number,
+): { ok: true; value: number | undefined } | { ok: false; message: string } {
   const raw = env[variable]?.trim();
   if (raw === undefined || raw === '') return { ok: true, value: undefined };
-  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) return { ok: false, message: `${variable}="${raw}" must be a whole number from 1 to ${max}` };
+  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
+    return { ok: false, message: `${variable}="${raw}" must be a whole number from 1 to ${max}` };
   return { ok: true, value: Number(raw) };
 }
 
@@ -52,13 +58,20 @@ function readPem(variable: string, path: string): { ok: true; pem: string } | { 
 }
 
 /** Pure validation of the command line and environment into receiver options. */
-export function parseCliConfig(env: Record<string, string | undefined>, argv: readonly string[], read = readPem): Parsed {
+export function parseCliConfig(
+  env: Record<string, string | undefined>,
+  argv: readonly string[],
+  read = readPem,
+): Parsed {
   if (argv.length > 0) return { ok: false, message: `unexpected argument "${argv[0]}"; ${USAGE}` };
   const options: ReceiverOptions = {};
   const port = env.RECEIVER_PORT;
   if (port !== undefined && port !== '') {
     if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) {
-      return { ok: false, message: `RECEIVER_PORT="${port}" is not a port number; use an integer 0..65535 (0 = any free port)` };
+      return {
+        ok: false,
+        message: `RECEIVER_PORT="${port}" is not a port number; use an integer 0..65535 (0 = any free port)`,
+      };
     }
     options.port = Number(port);
   }
@@ -71,13 +84,20 @@ export function parseCliConfig(env: Record<string, string | undefined>, argv: re
     } catch {
       return { ok: false, message: `WEBHOOK_PUBLIC_URL="${publicUrl}" is not a URL; give an absolute https:// URL` };
     }
-    if (protocol !== 'https:') return { ok: false, message: `WEBHOOK_PUBLIC_URL="${publicUrl}" must use https (the API only delivers to https targets)` };
+    if (protocol !== 'https:')
+      return {
+        ok: false,
+        message: `WEBHOOK_PUBLIC_URL="${publicUrl}" must use https (the API only delivers to https targets)`,
+      };
     options.publicUrl = publicUrl;
   }
   const certPath = env.RECEIVER_TLS_CERT;
   const keyPath = env.RECEIVER_TLS_KEY;
   if (Boolean(certPath) !== Boolean(keyPath)) {
-    return { ok: false, message: 'RECEIVER_TLS_CERT and RECEIVER_TLS_KEY must be set together (or neither, to generate a certificate)' };
+    return {
+      ok: false,
+      message: 'RECEIVER_TLS_CERT and RECEIVER_TLS_KEY must be set together (or neither, to generate a certificate)',
+    };
   }
   if (certPath && keyPath) {
     const cert = read('RECEIVER_TLS_CERT', certPath);
@@ -91,17 +111,29 @@ export function parseCliConfig(env: Record<string, string | undefined>, argv: re
     return { ok: false, message: `RECEIVER_PLAIN_HTTP="${env.RECEIVER_PLAIN_HTTP}" must be true or false` };
   }
   if (plain === 'true' || plain === '1' || plain === 'yes') {
-    if (options.tls) return { ok: false, message: 'RECEIVER_PLAIN_HTTP=true and RECEIVER_TLS_CERT exclude each other: plain HTTP is for a receiver behind a TLS-terminating proxy' };
+    if (options.tls)
+      return {
+        ok: false,
+        message:
+          'RECEIVER_PLAIN_HTTP=true and RECEIVER_TLS_CERT exclude each other: plain HTTP is for a receiver behind a TLS-terminating proxy',
+      };
     options.plainHttp = true;
   }
   const token = env.RECEIVER_TOKEN?.trim();
   if (token !== undefined && token !== '') {
-    if (/\s/.test(token) || token.length < 16) return { ok: false, message: 'RECEIVER_TOKEN must be at least 16 characters without spaces (e.g. openssl rand -hex 24)' };
+    if (/\s/.test(token) || token.length < 16)
+      return {
+        ok: false,
+        message: 'RECEIVER_TOKEN must be at least 16 characters without spaces (e.g. openssl rand -hex 24)',
+      };
     options.token = token;
     options.storeOnly = true;
   }
   if (options.host !== undefined && !isLoopbackHost(options.host) && options.token === undefined) {
-    return { ok: false, message: `RECEIVER_HOST=${options.host} is not loopback: set RECEIVER_TOKEN so the deliveries and the pull API are not open to anyone who can reach it` };
+    return {
+      ok: false,
+      message: `RECEIVER_HOST=${options.host} is not loopback: set RECEIVER_TOKEN so the deliveries and the pull API are not open to anyone who can reach it`,
+    };
   }
   const maxDeliveries = wholeNumber(env, 'RECEIVER_MAX_DELIVERIES', 1_000_000);
   if (!maxDeliveries.ok) return maxDeliveries;
@@ -122,7 +154,8 @@ function describeStartError(e: unknown, options: ReceiverOptions): string {
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'EADDRINUSE') return `port ${options.port} is already in use; set RECEIVER_PORT to a free port or 0`;
   if (err.code === 'EADDRNOTAVAIL') return `RECEIVER_HOST=${options.host} is not an address of this machine`;
-  if (options.tls) return `the certificate or key could not be used (${err.message}); check RECEIVER_TLS_CERT / RECEIVER_TLS_KEY are a matching PEM pair`;
+  if (options.tls)
+    return `the certificate or key could not be used (${err.message}); check RECEIVER_TLS_CERT / RECEIVER_TLS_KEY are a matching PEM pair`;
   return `could not start (${err.message})`;
 }
 
@@ -133,7 +166,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   const parsed = parseCliConfig(process.env, argv);
   if (!parsed.ok) fail(parsed.message);
-  const receiver = await startReceiver(parsed.options).catch((e: unknown) => fail(describeStartError(e, parsed.options)));
+  const receiver = await startReceiver(parsed.options).catch((e: unknown) =>
+    fail(describeStartError(e, parsed.options)),
+  );
 
   let caDir: string | undefined;
   if (receiver.caCertPem) {
@@ -144,9 +179,15 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     [
       `Webhook receiver listening on ${receiver.url}`,
       receiver.url !== receiver.localUrl ? `  local URL:      ${receiver.localUrl}` : undefined,
-      caDir ? `  CA certificate: ${join(caDir, 'ca.pem')} (senders trust it via \`ca\`, or NODE_EXTRA_CA_CERTS for node)` : parsed.options.plainHttp ? '  TLS: none here (plain HTTP behind a TLS-terminating proxy)' : '  TLS: user-supplied certificate',
+      caDir
+        ? `  CA certificate: ${join(caDir, 'ca.pem')} (senders trust it via \`ca\`, or NODE_EXTRA_CA_CERTS for node)`
+        : parsed.options.plainHttp
+          ? '  TLS: none here (plain HTTP behind a TLS-terminating proxy)'
+          : '  TLS: user-supplied certificate',
       `  query API:      ${receiver.localUrl}/_receiver/deliveries  (PUT ${receiver.localUrl}/_receiver/paths?path=/hooks/x {secret?, plan?})`,
-      parsed.options.token === undefined ? undefined : `  pull API:       bearer RECEIVER_TOKEN required; store-only (the suite verifies signatures); kept: ${parsed.options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES} deliveries, ${(parsed.options.maxAgeMs ?? 0) / 1000} s`,
+      parsed.options.token === undefined
+        ? undefined
+        : `  pull API:       bearer RECEIVER_TOKEN required; store-only (the suite verifies signatures); kept: ${parsed.options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES} deliveries, ${(parsed.options.maxAgeMs ?? 0) / 1000} s`,
       'Ctrl-C to stop.',
     ]
       .filter((line) => line !== undefined)

@@ -125,10 +125,12 @@ const DEFAULT_PLAN: ResponsePlan = [{ status: 200 }];
 type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 
 export function validatePath(path: unknown): Check<string> {
-  if (typeof path !== 'string' || !path.startsWith('/')) return { ok: false, message: 'path must be a string starting with /' };
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    return { ok: false, message: 'path must be a string starting with /' };
   if (path.length > 512) return { ok: false, message: 'path must be at most 512 characters' };
   if (/[?#\s]/.test(path)) return { ok: false, message: 'path must not contain ?, # or whitespace' };
-  if (path === '/_receiver' || path.startsWith(CONTROL_PREFIX)) return { ok: false, message: 'paths under /_receiver/ are reserved for the query API' };
+  if (path === '/_receiver' || path.startsWith(CONTROL_PREFIX))
+    return { ok: false, message: 'paths under /_receiver/ are reserved for the query API' };
   return { ok: true, value: path };
 }
 
@@ -144,11 +146,18 @@ export function validatePlan(plan: unknown): Check<ResponsePlan> {
   for (const [i, step] of plan.entries()) {
     if (typeof step !== 'object' || step === null) return { ok: false, message: `plan step ${i} must be an object` };
     const s = step as Record<string, unknown>;
-    if (s.times !== undefined && !isPositiveInt(s.times)) return { ok: false, message: `plan step ${i}: times must be an integer >= 1` };
+    if (s.times !== undefined && !isPositiveInt(s.times))
+      return { ok: false, message: `plan step ${i}: times must be an integer >= 1` };
     const times = s.times as number | undefined;
     if (s.hang === true && s.status === undefined) {
       steps.push(times === undefined ? { hang: true } : { hang: true, times });
-    } else if (typeof s.status === 'number' && Number.isInteger(s.status) && s.status >= 200 && s.status <= 599 && s.hang === undefined) {
+    } else if (
+      typeof s.status === 'number' &&
+      Number.isInteger(s.status) &&
+      s.status >= 200 &&
+      s.status <= 599 &&
+      s.hang === undefined
+    ) {
       steps.push(times === undefined ? { status: s.status } : { status: s.status, times });
     } else {
       return { ok: false, message: `plan step ${i} must be {status: 200..599, times?} or {hang: true, times?}` };
@@ -200,7 +209,7 @@ function signatureError(reason: string): string {
     case 'no_secret_registered':
       return 'No signing secret is registered for this path yet, so the delivery cannot be verified.';
     default:
-      return 'The signature does not match the raw body and this path\'s secret.';
+      return "The signature does not match the raw body and this path's secret.";
   }
 }
 
@@ -354,7 +363,10 @@ function splitUrl(url: string | undefined): { pathname: string; query: URLSearch
 }
 
 /** Reads the body up to `limit` bytes; resolves `tooLarge` as soon as the limit is crossed. */
-function readBody(req: IncomingMessage, limit: number): Promise<{ tooLarge: false; body: Buffer } | { tooLarge: true }> {
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ tooLarge: false; body: Buffer } | { tooLarge: true }> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ tooLarge: true });
   return new Promise((resolve) => {
@@ -398,7 +410,8 @@ function normalisePublicUrl(publicUrl: string): string {
   } catch {
     throw new TypeError(`publicUrl "${publicUrl}" is not a valid URL; give an absolute https:// URL`);
   }
-  if (parsed.protocol !== 'https:') throw new TypeError(`publicUrl "${publicUrl}" must use https (the API only delivers to https targets)`);
+  if (parsed.protocol !== 'https:')
+    throw new TypeError(`publicUrl "${publicUrl}" must use https (the API only delivers to https targets)`);
   return publicUrl.replace(/\/+$/, '');
 }
 
@@ -410,13 +423,17 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const maxAgeMs = options.maxAgeMs;
   const storeOnly = options.storeOnly === true;
   const token = options.token;
-  const publicUrl = options.publicUrl === undefined || options.publicUrl === '' ? undefined : normalisePublicUrl(options.publicUrl);
+  const publicUrl =
+    options.publicUrl === undefined || options.publicUrl === '' ? undefined : normalisePublicUrl(options.publicUrl);
   if (!isPositiveInt(maxBodyBytes)) throw new RangeError('maxBodyBytes must be an integer >= 1');
   if (!isPositiveInt(maxPaths)) throw new RangeError('maxPaths must be an integer >= 1');
   if (maxAgeMs !== undefined && !isPositiveInt(maxAgeMs)) throw new RangeError('maxAgeMs must be an integer >= 1');
-  if (token !== undefined && (token === '' || /\s/.test(token))) throw new TypeError('token must be a non-empty string without whitespace');
-  if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0)) throw new RangeError('toleranceSeconds must be >= 0');
-  if (options.plainHttp === true && options.tls !== undefined) throw new TypeError('plainHttp and tls exclude each other');
+  if (token !== undefined && (token === '' || /\s/.test(token)))
+    throw new TypeError('token must be a non-empty string without whitespace');
+  if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0))
+    throw new RangeError('toleranceSeconds must be >= 0');
+  if (options.plainHttp === true && options.tls !== undefined)
+    throw new TypeError('plainHttp and tls exclude each other');
 
   const generated = options.tls || options.plainHttp === true ? undefined : await generateTlsMaterial();
   const tlsMaterial = options.tls ?? generated;
@@ -445,13 +462,16 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     if (setup.secret !== undefined && (typeof setup.secret !== 'string' || setup.secret === '')) {
       throw new TypeError('secret must be a non-empty string');
     }
-    if (setup.secret !== undefined && storeOnly) throw new TypeError('this receiver is store-only: it never takes a secret (the suite verifies signatures)');
+    if (setup.secret !== undefined && storeOnly)
+      throw new TypeError('this receiver is store-only: it never takes a secret (the suite verifies signatures)');
     const plan = setup.plan === undefined ? undefined : validatePlan(setup.plan);
     if (plan && !plan.ok) throw new TypeError(plan.message);
     expire();
     const existing = registrations.get(path);
     const secret = setup.secret ?? existing?.secret;
-    const cursor = plan ? { plan: plan.value, index: 0, usedInStep: 0 } : (existing?.cursor ?? { plan: DEFAULT_PLAN, index: 0, usedInStep: 0 });
+    const cursor = plan
+      ? { plan: plan.value, index: 0, usedInStep: 0 }
+      : (existing?.cursor ?? { plan: DEFAULT_PLAN, index: 0, usedInStep: 0 });
     registrations.delete(path); // re-insert: the Map stays in registration order for expiry
     registrations.set(path, { secret, cursor, registeredAt: Date.now() });
     if (registrations.size > maxPaths) registrations.delete(registrations.keys().next().value as string);
@@ -480,8 +500,23 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
 
   async function handleDelivery(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     const receivedAt = Date.now();
-    const base = { path: pathname, method: req.method ?? '', receivedAt, headers: flattenHeaders(req.headers), rawHeaders: req.rawHeaders, json: undefined, duplicate: false };
-    const refuse = (status: number, error: string, message: string, body: Buffer = Buffer.alloc(0), signature: Delivery['signature'] = { ok: false, reason: 'not_checked' }, extra?: Record<string, string>): void => {
+    const base = {
+      path: pathname,
+      method: req.method ?? '',
+      receivedAt,
+      headers: flattenHeaders(req.headers),
+      rawHeaders: req.rawHeaders,
+      json: undefined,
+      duplicate: false,
+    };
+    const refuse = (
+      status: number,
+      error: string,
+      message: string,
+      body: Buffer = Buffer.alloc(0),
+      signature: Delivery['signature'] = { ok: false, reason: 'not_checked' },
+      extra?: Record<string, string>,
+    ): void => {
       record({ ...base, body, signature, answeredStatus: status, error });
       sendJson(res, status, { error, message }, extra);
     };
@@ -499,16 +534,25 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const read = await readBody(req, maxBodyBytes);
     if (read.tooLarge) {
       // Close the connection: the rest of an oversized body is not worth reading.
-      return refuse(413, 'payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`, undefined, undefined, { connection: 'close' });
+      return refuse(413, 'payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`, undefined, undefined, {
+        connection: 'close',
+      });
     }
     const body = read.body;
     const rawBody = body.toString('utf8');
     let signature: Delivery['signature'];
     if (storeOnly) {
-      signature = { ok: false, reason: 'not_verified', detail: 'This receiver stores deliveries unverified; the suite verifies the signature.' };
+      signature = {
+        ok: false,
+        reason: 'not_verified',
+        detail: 'This receiver stores deliveries unverified; the suite verifies the signature.',
+      };
     } else {
       if (reg.secret === undefined) {
-        return refuse(401, 'no_secret_registered', signatureError('no_secret_registered'), body, { ok: false, reason: 'no_secret_registered' });
+        return refuse(401, 'no_secret_registered', signatureError('no_secret_registered'), body, {
+          ok: false,
+          reason: 'no_secret_registered',
+        });
       }
       const header = req.headers[SIGNATURE_HEADER];
       const verdict = verifySignature({
@@ -518,7 +562,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         toleranceSeconds: tolerance,
       });
       if (!verdict.ok) {
-        return refuse(401, verdict.reason, verdict.detail, body, { ok: false, reason: verdict.reason, detail: verdict.detail });
+        return refuse(401, verdict.reason, verdict.detail, body, {
+          ok: false,
+          reason: verdict.reason,
+          detail: verdict.detail,
+        });
       }
       signature = { ok: true, timestamp: verdict.timestamp };
     }
@@ -548,19 +596,30 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     sendAck(res, step.status);
   }
 
-  async function handleControl(req: IncomingMessage, res: ServerResponse, pathname: string, query: URLSearchParams): Promise<void> {
+  async function handleControl(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    query: URLSearchParams,
+  ): Promise<void> {
     const route = pathname.slice(CONTROL_PREFIX.length);
     const method = req.method ?? '';
     if (route === 'health' && method === 'GET') return sendJson(res, 200, { ok: true });
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
       req.resume();
-      return sendJson(res, 401, { error: 'unauthorized', message: 'The query API needs Authorization: Bearer <RECEIVER_TOKEN>.' }, { 'www-authenticate': 'Bearer realm="receiver"' });
+      return sendJson(
+        res,
+        401,
+        { error: 'unauthorized', message: 'The query API needs Authorization: Bearer <RECEIVER_TOKEN>.' },
+        { 'www-authenticate': 'Bearer realm="receiver"' },
+      );
     }
     if (route === 'deliveries' && method === 'GET') {
       const path = query.get('path') ?? undefined;
       const sinceRaw = query.get('since');
       const since = sinceRaw === null ? 0 : Number(sinceRaw);
-      if (!Number.isSafeInteger(since) || since < 0) return sendJson(res, 400, { error: 'invalid_input', message: 'since must be a non-negative integer.' });
+      if (!Number.isSafeInteger(since) || since < 0)
+        return sendJson(res, 400, { error: 'invalid_input', message: 'since must be a non-negative integer.' });
       return sendJson(res, 200, { deliveries: deliveries(path, since) });
     }
     if (route === 'deliveries' && method === 'DELETE') {
@@ -576,7 +635,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       const path = validatePath(query.get('path'));
       if (!path.ok) return sendJson(res, 400, { error: 'invalid_input', message: `Query parameter ${path.message}.` });
       const read = await readBody(req, maxBodyBytes);
-      if (read.tooLarge) return sendJson(res, 413, { error: 'payload_too_large', message: 'Body too large.' }, { connection: 'close' });
+      if (read.tooLarge)
+        return sendJson(res, 413, { error: 'payload_too_large', message: 'Body too large.' }, { connection: 'close' });
       let body: unknown;
       try {
         body = read.body.length === 0 ? {} : JSON.parse(read.body.toString('utf8'));
@@ -588,18 +648,23 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       }
       const { secret, plan } = body as { secret?: unknown; plan?: unknown };
       if (secret !== undefined && storeOnly) {
-        return sendJson(res, 400, { error: 'invalid_input', message: 'This receiver is store-only and never takes a secret: the suite verifies signatures itself.' });
+        return sendJson(res, 400, {
+          error: 'invalid_input',
+          message: 'This receiver is store-only and never takes a secret: the suite verifies signatures itself.',
+        });
       }
       if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
         return sendJson(res, 400, { error: 'invalid_input', message: 'secret must be a non-empty string.' });
       }
       const checkedPlan = plan === undefined ? undefined : validatePlan(plan);
-      if (checkedPlan && !checkedPlan.ok) return sendJson(res, 400, { error: 'invalid_input', message: `${checkedPlan.message}.` });
+      if (checkedPlan && !checkedPlan.ok)
+        return sendJson(res, 400, { error: 'invalid_input', message: `${checkedPlan.message}.` });
       register(path.value, { secret, plan: checkedPlan?.value });
       return sendJson(res, 200, describe(path.value));
     }
     const known = route === 'health' || route === 'deliveries' || route === 'paths';
-    if (known) return sendJson(res, 405, { error: 'method_not_allowed', message: `${method} is not supported on ${pathname}.` });
+    if (known)
+      return sendJson(res, 405, { error: 'method_not_allowed', message: `${method} is not supported on ${pathname}.` });
     return sendJson(res, 404, { error: 'not_found', message: `No query API route ${pathname}.` });
   }
 
@@ -611,15 +676,24 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   // Last line of defence: a bug must cost one request, never the process, and never leak a stack.
   const guard = (res: ServerResponse, work: Promise<void>): void => {
     work.catch(() => {
-      if (!res.headersSent) sendJson(res, 500, { error: 'receiver_error', message: 'The receiver failed to handle this request.' });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: 'receiver_error', message: 'The receiver failed to handle this request.' });
       else res.destroy();
     });
   };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const { pathname, query } = splitUrl(req.url);
-    guard(res, pathname.startsWith(CONTROL_PREFIX) ? handleControl(req, res, pathname, query) : handleDelivery(req, res, pathname));
+    guard(
+      res,
+      pathname.startsWith(CONTROL_PREFIX)
+        ? handleControl(req, res, pathname, query)
+        : handleDelivery(req, res, pathname),
+    );
   };
-  const server = tlsMaterial === undefined ? createPlainServer(handler) : createServer({ cert: tlsMaterial.cert, key: tlsMaterial.key }, handler);
+  const server =
+    tlsMaterial === undefined
+      ? createPlainServer(handler)
+      : createServer({ cert: tlsMaterial.cert, key: tlsMaterial.key }, handler);
   // A sender that doesn't trust our certificate is its problem to report, not ours to crash on.
   server.on('tlsClientError', () => {});
 
@@ -639,7 +713,10 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       const { pathname, query } = splitUrl(req.url);
       if (!pathname.startsWith(CONTROL_PREFIX)) {
         req.resume();
-        return sendJson(res, 404, { error: 'not_found', message: 'This port serves only the query API (/_receiver/); deliveries go to the receiver\'s main port.' });
+        return sendJson(res, 404, {
+          error: 'not_found',
+          message: "This port serves only the query API (/_receiver/); deliveries go to the receiver's main port.",
+        });
       }
       guard(res, handleControl(req, res, pathname, query));
     });
@@ -649,7 +726,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     });
     queryServer = only;
   }
-  const queryUrl = queryServer === undefined ? undefined : `http://127.0.0.1:${(queryServer.address() as AddressInfo).port}`;
+  const queryUrl =
+    queryServer === undefined ? undefined : `http://127.0.0.1:${(queryServer.address() as AddressInfo).port}`;
 
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {

@@ -30,11 +30,21 @@ const MIN_REMAINING_MS = DAY_MS;
 export function usable(material: unknown, now = Date.now()): material is TlsMaterial {
   if (typeof material !== 'object' || material === null) return false;
   const { caCertPem, cert, key } = material as Record<string, unknown>;
-  if (typeof caCertPem !== 'string' || typeof cert !== 'string' || typeof key !== 'string' || !key.includes('PRIVATE KEY')) return false;
+  if (
+    typeof caCertPem !== 'string' ||
+    typeof cert !== 'string' ||
+    typeof key !== 'string' ||
+    !key.includes('PRIVATE KEY')
+  )
+    return false;
   try {
     const server = new X509Certificate(cert);
     const ca = new X509Certificate(caCertPem);
-    return server.verify(ca.publicKey) && Date.parse(server.validFrom) <= now && Date.parse(server.validTo) - now >= MIN_REMAINING_MS;
+    return (
+      server.verify(ca.publicKey) &&
+      Date.parse(server.validFrom) <= now &&
+      Date.parse(server.validTo) - now >= MIN_REMAINING_MS
+    );
   } catch {
     return false;
   }

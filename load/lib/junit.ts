@@ -52,20 +52,27 @@ export function observedAnything(metric: SummaryMetric): boolean {
 }
 
 export function xmlEscape(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;')
-    // Characters XML 1.0 cannot carry at all.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+  return (
+    value
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+      // Characters XML 1.0 cannot carry at all.
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+  );
 }
 
 /** Every threshold expression of the run, in the order of `meta` then any unlabelled rest. */
 export function thresholdResults(data: SummaryData, meta: readonly ThresholdMeta[]): ThresholdResult[] {
   const byKey = new Map(meta.map((m) => [m.key, m]));
-  const keys = [...meta.map((m) => m.key), ...Object.keys(data.metrics).filter((k) => !byKey.has(k)).sort()];
+  const keys = [
+    ...meta.map((m) => m.key),
+    ...Object.keys(data.metrics)
+      .filter((k) => !byKey.has(k))
+      .sort(),
+  ];
   const results: ThresholdResult[] = [];
   for (const key of keys) {
     const metric = data.metrics[key];
@@ -100,7 +107,8 @@ export function junitXml(suite: string, data: SummaryData, meta: readonly Thresh
   const cases = results.map((r) => {
     const name = xmlEscape(`${r.key} ${r.expression} — ${r.description}`);
     const open = `    <testcase classname="${xmlEscape(`${suite}.${r.requirement}`)}" name="${name}" time="0">`;
-    if (r.ok && !r.observed) return `${open}\n      <skipped message="not observed: no sample within the probe"/>\n    </testcase>`;
+    if (r.ok && !r.observed)
+      return `${open}\n      <skipped message="not observed: no sample within the probe"/>\n    </testcase>`;
     if (r.ok) return `${open}</testcase>`;
     const message = xmlEscape(`threshold ${r.key}: ${r.expression} crossed`);
     return `${open}\n      <failure message="${message}" type="threshold">${xmlEscape(`${r.requirement}: ${r.description}\nobserved: ${formatValues(r.values)}`)}</failure>\n    </testcase>`;

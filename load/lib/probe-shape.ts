@@ -73,7 +73,15 @@ export function rateLimitShape(limit: number, windowMs: number): RateLimitShape 
   let overRequests = 0;
   while ((overRequests + 1) * slotMs <= overMs) overRequests++;
   const setupMaxRequests = 2 * limit + 10;
-  return { underPerWindow, overPerWindow, overMs, slotMs, setupMaxRequests, overRequests, maxRequests: setupMaxRequests + underPerWindow + overRequests };
+  return {
+    underPerWindow,
+    overPerWindow,
+    overMs,
+    slotMs,
+    setupMaxRequests,
+    overRequests,
+    maxRequests: setupMaxRequests + underPerWindow + overRequests,
+  };
 }
 
 /** One probe's request count for `--dry-run --with-load`: an upper bound, and how it is made up. */
@@ -93,11 +101,15 @@ export function probeRequests(target: { remote: boolean; limit: number; windowMs
   const windowMs = target.remote ? target.windowMs : REFERENCE_WINDOW_MS;
   const rate = rateLimitShape(target.limit, windowMs);
   return [
-    { probe: 'webhook-retry', maxRequests: hooks.total, detail: `${hooks.hooks} subscriptions created and deleted${hooks.calls > 0 ? `, ${hooks.calls} call originated` : ' (events from the reference\'s own API)'}` },
+    {
+      probe: 'webhook-retry',
+      maxRequests: hooks.total,
+      detail: `${hooks.hooks} subscriptions created and deleted${hooks.calls > 0 ? `, ${hooks.calls} call originated` : " (events from the reference's own API)"}`,
+    },
     {
       probe: 'rate-limit',
       maxRequests: rate.maxRequests,
-      detail: `at most ${rate.setupMaxRequests} in the set-up burst (it stops at the first 429), ${rate.underPerWindow} at 90 % of the limit for one window, ${rate.overRequests} at 150 % for ${OVER_WINDOWS} windows (limit ${target.limit} per ${windowMs / 1000} s${target.remote ? '' : ', the probe\'s own reference server'})`,
+      detail: `at most ${rate.setupMaxRequests} in the set-up burst (it stops at the first 429), ${rate.underPerWindow} at 90 % of the limit for one window, ${rate.overRequests} at 150 % for ${OVER_WINDOWS} windows (limit ${target.limit} per ${windowMs / 1000} s${target.remote ? '' : ", the probe's own reference server"})`,
     },
   ];
 }

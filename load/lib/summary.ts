@@ -29,7 +29,12 @@ export function declareSubmetrics(thresholds: Record<string, string[]>, keys: re
   for (const key of keys) thresholds[key] ??= [];
 }
 
-export function buildSummary(probe: string, data: SummaryData, meta: readonly ThresholdMeta[], report: ProbeReport): Record<string, string> {
+export function buildSummary(
+  probe: string,
+  data: SummaryData,
+  meta: readonly ThresholdMeta[],
+  report: ProbeReport,
+): Record<string, string> {
   const results = thresholdResults(data, meta);
   const failed = results.filter((r) => !r.ok);
   const unobserved = results.filter((r) => r.ok && !r.observed).length;
@@ -40,7 +45,14 @@ export function buildSummary(probe: string, data: SummaryData, meta: readonly Th
     generatedAt: new Date().toISOString(),
     passed: failed.length === 0,
     failedThresholds: failed.map((r) => `${r.key} ${r.expression}`),
-    thresholds: results.map((r) => ({ key: r.key, expression: r.expression, ok: r.ok, observed: r.observed, requirement: r.requirement, description: r.description })),
+    thresholds: results.map((r) => ({
+      key: r.key,
+      expression: r.expression,
+      ok: r.ok,
+      observed: r.observed,
+      requirement: r.requirement,
+      description: r.description,
+    })),
     observations: report.observations,
     chart: report.chart,
     summary: { state: data.state ?? null, metrics: data.metrics },

@@ -39,12 +39,26 @@ export interface WindowVerdict {
   readonly refused: number;
 }
 
-export function analyseWindows(samples: readonly Sample[], limit: number, windowMs: number, tolerance: number): WindowVerdict {
+export function analyseWindows(
+  samples: readonly Sample[],
+  limit: number,
+  windowMs: number,
+  tolerance: number,
+): WindowVerdict {
   const refused = samples.filter((s) => s.refused).length;
   const low = Math.ceil(limit * (1 - tolerance));
   const high = Math.floor(limit * (1 + tolerance));
   if (refused === 0) {
-    return { model: 'no refusal', boundariesMs: [], servedPerWindow: [], estimate: 0, windowsUsed: 0, windowsUnderLimit: 0, windowsOverLimit: 0, refused };
+    return {
+      model: 'no refusal',
+      boundariesMs: [],
+      servedPerWindow: [],
+      estimate: 0,
+      windowsUsed: 0,
+      windowsUnderLimit: 0,
+      windowsOverLimit: 0,
+      refused,
+    };
   }
   // A boundary: the first request served after a long run of refusals (5 % of a window's
   // requests, at least 3). Single refusals among served requests are jitter at an expiry, or a
@@ -66,20 +80,35 @@ export function analyseWindows(samples: readonly Sample[], limit: number, window
   const end = samples.at(-1)!.atMs + slot;
   const complete = boundaries.filter((i) => samples[i]!.atMs + windowMs <= end + windowMs / 20);
   if (complete.length > 0) {
-    const servedPerWindow = complete.map((i) => samples.filter((s) => s.served && s.atMs >= samples[i]!.atMs && s.atMs < samples[i]!.atMs + windowMs).length);
+    const servedPerWindow = complete.map(
+      (i) =>
+        samples.filter((s) => s.served && s.atMs >= samples[i]!.atMs && s.atMs < samples[i]!.atMs + windowMs).length,
+    );
     const estimate = servedPerWindow.reduce((a, b) => a + b, 0) / servedPerWindow.length;
     return {
-      model: 'blocks', boundariesMs: boundaries.map((i) => samples[i]!.atMs), servedPerWindow, estimate, windowsUsed: servedPerWindow.length,
-      windowsUnderLimit: servedPerWindow.filter((n) => n < low).length, windowsOverLimit: servedPerWindow.filter((n) => n > high).length, refused,
+      model: 'blocks',
+      boundariesMs: boundaries.map((i) => samples[i]!.atMs),
+      servedPerWindow,
+      estimate,
+      windowsUsed: servedPerWindow.length,
+      windowsUnderLimit: servedPerWindow.filter((n) => n < low).length,
+      windowsOverLimit: servedPerWindow.filter((n) => n > high).length,
+      refused,
     };
   }
   // A trickle: the rate served from the first refusal on, per window.
   const first = samples.findIndex((s) => s.refused);
-  const span = (samples.at(-1)!.atMs - samples[first]!.atMs) || 1;
+  const span = samples.at(-1)!.atMs - samples[first]!.atMs || 1;
   const served = samples.slice(first).filter((s) => s.served).length;
   const estimate = (served * windowMs) / span;
   return {
-    model: 'trickle', boundariesMs: [], servedPerWindow: [], estimate, windowsUsed: span / windowMs,
-    windowsUnderLimit: estimate < low ? 1 : 0, windowsOverLimit: estimate > high ? 1 : 0, refused,
+    model: 'trickle',
+    boundariesMs: [],
+    servedPerWindow: [],
+    estimate,
+    windowsUsed: span / windowMs,
+    windowsUnderLimit: estimate < low ? 1 : 0,
+    windowsOverLimit: estimate > high ? 1 : 0,
+    refused,
   };
 }

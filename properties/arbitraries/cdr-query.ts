@@ -169,10 +169,12 @@ const written = (ns: bigint, w: { offset: string; digits: number }): string => r
 export function windowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
   const both = fc
     .record({ till: recentInstant(nowMs, 60_000, 28 * DAY_MS), span: spanNs, tw: writing, fw: writing, limit })
-    .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
-      query: { from: written(till - span, fw), till: written(till, tw), limit: l },
-      shape: `from and till, span ${span} ns`,
-    }));
+    .map(
+      ({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
+        query: { from: written(till - span, fw), till: written(till, tw), limit: l },
+        shape: `from and till, span ${span} ns`,
+      }),
+    );
   const leap = fc
     .record({
       till: leapDayInstant,
@@ -181,10 +183,12 @@ export function windowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
       fw: writing,
       limit,
     })
-    .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
-      query: { from: written(till - span, fw), till: written(till, tw), limit: l },
-      shape: 'around 2024-02-29',
-    }));
+    .map(
+      ({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
+        query: { from: written(till - span, fw), till: written(till, tw), limit: l },
+        shape: 'around 2024-02-29',
+      }),
+    );
   // Only from: till is now; from is a while back (accepted), beyond 31 days (too wide) or ahead (negative).
   const onlyFrom = fc
     .record({
@@ -196,16 +200,18 @@ export function windowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
       w: writing,
       limit,
     })
-    .map(({ from, w, limit: l }): GeneratedQuery => ({
-      query: { from: written(from, w), limit: l },
-      shape: 'only from',
-    }));
-  const onlyTill = fc
-    .record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit })
-    .map(({ till, w, limit: l }): GeneratedQuery => ({
+    .map(
+      ({ from, w, limit: l }): GeneratedQuery => ({
+        query: { from: written(from, w), limit: l },
+        shape: 'only from',
+      }),
+    );
+  const onlyTill = fc.record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit }).map(
+    ({ till, w, limit: l }): GeneratedQuery => ({
       query: { till: written(till, w), limit: l },
       shape: 'only till',
-    }));
+    }),
+  );
   const neither = limit.map((l): GeneratedQuery => ({ query: { limit: l }, shape: 'neither' }));
   // One side (or both) replaced by something unparseable or by a date alone.
   const broken = fc
@@ -243,22 +249,24 @@ export function windowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
 export function acceptedWindowQuery(nowMs: number): fc.Arbitrary<GeneratedQuery> {
   const both = fc
     .record({ till: recentInstant(nowMs, 60_000, 28 * DAY_MS), span: acceptedSpanNs, tw: writing, fw: writing, limit })
-    .map(({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
-      query: { from: written(till - span, fw), till: written(till, tw), limit: l },
-      shape: `from and till, span ${span} ns`,
-    }));
-  const onlyFrom = fc
-    .record({ from: recentInstant(nowMs, 10 * 60_000, 30 * DAY_MS), w: writing, limit })
-    .map(({ from, w, limit: l }): GeneratedQuery => ({
+    .map(
+      ({ till, span, tw, fw, limit: l }): GeneratedQuery => ({
+        query: { from: written(till - span, fw), till: written(till, tw), limit: l },
+        shape: `from and till, span ${span} ns`,
+      }),
+    );
+  const onlyFrom = fc.record({ from: recentInstant(nowMs, 10 * 60_000, 30 * DAY_MS), w: writing, limit }).map(
+    ({ from, w, limit: l }): GeneratedQuery => ({
       query: { from: written(from, w), limit: l },
       shape: 'only from',
-    }));
-  const onlyTill = fc
-    .record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit })
-    .map(({ till, w, limit: l }): GeneratedQuery => ({
+    }),
+  );
+  const onlyTill = fc.record({ till: recentInstant(nowMs, 60_000, 35 * DAY_MS), w: writing, limit }).map(
+    ({ till, w, limit: l }): GeneratedQuery => ({
       query: { till: written(till, w), limit: l },
       shape: 'only till',
-    }));
+    }),
+  );
   const neither = limit.map((l): GeneratedQuery => ({ query: { limit: l }, shape: 'neither' }));
   return fc.oneof(
     { weight: 5, arbitrary: both },

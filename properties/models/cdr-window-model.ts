@@ -42,7 +42,9 @@ export const WINDOW_ERROR_CODES = ['invalid_timestamp', 'till_must_be_after_from
 export type WindowErrorCode = (typeof WINDOW_ERROR_CODES)[number];
 
 export type ParsedTimestamp =
-  { readonly kind: 'instant'; readonly ns: bigint } | { readonly kind: 'date-only' } | { readonly kind: 'invalid' };
+  | { readonly kind: 'instant'; readonly ns: bigint }
+  | { readonly kind: 'date-only' }
+  | { readonly kind: 'invalid' };
 
 // RFC 3339 date-time (the ISO 8601 profile OpenAPI's format: date-time names): a full date,
 // T, a full time with optional fraction, then Z or a ±HH:MM offset.

@@ -177,14 +177,17 @@ export function runningTimeDeadline(timeoutMs: number, onExpire: () => void): ()
   let credited = 0;
   let last = performance.now();
   let expiring: ReturnType<typeof setImmediate> | undefined;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    credited += Math.min(now - last, 2 * DEADLINE_TICK_MS);
-    last = now;
-    if (credited < timeoutMs) return;
-    clearInterval(ticker);
-    expiring = setImmediate(onExpire);
-  }, Math.min(DEADLINE_TICK_MS, timeoutMs));
+  const ticker = setInterval(
+    () => {
+      const now = performance.now();
+      credited += Math.min(now - last, 2 * DEADLINE_TICK_MS);
+      last = now;
+      if (credited < timeoutMs) return;
+      clearInterval(ticker);
+      expiring = setImmediate(onExpire);
+    },
+    Math.min(DEADLINE_TICK_MS, timeoutMs),
+  );
   return () => {
     clearInterval(ticker);
     if (expiring !== undefined) clearImmediate(expiring);
@@ -232,7 +235,8 @@ function isTerminal(state: DeliveryState): boolean {
 }
 
 function validateBackoff(b: BackoffOptions): BackoffOptions {
-  if (!Number.isFinite(b.firstIntervalMs) || b.firstIntervalMs < 1) throw new RangeError('backoff.firstIntervalMs must be a finite number >= 1 (virtual ms)');
+  if (!Number.isFinite(b.firstIntervalMs) || b.firstIntervalMs < 1)
+    throw new RangeError('backoff.firstIntervalMs must be a finite number >= 1 (virtual ms)');
   if (!Number.isFinite(b.factor) || b.factor < 1) throw new RangeError('backoff.factor must be a finite number >= 1');
   return { firstIntervalMs: b.firstIntervalMs, factor: b.factor };
 }
@@ -244,7 +248,8 @@ function httpsTargetError(targetUrl: string): string | undefined {
   } catch {
     return 'target_url is not a valid URL; nothing was sent';
   }
-  if (url.protocol !== 'https:') return `target_url uses ${url.protocol.replace(/:$/, '')}, not https; the dispatcher only delivers to https targets`;
+  if (url.protocol !== 'https:')
+    return `target_url uses ${url.protocol.replace(/:$/, '')}, not https; the dispatcher only delivers to https targets`;
   return undefined;
 }
 
@@ -255,14 +260,17 @@ function describeError(e: unknown): { timeout: boolean; message: string } {
   // Prefer the socket-level cause (ECONNREFUSED, ECONNRESET, a TLS verification error).
   const cause = err?.cause as { code?: unknown; message?: unknown } | undefined;
   const causeCode = typeof cause?.code === 'string' ? cause.code : undefined;
-  const message = [code, causeCode, typeof err?.message === 'string' ? err.message : String(e)].filter(Boolean).join(': ');
+  const message = [code, causeCode, typeof err?.message === 'string' ? err.message : String(e)]
+    .filter(Boolean)
+    .join(': ');
   return { timeout: false, message };
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { clock, faults } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 1) throw new RangeError('timeoutMs must be a finite number >= 1 (real ms)');
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 1)
+    throw new RangeError('timeoutMs must be a finite number >= 1 (real ms)');
   const backoff = validateBackoff(options.backoff ?? DEFAULT_BACKOFF);
   const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
   if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) throw new RangeError('maxRecords must be an integer >= 1');
@@ -320,7 +328,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (!blockedByStatus(sub)) return;
     for (const d of records.values()) {
       // In-flight attempts complete; their outcome handler sees the status.
-      if (d !== current && d.subscription === sub && d.record.state === 'pending' && d.inFlight === undefined) finish(d, 'abandoned_disabled');
+      if (d !== current && d.subscription === sub && d.record.state === 'pending' && d.inFlight === undefined)
+        finish(d, 'abandoned_disabled');
     }
   }
 
@@ -381,7 +390,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** One HTTP attempt; never rejects. undefined when aborted by close(). */
-  async function send(url: string, headers: Record<string, string>, body: string, abort: AbortController): Promise<AttemptOutcome | undefined> {
+  async function send(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    abort: AbortController,
+  ): Promise<AttemptOutcome | undefined> {
     let timedOut = false;
     const cancelDeadline = runningTimeDeadline(timeoutMs, () => {
       timedOut = true;
@@ -433,7 +447,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function dispatch(subscription: Subscription, payload: Record<string, unknown>): DeliveryRecord {
     if (closed) throw new Error('dispatch() after close(): the dispatcher is closed');
     const eventId = payload.eventId;
-    if (typeof eventId !== 'string' || eventId === '') throw new TypeError('payload.eventId must be a non-empty string');
+    if (typeof eventId !== 'string' || eventId === '')
+      throw new TypeError('payload.eventId must be a non-empty string');
     const record: DeliveryRecord = {
       id: randomUUID(),
       hookId: subscription.id,
@@ -444,7 +459,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       attempts: [],
       state: 'pending',
     };
-    const d: Internal = { record, subscription, body: JSON.stringify(payload), firstAttemptAt: undefined, timer: undefined, inFlight: undefined };
+    const d: Internal = {
+      record,
+      subscription,
+      body: JSON.stringify(payload),
+      firstAttemptAt: undefined,
+      timer: undefined,
+      inFlight: undefined,
+    };
     records.set(record.id, d);
     const refused = httpsTargetError(subscription.targetUrl);
     if (refused !== undefined) {
@@ -469,7 +491,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const now = clock.now();
       for (const d of records.values()) {
         if (d.inFlight) flying.push(d.inFlight.promise);
-        else if (d.record.state === 'pending' && d.record.nextAttemptAt !== undefined && d.record.nextAttemptAt <= now) due = true;
+        else if (d.record.state === 'pending' && d.record.nextAttemptAt !== undefined && d.record.nextAttemptAt <= now)
+          due = true;
       }
       if (flying.length > 0) await Promise.all(flying);
       else if (due) await new Promise<void>((resolve) => setTimeout(resolve, 1));

@@ -16,16 +16,36 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
-const SOURCES = ['cli', 'contract', 'harness', 'reference', 'requirements', 'load', 'suites', 'properties', 'packaging', 'bench']
-  .map((dir) => `${dir}/**/*.ts`).concat(['vitest.config.ts']);
+const SOURCES = [
+  'cli',
+  'contract',
+  'harness',
+  'reference',
+  'requirements',
+  'load',
+  'suites',
+  'properties',
+  'packaging',
+  'bench',
+]
+  .map((dir) => `${dir}/**/*.ts`)
+  .concat(['vitest.config.ts']);
 
 /** The suite's modules and the modules (or JSON documents) each imports, by path from the root. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of globSync(SOURCES, { cwd: root, exclude: (path) => path.includes('node_modules') || path.includes('k6-build') })) {
+  for (const file of globSync(SOURCES, {
+    cwd: root,
+    exclude: (path) => path.includes('node_modules') || path.includes('k6-build'),
+  })) {
     const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
-    graph.set(file, importedFiles.map((i) => i.fileName).filter((name) => name.startsWith('.'))
-      .map((name) => relative(root, resolve(root, dirname(file), name))));
+    graph.set(
+      file,
+      importedFiles
+        .map((i) => i.fileName)
+        .filter((name) => name.startsWith('.'))
+        .map((name) => relative(root, resolve(root, dirname(file), name))),
+    );
   }
   return graph;
 }
@@ -50,10 +70,19 @@ export function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][
 }
 
 /** The imports of files under `from` that reach a path not under one of `allowed`: "a -> b". Pure. */
-export function importsOutside(graph: ReadonlyMap<string, readonly string[]>, from: string, allowed: readonly string[]): string[] {
+export function importsOutside(
+  graph: ReadonlyMap<string, readonly string[]>,
+  from: string,
+  allowed: readonly string[],
+): string[] {
   const inside = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
-  return [...graph].filter(([file]) => inside(file, from))
-    .flatMap(([file, targets]) => targets.filter((target) => !allowed.some((prefix) => inside(target, prefix))).map((target) => `${file} -> ${target}`));
+  return [...graph]
+    .filter(([file]) => inside(file, from))
+    .flatMap(([file, targets]) =>
+      targets
+        .filter((target) => !allowed.some((prefix) => inside(target, prefix)))
+        .map((target) => `${file} -> ${target}`),
+    );
 }
 
 /** The contract's own documents at the root, which the ground floor reads. */
@@ -62,7 +91,7 @@ const DOCUMENTS = ['openapi.json', 'control-openapi.json', 'package.json'];
 describe('the import graph', () => {
   const graph = importGraph();
 
-  it('is read from the suite\'s sources', () => {
+  it("is read from the suite's sources", () => {
     expect(graph.size).toBeGreaterThan(100);
     expect(graph.get('harness/checks/check.ts')).toContain('harness/run/session.ts');
   });
@@ -86,11 +115,26 @@ describe('the import graph', () => {
   });
 
   it('leaves the composition root on top: nothing but cli/ (and the benchmarks that drive it) imports cli/', () => {
-    for (const layer of ['load', 'suites', 'properties']) expect(importsOutside(graph, layer, ['contract', 'requirements', 'harness', 'reference', 'load', 'suites', 'properties', ...DOCUMENTS])).toEqual([]);
+    for (const layer of ['load', 'suites', 'properties'])
+      expect(
+        importsOutside(graph, layer, [
+          'contract',
+          'requirements',
+          'harness',
+          'reference',
+          'load',
+          'suites',
+          'properties',
+          ...DOCUMENTS,
+        ]),
+      ).toEqual([]);
   });
 
   it('finds what it forbids (the rules are not vacuous)', () => {
-    const bad = new Map([['harness/a.ts', ['reference/b.ts']], ['reference/b.ts', ['harness/a.ts']]]);
+    const bad = new Map([
+      ['harness/a.ts', ['reference/b.ts']],
+      ['reference/b.ts', ['harness/a.ts']],
+    ]);
     expect(cycles(bad)).toEqual([['harness/a.ts', 'reference/b.ts', 'harness/a.ts']]);
     expect(importsOutside(bad, 'harness', ['harness', 'contract'])).toEqual(['harness/a.ts -> reference/b.ts']);
   });

@@ -19,7 +19,8 @@ function table(markdown: string): { header: string[]; rows: string[][]; before: 
   while (end < lines.length && lines[end]!.startsWith('|')) end += 1;
   const header = parseRow(lines[start]!);
   const rows = lines.slice(start + 2, end).map(parseRow);
-  for (const row of rows) expect(row, `a row of ${header.length} cells: ${row.join(' | ')}`).toHaveLength(header.length);
+  for (const row of rows)
+    expect(row, `a row of ${header.length} cells: ${row.join(' | ')}`).toHaveLength(header.length);
   return { header, rows, before: lines.slice(0, start).join('\n'), after: lines.slice(end).join('\n') };
 }
 
@@ -36,7 +37,7 @@ afterEach(() => {
 });
 
 describe('recordResult', () => {
-  it('the repository\'s RESULTS.md is one table of goal, command, figure and machine, one row per command', () => {
+  it("the repository's RESULTS.md is one table of goal, command, figure and machine, one row per command", () => {
     const { header, rows } = table(readFileSync(RESULTS_FILE, 'utf8'));
     expect(header).toEqual(['goal', 'command', 'figure', 'machine']);
     const commands = rows.map((row) => row[1]);
@@ -50,12 +51,25 @@ describe('recordResult', () => {
     const index = before.rows.findIndex((row) => row[1] === '`npm run bench:reference`');
     expect(index).toBeGreaterThan(-1);
 
-    recordResult({ goal: 'reference server: ≥ 15,000 req/s', command: 'npm run bench:reference', figure: 'met: 70,000 req/s, p99 1 ms' }, file, '2 cores, 24 GiB');
+    recordResult(
+      {
+        goal: 'reference server: ≥ 15,000 req/s',
+        command: 'npm run bench:reference',
+        figure: 'met: 70,000 req/s, p99 1 ms',
+      },
+      file,
+      '2 cores, 24 GiB',
+    );
 
     const after = table(readFileSync(file, 'utf8'));
     expect(after.header).toEqual(before.header);
     expect(after.rows).toHaveLength(before.rows.length);
-    expect(after.rows[index]).toEqual(['reference server: ≥ 15,000 req/s', '`npm run bench:reference`', 'met: 70,000 req/s, p99 1 ms', '2 cores, 24 GiB']);
+    expect(after.rows[index]).toEqual([
+      'reference server: ≥ 15,000 req/s',
+      '`npm run bench:reference`',
+      'met: 70,000 req/s, p99 1 ms',
+      '2 cores, 24 GiB',
+    ]);
     expect(after.rows.filter((_, i) => i !== index)).toEqual(before.rows.filter((_, i) => i !== index));
     expect(after.before).toBe(before.before);
     expect(after.after).toBe(before.after);
@@ -65,12 +79,20 @@ describe('recordResult', () => {
     const file = copy();
     const before = table(readFileSync(file, 'utf8'));
 
-    recordResult({ goal: 'a new goal | with a pipe', command: 'npm run bench:new -- --a|b', figure: 'two\nlines' }, file);
+    recordResult(
+      { goal: 'a new goal | with a pipe', command: 'npm run bench:new -- --a|b', figure: 'two\nlines' },
+      file,
+    );
 
     const after = table(readFileSync(file, 'utf8'));
     expect(after.rows).toHaveLength(before.rows.length + 1);
     expect(after.rows.slice(0, -1)).toEqual(before.rows);
-    expect(after.rows.at(-1)).toEqual(['a new goal | with a pipe', '`npm run bench:new -- --a|b`', 'two lines', thisMachine()]);
+    expect(after.rows.at(-1)).toEqual([
+      'a new goal | with a pipe',
+      '`npm run bench:new -- --a|b`',
+      'two lines',
+      thisMachine(),
+    ]);
     expect(after.after).toBe(before.after);
 
     // The same command again replaces its row instead of adding another.

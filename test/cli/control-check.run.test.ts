@@ -34,8 +34,12 @@ const scratch = (): string => mkdtempSync(join(tmpdir(), 'occ-control-check-'));
 const controlEnv = (server: ReferenceServer) => ({ CONTROL_URL: server.controlUrl, CONTROL_TOKEN: TOKEN });
 
 let clean: ReferenceServer;
-beforeAll(async () => { clean = await reference(); });
-afterAll(async () => { await Promise.all(servers.map((server) => server.close())); });
+beforeAll(async () => {
+  clean = await reference();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+});
 
 describe('occ control-check against the reference', () => {
   it('passes every rule on the clean reference, within a bounded number of requests', async () => {
@@ -47,8 +51,9 @@ describe('occ control-check against the reference', () => {
     // Every rule of the document is checked on an endpoint that offers everything (the last two
     // are only ever recorded as broken).
     const onlyBroken = ['CTL-ERROR-SHAPE', 'CTL-OFFERED-WORKS'];
-    expect(new Set(report.results.filter((r) => r.status === 'passed').map((r) => r.rule)))
-      .toEqual(new Set(controlRules.map((rule) => rule.id).filter((id) => !onlyBroken.includes(id))));
+    expect(new Set(report.results.filter((r) => r.status === 'passed').map((r) => r.rule))).toEqual(
+      new Set(controlRules.map((rule) => rule.id).filter((id) => !onlyBroken.includes(id))),
+    );
     // Nothing it prints or keeps holds a secret: the control token nor a token a state returned.
     expect(JSON.stringify(report)).not.toContain(TOKEN);
     expect(JSON.stringify(report)).not.toMatch(/oc_live_/);
@@ -69,7 +74,10 @@ describe('occ control-check against the reference', () => {
       ['control-clock-unlisted', 'CTL-CLOCK-WITH-ADVANCE'],
     ] as const;
     for (const [id, rule] of cheap) {
-      const error = await controlPreflight(endpointOf(await reference([id]))).then(() => undefined, (e: Error) => e);
+      const error = await controlPreflight(endpointOf(await reference([id]))).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(error?.message, id).toMatch(new RegExp(`^the endpoint breaks ${rule} \\(`));
       expect(error?.message.split('\n')).toHaveLength(1);
     }
@@ -78,7 +86,11 @@ describe('occ control-check against the reference', () => {
   });
 });
 
-interface Partial { readonly url: string; readonly sent: string[]; readonly server: Server }
+interface Partial {
+  readonly url: string;
+  readonly sent: string[];
+  readonly server: Server;
+}
 
 /** A proxy to the clean reference whose capabilities offer only `offered`; it records the names sent. */
 async function partialEndpoint(offered: { states: string[]; inspections: string[] }): Promise<Partial> {
@@ -92,7 +104,9 @@ async function partialEndpoint(offered: { states: string[]; inspections: string[
       try {
         const parsed = JSON.parse(body.toString()) as { state?: unknown; inspection?: unknown };
         sent.push(String(parsed.state ?? parsed.inspection));
-      } catch { /* not JSON: forwarded as it is */ }
+      } catch {
+        /* not JSON: forwarded as it is */
+      }
       const path = `${target.pathname}${req.url}`;
       const options = { host: target.hostname, port: target.port, method: req.method, path, headers: req.headers };
       const forward = httpRequest(options, (answer) => {
@@ -174,12 +188,18 @@ describe('occ control-check, the command', () => {
 
   it.each([
     [{}, /^control-check: configuration error: CONTROL_URL is not set: set CONTROL_URL and CONTROL_TOKEN/],
-    [{ CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: TOKEN },
-      /^control-check: CONTROL_URL: GET \/capabilities: no answer from CONTROL_URL \(ECONNREFUSED\)$/],
-    [{ CONTROL_URL: 'http://control.example.com/_control', CONTROL_TOKEN: TOKEN },
-      /^control-check: configuration error: CONTROL_URL: a remote target must use https/],
-    [{ CONTROL_URL: 'http://127.0.0.1:1/_control' },
-      /^control-check: configuration error: CONTROL_TOKEN: is required with CONTROL_URL/],
+    [
+      { CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: TOKEN },
+      /^control-check: CONTROL_URL: GET \/capabilities: no answer from CONTROL_URL \(ECONNREFUSED\)$/,
+    ],
+    [
+      { CONTROL_URL: 'http://control.example.com/_control', CONTROL_TOKEN: TOKEN },
+      /^control-check: configuration error: CONTROL_URL: a remote target must use https/,
+    ],
+    [
+      { CONTROL_URL: 'http://127.0.0.1:1/_control' },
+      /^control-check: configuration error: CONTROL_TOKEN: is required with CONTROL_URL/,
+    ],
   ])('exits 2 with one line for %j', { timeout: 60_000 }, async (env, message) => {
     const cwd = scratch();
     const run = await runOcc(['control-check'], env, cwd, 60_000);
@@ -194,8 +214,10 @@ describe('occ control-check, the command', () => {
     const env = { ...controlEnv(clean), CONTROL_TOKEN: 'ctl_not_the_token_0123' };
     const wrong = await runOcc(['control-check'], env, cwd, 60_000);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr.trim()).toBe('control-check: CONTROL_URL: GET /capabilities answered 401: '
-      + 'CONTROL_TOKEN is missing or wrong for this endpoint');
+    expect(wrong.stderr.trim()).toBe(
+      'control-check: CONTROL_URL: GET /capabilities answered 401: ' +
+        'CONTROL_TOKEN is missing or wrong for this endpoint',
+    );
     const flag = await runOcc(['control-check', '--bogus'], {}, cwd, 60_000);
     expect(flag.code).toBe(2);
     expect(flag.stderr.trim()).toMatch(/^control-check: Unknown option '--bogus'.*\(occ control-check --help\)$/);

@@ -11,14 +11,19 @@ import { describe, expect, it } from 'vitest';
 
 // Hang guards sized for a busy machine: npm test runs files side by side.
 function occ(...args: string[]) {
-  return spawnSync(process.execPath, ['bin/occ.js', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true' } });
+  return spawnSync(process.execPath, ['bin/occ.js', ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CI: 'true' },
+  });
 }
 
 describe('occ', { timeout: 300_000 }, () => {
   it('lists every subcommand in occ --help and exits 0', () => {
     const result = occ('--help');
     expect(result.status).toBe(0);
-    for (const name of ['run', 'dry-run', 'load', 'receiver', 'reference', 'self-proof', 'control-check', 'verify']) expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    for (const name of ['run', 'dry-run', 'load', 'receiver', 'reference', 'self-proof', 'control-check', 'verify'])
+      expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 
   it('occ run --evidence writes evidence.zip that occ verify accepts, and a changed report makes verify name it and exit 1', () => {
@@ -43,12 +48,15 @@ describe('occ', { timeout: 300_000 }, () => {
     expect(unreadable.stderr.trim()).toMatch(/^verify: cannot read .*nope\.zip \(ENOENT\)$/);
   });
 
-  it.each([['run'], ['dry-run'], ['load'], ['receiver'], ['reference'], ['self-proof'], ['control-check'], ['verify']])('occ %s --help prints its usage and exits 0', (sub) => {
-    const result = occ(sub, '--help');
-    expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/usage: occ /i);
-    expect(result.stderr).toBe('');
-  });
+  it.each([['run'], ['dry-run'], ['load'], ['receiver'], ['reference'], ['self-proof'], ['control-check'], ['verify']])(
+    'occ %s --help prints its usage and exits 0',
+    (sub) => {
+      const result = occ(sub, '--help');
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/usage: occ /i);
+      expect(result.stderr).toBe('');
+    },
+  );
 
   it.each([
     [['rnu'], /^occ: unknown command 'rnu'.*run occ --help$/],

@@ -8,25 +8,52 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { machineEnvironment } from '../../cli/machine-environment.ts';
 
-export interface ProcessRun { code: number | null; stdout: string; stderr: string }
+export interface ProcessRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** The machine's environment without the suite's configuration (cli/machine-environment.ts), in CI mode, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...machineEnvironment(), CI: 'true', ...extra };
 }
 
-export function runProcess(command: string, args: readonly string[], extra: Record<string, string>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<ProcessRun> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  extra: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<ProcessRun> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env: cleanEnv(extra), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    const child = spawn(command, args, {
+      env: cleanEnv(extra),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
-export function runOcc(args: readonly string[], extra: Record<string, string>, cwd: string, timeoutMs = 120_000): Promise<ProcessRun> {
-  return runProcess(process.execPath, [join(import.meta.dirname, '../../bin/occ.js'), ...args], extra, { cwd, timeoutMs });
+export function runOcc(
+  args: readonly string[],
+  extra: Record<string, string>,
+  cwd: string,
+  timeoutMs = 120_000,
+): Promise<ProcessRun> {
+  return runProcess(process.execPath, [join(import.meta.dirname, '../../bin/occ.js'), ...args], extra, {
+    cwd,
+    timeoutMs,
+  });
 }

@@ -28,13 +28,25 @@ function sh(command: string, args: string[], cwd: string, timeout = 120_000) {
   return { code: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
-interface LockEntry { readonly dev?: boolean; readonly [field: string]: unknown }
-interface Manifest { name: string; version: string; license: string; dependencies: Record<string, string>; bin: unknown; engines: unknown }
+interface LockEntry {
+  readonly dev?: boolean;
+  readonly [field: string]: unknown;
+}
+interface Manifest {
+  name: string;
+  version: string;
+  license: string;
+  dependencies: Record<string, string>;
+  bin: unknown;
+  engines: unknown;
+}
 
 /** A user project's package.json and lockfile: the tarball, and the repository's pinned production tree. */
 function userProject(tarball: string): { manifest: object; lock: object } {
   const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as Manifest;
-  const repoLock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const repoLock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
   const spec = `file:${tarball}`;
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
   const { name, version, license, dependencies, bin, engines } = pkg;
@@ -42,7 +54,8 @@ function userProject(tarball: string): { manifest: object; lock: object } {
     '': { name: 'uses-occ', dependencies: { [name]: spec } },
     [`node_modules/${name}`]: { version, resolved: spec, integrity, license, dependencies, bin, engines },
   };
-  for (const [path, entry] of Object.entries(repoLock.packages)) if (path !== '' && entry.dev !== true) packages[path] = entry;
+  for (const [path, entry] of Object.entries(repoLock.packages))
+    if (path !== '' && entry.dev !== true) packages[path] = entry;
   return {
     manifest: { name: 'uses-occ', private: true, dependencies: { [name]: spec } },
     lock: { name: 'uses-occ', lockfileVersion: 3, requires: true, packages },
@@ -60,7 +73,10 @@ beforeAll(() => {
   writeFileSync(join(project, 'package.json'), JSON.stringify(manifest, null, 2));
   writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lock, null, 2));
   const installed = sh('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
-  expect(installed.code, `${installed.stderr}\n(npm ci --offline installs from the cache the repository's npm ci filled: run npm ci in the clone first)`).toBe(0);
+  expect(
+    installed.code,
+    `${installed.stderr}\n(npm ci --offline installs from the cache the repository's npm ci filled: run npm ci in the clone first)`,
+  ).toBe(0);
 }, 240_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -88,10 +104,14 @@ describe('the packed npm package', () => {
     const run = sh('npx', ['--no-install', 'occ', 'run', '--evidence'], project, 240_000);
     expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/conformance: \d+ MUST passed, 0 failed/);
-    const report = JSON.parse(readFileSync(join(project, 'reports/latest/report.json'), 'utf8')) as { checks: { status: string }[] };
+    const report = JSON.parse(readFileSync(join(project, 'reports/latest/report.json'), 'utf8')) as {
+      checks: { status: string }[];
+    };
     expect(report.checks.length).toBeGreaterThan(100);
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
-    expect(readdirSync(join(project, 'reports/latest'))).toEqual(expect.arrayContaining(['report.html', 'report.md', 'junit.xml']));
+    expect(readdirSync(join(project, 'reports/latest'))).toEqual(
+      expect.arrayContaining(['report.html', 'report.md', 'junit.xml']),
+    );
     // The evidence names the package's own openapi.json, byte for byte the repository's.
     const zip = /evidence in (\S+evidence\.zip)/.exec(run.stdout)![1]!;
     const verified = sh('npx', ['--no-install', 'occ', 'verify', zip], project, 60_000);

@@ -53,7 +53,9 @@ export async function startRecordingProxy(
       const incoming: ProxiedRequest = {
         method: req.method ?? 'GET',
         path: req.url ?? '/',
-        headers: Object.fromEntries(Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : []))),
+        headers: Object.fromEntries(
+          Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
+        ),
         body: await readBody(req),
       };
       const altered = alter(incoming);
@@ -64,7 +66,9 @@ export async function startRecordingProxy(
       const request = altered ?? incoming;
       const { host: _host, connection: _connection, 'content-length': _length, ...headers } = request.headers;
       const answer = await fetch(`${targetOrigin}${request.path}`, {
-        method: request.method, headers, ...(request.body === '' || request.method === 'GET' ? {} : { body: request.body }),
+        method: request.method,
+        headers,
+        ...(request.body === '' || request.method === 'GET' ? {} : { body: request.body }),
       });
       // As a reverse proxy with forwarded-host headers would: the target names the public origin
       // (the RFC 8414 metadata's issuer and token endpoint).
@@ -76,7 +80,10 @@ export async function startRecordingProxy(
         // not JSON: nothing handed out
       }
       const out: Record<string, string> = {};
-      answer.headers.forEach((value, name) => { if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name)) out[name] = value; });
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name))
+          out[name] = value;
+      });
       res.writeHead(answer.status, out).end(body);
     })().catch((error: unknown) => {
       res.writeHead(502, { 'content-type': 'text/plain' }).end(`proxy: ${(error as Error).message}`);
@@ -87,6 +94,10 @@ export async function startRecordingProxy(
   return {
     origin,
     handedOut,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -34,13 +34,19 @@ describe('the full remote configuration with --with-load', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     reference = await startRemoteReference({ rateWindowMs: RATE_WINDOW_MS });
-    env = Object.fromEntries(Object.entries({ ...remoteRunEnvironment(reference), WEBHOOK_BUDGET_S: '10', TIME_BUDGET_S: '10' }).filter((e): e is [string, string] => e[1] !== undefined));
+    env = Object.fromEntries(
+      Object.entries({ ...remoteRunEnvironment(reference), WEBHOOK_BUDGET_S: '10', TIME_BUDGET_S: '10' }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
   }, 60_000);
   afterAll(async () => {
     await reference?.close();
   });
 
-  it('is told the stand-in\'s rate window, counts the probes\' requests in the dry run, and leaves 0 MUST requirements not verifiable and 0 failed', { timeout: 600_000 }, async () => {
+  it("is told the stand-in's rate window, counts the probes' requests in the dry run, and leaves 0 MUST requirements not verifiable and 0 failed", {
+    timeout: 600_000,
+  }, async () => {
     expect(env.RATE_LIMIT_WINDOW_MS).toBe(String(RATE_WINDOW_MS));
     expect(env.REQUESTS_PER_MINUTE).toBeUndefined(); // the default throttle, 80 per window
     expect(env.CONTROL_URL).toBeDefined();
@@ -56,13 +62,24 @@ describe('the full remote configuration with --with-load', () => {
     const run = await runOcc(['run', '--with-load'], env, dir, 540_000);
     const report = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'report.json'), 'utf8')) as Report;
     const must = report.requirements.filter((r) => r.level === 'MUST');
-    const undecided = must.filter((r) => r.status !== 'passed').map((r) => `${r.id}: ${r.status} ${r.notVerifiableBecause.join('; ')}`);
-    expect(undecided, run.stdout.split('\n').filter((l) => /^(FAIL|SKIP|conformance|load|k6)/.test(l)).join('\n')).toEqual([]);
+    const undecided = must
+      .filter((r) => r.status !== 'passed')
+      .map((r) => `${r.id}: ${r.status} ${r.notVerifiableBecause.join('; ')}`);
+    expect(
+      undecided,
+      run.stdout
+        .split('\n')
+        .filter((l) => /^(FAIL|SKIP|conformance|load|k6)/.test(l))
+        .join('\n'),
+    ).toEqual([]);
     expect(must.length).toBeGreaterThanOrEqual(100);
     expect(run.code, run.stderr).toBe(0);
     // The rate limit was decided by the k6 probe against the limited stand-in, not assumed.
     for (const id of ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS']) {
-      expect(report.requirements.find((r) => r.id === id), id).toMatchObject({ status: 'passed', source: expect.stringContaining('k6 rate-limit') });
+      expect(
+        report.requirements.find((r) => r.id === id),
+        id,
+      ).toMatchObject({ status: 'passed', source: expect.stringContaining('k6 rate-limit') });
     }
     // The checks' own throttle kept them under the limit the whole run: not one 429.
     expect(report.requests.rateLimited).toBe(0);
@@ -70,7 +87,9 @@ describe('the full remote configuration with --with-load', () => {
     expect(report.controlGaps).toEqual([]);
 
     // The dry run's count is an upper bound of what the rate-limit probe really sent.
-    const k6 = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'k6-rate-limit.json'), 'utf8')) as { summary: { metrics: Record<string, { values: { count?: number } }> } };
+    const k6 = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'k6-rate-limit.json'), 'utf8')) as {
+      summary: { metrics: Record<string, { values: { count?: number } }> };
+    };
     const sent = k6.summary.metrics.http_reqs?.values.count ?? 0;
     expect(sent).toBeGreaterThan(100);
     expect(sent).toBeLessThanOrEqual(bound);
@@ -78,16 +97,30 @@ describe('the full remote configuration with --with-load', () => {
 });
 
 describe('the rate limit verified remotely fails against a fault of the stand-in', () => {
-  it('a stand-in that refuses at half the limit (fault rate-limit-half) fails RATE-LIMIT-100-PER-MIN by the k6 probe, and the run exits 1', { timeout: 300_000 }, async () => {
+  it('a stand-in that refuses at half the limit (fault rate-limit-half) fails RATE-LIMIT-100-PER-MIN by the k6 probe, and the run exits 1', {
+    timeout: 300_000,
+  }, async () => {
     const faulty = await startRemoteReference({ rateWindowMs: RATE_WINDOW_MS, faults: ['rate-limit-half'] });
     try {
-      const faultyEnv = Object.fromEntries(Object.entries({ ...remoteRunEnvironment(faulty), TIME_BUDGET_S: '5' }).filter((e): e is [string, string] => e[1] !== undefined));
+      const faultyEnv = Object.fromEntries(
+        Object.entries({ ...remoteRunEnvironment(faulty), TIME_BUDGET_S: '5' }).filter(
+          (e): e is [string, string] => e[1] !== undefined,
+        ),
+      );
       const dir = mkdtempSync(join(tmpdir(), 'occ-full-remote-fault-'));
       // One unrelated check: the verdict on the limit comes from the probe alone.
-      const run = await runOcc(['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE'], faultyEnv, dir, 240_000);
+      const run = await runOcc(
+        ['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE'],
+        faultyEnv,
+        dir,
+        240_000,
+      );
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
       const report = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'report.json'), 'utf8')) as Report;
-      expect(report.requirements.find((r) => r.id === 'RATE-LIMIT-100-PER-MIN')).toMatchObject({ status: 'failed', source: expect.stringContaining('k6 rate-limit') });
+      expect(report.requirements.find((r) => r.id === 'RATE-LIMIT-100-PER-MIN')).toMatchObject({
+        status: 'failed',
+        source: expect.stringContaining('k6 rate-limit'),
+      });
       expect(report.requirements.find((r) => r.id === 'ME-200-SHAPE')?.status).toBe('passed');
     } finally {
       await faulty.close();

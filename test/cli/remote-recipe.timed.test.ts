@@ -28,22 +28,31 @@ export function parseRecipe(readme: string): { reference: string[]; env: Array<[
   if (start === -1) throw new Error('README.md has no remote-webhook-recipe block');
   const open = readme.indexOf('```sh\n', start);
   const block = readme.slice(open + '```sh\n'.length, readme.indexOf('\n```', open + 1));
-  const lines = block.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  const lines = block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
   const commands = lines.filter((line) => line.startsWith('npm '));
-  const env = lines.filter((line) => !line.startsWith('npm ')).map((line): [string, string] => {
-    const match = /^([A-Z][A-Z0-9_]*)=(\S*)$/.exec(line);
-    if (match === null) throw new Error(`recipe line is neither a command nor NAME=value: ${line}`);
-    return [match[1]!, match[2]!];
-  });
+  const env = lines
+    .filter((line) => !line.startsWith('npm '))
+    .map((line): [string, string] => {
+      const match = /^([A-Z][A-Z0-9_]*)=(\S*)$/.exec(line);
+      if (match === null) throw new Error(`recipe line is neither a command nor NAME=value: ${line}`);
+      return [match[1]!, match[2]!];
+    });
   const [reference, run] = commands.map((command) => command.split(/\s+/));
-  if (reference === undefined || run === undefined || commands.length !== 2) throw new Error('the recipe must have exactly two commands: the reference and the run');
+  if (reference === undefined || run === undefined || commands.length !== 2)
+    throw new Error('the recipe must have exactly two commands: the reference and the run');
   return { reference, env, run };
 }
 
 function fixtureValue(fixtures: Record<string, unknown>, path: string): string {
   // `tokens.read:balance`: the first dot separates the group, the rest is the key.
   const dot = path.indexOf('.');
-  const value = dot === -1 ? fixtures[path] : (fixtures[path.slice(0, dot)] as Record<string, unknown> | undefined)?.[path.slice(dot + 1)];
+  const value =
+    dot === -1
+      ? fixtures[path]
+      : (fixtures[path.slice(0, dot)] as Record<string, unknown> | undefined)?.[path.slice(dot + 1)];
   if (typeof value !== 'string') throw new Error(`the reference's JSON line has no ${path}`);
   return value;
 }
@@ -57,11 +66,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-
 const started: ChildProcess[] = [];
 afterAll(() => {
   // npm runs node as a child: end the whole process group we started.
-  for (const child of started) if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+  for (const child of started)
+    if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
 });
 
 interface RecipeRun {
@@ -81,7 +90,9 @@ async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [])
   const dir = mkdtempSync(join(tmpdir(), 'occ-recipe-'));
   const tls = await generateTlsMaterial();
   const files: Record<string, string> = {
-    '/path/to/ca.pem': join(dir, 'ca.pem'), '/path/to/receiver-cert.pem': join(dir, 'cert.pem'), '/path/to/receiver-key.pem': join(dir, 'key.pem'),
+    '/path/to/ca.pem': join(dir, 'ca.pem'),
+    '/path/to/receiver-cert.pem': join(dir, 'cert.pem'),
+    '/path/to/receiver-key.pem': join(dir, 'key.pem'),
   };
   writeFileSync(files['/path/to/ca.pem']!, tls.caCertPem);
   writeFileSync(files['/path/to/receiver-cert.pem']!, tls.cert);
@@ -91,7 +102,11 @@ async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [])
 
   // Step 1: the stand-in target, through npm as written.
   const [npm, ...referenceArgs] = recipe.reference.map(substitute);
-  const reference = spawn(npm!, [...referenceArgs, ...referenceExtra], { env: cleanEnv({}), detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  const reference = spawn(npm!, [...referenceArgs, ...referenceExtra], {
+    env: cleanEnv({}),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   started.push(reference);
   const firstLine = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: reference.stdout! });
@@ -103,52 +118,84 @@ async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [])
 
   // Step 2: the configuration, placeholders filled from the JSON line.
   const env: Record<string, string> = {};
-  for (const [name, value] of recipe.env) env[name] = substitute(value).replace(/^<(.+)>$/, (_, path: string) => fixtureValue(fixtures, path));
+  for (const [name, value] of recipe.env)
+    env[name] = substitute(value).replace(/^<(.+)>$/, (_, path: string) => fixtureValue(fixtures, path));
   expect(env.RECEIVER_PORT).toBe(port);
   const reports = mkdtempSync(join(tmpdir(), 'occ-recipe-reports-'));
 
   // Step 3: the run, as written, plus where its reports go.
   const [npmRun, ...runArgs] = recipe.run;
   expect(runArgs).toEqual(['run', 'conformance']);
-  const run = spawn(npmRun!, [...runArgs, '--', '--reports-dir', reports, ...runExtra], { env: cleanEnv(env), detached: true });
+  const run = spawn(npmRun!, [...runArgs, '--', '--reports-dir', reports, ...runExtra], {
+    env: cleanEnv(env),
+    detached: true,
+  });
   started.push(run);
   let stdout = '';
   let stderr = '';
-  run.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  run.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  run.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  run.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
   return { code, stdout, stderr, reports, fixtures };
 }
 
 describe("the README's remote webhook recipe", () => {
-  it('runs to the end: a full run (properties included) against a second reference process, exit 0, every hook deleted', { timeout: 300_000 }, async () => {
+  it('runs to the end: a full run (properties included) against a second reference process, exit 0, every hook deleted', {
+    timeout: 300_000,
+  }, async () => {
     const { code, stdout, stderr, reports, fixtures } = await runRecipe();
     expect(stderr, stderr).not.toMatch(/EADDRINUSE|could not delete hook/);
-    expect(code, `${stdout.split('\n').filter((line) => /FAIL|failed|error/i.test(line)).join('\n')}\n${stderr}`).toBe(0);
+    expect(
+      code,
+      `${stdout
+        .split('\n')
+        .filter((line) => /FAIL|failed|error/i.test(line))
+        .join('\n')}\n${stderr}`,
+    ).toBe(0);
     const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
     const checks = report.checks as Array<{ project: string; status: string }>;
     // Properties ran (no --no-properties), beside the conformance checks, from the one receiver.
     expect(checks.filter((c) => c.project === 'properties' && c.status === 'passed').length).toBeGreaterThan(0);
-    const correlation = (report.requirements as Array<{ id: string; status: string }>).find((r) => r.id === 'CALLS-CORRELATE-CALL-ENDED');
+    const correlation = (report.requirements as Array<{ id: string; status: string }>).find(
+      (r) => r.id === 'CALLS-CORRELATE-CALL-ENDED',
+    );
     expect(correlation?.status).toBe('passed');
 
     // Every hook the run created was deleted on the target (the hook journal names them).
     const runDir = readdirSync(reports).find((name) => name !== 'latest')!;
-    const created = readFileSync(join(reports, runDir, 'hooks.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"created"')).map((line) => JSON.parse(line).hookId as string);
+    const created = readFileSync(join(reports, runDir, 'hooks.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"created"'))
+      .map((line) => JSON.parse(line).hookId as string);
     expect(created.length).toBeGreaterThan(0);
     for (const id of created) {
-      const view = await (await fetch(`${fixtureValue(fixtures, 'referenceUrl')}/hooks/${id}`)).json() as { status: string };
+      const view = (await (await fetch(`${fixtureValue(fixtures, 'referenceUrl')}/hooks/${id}`)).json()) as {
+        status: string;
+      };
       expect(view.status, `hook ${id} left active`).toBe('disabled');
     }
   });
 
-  it('against a target that signs wrongly, the correlation check fails at once with the part of the signature that is wrong', { timeout: 300_000 }, async () => {
-    const { code, reports } = await runRecipe(['--faults', 'signature-without-timestamp'], ['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED']);
+  it('against a target that signs wrongly, the correlation check fails at once with the part of the signature that is wrong', {
+    timeout: 300_000,
+  }, async () => {
+    const { code, reports } = await runRecipe(
+      ['--faults', 'signature-without-timestamp'],
+      ['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED'],
+    );
     expect(code).toBe(1);
     const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
-    const check = (report.checks as Array<{ name: string; status: string; failure?: string; durationMs: number }>).find((c) => c.name.includes('call.ended delivery'))!;
+    const check = (report.checks as Array<{ name: string; status: string; failure?: string; durationMs: number }>).find(
+      (c) => c.name.includes('call.ended delivery'),
+    )!;
     expect(check.status).toBe('failed');
-    expect(check.failure).toMatch(/refused by the receiver with 401: signature_mismatch: .*the signed input is the raw body alone, without the `t\.` prefix/);
+    expect(check.failure).toMatch(
+      /refused by the receiver with 401: signature_mismatch: .*the signed input is the raw body alone, without the `t\.` prefix/,
+    );
     expect(check.failure).not.toMatch(/undefined/);
     // The refusal ended the wait, not the budget a remote call.ended may take.
     expect(check.failure).not.toMatch(/within \d+ s/);

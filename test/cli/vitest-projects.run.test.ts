@@ -18,17 +18,37 @@ function closing(stdout: string): { passed: number; failed: number } {
 }
 
 describe('the suite run directly by vitest', () => {
-  it('npx vitest run --project conformance --project properties passes every check against the embedded reference', { timeout: 300_000 }, async () => {
+  it('npx vitest run --project conformance --project properties passes every check against the embedded reference', {
+    timeout: 300_000,
+  }, async () => {
     // No API_BASE_URL: the embedded reference (cleanEnv keeps a developer's variables out).
-    const run = await runProcess(VITEST, ['run', '--project', 'conformance', '--project', 'properties'], { NO_COLOR: '1' }, { timeoutMs: 280_000 });
+    const run = await runProcess(
+      VITEST,
+      ['run', '--project', 'conformance', '--project', 'properties'],
+      { NO_COLOR: '1' },
+      { timeoutMs: 280_000 },
+    );
     const { passed, failed } = closing(run.stdout);
-    expect(failed, run.stdout.split('\n').filter((line) => line.includes('FAIL')).join('\n')).toBe(0);
+    expect(
+      failed,
+      run.stdout
+        .split('\n')
+        .filter((line) => line.includes('FAIL'))
+        .join('\n'),
+    ).toBe(0);
     expect(passed).toBeGreaterThanOrEqual(140);
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
   });
 
-  it('npx vitest run --project conformance --tags-filter=CDRS-WINDOW-MAX-31D runs that requirement\'s checks alone, and they pass', { timeout: 300_000 }, async () => {
-    const run = await runProcess(VITEST, ['run', '--project', 'conformance', '--tags-filter=CDRS-WINDOW-MAX-31D'], { NO_COLOR: '1' }, { timeoutMs: 280_000 });
+  it("npx vitest run --project conformance --tags-filter=CDRS-WINDOW-MAX-31D runs that requirement's checks alone, and they pass", {
+    timeout: 300_000,
+  }, async () => {
+    const run = await runProcess(
+      VITEST,
+      ['run', '--project', 'conformance', '--tags-filter=CDRS-WINDOW-MAX-31D'],
+      { NO_COLOR: '1' },
+      { timeoutMs: 280_000 },
+    );
     const { passed, failed } = closing(run.stdout);
     expect(failed).toBe(0);
     expect(passed).toBeGreaterThan(0);

@@ -15,10 +15,18 @@ import { runOcc, runProcess } from './occ-process.ts';
 const occ = (args: string[], extra: Record<string, string>, cwd: string) => runOcc(args, extra, cwd);
 
 /** The text a reader sees in HTML or XML (entities decoded). */
-const unescapeXml = (text: string) => text.replace(/&(quot|apos|lt|gt|#39|#x27|amp);/g, (_, e: string) => ({ quot: '"', apos: "'", lt: '<', gt: '>', '#39': "'", '#x27': "'", amp: '&' })[e]!);
+const unescapeXml = (text: string) =>
+  text.replace(
+    /&(quot|apos|lt|gt|#39|#x27|amp);/g,
+    (_, e: string) => ({ quot: '"', apos: "'", lt: '<', gt: '>', '#39': "'", '#x27': "'", amp: '&' })[e]!,
+  );
 
 const read = (dir: string, file: string) => readFileSync(join(dir, 'reports', 'latest', file), 'utf8');
-type Report = { checks: { name: string; status: string; exchanges: { status?: number; curl?: string }[] }[]; requirements: { id: string; status: string }[]; waivers: { mode: string; expired: unknown[]; unused: { requirement: string }[] } };
+type Report = {
+  checks: { name: string; status: string; exchanges: { status?: number; curl?: string }[] }[];
+  requirements: { id: string; status: string }[];
+  waivers: { mode: string; expired: unknown[]; unused: { requirement: string }[] };
+};
 
 // me-missing-field fails the GET /me check (tagged ME-200-SHAPE and FORMAT-JSON-CONTENT-TYPE);
 // BALANCE-200-SHAPE's check runs and passes, so a waiver of it is unused.
@@ -29,19 +37,30 @@ describe('occ run --waivers', { timeout: 300_000 }, () => {
   it('writes the failures with --update-waivers, reports them waived (not passed) in every format, flags unused and expired waivers, and --strict ignores them all', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-waivers-'));
     // A person's existing entry, with a field of their own: --update-waivers must leave it as it is.
-    const mine = { requirement: 'BALANCE-200-SHAPE', reason: 'fixed last week', owner: 'team-billing', expires: '2099-12-31' };
+    const mine = {
+      requirement: 'BALANCE-200-SHAPE',
+      reason: 'fixed last week',
+      owner: 'team-billing',
+      expires: '2099-12-31',
+    };
     writeFileSync(join(dir, 'waivers.json'), JSON.stringify({ waivers: [mine] }));
 
     const update = await occ(['run', ...only, '--waivers', 'waivers.json', '--update-waivers'], faulty, dir);
     expect(update.code, update.stderr).toBe(1);
     expect(update.stdout).toMatch(/--update-waivers: 2 failures added to waivers\.json/);
-    const written = JSON.parse(readFileSync(join(dir, 'waivers.json'), 'utf8')) as { waivers: Record<string, unknown>[] };
+    const written = JSON.parse(readFileSync(join(dir, 'waivers.json'), 'utf8')) as {
+      waivers: Record<string, unknown>[];
+    };
     expect(written.waivers[0]).toEqual(mine);
-    expect(written.waivers.slice(1).map((w) => [w.requirement, w.reason, w.expires])).toEqual([['ME-200-SHAPE', null, null], ['FORMAT-JSON-CONTENT-TYPE', null, null]]);
+    expect(written.waivers.slice(1).map((w) => [w.requirement, w.reason, w.expires])).toEqual([
+      ['ME-200-SHAPE', null, null],
+      ['FORMAT-JSON-CONTENT-TYPE', null, null],
+    ]);
     expect(written.waivers[1]!.check).toMatch(/^GET \/me /);
 
     // A person fills in the reason and expiry; the run passes with the failure waived.
-    for (const w of written.waivers.slice(1)) Object.assign(w, { reason: 'rename ships in 2.4', ticket: 'OPS-42', expires: '2099-01-31' });
+    for (const w of written.waivers.slice(1))
+      Object.assign(w, { reason: 'rename ships in 2.4', ticket: 'OPS-42', expires: '2099-01-31' });
     writeFileSync(join(dir, 'waivers.json'), JSON.stringify(written));
     const waived = await occ(['run', ...only], { ...faulty, WAIVERS_FILE: 'waivers.json' }, dir);
     expect(waived.code, waived.stdout + waived.stderr).toBe(0);
@@ -81,15 +100,22 @@ describe('occ run --waivers', { timeout: 300_000 }, () => {
     expect(expired.stdout).toMatch(/EXPIRED waiver .*ME-200-SHAPE .*expires 2020-01-31/);
     expect(read(dir, 'report.md')).toMatch(/\*\*expired, fails the run\*\*: ME-200-SHAPE/);
     expect(read(dir, 'report.html')).toMatch(/<li data-waiver="expired">ME-200-SHAPE/);
-    expect(read(dir, 'junit.xml')).toMatch(/name="expired waiver ME-200-SHAPE"[^>]*>\s*<properties>\s*<property name="status" value="expired"\/>\s*<\/properties>\s*<failure/);
+    expect(read(dir, 'junit.xml')).toMatch(
+      /name="expired waiver ME-200-SHAPE"[^>]*>\s*<properties>\s*<property name="status" value="expired"\/>\s*<\/properties>\s*<failure/,
+    );
   });
 
   it('refuses a broken waiver file with one line and exit 2, before sending anything', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-waivers-'));
-    writeFileSync(join(dir, 'waivers.json'), JSON.stringify({ waivers: [{ requirement: 'ME-200-SHAPE', expires: '31/12/2026' }] }));
+    writeFileSync(
+      join(dir, 'waivers.json'),
+      JSON.stringify({ waivers: [{ requirement: 'ME-200-SHAPE', expires: '31/12/2026' }] }),
+    );
     const bad = await occ(['run', ...only, '--waivers', 'waivers.json'], faulty, dir);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe('conformance: waivers.json: waivers[0].expires "31/12/2026" is not a date; write YYYY-MM-DD (the last day the waiver holds)');
+    expect(bad.stderr.trim()).toBe(
+      'conformance: waivers.json: waivers[0].expires "31/12/2026" is not a date; write YYYY-MM-DD (the last day the waiver holds)',
+    );
     const missing = await occ(['run', '--waivers', 'nope.json'], {}, dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
@@ -102,8 +128,13 @@ describe('replay commands in the reports', { timeout: 300_000 }, () => {
     try {
       const dir = mkdtempSync(join(tmpdir(), 'occ-replay-'));
       const tokens: Record<string, string> = {};
-      for (const name of tokenNames) tokens[tokenVariable(name)] = target.fixtures.tokens[name as keyof typeof target.fixtures.tokens];
-      const run = await occ(['run', '--no-properties', '--only', 'AUTH-SCOPE-BALANCE'], { API_BASE_URL: target.baseUrl, REQUESTS_PER_MINUTE: '6000', ...tokens }, dir);
+      for (const name of tokenNames)
+        tokens[tokenVariable(name)] = target.fixtures.tokens[name as keyof typeof target.fixtures.tokens];
+      const run = await occ(
+        ['run', '--no-properties', '--only', 'AUTH-SCOPE-BALANCE'],
+        { API_BASE_URL: target.baseUrl, REQUESTS_PER_MINUTE: '6000', ...tokens },
+        dir,
+      );
       expect(run.code, run.stdout + run.stderr).toBe(1);
       const report = JSON.parse(read(dir, 'report.json')) as Report;
       const failed = report.checks.filter((c) => c.status === 'failed');
@@ -126,7 +157,10 @@ describe('replay commands in the reports', { timeout: 300_000 }, () => {
 
       // Replay the command as printed in report.md, in a shell holding the run's TOKEN_* variables.
       const seen = exchanges.at(-1)!;
-      const command = md.split('\n').map((line) => line.trim()).find((line) => line === seen.curl)!;
+      const command = md
+        .split('\n')
+        .map((line) => line.trim())
+        .find((line) => line === seen.curl)!;
       // Asynchronous: spawnSync would starve the target, which lives in this process.
       const replay = await runProcess('bash', ['-c', command], tokens, { timeoutMs: 30_000 });
       expect(replay.code, replay.stderr).toBe(0);

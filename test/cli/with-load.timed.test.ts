@@ -15,21 +15,37 @@ import { cleanEnv, runOcc } from './occ-process.ts';
 type Verdict = { id: string; status: string; source?: string };
 
 describe('occ run --with-load', () => {
-  it('runs the k6 probes after the checks and merges their verdicts: a target without a rate limit fails RATE-LIMIT-ENFORCED by the k6 probe, and the run exits 1', { timeout: 300_000 }, async () => {
+  it('runs the k6 probes after the checks and merges their verdicts: a target without a rate limit fails RATE-LIMIT-ENFORCED by the k6 probe, and the run exits 1', {
+    timeout: 300_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-with-load-'));
-    const run = await runOcc(['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE'], { OCC_REFERENCE_FAULTS: 'no-rate-limit' }, dir, 240_000);
+    const run = await runOcc(
+      ['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE'],
+      { OCC_REFERENCE_FAULTS: 'no-rate-limit' },
+      dir,
+      240_000,
+    );
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
     // Without --with-load a run names what the probes would decide; with it, it does not.
     expect(run.stdout).not.toMatch(/--with-load \(the k6 probes\) would decide/);
 
-    const report = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'report.json'), 'utf8')) as { requirements: Verdict[]; checks: { status: string }[] };
+    const report = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'report.json'), 'utf8')) as {
+      requirements: Verdict[];
+      checks: { status: string }[];
+    };
     const byId = new Map(report.requirements.map((r) => [r.id, r]));
     // The one check the run made passed: the failure comes from the probe alone.
     expect(report.checks.filter((c) => c.status === 'failed')).toEqual([]);
     expect(byId.get('ME-200-SHAPE')?.status).toBe('passed');
-    expect(byId.get('RATE-LIMIT-ENFORCED')).toMatchObject({ status: 'failed', source: expect.stringContaining('k6 rate-limit') });
+    expect(byId.get('RATE-LIMIT-ENFORCED')).toMatchObject({
+      status: 'failed',
+      source: expect.stringContaining('k6 rate-limit'),
+    });
     // The webhook-retry probe ran first, against the same (otherwise correct) reference.
-    expect(byId.get('WEBHOOK-4XX-NO-RETRY')).toMatchObject({ status: 'passed', source: expect.stringContaining('k6 webhook-retry') });
+    expect(byId.get('WEBHOOK-4XX-NO-RETRY')).toMatchObject({
+      status: 'passed',
+      source: expect.stringContaining('k6 webhook-retry'),
+    });
 
     // The same verdicts in the files a CI system and a person read.
     const junit = readFileSync(join(dir, 'reports', 'latest', 'junit.xml'), 'utf8');
@@ -43,9 +59,23 @@ describe('occ run --with-load', () => {
  * SIGTERM at a point of a `--with-load` run against a conformant target (the embedded reference):
  * `marker` is the line (stdout or stderr) after which, plus `delayMs`, the signal is sent.
  */
-function interruptedRun(marker: RegExp, delayMs: number): Promise<{ code: number | null; stdout: string; stderr: string; dir: string; signalled: boolean }> {
+function interruptedRun(
+  marker: RegExp,
+  delayMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; dir: string; signalled: boolean }> {
   const dir = mkdtempSync(join(tmpdir(), 'occ-with-load-signal-'));
-  const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/occ.js'), 'run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE,HOOKS-CREATE'], { cwd: dir, env: cleanEnv({}) });
+  const child = spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, '../../bin/occ.js'),
+      'run',
+      '--with-load',
+      '--no-properties',
+      '--only',
+      'ME-200-SHAPE,HOOKS-CREATE',
+    ],
+    { cwd: dir, env: cleanEnv({}) },
+  );
   let stdout = '';
   let stderr = '';
   let signalled = false;
@@ -55,13 +85,21 @@ function interruptedRun(marker: RegExp, delayMs: number): Promise<{ code: number
       setTimeout(() => child.kill('SIGTERM'), delayMs);
     }
   };
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); watch(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); watch(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    watch();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    watch();
+  });
   const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) => child.on('close', (code) => {
-    clearTimeout(guard);
-    resolve({ code, stdout, stderr, dir, signalled });
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr, dir, signalled });
+    }),
+  );
 }
 
 describe('occ run --with-load, interrupted', () => {
@@ -72,7 +110,9 @@ describe('occ run --with-load, interrupted', () => {
     { where: 'inside the rate-limit probe', marker: /load: rate-limit against/, delayMs: 4_000 },
   ];
   for (const point of points) {
-    it(`SIGTERM ${point.where}: exit 143, 0 failed in every report, the probes' requirements not run`, { timeout: 150_000 }, async () => {
+    it(`SIGTERM ${point.where}: exit 143, 0 failed in every report, the probes' requirements not run`, {
+      timeout: 150_000,
+    }, async () => {
       const run = await interruptedRun(point.marker, point.delayMs);
       const output = `${run.stdout}\n${run.stderr}`;
       expect(run.signalled, output).toBe(true);
@@ -81,7 +121,9 @@ describe('occ run --with-load, interrupted', () => {
 
       const latest = join(run.dir, 'reports', 'latest');
       const report = JSON.parse(readFileSync(join(latest, 'report.json'), 'utf8')) as {
-        interrupted: boolean; requirements: Verdict[]; counts: { requirements: { failed: number } };
+        interrupted: boolean;
+        requirements: Verdict[];
+        counts: { requirements: { failed: number } };
       };
       expect(report.interrupted).toBe(true);
       expect(report.counts.requirements.failed).toBe(0);

@@ -36,7 +36,13 @@ describe('compareDocuments', () => {
 
   it('reports a removed enum value as breaking and an added one as an addition', () => {
     const served = copy();
-    served.components.schemas.EventType.enum = ['call.ended', 'call.transferred', 'disposition.set', 'dnc.added', 'lead.updated'];
+    served.components.schemas.EventType.enum = [
+      'call.ended',
+      'call.transferred',
+      'disposition.set',
+      'dnc.added',
+      'lead.updated',
+    ];
     const result = compareDocuments(openapi, served);
     expect(result.breaking.some((b) => b.includes('enum value "lead.completed" removed'))).toBe(true);
     expect(result.additions.some((a) => a.includes('enum value "lead.updated" added'))).toBe(true);
@@ -45,7 +51,12 @@ describe('compareDocuments', () => {
   it('reports a newly required request property and a new required parameter as breaking', () => {
     const served = copy();
     served.components.schemas.CallCreate.required = [...served.components.schemas.CallCreate.required, 'fromNumber'];
-    served.paths['/cdrs'].get.parameters.push({ name: 'account', in: 'query', required: true, schema: { type: 'string' } });
+    served.paths['/cdrs'].get.parameters.push({
+      name: 'account',
+      in: 'query',
+      required: true,
+      schema: { type: 'string' },
+    });
     const result = compareDocuments(openapi, served);
     expect(result.breaking.some((b) => b.includes('"fromNumber" newly required'))).toBe(true);
     expect(result.breaking).toContain('GET /cdrs: new required parameter query account');
@@ -65,18 +76,22 @@ describe('compareDocuments', () => {
     served.components.schemas.Me.properties.timezone = { type: 'string' };
     const result = compareDocuments(openapi, served);
     expect(result.breaking).toEqual([]);
-    expect(result.additions).toEqual(expect.arrayContaining([
-      'GET /numbers: operation added',
-      'GET /me: response 404 added',
-      'GET /cdrs: optional parameter query cursor added',
-    ]));
+    expect(result.additions).toEqual(
+      expect.arrayContaining([
+        'GET /numbers: operation added',
+        'GET /me: response 404 added',
+        'GET /cdrs: optional parameter query cursor added',
+      ]),
+    );
     expect(result.additions.some((a) => a.includes('property "timezone" added'))).toBe(true);
   });
 
   it('reports a changed type as breaking', () => {
     const served = copy();
     served.components.schemas.Balance.properties.balance = { type: 'string' };
-    expect(compareDocuments(openapi, served).breaking.some((b) => b.includes('.balance: type number became string'))).toBe(true);
+    expect(
+      compareDocuments(openapi, served).breaking.some((b) => b.includes('.balance: type number became string')),
+    ).toBe(true);
   });
 
   it('reports a removed webhook payload field as breaking', () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  controlRules, inspectionParams, inspectionResults, schemaProblems, stateParams, stateValues,
+  controlRules,
+  inspectionParams,
+  inspectionResults,
+  schemaProblems,
+  stateParams,
+  stateValues,
 } from '../../cli/control-schemas.ts';
 import { controlInspections, controlOpenapi, controlStates } from '../../contract/control.ts';
 
@@ -18,11 +23,13 @@ describe('control-openapi.json (the test-control protocol)', () => {
   });
 
   it('documents what every state returns and every inspection reads', () => {
-    for (const name of controlStates) expect(controlOpenapi.components.schemas.StateName.description).toContain(`\`${name}\``);
-    for (const name of controlInspections) expect(controlOpenapi.components.schemas.InspectionName.description).toContain(`\`${name}\``);
+    for (const name of controlStates)
+      expect(controlOpenapi.components.schemas.StateName.description).toContain(`\`${name}\``);
+    for (const name of controlInspections)
+      expect(controlOpenapi.components.schemas.InspectionName.description).toContain(`\`${name}\``);
   });
 
-  it('names the schema of every state\'s params and values, with an example of each that conforms', () => {
+  it("names the schema of every state's params and values, with an example of each that conforms", () => {
     expect(Object.keys(stateParams)).toEqual([...controlStates]);
     expect(Object.keys(stateValues)).toEqual([...controlStates]);
     const requests = examplesOf('/states', 'request');
@@ -36,7 +43,7 @@ describe('control-openapi.json (the test-control protocol)', () => {
     }
   });
 
-  it('names the schema of every inspection\'s params and result, with an example of each that conforms', () => {
+  it("names the schema of every inspection's params and result, with an example of each that conforms", () => {
     expect(Object.keys(inspectionParams)).toEqual([...controlInspections]);
     expect(Object.keys(inspectionResults)).toEqual([...controlInspections]);
     const requests = examplesOf('/inspections', 'request');

@@ -16,7 +16,9 @@ function descriptions(): Array<[string, unknown]> {
   const wrongType = structuredClone(openapi) as Record<string, any>;
   wrongType.info.version = 7;
   const danglingRef = structuredClone(openapi) as Record<string, any>;
-  danglingRef.paths['/me'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Nobody' };
+  danglingRef.paths['/me'].get.responses['200'].content['application/json'].schema = {
+    $ref: '#/components/schemas/Nobody',
+  };
   const noPaths = structuredClone(openapi) as Record<string, any>;
   noPaths.paths = 'none';
   return [
@@ -29,8 +31,8 @@ function descriptions(): Array<[string, unknown]> {
   ];
 }
 
-describe('the served description\'s validator', () => {
-  it('gives the library\'s own verdicts, errors and version, with the OpenAPI 3.1 schema kept between processes', async () => {
+describe("the served description's validator", () => {
+  it("gives the library's own verdicts, errors and version, with the OpenAPI 3.1 schema kept between processes", async () => {
     for (const [what, document] of descriptions()) {
       const library = new Validator();
       const expected = await library.validate(structuredClone(document) as Description);
@@ -47,8 +49,13 @@ describe('the served description\'s validator', () => {
     const other = mkdtempSync(join(tmpdir(), 'occ-description-'));
     try {
       // A kept schema that refuses everything: a validator that used it refuses openapi.json.
-      writeFileSync(join(other, file!), 'module.exports.v0 = function v0() { v0.errors = [{ instancePath: "", message: "kept" }]; return false; };');
-      const result = await createDescriptionValidator({ cacheDirectory: other }).validate(structuredClone(openapi) as Description);
+      writeFileSync(
+        join(other, file!),
+        'module.exports.v0 = function v0() { v0.errors = [{ instancePath: "", message: "kept" }]; return false; };',
+      );
+      const result = await createDescriptionValidator({ cacheDirectory: other }).validate(
+        structuredClone(openapi) as Description,
+      );
       expect(result).toEqual({ valid: false, errors: [{ instancePath: '', message: 'kept' }] });
     } finally {
       rmSync(other, { recursive: true, force: true });

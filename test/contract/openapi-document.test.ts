@@ -11,9 +11,14 @@ import { eventTypes, limits, openapi, operations, scopes } from '../../contract/
 
 describe('openapi.json', () => {
   // The test-control protocol's own document is held to the same validator.
-  it.each([['openapi.json', openapi], ['control-openapi.json', controlOpenapi]])('%s is a valid OpenAPI 3.1 document', async (_name, document) => {
+  it.each([
+    ['openapi.json', openapi],
+    ['control-openapi.json', controlOpenapi],
+  ])('%s is a valid OpenAPI 3.1 document', async (_name, document) => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(document) as unknown as Parameters<Validator['validate']>[0]);
+    const result = await validator.validate(
+      structuredClone(document) as unknown as Parameters<Validator['validate']>[0],
+    );
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
@@ -24,9 +29,12 @@ describe('openapi.json', () => {
     ajv.addSchema(openapi as object, 'openapi.json');
     const names = Object.keys(openapi.components.schemas);
     expect(names.length).toBeGreaterThanOrEqual(12);
-    for (const name of names) expect(() => ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` }), name).not.toThrow();
+    for (const name of names)
+      expect(() => ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` }), name).not.toThrow();
     for (const event of eventTypes) {
-      expect(() => ajv.compile({ $ref: `openapi.json#/webhooks/${event}/post/requestBody/content/application~1json/schema` })).not.toThrow();
+      expect(() =>
+        ajv.compile({ $ref: `openapi.json#/webhooks/${event}/post/requestBody/content/application~1json/schema` }),
+      ).not.toThrow();
     }
   });
 
@@ -45,7 +53,15 @@ describe('openapi.json', () => {
       'POST /hooks': 'write:hooks',
       'DELETE /hooks/{id}': 'write:hooks',
     });
-    expect(scopes).toEqual(['read:balance', 'read:cdrs', 'read:agents', 'read:numbers', 'read:invoices', 'write:calls', 'write:hooks']);
+    expect(scopes).toEqual([
+      'read:balance',
+      'read:cdrs',
+      'read:agents',
+      'read:numbers',
+      'read:invoices',
+      'write:calls',
+      'write:hooks',
+    ]);
   });
 
   it('documents 401 and the assumed 429 on every operation, and only the 429 as unspecified', () => {
@@ -59,11 +75,22 @@ describe('openapi.json', () => {
 
   it('carries the Limits table once, in x-limits', () => {
     expect(limits).toEqual({
-      requestsPerMinute: 100, cdrWindowMaxDays: 31, cdrDefaultWindowHours: 24, cdrLimitDefault: 100, cdrLimitMin: 1,
-      cdrLimitMax: 1000, targetUrlMaxLength: 512, webhookRetryHorizonHours: 24, webhookAutoDisableAfterConsecutiveFailures: 10,
+      requestsPerMinute: 100,
+      cdrWindowMaxDays: 31,
+      cdrDefaultWindowHours: 24,
+      cdrLimitDefault: 100,
+      cdrLimitMin: 1,
+      cdrLimitMax: 1000,
+      targetUrlMaxLength: 512,
+      webhookRetryHorizonHours: 24,
+      webhookAutoDisableAfterConsecutiveFailures: 10,
     });
     const limit = openapi.paths['/cdrs'].get.parameters.find((p) => p.name === 'limit');
-    expect(limit?.schema).toMatchObject({ minimum: limits.cdrLimitMin, maximum: limits.cdrLimitMax, default: limits.cdrLimitDefault });
+    expect(limit?.schema).toMatchObject({
+      minimum: limits.cdrLimitMin,
+      maximum: limits.cdrLimitMax,
+      default: limits.cdrLimitDefault,
+    });
     expect(openapi.components.schemas.HookCreate.properties.target_url.maxLength).toBe(limits.targetUrlMaxLength);
   });
 

@@ -16,7 +16,16 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-const fileIn = (folder: string): string => join(folder, precompiledFileName({ name: VALIDATORS_FILE, document: openapi, pointers: schemaPointers(), optionsKey: AJV_OPTIONS_KEY }));
+const fileIn = (folder: string): string =>
+  join(
+    folder,
+    precompiledFileName({
+      name: VALIDATORS_FILE,
+      document: openapi,
+      pointers: schemaPointers(),
+      optionsKey: AJV_OPTIONS_KEY,
+    }),
+  );
 
 /** Verdicts that exercise formats, enums, required fields, patterns and a documented error body. */
 function verdicts(contract: ReturnType<typeof createContract>): unknown[] {
@@ -25,9 +34,24 @@ function verdicts(contract: ReturnType<typeof createContract>): unknown[] {
     contract.checkSchema('CallCreate', { aiAgentId: 'abc', toNumber: '555', metadata: [] }),
     contract.checkSchema('Cdr', { id: 1, startTime: 'yesterday', disposition: 'MAYBE' }),
     contract.checkEvent('call.ended', { eventId: 3 }),
-    contract.checkResponse('GET', '/cdrs', { status: 200, headers: { 'content-type': 'application/json' }, rawBody: '{}', json: { count: '1', calls: {} } }).problems,
-    contract.checkResponse('POST', '/hooks', { status: 400, headers: { 'content-type': 'application/json' }, rawBody: '{}', json: { error: 7 } }).problems,
-    contract.checkResponse('POST', '/hooks', { status: 400, headers: { 'content-type': 'application/json' }, rawBody: '{}', json: { error: 'invalid_input', message: 'no' } }).problems,
+    contract.checkResponse('GET', '/cdrs', {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{}',
+      json: { count: '1', calls: {} },
+    }).problems,
+    contract.checkResponse('POST', '/hooks', {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{}',
+      json: { error: 7 },
+    }).problems,
+    contract.checkResponse('POST', '/hooks', {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{}',
+      json: { error: 'invalid_input', message: 'no' },
+    }).problems,
   ];
 }
 
@@ -44,7 +68,7 @@ describe('openapi.json validators kept as code between processes', () => {
     expect(readFileSync(file, 'utf8').endsWith('// loaded as is\n')).toBe(true);
     expect(loaded).toEqual(compiled);
     expect(compiled.flat().length).toBeGreaterThan(6);
-    expect((compiled[6] as string[])).toEqual([]);
+    expect(compiled[6] as string[]).toEqual([]);
   });
 
   it('makes a broken file again instead of failing, and still validates', () => {
@@ -68,7 +92,9 @@ describe('openapi.json validators kept as code between processes', () => {
     const base = { name: VALIDATORS_FILE, document: openapi, pointers: schemaPointers(), optionsKey: AJV_OPTIONS_KEY };
     const name = precompiledFileName(base);
     expect(precompiledFileName({ ...base })).toBe(name);
-    expect(precompiledFileName({ ...base, document: { ...openapi, info: { ...openapi.info, version: '1.0.1' } } })).not.toBe(name);
+    expect(
+      precompiledFileName({ ...base, document: { ...openapi, info: { ...openapi.info, version: '1.0.1' } } }),
+    ).not.toBe(name);
     expect(precompiledFileName({ ...base, pointers: base.pointers.slice(1) })).not.toBe(name);
     expect(precompiledFileName({ ...base, optionsKey: '{}' })).not.toBe(name);
   });

@@ -31,9 +31,17 @@ interface Step {
   readonly with?: Readonly<Record<string, string | number | boolean>>;
   readonly 'continue-on-error'?: boolean;
 }
-interface Job { readonly if?: string; readonly env?: Readonly<Record<string, string>>; readonly steps: readonly Step[] }
+interface Job {
+  readonly if?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly steps: readonly Step[];
+}
 
-interface Context { readonly event: string; readonly runId: string; succeeded: boolean }
+interface Context {
+  readonly event: string;
+  readonly runId: string;
+  succeeded: boolean;
+}
 
 /** The values of the expressions this file uses; `vars` and `secrets` are unset here. */
 function operand(text: string, context: Context): string | boolean {
@@ -45,7 +53,9 @@ function operand(text: string, context: Context): string | boolean {
   if (t === 'github.run_id') return context.runId;
   if (/^(vars|secrets)\.\w+$/.test(t)) return '';
   if (/^github\.event\.[\w.]+$/.test(t)) return '';
-  throw new Error(`the workflow uses the expression "${t}", which this test cannot evaluate: teach operand() its value`);
+  throw new Error(
+    `the workflow uses the expression "${t}", which this test cannot evaluate: teach operand() its value`,
+  );
 }
 
 /** GitHub's expression syntax, as far as this file uses it: ||, &&, ==, != over operands. */
@@ -75,7 +85,10 @@ function runs(step: Step, context: Context): boolean {
 /** actions/cache's lookup: the exact key, else the newest entry whose key starts with a restore key. */
 function cacheLookup(store: string, key: string, restoreKeys: readonly string[]): string | undefined {
   if (existsSync(join(store, key))) return join(store, key);
-  const entries = readdirSync(store).map((name) => ({ name, order: Number(readFileSync(join(store, name, '.order'), 'utf8')) }));
+  const entries = readdirSync(store).map((name) => ({
+    name,
+    order: Number(readFileSync(join(store, name, '.order'), 'utf8')),
+  }));
   for (const prefix of restoreKeys) {
     const newest = entries.filter((e) => e.name.startsWith(prefix)).sort((a, b) => b.order - a.order)[0];
     if (newest !== undefined) return join(store, newest.name);
@@ -83,7 +96,11 @@ function cacheLookup(store: string, key: string, restoreKeys: readonly string[])
   return undefined;
 }
 
-interface NightlyRun { readonly workspace: string; readonly log: string[]; readonly failedSteps: string[] }
+interface NightlyRun {
+  readonly workspace: string;
+  readonly log: string[];
+  readonly failedSteps: string[];
+}
 
 /** One run of the workflow's job, as GitHub would run it on a `schedule` event. */
 function runJob(job: Job, runId: string, store: string, artifacts: string): NightlyRun {
@@ -92,7 +109,9 @@ function runJob(job: Job, runId: string, store: string, artifacts: string): Nigh
   const log: string[] = [];
   const failedSteps: string[] = [];
   const summary = join(workspace, '..', `step-summary-${runId}.md`);
-  const jobEnv = Object.fromEntries(Object.entries(job.env ?? {}).map(([name, value]) => [name, interpolate(String(value), context)]));
+  const jobEnv = Object.fromEntries(
+    Object.entries(job.env ?? {}).map(([name, value]) => [name, interpolate(String(value), context)]),
+  );
   const env = cleanEnv({
     ...jobEnv,
     PATH: [join(workspace, 'node_modules/.bin'), process.env.PATH].join(delimiter),
@@ -110,11 +129,20 @@ function runJob(job: Job, runId: string, store: string, artifacts: string): Nigh
     const input = (name: string): string => interpolate(String(step.with?.[name] ?? ''), context);
     let ok = true;
     if (step.run !== undefined) {
-      const result = spawnSync('bash', ['-e', '-c', step.run], { cwd: workspace, env, encoding: 'utf8', timeout: 240_000 });
+      const result = spawnSync('bash', ['-e', '-c', step.run], {
+        cwd: workspace,
+        env,
+        encoding: 'utf8',
+        timeout: 240_000,
+      });
       ok = result.status === 0;
-      log.push(`run (${result.status}): ${step.run.trim()}${ok ? '' : `\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`}`);
+      log.push(
+        `run (${result.status}): ${step.run.trim()}${ok ? '' : `\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`}`,
+      );
     } else if (step.uses?.startsWith('actions/checkout@') === true) {
-      const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: repo, encoding: 'utf8' }).stdout.split('\0').filter((f) => f !== '');
+      const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: repo, encoding: 'utf8' })
+        .stdout.split('\0')
+        .filter((f) => f !== '');
       for (const file of tracked) {
         if (!existsSync(join(repo, file))) continue;
         mkdirSync(dirname(join(workspace, file)), { recursive: true });
@@ -126,7 +154,10 @@ function runJob(job: Job, runId: string, store: string, artifacts: string): Nigh
       ok = Number(input('node-version')) >= 24;
       log.push(`setup-node ${input('node-version')}`);
     } else if (step.uses?.startsWith('actions/cache/restore@') === true) {
-      const restoreKeys = input('restore-keys').split('\n').map((k) => k.trim()).filter((k) => k !== '');
+      const restoreKeys = input('restore-keys')
+        .split('\n')
+        .map((k) => k.trim())
+        .filter((k) => k !== '');
       const hit = cacheLookup(store, input('key'), restoreKeys);
       if (hit !== undefined) cpSync(join(hit, 'content'), join(workspace, input('path')), { recursive: true });
       log.push(`cache restore: ${hit === undefined ? 'miss' : `hit ${hit}`}`);
@@ -164,20 +195,30 @@ function runJob(job: Job, runId: string, store: string, artifacts: string): Nigh
 }
 
 function actionlint(): string {
-  const install = spawnSync('bash', [join(repo, 'tools/install-actionlint.sh')], { encoding: 'utf8', env: cleanEnv({}) });
-  expect(install.status, `${install.stderr}(.ci/run builds it before npm test: run bash tools/install-actionlint.sh)`).toBe(0);
+  const install = spawnSync('bash', [join(repo, 'tools/install-actionlint.sh')], {
+    encoding: 'utf8',
+    env: cleanEnv({}),
+  });
+  expect(
+    install.status,
+    `${install.stderr}(.ci/run builds it before npm test: run bash tools/install-actionlint.sh)`,
+  ).toBe(0);
   return install.stdout.trim().split('\n').at(-1)!;
 }
 
 describe('examples/github-actions.yml', () => {
   it('is clean under actionlint', () => {
-    const examples = readdirSync(join(repo, 'examples')).filter((f) => /\.ya?ml$/.test(f)).map((f) => join('examples', f));
+    const examples = readdirSync(join(repo, 'examples'))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => join('examples', f));
     const lint = spawnSync(actionlint(), ['-no-color', ...examples], { cwd: repo, encoding: 'utf8' });
     expect(lint.stdout + lint.stderr).toBe('');
     expect(lint.status).toBe(0);
   });
 
-  it('run twice as nightly jobs, the second report charts the first: the history is restored', { timeout: 600_000 }, () => {
+  it('run twice as nightly jobs, the second report charts the first: the history is restored', {
+    timeout: 600_000,
+  }, () => {
     const workflow = parse(readFileSync(workflowFile, 'utf8')) as { jobs: Record<string, Job> };
     const job = workflow.jobs.conformance!;
     expect(evaluate(job.if ?? 'true', { event: 'schedule', runId: '0', succeeded: true })).toBe(true);
@@ -190,8 +231,13 @@ describe('examples/github-actions.yml', () => {
     expect(second.failedSteps, second.log.join('\n')).toEqual([]);
     expect(second.log.join('\n')).toMatch(/cache restore: hit .*conformance-history-1001/);
 
-    type Report = { startedAt: string; history: Array<{ startedAt: string }>; counts: { requirements: { failed: number } } };
-    const read = (run: NightlyRun) => JSON.parse(readFileSync(join(run.workspace, 'reports/latest/report.json'), 'utf8')) as Report;
+    type Report = {
+      startedAt: string;
+      history: Array<{ startedAt: string }>;
+      counts: { requirements: { failed: number } };
+    };
+    const read = (run: NightlyRun) =>
+      JSON.parse(readFileSync(join(run.workspace, 'reports/latest/report.json'), 'utf8')) as Report;
     const [night1, night2] = [read(first), read(second)];
     expect(night2.counts.requirements.failed).toBe(0);
     expect(night2.history.map((h) => h.startedAt)).toEqual([night1.startedAt, night2.startedAt]);
@@ -199,6 +245,8 @@ describe('examples/github-actions.yml', () => {
     expect(html).toMatch(/Trend over the last 2 runs/);
     // What a person downloads: the second night's report artifact, and the history saved for the third.
     expect(existsSync(join(artifacts, '1002', 'conformance-report', 'report.html'))).toBe(true);
-    expect(readdirSync(join(store, 'conformance-history-1002', 'content')).filter((d) => d !== 'latest')).toHaveLength(2);
+    expect(readdirSync(join(store, 'conformance-history-1002', 'content')).filter((d) => d !== 'latest')).toHaveLength(
+      2,
+    );
   });
 });

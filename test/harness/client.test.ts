@@ -31,19 +31,26 @@ beforeAll(async () => {
       case '/v1/limited':
         if (!rateLimitedOnce) {
           rateLimitedOnce = true;
-          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"error":"rate_limited"}');
+          res
+            .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+            .end('{"error":"rate_limited"}');
         } else {
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
         }
         return;
       case '/v1/echo-auth':
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ youSent: req.headers.authorization }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ youSent: req.headers.authorization }));
         return;
       default:
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
     }
   });
-  server.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
@@ -54,7 +61,13 @@ afterAll(async () => {
 });
 
 function client(timeoutMs = 2_000, maxBodyBytes?: number) {
-  return createApiClient({ baseUrl, timeoutMs, requestsPerMinute: undefined, secrets: ['tok_secret_value'], ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }) });
+  return createApiClient({
+    baseUrl,
+    timeoutMs,
+    requestsPerMinute: undefined,
+    secrets: ['tok_secret_value'],
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+  });
 }
 
 describe('API client against a target that answers garbage', () => {
@@ -101,7 +114,14 @@ describe('API client against a target that answers garbage', () => {
     const first = await api.send({ method: 'GET', path: '/limited' });
     // One request in the minute: the limit the spec documents was not reached, waiting would only hold the check.
     expect(first.status).toBe(429);
-    expect(api.rateLimitEvents).toEqual([expect.objectContaining({ method: 'GET', path: '/v1/limited', sentInPrecedingMinute: 1, underDocumentedLimit: true })]);
+    expect(api.rateLimitEvents).toEqual([
+      expect.objectContaining({
+        method: 'GET',
+        path: '/v1/limited',
+        sentInPrecedingMinute: 1,
+        underDocumentedLimit: true,
+      }),
+    ]);
     for (let i = 0; i < 100; i++) await api.send({ method: 'GET', path: '/echo-auth' });
     rateLimitedOnce = false;
     const started = Date.now();
@@ -117,8 +137,14 @@ describe('API client against a target that answers garbage', () => {
     await api.close();
   });
 
-  it('weighs a 429 against the requests of the target\'s documented window (RATE_LIMIT_WINDOW_MS), not of the last minute', async () => {
-    const api = createApiClient({ baseUrl, timeoutMs: 2_000, requestsPerMinute: undefined, rateWindowMs: 300, secrets: [] });
+  it("weighs a 429 against the requests of the target's documented window (RATE_LIMIT_WINDOW_MS), not of the last minute", async () => {
+    const api = createApiClient({
+      baseUrl,
+      timeoutMs: 2_000,
+      requestsPerMinute: undefined,
+      rateWindowMs: 300,
+      secrets: [],
+    });
     for (let i = 0; i < 150; i++) await api.send({ method: 'GET', path: '/echo-auth' });
     // 150 requests in the last minute, but none in the 300 ms window before the 429: under the limit, so evidence.
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -139,10 +165,13 @@ describe('API client against a target that answers garbage', () => {
     await api.send({ method: 'GET', path: '/echo-auth' });
     const since = api.exchangeCount;
     const sent = exchangeCaps.exchangesPerCheck + 2;
-    for (let i = 0; i < sent; i += 1) await api.send({ method: 'GET', path: '/echo-auth', token: `tok_secret_${i}_value`, query: { i } });
+    for (let i = 0; i < sent; i += 1)
+      await api.send({ method: 'GET', path: '/echo-auth', token: `tok_secret_${i}_value`, query: { i } });
     const { records, omitted } = api.recordsSince(since);
     expect(omitted).toBe(2);
-    expect(records.map((r) => r.url)).toEqual(Array.from({ length: exchangeCaps.exchangesPerCheck }, (_, k) => `${baseUrl}/echo-auth?i=${k + 2}`));
+    expect(records.map((r) => r.url)).toEqual(
+      Array.from({ length: exchangeCaps.exchangesPerCheck }, (_, k) => `${baseUrl}/echo-auth?i=${k + 2}`),
+    );
     expect(JSON.stringify(records)).not.toMatch(/tok_secret_\d+_value/);
     expect(api.recordsSince(api.exchangeCount)).toEqual({ records: [], omitted: 0 });
     await api.close();
@@ -150,7 +179,12 @@ describe('API client against a target that answers garbage', () => {
 
   it('records every exchange with timing, and formats one for a report without the token', async () => {
     const api = client();
-    const exchange = await api.send({ method: 'GET', path: '/echo-auth', token: 'tok_secret_value', query: { limit: 5, skip: undefined } });
+    const exchange = await api.send({
+      method: 'GET',
+      path: '/echo-auth',
+      token: 'tok_secret_value',
+      query: { limit: 5, skip: undefined },
+    });
     expect(exchange.url).toBe(`${baseUrl}/echo-auth?limit=5`);
     expect(exchange.json).toEqual({ youSent: 'Bearer tok_secret_value' });
     expect(exchange.durationMs).toBeGreaterThanOrEqual(0);

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { createContract } from '../../contract/validator.ts';
-import { ALONE_STREAK_GRACE_MS, claimsOf, conflicts, enterGate, Gate, requestClaim, startGate, type GateServer } from '../../harness/scheduling/gate.ts';
+import {
+  ALONE_STREAK_GRACE_MS,
+  claimsOf,
+  conflicts,
+  enterGate,
+  Gate,
+  requestClaim,
+  startGate,
+  type GateServer,
+} from '../../harness/scheduling/gate.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 
 /** Whether a promise has settled by the time queued microtasks and timers of 0 ms ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
-  void promise.then(() => { done = true; });
+  void promise.then(() => {
+    done = true;
+  });
   await new Promise((resolve) => setTimeout(resolve, 5));
   return done;
 }
@@ -49,8 +60,13 @@ describe('what a check claims', () => {
 
 describe('what a request claims before it is sent', () => {
   const contract = createContract();
-  const breaks = (schema: 'CallCreate' | 'HookCreate', value: unknown) => contract.checkSchema(schema, value).length > 0;
-  const claimOf = (path: string, body: { json?: unknown; body?: string; form?: Record<string, string> }, method = 'POST') => requestClaim({ method, path, ...body }, breaks);
+  const breaks = (schema: 'CallCreate' | 'HookCreate', value: unknown) =>
+    contract.checkSchema(schema, value).length > 0;
+  const claimOf = (
+    path: string,
+    body: { json?: unknown; body?: string; form?: Record<string, string> },
+    method = 'POST',
+  ) => requestClaim({ method, path, ...body }, breaks);
   const target = 'https://receiver.example.com/hook';
 
   it('claims webhooks for a POST /hooks body that may subscribe, as JSON or as text', () => {
@@ -61,29 +77,46 @@ describe('what a request claims before it is sent', () => {
 
   it('claims nothing for a POST /hooks body that breaks HookCreate or is not JSON, nor for any other request', () => {
     expect(claimOf('/hooks', { json: { event: 'call.started', target_url: target } })).toBeUndefined();
-    expect(claimOf('/hooks', { json: { event: 'call.ended', target_url: 'http://receiver.example.com/hook' } })).toBeUndefined();
+    expect(
+      claimOf('/hooks', { json: { event: 'call.ended', target_url: 'http://receiver.example.com/hook' } }),
+    ).toBeUndefined();
     expect(claimOf('/hooks', { body: '{"event": "call.ended",' })).toBeUndefined();
     expect(claimOf('/hooks', {})).toBeUndefined();
     expect(claimOf('/hooks', {}, 'GET')).toBeUndefined();
     expect(claimOf('/hooks/3f0c', { json: { event: 'call.ended', target_url: target } })).toBeUndefined();
   });
 
-  it('claims nothing for a subscription to the run\'s receiver by a check that never looks at what it receives, and webhooks for any other target', () => {
+  it("claims nothing for a subscription to the run's receiver by a check that never looks at what it receives, and webhooks for any other target", () => {
     const receiver = 'https://127.0.0.1:4443';
-    const subscribe = (url: string) => requestClaim({ method: 'POST', path: '/hooks', json: { event: 'call.ended', target_url: url } }, breaks, receiver);
+    const subscribe = (url: string) =>
+      requestClaim(
+        { method: 'POST', path: '/hooks', json: { event: 'call.ended', target_url: url } },
+        breaks,
+        receiver,
+      );
     expect(subscribe(`${receiver}/property/hooks/1a2b`)).toBeUndefined();
     expect(subscribe('https://127.0.0.1:4444/property/hooks/1a2b')).toBe('webhooks');
     expect(subscribe(`${receiver}.example.com/x`)).toBe('webhooks');
     expect(subscribe(target)).toBe('webhooks');
     // Originating is never unwatched.
-    expect(requestClaim({ method: 'POST', path: '/calls', json: { aiAgentId: '1001', toNumber: '+14155550100' } }, breaks, receiver)).toBe('webhooks');
+    expect(
+      requestClaim(
+        { method: 'POST', path: '/calls', json: { aiAgentId: '1001', toNumber: '+14155550100' } },
+        breaks,
+        receiver,
+      ),
+    ).toBe('webhooks');
   });
 
   it('claims webhooks for a POST /calls body that could dial, even one that breaks CallCreate', () => {
     expect(claimOf('/calls', { json: { aiAgentId: '1001', toNumber: '+14155550100' } })).toBe('webhooks');
     // Broken only in fromNumber, or nested one level down: a lenient target could still dial.
-    expect(claimOf('/calls', { json: { aiAgentId: '1001', toNumber: '+14155550100', fromNumber: 'x' } })).toBe('webhooks');
-    expect(claimOf('/calls', { body: JSON.stringify({ call: { aiAgentId: '1001', toNumber: '+14155550100' } }) })).toBe('webhooks');
+    expect(claimOf('/calls', { json: { aiAgentId: '1001', toNumber: '+14155550100', fromNumber: 'x' } })).toBe(
+      'webhooks',
+    );
+    expect(claimOf('/calls', { body: JSON.stringify({ call: { aiAgentId: '1001', toNumber: '+14155550100' } }) })).toBe(
+      'webhooks',
+    );
   });
 
   it('claims nothing for a POST /calls body that breaks CallCreate beyond any lenient reading, or is not JSON', () => {
@@ -179,7 +212,7 @@ describe('the gate', () => {
     expect(gate.runningNow()).toEqual(['prop']);
   });
 
-  it('keeps an originating check\'s webhooks claim after it left, until every call in progress ended', async () => {
+  it("keeps an originating check's webhooks claim after it left, until every call in progress ended", async () => {
     let calls = 1;
     const gate = new Gate(() => calls);
     await gate.enter('caller', 'calls.suite.ts', ['check']);
@@ -194,7 +227,7 @@ describe('the gate', () => {
     expect(await settled(subscribing)).toBe(true);
   });
 
-  it('keeps a project\'s file order: open files first, judge files after every other file of their project', async () => {
+  it("keeps a project's file order: open files first, judge files after every other file of their project", async () => {
     const gate = new Gate(() => 0);
     gate.setFiles([
       { project: 'conformance', file: '/s/watch.open.suite.ts' },
@@ -229,7 +262,7 @@ async function withGateServer(gate: Gate, body: (server: GateServer) => Promise<
 }
 
 describe('the gate over loopback HTTP', () => {
-  it('makes a worker wait its turn, and refuses a request without the run\'s token', async () => {
+  it("makes a worker wait its turn, and refuses a request without the run's token", async () => {
     const gate = new Gate(() => 0);
     await withGateServer(gate, async (server) => {
       const first = await enterGate(server.address, 'a.suite.ts', ['check', 'alone']);

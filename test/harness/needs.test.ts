@@ -6,21 +6,53 @@ import { notVerifiableReason, unverifiable } from '../../harness/checks/needs.ts
 import type { RunTarget } from '../../harness/run/context.ts';
 
 const remote = (control: RunTarget['control']): RunTarget => ({
-  kind: 'remote', baseUrl: 'https://api.example.com/v1', authUrl: undefined, control, controlJournal: '/dev/null',
-  receiverLocalUrl: undefined, receiverPublicUrl: undefined, receiverCaPem: undefined, receiverRemote: false, receiverToken: undefined, tokens: { all: 'tok' }, oauth: undefined, agents: {},
-  destinationNumber: undefined, allowOriginate: false, requestsPerMinute: 80, requestTimeoutMs: 1000, propertyNumRuns: 1, webhookBudgetS: 180, hookJournal: '/dev/null', secrets: [], dryRun: false,
+  kind: 'remote',
+  baseUrl: 'https://api.example.com/v1',
+  authUrl: undefined,
+  control,
+  controlJournal: '/dev/null',
+  receiverLocalUrl: undefined,
+  receiverPublicUrl: undefined,
+  receiverCaPem: undefined,
+  receiverRemote: false,
+  receiverToken: undefined,
+  tokens: { all: 'tok' },
+  oauth: undefined,
+  agents: {},
+  destinationNumber: undefined,
+  allowOriginate: false,
+  requestsPerMinute: 80,
+  requestTimeoutMs: 1000,
+  propertyNumRuns: 1,
+  webhookBudgetS: 180,
+  hookJournal: '/dev/null',
+  secrets: [],
+  dryRun: false,
 });
 
 describe('control needs', () => {
   it('without CONTROL_URL names the variables and the capabilities; with one that lacks a state, names the state', () => {
     const needs = { control: ['account-without-trunk', 'clock'] } as const;
     const without = notVerifiableReason(needs, remote(undefined))!;
-    expect(without).toBe('not verifiable with this configuration: needs CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering account-without-trunk, clock: see control-openapi.json)');
+    expect(without).toBe(
+      'not verifiable with this configuration: needs CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering account-without-trunk, clock: see control-openapi.json)',
+    );
     expect(unverifiable(needs, remote(undefined))!.missingCapabilities).toEqual(['account-without-trunk', 'clock']);
-    const partial = notVerifiableReason(needs, remote({ url: 'https://c.example.com', token: 'x', offered: ['clock'] }))!;
-    expect(partial).toBe('not verifiable: the target\'s control endpoint does not offer account-without-trunk');
-    expect(unverifiable(needs, remote({ url: 'https://c.example.com', token: 'x', offered: ['clock'] }))!.missingCapabilities).toEqual(['account-without-trunk']);
-    expect(notVerifiableReason(needs, remote({ url: 'https://c.example.com', token: 'x', offered: ['clock', 'account-without-trunk'] }))).toBeUndefined();
+    const partial = notVerifiableReason(
+      needs,
+      remote({ url: 'https://c.example.com', token: 'x', offered: ['clock'] }),
+    )!;
+    expect(partial).toBe("not verifiable: the target's control endpoint does not offer account-without-trunk");
+    expect(
+      unverifiable(needs, remote({ url: 'https://c.example.com', token: 'x', offered: ['clock'] }))!
+        .missingCapabilities,
+    ).toEqual(['account-without-trunk']);
+    expect(
+      notVerifiableReason(
+        needs,
+        remote({ url: 'https://c.example.com', token: 'x', offered: ['clock', 'account-without-trunk'] }),
+      ),
+    ).toBeUndefined();
   });
 
   it('does not credit CONTROL_URL with a check that also lacks another variable', () => {
@@ -32,16 +64,37 @@ describe('control needs', () => {
 
   it('lists each missing capability with the not-verifiable requirements it would unlock', () => {
     const check = (requirements: string[], missing?: string): CheckResult => ({
-      id: requirements.join(), project: 'conformance', file: 'x', name: requirements.join(), status: missing === undefined ? 'passed' : 'skipped', durationMs: 0,
-      requirements, ...(missing === undefined ? {} : { skipReason: `not verifiable: the target's control endpoint does not offer ${missing}`, missingCapabilities: [missing] }),
-      observations: [], exchanges: [], requests: 0, plannedRequests: 0, rateLimited: 0,
+      id: requirements.join(),
+      project: 'conformance',
+      file: 'x',
+      name: requirements.join(),
+      status: missing === undefined ? 'passed' : 'skipped',
+      durationMs: 0,
+      requirements,
+      ...(missing === undefined
+        ? {}
+        : {
+            skipReason: `not verifiable: the target's control endpoint does not offer ${missing}`,
+            missingCapabilities: [missing],
+          }),
+      observations: [],
+      exchanges: [],
+      requests: 0,
+      plannedRequests: 0,
+      rateLimited: 0,
     });
     const verdict = (id: string, status: RequirementVerdict['status']) => ({ id, status }) as RequirementVerdict;
-    const gaps = controlGaps([
-      check(['BALANCE-UPSTREAM-500'], 'balance-upstream-failing'),
-      check(['ME-SUSPENDED-403'], 'account-suspended'),
-      check(['ME-SUSPENDED-403']),
-    ], [verdict('BALANCE-UPSTREAM-500', 'not_verifiable'), verdict('ME-SUSPENDED-403', 'passed')]);
-    expect(gaps).toEqual([{ capability: 'balance-upstream-failing', unlocks: ['BALANCE-UPSTREAM-500'] }, { capability: 'account-suspended', unlocks: [] }]);
+    const gaps = controlGaps(
+      [
+        check(['BALANCE-UPSTREAM-500'], 'balance-upstream-failing'),
+        check(['ME-SUSPENDED-403'], 'account-suspended'),
+        check(['ME-SUSPENDED-403']),
+      ],
+      [verdict('BALANCE-UPSTREAM-500', 'not_verifiable'), verdict('ME-SUSPENDED-403', 'passed')],
+    );
+    expect(gaps).toEqual([
+      { capability: 'balance-upstream-failing', unlocks: ['BALANCE-UPSTREAM-500'] },
+      { capability: 'account-suspended', unlocks: [] },
+    ]);
   });
 });

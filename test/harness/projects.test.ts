@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { disableTargetProject, enableTargetProject, partOf, TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from '../../harness/run/projects.ts';
+import {
+  disableTargetProject,
+  enableTargetProject,
+  partOf,
+  TARGET_PROJECT,
+  targetProjectEnabled,
+  targetProjectInThreads,
+} from '../../harness/run/projects.ts';
 
 describe('the part a check belongs to in reports', () => {
   it('is the project that ran it when that is conformance or properties', () => {
@@ -17,7 +24,7 @@ describe('the part a check belongs to in reports', () => {
 });
 
 describe('how the target project runs', () => {
-  it('in worker threads only when the caller asks (the self-proof\'s runners), else in forked workers, which may take V8 flags', () => {
+  it("in worker threads only when the caller asks (the self-proof's runners), else in forked workers, which may take V8 flags", () => {
     const saved = { ...process.env };
     try {
       enableTargetProject({ threads: true });

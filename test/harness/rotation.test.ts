@@ -34,7 +34,10 @@ describe('sliceForRun', () => {
 });
 
 describe('the CDR limit verdicts hold under both readings of count', () => {
-  const answer = (rows: number, count = rows) => ({ count, calls: Array.from({ length: rows }, (_, i) => ({ id: String(i) })) });
+  const answer = (rows: number, count = rows) => ({
+    count,
+    calls: Array.from({ length: rows }, (_, i) => ({ id: String(i) })),
+  });
 
   it('reads how many records a window holds from its rows, or from a count that says more', () => {
     expect(heldAtLeast(answer(100))).toBe(100);
@@ -71,6 +74,8 @@ describe('turnOf: whole checks taking turns across remote runs', () => {
     const turn = turnOf(members, 'a', 1, true, 'the group', String, 7);
     // Seed 7 sends slice 3 of 5 (c): "slice i of k" is what the remote self-proof reads.
     expect(turn.runs).toBe(false);
-    expect(turn.note).toMatch(/^request budget: this run \(seed 7\) sends slice 3 of 5 of the group \(c\); runs with the next 4 seed\(s\) send the others \(a; b; d; e\)$/);
+    expect(turn.note).toMatch(
+      /^request budget: this run \(seed 7\) sends slice 3 of 5 of the group \(c\); runs with the next 4 seed\(s\) send the others \(a; b; d; e\)$/,
+    );
   });
 });

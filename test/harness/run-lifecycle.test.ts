@@ -34,7 +34,10 @@ afterEach(() => {
 /** The part of a vitest project the global set-up uses: what it is given. */
 function fakeProject(): { project: TestProject; provided: Map<string, unknown> } {
   const provided = new Map<string, unknown>();
-  return { project: { provide: (key: string, value: unknown) => provided.set(key, value) } as unknown as TestProject, provided };
+  return {
+    project: { provide: (key: string, value: unknown) => provided.set(key, value) } as unknown as TestProject,
+    provided,
+  };
 }
 
 describe('the run of a process', () => {
@@ -55,7 +58,12 @@ describe('the run of a process', () => {
 
   it('started before vitest (as occ run does), is the one the global set-up provides, and outlives its teardown', async () => {
     const started = await acquireRun(options);
-    expect(started.context.target).toMatchObject({ kind: 'embedded', dryRun: true, hookJournal: options.hookJournal, controlJournal: options.controlJournal });
+    expect(started.context.target).toMatchObject({
+      kind: 'embedded',
+      dryRun: true,
+      hookJournal: options.hookJournal,
+      controlJournal: options.controlJournal,
+    });
     const { project, provided } = fakeProject();
     const teardown = await setup(project);
     expect(provided.get('run')).toBe(started.context);

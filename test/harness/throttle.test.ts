@@ -2,13 +2,26 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createThrottle, retryAfterMs, throttledDurationMs } from '../../harness/http/throttle.ts';
 
 describe('throttle', () => {
-  beforeEach(() => { vi.useFakeTimers(); vi.setSystemTime(0); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(0);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   /** Acquire `count` slots as fast as the throttle allows; returns the fake time of each. */
-  async function drive(throttle: ReturnType<typeof createThrottle>, count: number, horizonMs: number): Promise<number[]> {
+  async function drive(
+    throttle: ReturnType<typeof createThrottle>,
+    count: number,
+    horizonMs: number,
+  ): Promise<number[]> {
     const times: number[] = [];
-    const all = Array.from({ length: count }, () => throttle.acquire().then(() => { times.push(Date.now()); }));
+    const all = Array.from({ length: count }, () =>
+      throttle.acquire().then(() => {
+        times.push(Date.now());
+      }),
+    );
     await vi.advanceTimersByTimeAsync(horizonMs);
     await Promise.all(all);
     return times;
@@ -32,7 +45,8 @@ describe('throttle', () => {
     const throttle = createThrottle({ requestsPerMinute: 80, windowMs: 2_500 });
     const times = await drive(throttle, 200, 3 * 2_500);
     expect(times).toHaveLength(200);
-    for (const start of times) expect(times.filter((t) => t >= start && t < start + 2_500).length).toBeLessThanOrEqual(90);
+    for (const start of times)
+      expect(times.filter((t) => t >= start && t < start + 2_500).length).toBeLessThanOrEqual(90);
     // 80 per 2.5 s, not 80 per minute: 200 requests take about 6 s, not 2.4 minutes.
     expect(times.at(-1)).toBeGreaterThan(5_800);
     expect(times.at(-1)).toBeLessThanOrEqual(6_400);
@@ -79,4 +93,3 @@ describe('throttle', () => {
     expect(await throttledDurationMs(1000, { requestsPerMinute: undefined })).toBe(0);
   });
 });
-

@@ -7,9 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { probeRequests, rateLimitShape, REFERENCE_WINDOW_MS, webhookRetryPlans } from '../../load/lib/probe-shape.ts';
 import { PROBE_REQUIREMENTS, requirements } from '../../requirements/catalogue.ts';
 
-describe('the k6 probes\' request bounds', () => {
-  it('rate-limit at the spec\'s 100 per minute: 210 in the set-up burst at most, 90 under, 412 over', () => {
-    expect(rateLimitShape(100, 60_000)).toMatchObject({ setupMaxRequests: 210, underPerWindow: 90, overPerWindow: 150, overRequests: 412, maxRequests: 712 });
+describe("the k6 probes' request bounds", () => {
+  it("rate-limit at the spec's 100 per minute: 210 in the set-up burst at most, 90 under, 412 over", () => {
+    expect(rateLimitShape(100, 60_000)).toMatchObject({
+      setupMaxRequests: 210,
+      underPerWindow: 90,
+      overPerWindow: 150,
+      overRequests: 412,
+      maxRequests: 712,
+    });
     // The count depends on the limit, not on the window's length (a shortened window sends as many).
     expect(rateLimitShape(100, 2_500).maxRequests).toBe(712);
   });
@@ -29,18 +35,26 @@ describe('the k6 probes\' request bounds', () => {
   it('webhook-retry: a subscription created and deleted per plan, plus the call that causes the event remotely', () => {
     expect(webhookRetryPlans(false).map((p) => p.name)).toEqual(['ack', 'client4xx', 'server5xx', 'timeout']);
     const remote = probeRequests({ remote: true, limit: 100, windowMs: 60_000 });
-    expect(remote.map((p) => [p.probe, p.maxRequests])).toEqual([['webhook-retry', 9], ['rate-limit', 712]]);
+    expect(remote.map((p) => [p.probe, p.maxRequests])).toEqual([
+      ['webhook-retry', 9],
+      ['rate-limit', 712],
+    ]);
     expect(remote[1]!.detail).toContain('limit 100 per 60 s');
     const embedded = probeRequests({ remote: false, limit: 100, windowMs: 60_000 });
-    expect(embedded.map((p) => [p.probe, p.maxRequests])).toEqual([['webhook-retry', 10], ['rate-limit', 712]]);
+    expect(embedded.map((p) => [p.probe, p.maxRequests])).toEqual([
+      ['webhook-retry', 10],
+      ['rate-limit', 712],
+    ]);
     expect(embedded[1]!.detail).toContain(`per ${REFERENCE_WINDOW_MS / 1000} s`);
     // A raised limit is counted as configured.
-    expect(probeRequests({ remote: true, limit: 200, windowMs: 60_000 })[1]!.maxRequests).toBe(rateLimitShape(200, 60_000).maxRequests);
+    expect(probeRequests({ remote: true, limit: 200, windowMs: 60_000 })[1]!.maxRequests).toBe(
+      rateLimitShape(200, 60_000).maxRequests,
+    );
   });
 });
 
 describe('what each probe covers', () => {
-  it('the probes together cover exactly the catalogue\'s requirements checked by load, each once', () => {
+  it("the probes together cover exactly the catalogue's requirements checked by load, each once", () => {
     const covered = Object.values(PROBE_REQUIREMENTS).flat();
     expect(new Set(covered).size).toBe(covered.length);
     const byLoad = requirements.filter((r) => (r.checks as readonly string[]).includes('load')).map((r) => r.id);

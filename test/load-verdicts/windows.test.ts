@@ -15,7 +15,7 @@ const PHASE = 2.75 * W;
 function probe(admit: (t: number) => boolean, jitterMs = 0): Sample[] {
   const samples: Sample[] = [];
   for (let i = 0; (i + 1) * SLOT <= PHASE; i++) {
-    const t = i * SLOT + (jitterMs === 0 ? 0 : ((i * 7919) % 13) / 13 * jitterMs);
+    const t = i * SLOT + (jitterMs === 0 ? 0 : (((i * 7919) % 13) / 13) * jitterMs);
     const served = admit(t);
     samples.push({ atMs: t, served, refused: !served });
   }
@@ -61,7 +61,10 @@ describe('the rate-limit verdict from the refusals', () => {
       const verdict = analyseWindows(probe(fixedWindow(LIMIT, offset)), LIMIT, W, 0.05);
       expect(verdict.model, `offset ${offset}`).toBe('blocks');
       expect(verdict.windowsUsed, `offset ${offset}`).toBeGreaterThanOrEqual(1);
-      expect(verdict.servedPerWindow.every((n) => n === LIMIT), `offset ${offset}: ${verdict.servedPerWindow}`).toBe(true);
+      expect(
+        verdict.servedPerWindow.every((n) => n === LIMIT),
+        `offset ${offset}: ${verdict.servedPerWindow}`,
+      ).toBe(true);
       expect(verdict.windowsUnderLimit + verdict.windowsOverLimit).toBe(0);
     }
   });
@@ -96,6 +99,13 @@ describe('the rate-limit verdict from the refusals', () => {
       const v = analyseWindows(probe(admit), LIMIT, W, 0.05);
       expect(v.windowsOverLimit, JSON.stringify(v)).toBeGreaterThan(0);
     }
-    expect(analyseWindows(probe(() => true), LIMIT, W, 0.05)).toMatchObject({ model: 'no refusal', refused: 0 });
+    expect(
+      analyseWindows(
+        probe(() => true),
+        LIMIT,
+        W,
+        0.05,
+      ),
+    ).toMatchObject({ model: 'no refusal', refused: 0 });
   });
 });

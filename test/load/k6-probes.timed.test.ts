@@ -52,7 +52,14 @@ function run(args: string[], killAfterMs = 180_000, env: Record<string, string> 
     const child = spawn(node, ['load/run.ts', ...args, '--report-dir', reportDir], {
       cwd: root,
       // The embedded reference server whatever the developer's .env says.
-      env: { ...process.env, API_BASE_URL: '', AUTH_URL: '', OCC_REFERENCE_FAULTS: '', OCC_REFERENCE_VARIANTS: '', ...env },
+      env: {
+        ...process.env,
+        API_BASE_URL: '',
+        AUTH_URL: '',
+        OCC_REFERENCE_FAULTS: '',
+        OCC_REFERENCE_VARIANTS: '',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -67,7 +74,10 @@ function run(args: string[], killAfterMs = 180_000, env: Record<string, string> 
   });
 }
 
-function report(r: Run, probe: string): { passed: boolean; failedThresholds: string[]; observations: Record<string, any>; chart: Record<string, any> } {
+function report(
+  r: Run,
+  probe: string,
+): { passed: boolean; failedThresholds: string[]; observations: Record<string, any>; chart: Record<string, any> } {
   return JSON.parse(readFileSync(join(r.reportDir, `k6-${probe}.json`), 'utf8'));
 }
 
@@ -82,12 +92,20 @@ async function rateRun(args: string[], env: Record<string, string> = {}): Promis
     r = await run(['rate-limit', ...args], 180_000, env);
     let crossed: string[] = [];
     try {
-      crossed = (JSON.parse(readFileSync(join(r.reportDir, 'k6-rate-limit.json'), 'utf8')) as { thresholds: Array<{ key: string; ok: boolean }> }).thresholds.filter((t) => !t.ok).map((t) => t.key);
+      crossed = (
+        JSON.parse(readFileSync(join(r.reportDir, 'k6-rate-limit.json'), 'utf8')) as {
+          thresholds: Array<{ key: string; ok: boolean }>;
+        }
+      ).thresholds
+        .filter((t) => !t.ok)
+        .map((t) => t.key);
     } catch {
       return r; // no report: the run's own failure, for the test to show
     }
     if (!crossed.some((key) => COULD_NOT_KEEP_ITS_RATE.has(key))) return r;
-    console.info(`rate-limit ${args.join(' ')}: the probe could not keep its rate (${crossed.join(', ')}), attempt ${attempt} of ${RATE_ATTEMPTS}`);
+    console.info(
+      `rate-limit ${args.join(' ')}: the probe could not keep its rate (${crossed.join(', ')}), attempt ${attempt} of ${RATE_ATTEMPTS}`,
+    );
   }
   return r!;
 }
@@ -98,7 +116,11 @@ function describeRun(r: Run): string {
 
 /** Runs of one lane go one after another; the lanes run side by side. */
 type Lane = 'rate-a' | 'rate-b' | 'webhook';
-const lanes: Record<Lane, Promise<unknown>> = { 'rate-a': Promise.resolve(), 'rate-b': Promise.resolve(), webhook: Promise.resolve() };
+const lanes: Record<Lane, Promise<unknown>> = {
+  'rate-a': Promise.resolve(),
+  'rate-b': Promise.resolve(),
+  webhook: Promise.resolve(),
+};
 function inLane<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
   const next = lanes[lane].then(fn);
   lanes[lane] = next.catch(() => undefined);
@@ -107,7 +129,11 @@ function inLane<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
 
 beforeAll(() => {
   // Find or build k6 once, before the lanes start (a first build takes about 2 minutes).
-  const found = spawnSync('bash', [join(root, 'load/install-k6.sh')], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+  const found = spawnSync('bash', [join(root, 'load/install-k6.sh')], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
   if (found.status !== 0) {
     const reason = (found.stderr ?? '').trim().split('\n').pop() ?? `install-k6.sh exited with ${found.status}`;
     throw new Error(`k6 is required for the load probes and could not be found or built: ${reason}`);
@@ -119,15 +145,22 @@ afterAll(() => {
 });
 
 describe('a timed-runs file (vitest.config.ts)', () => {
-  it('runs at vitest\'s own priority, not the lower one of the CPU-bound batches beside it: its probe sends on a real-time schedule', () => {
+  it("runs at vitest's own priority, not the lower one of the CPU-bound batches beside it: its probe sends on a real-time schedule", () => {
     expect(getPriority()).toBe(getPriority(process.ppid));
   });
 });
 
 describe('load/run.ts arguments', () => {
   it('parses a probe, faults and a report directory', () => {
-    const args = parseRunArgs(['webhook-retry', '--faults', 'backoff-constant, no-auto-disable', '--report-dir', '/tmp/x'], {});
-    expect(args).toEqual({ probe: 'webhook-retry', faults: ['backoff-constant', 'no-auto-disable'], reportDir: '/tmp/x' });
+    const args = parseRunArgs(
+      ['webhook-retry', '--faults', 'backoff-constant, no-auto-disable', '--report-dir', '/tmp/x'],
+      {},
+    );
+    expect(args).toEqual({
+      probe: 'webhook-retry',
+      faults: ['backoff-constant', 'no-auto-disable'],
+      reportDir: '/tmp/x',
+    });
     expect(parseRunArgs(['rate-limit'], { OCC_REFERENCE_FAULTS: 'no-rate-limit' }).faults).toEqual(['no-rate-limit']);
   });
 
@@ -143,11 +176,19 @@ describe('load/run.ts arguments', () => {
 
   it('says webhook-retry needs a receiver on this machine when RECEIVER_URL names a deployed one', async () => {
     const r = await run(['webhook-retry'], 120_000, {
-      API_BASE_URL: 'https://api.example.com/v1', TOKEN_ALL: 'tok_x', ALLOW_ORIGINATE: 'true', TEST_DESTINATION_NUMBER: '+15005550006', TEST_AGENT_ID: '1',
-      WEBHOOK_PUBLIC_URL: 'https://hooks.example.com', RECEIVER_URL: 'https://hooks.example.com', RECEIVER_TOKEN: 'rcv_token_0123456789abcdef',
+      API_BASE_URL: 'https://api.example.com/v1',
+      TOKEN_ALL: 'tok_x',
+      ALLOW_ORIGINATE: 'true',
+      TEST_DESTINATION_NUMBER: '+15005550006',
+      TEST_AGENT_ID: '1',
+      WEBHOOK_PUBLIC_URL: 'https://hooks.example.com',
+      RECEIVER_URL: 'https://hooks.example.com',
+      RECEIVER_TOKEN: 'rcv_token_0123456789abcdef',
     });
     expect(r.code, describeRun(r)).toBe(2);
-    expect(r.stderr.trim()).toBe('load: webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)');
+    expect(r.stderr.trim()).toBe(
+      'load: webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
+    );
   }, 180_000);
 });
 
@@ -159,7 +200,9 @@ describe.concurrent('k6 probes against the reference server', () => {
     const configured = observations.configured.limit as number;
     const estimate = observations.estimate.limit as number;
     // Figures for load/README.md.
-    console.info(`rate-limit: configured ${configured} per ${observations.configured.windowMs} ms, estimated ${estimate} over ${observations.estimate.windowsUsed} windows, probe ${r.ms} ms`);
+    console.info(
+      `rate-limit: configured ${configured} per ${observations.configured.windowMs} ms, estimated ${estimate} over ${observations.estimate.windowsUsed} windows, probe ${r.ms} ms`,
+    );
     expect(Math.abs(estimate - configured)).toBeLessThanOrEqual(2);
     expect(observations.estimate.windowsUsed).toBeLessThanOrEqual(2);
     expect(observations['RATE-LIMIT-RESPONSE-SHAPE'].refusal.status).toBe(429);
@@ -173,16 +216,24 @@ describe.concurrent('k6 probes against the reference server', () => {
     expect(r.code, describeRun(r)).toBe(0);
     const { observations } = report(r, 'rate-limit');
     expect(observations.estimate.model).toBe('blocks');
-    expect(Math.abs((observations.estimate.limit as number) - (observations.configured.limit as number))).toBeLessThanOrEqual(2);
+    expect(
+      Math.abs((observations.estimate.limit as number) - (observations.configured.limit as number)),
+    ).toBeLessThanOrEqual(2);
   }, 600_000);
 
-  for (const [fault, lane] of [['no-rate-limit', 'rate-a'], ['rate-limit-half', 'rate-b']] as const) {
+  for (const [fault, lane] of [
+    ['no-rate-limit', 'rate-a'],
+    ['rate-limit-half', 'rate-b'],
+  ] as const) {
     it(`rate-limit fails with ${fault}`, async () => {
       const r = await inLane(lane, () => rateRun(['--faults', fault]));
       expect(r.code, describeRun(r)).toBe(THRESHOLDS_CROSSED);
       expect(r.stderr).toMatch(/^load: rate-limit FAILED after .* thresholds crossed: /m);
       // Caught by a threshold on the target, not by the probe's own schedule.
-      expect(report(r, 'rate-limit').failedThresholds.filter((t) => !COULD_NOT_KEEP_ITS_RATE.has(t.split(' ')[0]!)), describeRun(r)).not.toEqual([]);
+      expect(
+        report(r, 'rate-limit').failedThresholds.filter((t) => !COULD_NOT_KEEP_ITS_RATE.has(t.split(' ')[0]!)),
+        describeRun(r),
+      ).not.toEqual([]);
     }, 600_000);
   }
 
@@ -191,7 +242,9 @@ describe.concurrent('k6 probes against the reference server', () => {
     expect(r.code, describeRun(r)).toBe(0);
     const { observations, chart } = report(r, 'webhook-retry');
     const server5xx = observations.plans.find((p: { plan: string }) => p.plan === 'server5xx');
-    console.info(`webhook-retry: server5xx ${server5xx.attempts} attempts, intervals ${server5xx.intervalsS.join(', ')} s (virtual), probe ${r.ms} ms`);
+    console.info(
+      `webhook-retry: server5xx ${server5xx.attempts} attempts, intervals ${server5xx.intervalsS.join(', ')} s (virtual), probe ${r.ms} ms`,
+    );
     expect(server5xx.attempts).toBe(10);
     expect(chart.series.length).toBeGreaterThan(0);
   }, 600_000);
@@ -200,7 +253,7 @@ describe.concurrent('k6 probes against the reference server', () => {
     it(`webhook-retry fails with ${fault}`, async () => {
       const r = await inLane('webhook', () => run(['webhook-retry', '--faults', fault]));
       expect(r.code, describeRun(r)).toBe(THRESHOLDS_CROSSED);
-        expect(r.stderr).toMatch(/^load: webhook-retry FAILED after .* thresholds crossed: /m);
+      expect(r.stderr).toMatch(/^load: webhook-retry FAILED after .* thresholds crossed: /m);
     }, 600_000);
   }
 
@@ -214,20 +267,33 @@ describe.concurrent('k6 probes against the reference server', () => {
     writeFileSync(join(dir, 'cert.pem'), tls.cert);
     writeFileSync(join(dir, 'key.pem'), tls.key);
     const port = await new Promise<number>((done) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => { const { port: free } = probe.address() as { port: number }; probe.close(() => done(free)); });
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => done(free));
+      });
     });
     const target = await startReferenceServer({ rateLimit: false, clockScale: 1000, trustedCaPem: [tls.caCertPem] });
     try {
-      const r = await inLane('webhook', () => run(['webhook-retry'], 180_000, {
-        API_BASE_URL: target.baseUrl, TOKEN_ALL: target.fixtures.tokens.all, TEST_AGENT_ID: target.fixtures.agents.provisioned,
-        ALLOW_ORIGINATE: 'true', TEST_DESTINATION_NUMBER: '+15005550006', TIME_BUDGET_S: '60',
-        WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${port}`, RECEIVER_PORT: String(port),
-        RECEIVER_TLS_CERT: join(dir, 'cert.pem'), RECEIVER_TLS_KEY: join(dir, 'key.pem'),
-      }));
+      const r = await inLane('webhook', () =>
+        run(['webhook-retry'], 180_000, {
+          API_BASE_URL: target.baseUrl,
+          TOKEN_ALL: target.fixtures.tokens.all,
+          TEST_AGENT_ID: target.fixtures.agents.provisioned,
+          ALLOW_ORIGINATE: 'true',
+          TEST_DESTINATION_NUMBER: '+15005550006',
+          TIME_BUDGET_S: '60',
+          WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${port}`,
+          RECEIVER_PORT: String(port),
+          RECEIVER_TLS_CERT: join(dir, 'cert.pem'),
+          RECEIVER_TLS_KEY: join(dir, 'key.pem'),
+        }),
+      );
       expect(r.stderr + r.stdout).not.toMatch(/x509|certificate signed by unknown authority/);
       expect(r.code, describeRun(r)).toBe(0);
       const { observations } = report(r, 'webhook-retry');
-      const attempts = Object.fromEntries((observations.plans as Array<{ plan: string; attempts: number }>).map((p) => [p.plan, p.attempts]));
+      const attempts = Object.fromEntries(
+        (observations.plans as Array<{ plan: string; attempts: number }>).map((p) => [p.plan, p.attempts]),
+      );
       // What the receiver saw, read back by k6 through the query API.
       expect(attempts).toMatchObject({ ack: 1, client4xx: 1, server5xx: 10 });
     } finally {

@@ -22,13 +22,23 @@ const SEED = '20260101';
 // A hang guard sized for a busy machine (npm test runs files side by side), not a speed limit.
 const CHILD_TIMEOUT_MS = 180_000;
 
-function runProperties(title: string | undefined, fault: string | undefined): { status: number | null; output: string } {
+function runProperties(
+  title: string | undefined,
+  fault: string | undefined,
+): { status: number | null; output: string } {
   const args = ['run', '--project', 'properties', ...(title === undefined ? [] : ['-t', titlePattern(title)])];
   const result = spawnSync(VITEST, args, {
     encoding: 'utf8',
     timeout: CHILD_TIMEOUT_MS,
     // No .env of the developer may point the children at a remote target.
-    env: { ...process.env, OCC_REFERENCE_FAULTS: fault ?? '', PROPERTY_SEED: SEED, API_BASE_URL: '', NO_COLOR: '1', FORCE_COLOR: '0' },
+    env: {
+      ...process.env,
+      OCC_REFERENCE_FAULTS: fault ?? '',
+      PROPERTY_SEED: SEED,
+      API_BASE_URL: '',
+      NO_COLOR: '1',
+      FORCE_COLOR: '0',
+    },
   });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
@@ -46,10 +56,12 @@ const pairs: Array<{ title: string; fault: string }> = [
 
 const replay = `PROPERTY_SEED=${SEED} npx vitest run --project properties -t`;
 
-describe('the API properties catch the reference server\'s faults', () => {
+describe("the API properties catch the reference server's faults", () => {
   const [first, ...rest] = pairs;
 
-  it(`"${first!.title}" fails with ${first!.fault} on, run with the vitest binary and -t`, { timeout: CHILD_TIMEOUT_MS + 5_000 }, () => {
+  it(`"${first!.title}" fails with ${first!.fault} on, run with the vitest binary and -t`, {
+    timeout: CHILD_TIMEOUT_MS + 5_000,
+  }, () => {
     const { status, output } = runProperties(first!.title, first!.fault);
     expect(status, output.slice(-3000)).not.toBe(0);
     // The failure is this property's, with its replay command, not a run that found nothing.
@@ -59,12 +71,19 @@ describe('the API properties catch the reference server\'s faults', () => {
 
   describe('through one self-proof runner', () => {
     let runner: RunnerProcess;
-    beforeAll(async () => { runner = await RunnerProcess.start(embeddedEnvironment()); }, CHILD_TIMEOUT_MS);
-    afterAll(async () => { await runner?.end(); });
+    beforeAll(async () => {
+      runner = await RunnerProcess.start(embeddedEnvironment());
+    }, CHILD_TIMEOUT_MS);
+    afterAll(async () => {
+      await runner?.end();
+    });
 
     for (const { title, fault } of rest) {
       it(`"${title}" fails with ${fault} on`, { timeout: CHILD_TIMEOUT_MS + 5_000 }, async () => {
-        const outcome = await runner.run({ id: fault, violates: [] }, { testNamePattern: titlePattern(title), seed: Number(SEED) });
+        const outcome = await runner.run(
+          { id: fault, violates: [] },
+          { testNamePattern: titlePattern(title), seed: Number(SEED) },
+        );
         if ('problem' in outcome) throw new Error(outcome.problem);
         // This property alone ran, and failed with its replay command.
         expect(outcome.report.checks.map((check) => [check.name, check.status])).toEqual([[title, 'failed']]);

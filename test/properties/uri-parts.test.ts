@@ -38,7 +38,8 @@ describe('uri parts: the values of fast-check’s webPath / webQueryParameters /
       expect(value).toMatch(queryGrammar);
       expect(query.canShrinkWithoutContext(value), value).toBe(true);
     }
-    for (const value of fc.sample(webFragments(), samples)) expect(fragment.canShrinkWithoutContext(value), value).toBe(true);
+    for (const value of fc.sample(webFragments(), samples))
+      expect(fragment.canShrinkWithoutContext(value), value).toBe(true);
   });
 
   it('explores the same kinds of path as fc.webPath(): empty, alphanumeric, delimiters, percent-encoded code points of every width', () => {

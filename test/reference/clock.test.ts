@@ -78,7 +78,12 @@ describe('createClock', () => {
     });
     c.setTimer(10_000, () => seen.push(['late', c.now()]));
     c.advance(1000);
-    expect(seen).toEqual([['a', 100], ['b', 200], ['b2', 250], ['c', 300]]);
+    expect(seen).toEqual([
+      ['a', 100],
+      ['b', 200],
+      ['b2', 250],
+      ['c', 300],
+    ]);
     expect(c.now()).toBe(1000);
   });
 

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { controlInspections, controlStates } from '../../contract/control.ts';
-import { createControlClient, createControlTransport, type ControlTransport, type Values } from '../../harness/seams/control-client.ts';
+import {
+  createControlClient,
+  createControlTransport,
+  type ControlTransport,
+  type Values,
+} from '../../harness/seams/control-client.ts';
 import { journalSetup, outstandingStates, sweepStates } from '../../harness/seams/control-journal.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { api, http, postJson } from './helpers.ts';
@@ -20,7 +25,9 @@ beforeAll(async () => {
   server = await startReferenceServer({ rateLimit: false, controlToken: 'ctl_test_token_123456' });
   control = createControlTransport({ url: server.controlUrl, token: 'ctl_test_token_123456' });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 const post = (path: string, body: unknown, token = 'ctl_test_token_123456') =>
   http('POST', `${server.controlUrl}${path}`, { token, body: JSON.stringify(body), contentType: 'application/json' });
@@ -32,18 +39,34 @@ describe('the test-control protocol of the reference server', () => {
 
   it('refuses a missing or wrong control token with 401 and the client says which variable to fix', async () => {
     expect((await http('GET', `${server.controlUrl}/capabilities`)).status).toBe(401);
-    expect((await post('/states', { state: 'token-issued', params: { scopes: [] } }, 'wrong_token_wrong_token')).status).toBe(401);
+    expect(
+      (await post('/states', { state: 'token-issued', params: { scopes: [] } }, 'wrong_token_wrong_token')).status,
+    ).toBe(401);
     const wrong = createControlTransport({ url: server.controlUrl, token: 'wrong_token_wrong_token' });
     await expect(wrong.capabilities()).rejects.toThrow(/401: CONTROL_TOKEN is missing or wrong/);
   });
 
   it('answers the documented error codes: unknown_state, unknown_inspection, invalid_params, invalid_request', async () => {
     expect((await post('/states', { state: 'account-on-fire' })).json).toMatchObject({ error: 'unknown_state' });
-    expect((await post('/states', { state: 'clock-advanced', params: { ms: -1 } })).json).toMatchObject({ error: 'invalid_params' });
-    expect((await post('/states', { state: 'token-issued', action: 'undo' })).json).toMatchObject({ error: 'invalid_request' });
+    expect((await post('/states', { state: 'clock-advanced', params: { ms: -1 } })).json).toMatchObject({
+      error: 'invalid_params',
+    });
+    expect((await post('/states', { state: 'token-issued', action: 'undo' })).json).toMatchObject({
+      error: 'invalid_request',
+    });
     expect((await post('/inspections', { inspection: 'mood' })).json).toMatchObject({ error: 'unknown_inspection' });
-    expect((await http('POST', `${server.controlUrl}/states`, { token: 'ctl_test_token_123456', body: '{', contentType: 'application/json' })).status).toBe(400);
-    await expect(control.setup('event-emitted', { event: 'call.started' })).rejects.toThrow(/^control: setup of event-emitted failed: POST \/states answered 422 invalid_params/);
+    expect(
+      (
+        await http('POST', `${server.controlUrl}/states`, {
+          token: 'ctl_test_token_123456',
+          body: '{',
+          contentType: 'application/json',
+        })
+      ).status,
+    ).toBe(400);
+    await expect(control.setup('event-emitted', { event: 'call.started' })).rejects.toThrow(
+      /^control: setup of event-emitted failed: POST \/states answered 422 invalid_params/,
+    );
   });
 
   it('account states return a token and an agent of an account where only that condition holds; teardown revokes the token', async () => {
@@ -57,13 +80,21 @@ describe('the test-control protocol of the reference server', () => {
     for (const [state, status, code] of cases) {
       const values = await control.setup(state, {});
       expect(values.agentId, state).toMatch(/^[0-9]+$/);
-      const refused = await postJson(server, '/calls', values.token as string, { aiAgentId: values.agentId, toNumber: '+15555550123' });
+      const refused = await postJson(server, '/calls', values.token as string, {
+        aiAgentId: values.agentId,
+        toNumber: '+15555550123',
+      });
       expect([refused.status, (refused.json as { error: string }).error], state).toEqual([status, code]);
       await control.teardown(state, {}, values);
-      expect((await api(server, 'GET', '/me', { token: values.token as string })).status, `${state}: token revoked at teardown`).toBe(401);
+      expect(
+        (await api(server, 'GET', '/me', { token: values.token as string })).status,
+        `${state}: token revoked at teardown`,
+      ).toBe(401);
     }
     const suspended = await control.setup('account-suspended', {});
-    expect((await api(server, 'GET', '/me', { token: suspended.token as string })).json).toMatchObject({ error: 'suspended' });
+    expect((await api(server, 'GET', '/me', { token: suspended.token as string })).json).toMatchObject({
+      error: 'suspended',
+    });
     await control.teardown('account-suspended', {}, suspended);
   });
 
@@ -88,16 +119,25 @@ describe('the test-control protocol of the reference server', () => {
   });
 });
 
-describe('the suite side: a check\'s control client and the journal', () => {
-  const scope = (declared: Parameters<typeof createControlClient>[0]['declared'], journal: string, offered = [...controlStates, ...controlInspections]) => {
+describe("the suite side: a check's control client and the journal", () => {
+  const scope = (
+    declared: Parameters<typeof createControlClient>[0]['declared'],
+    journal: string,
+    offered = [...controlStates, ...controlInspections],
+  ) => {
     const setups: Array<{ state: string; values: Values }> = [];
     const client = createControlClient({
       transport: control,
       offered: new Set(offered),
       declared,
-      onSetup(state, params, values) { setups.push({ state, values }); journalSetup(journal, String(setups.length), state, params, values); },
+      onSetup(state, params, values) {
+        setups.push({ state, values });
+        journalSetup(journal, String(setups.length), state, params, values);
+      },
       remember() {},
-      fail(message) { throw new Error(message); },
+      fail(message) {
+        throw new Error(message);
+      },
     });
     return { client, setups };
   };
@@ -128,38 +168,59 @@ describe('the suite side: a check\'s control client and the journal', () => {
       const asked: string[] = [];
       const transport: ControlTransport = {
         ...control,
-        inspect: async (name) => { asked.push(name); return { idle }; },
+        inspect: async (name) => {
+          asked.push(name);
+          return { idle };
+        },
       };
-      const client = createControlClient({ transport, offered: new Set(offered), declared: [], onSetup() {}, remember() {}, fail(message) { throw new Error(message); } });
+      const client = createControlClient({
+        transport,
+        offered: new Set(offered),
+        declared: [],
+        onSetup() {},
+        remember() {},
+        fail(message) {
+          throw new Error(message);
+        },
+      });
       return { client, asked };
     };
     const settled = async (settle: Promise<void>): Promise<boolean> => {
       let done = false;
-      void settle.then(() => { done = true; });
+      void settle.then(() => {
+        done = true;
+      });
       await vi.advanceTimersByTimeAsync(0);
       return done;
     };
 
-    it('waits for the target\'s deliveries to be idle where it offers deliveries-idle, not the wall time', async () => {
+    it("waits for the target's deliveries to be idle where it offers deliveries-idle, not the wall time", async () => {
       vi.useFakeTimers();
       try {
         const { client, asked } = settling(['deliveries-idle'], true);
         expect(await settled(client.settle(60_000))).toBe(true);
         expect(asked).toEqual(['deliveries-idle']);
-      } finally { vi.useRealTimers(); }
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it('waits the wall time where the target does not offer deliveries-idle, or gave up waiting', async () => {
       vi.useFakeTimers();
       try {
-        for (const { offered, idle } of [{ offered: [], idle: true }, { offered: ['deliveries-idle'] as const, idle: false }]) {
+        for (const { offered, idle } of [
+          { offered: [], idle: true },
+          { offered: ['deliveries-idle'] as const, idle: false },
+        ]) {
           const { client } = settling(offered, idle);
           const settle = client.settle(300);
           expect(await settled(settle)).toBe(false);
           await vi.advanceTimersByTimeAsync(300);
           await settle;
         }
-      } finally { vi.useRealTimers(); }
+      } finally {
+        vi.useRealTimers();
+      }
     });
   });
 });

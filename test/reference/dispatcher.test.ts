@@ -24,7 +24,12 @@ import {
   runningTimeDeadline,
   USER_AGENT,
 } from '../../reference/webhooks/dispatcher.ts';
-import type { DeliveryRecord, Dispatcher, DispatcherOptions, Subscription } from '../../reference/webhooks/dispatcher.ts';
+import type {
+  DeliveryRecord,
+  Dispatcher,
+  DispatcherOptions,
+  Subscription,
+} from '../../reference/webhooks/dispatcher.ts';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -59,11 +64,18 @@ class Faults {
   }
 }
 
-function setup(options: { scale?: number; faults?: string[] } & Partial<Omit<DispatcherOptions, 'clock' | 'faults'>> = {}): { clock: Clock; dispatcher: Dispatcher } {
+function setup(
+  options: { scale?: number; faults?: string[] } & Partial<Omit<DispatcherOptions, 'clock' | 'faults'>> = {},
+): { clock: Clock; dispatcher: Dispatcher } {
   const { scale, faults, ...rest } = options;
   const clock = createClock({ scale: scale ?? 1000 });
   clocks.push(clock);
-  const dispatcher = createDispatcher({ clock, faults: new Faults(...(faults ?? [])), trustedCaPem: [tls.caCertPem], ...rest });
+  const dispatcher = createDispatcher({
+    clock,
+    faults: new Faults(...(faults ?? [])),
+    trustedCaPem: [tls.caCertPem],
+    ...rest,
+  });
   dispatchers.push(dispatcher);
   return { clock, dispatcher };
 }
@@ -107,14 +119,18 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Holds the event loop for `ms`, as a host that deschedules the process would. */
 function pauseTheEventLoop(ms: number): void {
   const until = performance.now() + ms;
-  while (performance.now() < until) { /* paused */ }
+  while (performance.now() < until) {
+    /* paused */
+  }
 }
 
 describe('runningTimeDeadline', () => {
   it('expires after its running time: a pause counts at most two ticks', async () => {
     const started = performance.now();
     let expiredAt: number | undefined;
-    runningTimeDeadline(100, () => { expiredAt = performance.now() - started; });
+    runningTimeDeadline(100, () => {
+      expiredAt = performance.now() - started;
+    });
     pauseTheEventLoop(300);
     await sleep(30);
     expect(expiredAt, 'a 300 ms pause counted as running time').toBeUndefined();
@@ -125,11 +141,15 @@ describe('runningTimeDeadline', () => {
 
   it('never expires once cancelled, and expires on time with a free event loop', async () => {
     let cancelledFired = false;
-    const cancel = runningTimeDeadline(50, () => { cancelledFired = true; });
+    const cancel = runningTimeDeadline(50, () => {
+      cancelledFired = true;
+    });
     cancel();
     const started = performance.now();
     let expiredAt: number | undefined;
-    runningTimeDeadline(50, () => { expiredAt = performance.now() - started; });
+    runningTimeDeadline(50, () => {
+      expiredAt = performance.now() - started;
+    });
     await until(() => expiredAt !== undefined, 'the deadline to expire', 2_000);
     await sleep(80);
     expect(cancelledFired).toBe(false);
@@ -292,8 +312,14 @@ describe('delivery over HTTPS', () => {
     const path = `/hooks/d${++counter}`;
     const secret = `whsec_${randomUUID().replaceAll('-', '')}`;
     const sub: Subscription = {
-      id: randomUUID(), accountId: 'acct-1', event: 'call.ended', targetUrl: `https://127.0.0.1:${port}${path}`,
-      secret, status: 'active', consecutiveFailures: 0, createdAt: Date.now(),
+      id: randomUUID(),
+      accountId: 'acct-1',
+      event: 'call.ended',
+      targetUrl: `https://127.0.0.1:${port}${path}`,
+      secret,
+      status: 'active',
+      consecutiveFailures: 0,
+      createdAt: Date.now(),
     };
     const payload = event();
     const r = dispatcher.dispatch(sub, payload);
@@ -337,7 +363,7 @@ describe('auto-disable and horizon', () => {
     expect(later.attempts).toHaveLength(0);
   });
 
-  it('auto-disable also stops the waiting retries of the subscription\'s other deliveries', async () => {
+  it("auto-disable also stops the waiting retries of the subscription's other deliveries", async () => {
     const { clock, dispatcher } = setup({ scale: 0, backoff: { firstIntervalMs: 1000, factor: 1 } });
     const { path, sub } = hook([{ status: 500 }]);
     const a = dispatcher.dispatch(sub, event());
@@ -500,7 +526,10 @@ describe('faults change the behaviour they name', () => {
     const { sub } = hook([{ status: 400, times: 1 }, { status: 200 }]);
     const r = dispatcher.dispatch(sub, event());
     await until(settled(r), 'settled');
-    expect(r.attempts.map((a) => a.outcome)).toEqual([{ kind: 'status', status: 400 }, { kind: 'status', status: 200 }]);
+    expect(r.attempts.map((a) => a.outcome)).toEqual([
+      { kind: 'status', status: 400 },
+      { kind: 'status', status: 200 },
+    ]);
   });
 
   it('no-retry-after-5xx: a 5xx is final', async () => {
@@ -512,7 +541,11 @@ describe('faults change the behaviour they name', () => {
   });
 
   it('no-auto-disable: still active after more than 10 consecutive failures', async () => {
-    const { dispatcher } = setup({ scale: 100, faults: ['no-auto-disable'], backoff: { firstIntervalMs: 1000, factor: 1 } });
+    const { dispatcher } = setup({
+      scale: 100,
+      faults: ['no-auto-disable'],
+      backoff: { firstIntervalMs: 1000, factor: 1 },
+    });
     const { sub } = hook([{ status: 500 }]);
     const r = dispatcher.dispatch(sub, event());
     await until(() => r.attempts.length >= limits.webhookAutoDisableAfterConsecutiveFailures + 2, '12 attempts');
@@ -521,7 +554,11 @@ describe('faults change the behaviour they name', () => {
   });
 
   it('auto-disable-early: disabled after 5 consecutive failures', async () => {
-    const { dispatcher } = setup({ scale: 100, faults: ['auto-disable-early'], backoff: { firstIntervalMs: 1000, factor: 1 } });
+    const { dispatcher } = setup({
+      scale: 100,
+      faults: ['auto-disable-early'],
+      backoff: { firstIntervalMs: 1000, factor: 1 },
+    });
     const { sub } = hook([{ status: 500 }]);
     const r = dispatcher.dispatch(sub, event());
     await until(settled(r), 'settled');

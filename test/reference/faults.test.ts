@@ -33,11 +33,19 @@ const tk = (s: S) => s.fixtures.tokens;
 const json = (r: Res) => r.json as Record<string, unknown>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TARGET = 'https://127.0.0.1:1/never';
-const now = async (s: S) => (json(await control(s, 'GET', '/clock')).now as number);
+const now = async (s: S) => json(await control(s, 'GET', '/clock')).now as number;
 const validCall = (s: S) => ({ aiAgentId: s.fixtures.agents.provisioned, toNumber: '+14155550100' });
-const hook = async (s: S, event = 'call.ended', token = tk(s).all) => json(await postJson(s, '/hooks', token, { event, target_url: TARGET })) as { id: string; secret: string };
-const deliveries = async (s: S, hookId: string) => json(await control(s, 'GET', `/deliveries?hookId=${hookId}`)).deliveries as Array<{ payload: Record<string, unknown> }>;
-const cdrList = async (s: S, query: string) => json(await api(s, 'GET', `/cdrs${query}`, { token: tk(s).all })) as { count: number; calls: Array<{ startTime: string }> };
+const hook = async (s: S, event = 'call.ended', token = tk(s).all) =>
+  json(await postJson(s, '/hooks', token, { event, target_url: TARGET })) as { id: string; secret: string };
+const deliveries = async (s: S, hookId: string) =>
+  json(await control(s, 'GET', `/deliveries?hookId=${hookId}`)).deliveries as Array<{
+    payload: Record<string, unknown>;
+  }>;
+const cdrList = async (s: S, query: string) =>
+  json(await api(s, 'GET', `/cdrs${query}`, { token: tk(s).all })) as {
+    count: number;
+    calls: Array<{ startTime: string }>;
+  };
 const window = async (s: S, spanMs: number, extra = '') => {
   const till = Math.floor((await now(s)) / 1000) * 1000;
   return `?from=${iso(till - spanMs)}&till=${iso(till)}${extra}`;
@@ -50,7 +58,8 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'me-scope-required': async (s) => (await api(s, 'GET', '/me', { token: tk(s).none })).status === 401,
   'suspended-not-refused': async (s) => (await api(s, 'GET', '/me', { token: tk(s).suspended })).status === 200,
   'balance-renamed-field': async (s) => !('balance' in json(await api(s, 'GET', '/balance', { token: tk(s).all }))),
-  'balance-wrong-type': async (s) => typeof json(await api(s, 'GET', '/balance', { token: tk(s).all })).balance !== 'number',
+  'balance-wrong-type': async (s) =>
+    typeof json(await api(s, 'GET', '/balance', { token: tk(s).all })).balance !== 'number',
   'balance-upstream-failure-hidden': async (s) => {
     await control(s, 'PUT', '/switches', { balanceUpstreamFails: true });
     return (await api(s, 'GET', '/balance', { token: tk(s).all })).status === 200;
@@ -59,16 +68,25 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'scope-unchecked-cdrs': async (s) => (await api(s, 'GET', '/cdrs', { token: tk(s).none })).status === 200,
   'scope-unchecked-agents': async (s) => (await api(s, 'GET', '/agents', { token: tk(s).none })).status === 200,
   'scope-unchecked-calls': async (s) => (await postJson(s, '/calls', tk(s).none, validCall(s))).status === 200,
-  'scope-unchecked-hooks': async (s) => (await postJson(s, '/hooks', tk(s).none, { event: 'call.ended', target_url: TARGET })).status === 200,
+  'scope-unchecked-hooks': async (s) =>
+    (await postJson(s, '/hooks', tk(s).none, { event: 'call.ended', target_url: TARGET })).status === 200,
   'revoked-token-accepted': async (s) => (await api(s, 'GET', '/me', { token: tk(s).revoked })).status === 200,
   'expired-token-accepted': async (s) => (await api(s, 'GET', '/me', { token: tk(s).expired })).status === 200,
-  'auth-any-scheme-accepted': async (s) => (await api(s, 'GET', '/me', { headers: { authorization: `Token ${tk(s).all}` } })).status === 200,
-  'oauth-bad-secret-accepted': async (s) => (await http('POST', `${s.authUrl}/oauth/token`, {
-    body: `grant_type=client_credentials&client_id=${s.fixtures.oauth.clientId}&client_secret=wrong`, contentType: 'application/x-www-form-urlencoded',
-  })).status === 200,
-  'cdrs-window-31d-rejected': async (s) => (await api(s, 'GET', `/cdrs${await window(s, CDR_WINDOW_MAX_MS)}`, { token: tk(s).all })).status === 400,
-  'cdrs-window-32d-accepted': async (s) => (await api(s, 'GET', `/cdrs${await window(s, CDR_WINDOW_MAX_MS + DAY_MS)}`, { token: tk(s).all })).status === 200,
-  'cdrs-limit-unbounded': async (s) => (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=5000'))).calls.length > 1000,
+  'auth-any-scheme-accepted': async (s) =>
+    (await api(s, 'GET', '/me', { headers: { authorization: `Token ${tk(s).all}` } })).status === 200,
+  'oauth-bad-secret-accepted': async (s) =>
+    (
+      await http('POST', `${s.authUrl}/oauth/token`, {
+        body: `grant_type=client_credentials&client_id=${s.fixtures.oauth.clientId}&client_secret=wrong`,
+        contentType: 'application/x-www-form-urlencoded',
+      })
+    ).status === 200,
+  'cdrs-window-31d-rejected': async (s) =>
+    (await api(s, 'GET', `/cdrs${await window(s, CDR_WINDOW_MAX_MS)}`, { token: tk(s).all })).status === 400,
+  'cdrs-window-32d-accepted': async (s) =>
+    (await api(s, 'GET', `/cdrs${await window(s, CDR_WINDOW_MAX_MS + DAY_MS)}`, { token: tk(s).all })).status === 200,
+  'cdrs-limit-unbounded': async (s) =>
+    (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=5000'))).calls.length > 1000,
   'cdrs-limit-ignored': async (s) => (await cdrList(s, await window(s, 10 * DAY_MS, '&limit=5'))).calls.length !== 5,
   'cdrs-default-window-48h': async (s) => {
     const t = await now(s);
@@ -83,20 +101,31 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const from = Date.parse(new URLSearchParams(q.slice(1)).get('from')!);
     return (await cdrList(s, q)).calls.some((c) => Date.parse(c.startTime) < from);
   },
-  'cdrs-invalid-timestamp-500': async (s) => (await api(s, 'GET', '/cdrs?from=garbage', { token: tk(s).all })).status === 500,
+  'cdrs-invalid-timestamp-500': async (s) =>
+    (await api(s, 'GET', '/cdrs?from=garbage', { token: tk(s).all })).status === 500,
   'cdrs-not-provisioned-200': async (s) => (await api(s, 'GET', '/cdrs', { token: tk(s).noTrunk })).status === 200,
-  'agents-credentials-leaked': async (s) => (json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as object[])
-    .some((a) => Object.keys(a).some((k) => CREDENTIAL_FIELD_PATTERN.test(k))),
+  'agents-credentials-leaked': async (s) =>
+    (json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as object[]).some((a) =>
+      Object.keys(a).some((k) => CREDENTIAL_FIELD_PATTERN.test(k)),
+    ),
   'agents-count-mismatch': async (s) => {
     const l = json(await api(s, 'GET', '/agents', { token: tk(s).all }));
     return l.count !== (l.agents as unknown[]).length;
   },
-  'calls-callid-not-uuid': async (s) => !UUID.test(String(json(await postJson(s, '/calls', tk(s).all, validCall(s))).callId)),
-  'calls-e164-not-validated': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '5550100' })).status === 200,
-  'calls-metadata-rejected': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), metadata: { a: 1 } })).status === 400,
-  'calls-unprovisioned-wrong-code': async (s) => json(await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: s.fixtures.agents.unprovisioned })).error !== 'ai_agent_not_provisioned',
-  'calls-dialer-not-checked': async (s) => (await postJson(s, '/calls', tk(s).noDialer, { ...validCall(s), aiAgentId: s.fixtures.agents.provisioned })).status !== 409,
-  'calls-foreign-agent-accepted': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: s.fixtures.agents.foreign })).status === 200,
+  'calls-callid-not-uuid': async (s) =>
+    !UUID.test(String(json(await postJson(s, '/calls', tk(s).all, validCall(s))).callId)),
+  'calls-e164-not-validated': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '5550100' })).status === 200,
+  'calls-metadata-rejected': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), metadata: { a: 1 } })).status === 400,
+  'calls-unprovisioned-wrong-code': async (s) =>
+    json(await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: s.fixtures.agents.unprovisioned }))
+      .error !== 'ai_agent_not_provisioned',
+  'calls-dialer-not-checked': async (s) =>
+    (await postJson(s, '/calls', tk(s).noDialer, { ...validCall(s), aiAgentId: s.fixtures.agents.provisioned }))
+      .status !== 409,
+  'calls-foreign-agent-accepted': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: s.fixtures.agents.foreign })).status === 200,
   'calls-correlation-broken': async (s) => {
     const h = await hook(s);
     const { callId } = json(await postJson(s, '/calls', tk(s).all, validCall(s))) as { callId: string };
@@ -116,17 +145,28 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all });
     return (await control(s, 'GET', `/hooks/${h.id}`)).status === 404;
   },
-  'hooks-delete-200': async (s) => (await api(s, 'DELETE', `/hooks/${(await hook(s)).id}`, { token: tk(s).all })).status === 200,
+  'hooks-delete-200': async (s) =>
+    (await api(s, 'DELETE', `/hooks/${(await hook(s)).id}`, { token: tk(s).all })).status === 200,
   'hooks-delete-twice-204': async (s) => {
     const h = await hook(s);
     await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all });
     return (await api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all })).status === 204;
   },
   'hooks-non-uuid-404': async (s) => (await api(s, 'DELETE', '/hooks/123', { token: tk(s).all })).status === 404,
-  'hooks-http-target-accepted': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'http://example.com/x' })).status === 200,
-  'hooks-long-target-accepted': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: `https://example.com/${'a'.repeat(600)}` })).status === 200,
-  'hooks-unknown-event-accepted': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.started', target_url: TARGET })).status === 200,
-  'hooks-foreign-deletable': async (s) => (await api(s, 'DELETE', `/hooks/${(await hook(s)).id}`, { token: tk(s).noDialer })).status === 204,
+  'hooks-http-target-accepted': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'http://example.com/x' })).status ===
+    200,
+  'hooks-long-target-accepted': async (s) =>
+    (
+      await postJson(s, '/hooks', tk(s).all, {
+        event: 'call.ended',
+        target_url: `https://example.com/${'a'.repeat(600)}`,
+      })
+    ).status === 200,
+  'hooks-unknown-event-accepted': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: 'call.started', target_url: TARGET })).status === 200,
+  'hooks-foreign-deletable': async (s) =>
+    (await api(s, 'DELETE', `/hooks/${(await hook(s)).id}`, { token: tk(s).noDialer })).status === 204,
   'hooks-create-emits-event': async (s) => (await deliveries(s, (await hook(s)).id)).length > 0,
   'hooks-wrong-event-delivered': async (s) => {
     const h = await hook(s, 'dnc.added');
@@ -144,42 +184,85 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const b = json(await control(s, 'POST', '/events', { event: 'dnc.added' }));
     return a.eventId === b.eventId;
   },
-  'error-html-body': async (s) => !(await api(s, 'GET', '/nope', { token: tk(s).all })).headers['content-type']!.startsWith('application/json'),
+  'error-html-body': async (s) =>
+    !(await api(s, 'GET', '/nope', { token: tk(s).all })).headers['content-type']!.startsWith('application/json'),
   'openapi-removed-operation': async (s) => {
     const doc = json(await api(s, 'GET', '/openapi.json')) as { paths: Record<string, Record<string, unknown>> };
     return doc.paths['/hooks/{id}']?.delete === undefined;
   },
   'docs-missing': async (s) => (await api(s, 'GET', '/docs')).status === 404,
   // ── Near misses ──
-  'me-email-not-validated': async (s) => !String(json(await api(s, 'GET', '/me', { token: tk(s).all })).primaryContactEmail).includes('@'),
-  'balance-flags-as-strings': async (s) => typeof json(await api(s, 'GET', '/balance', { token: tk(s).all })).blocked !== 'boolean',
-  'agents-id-number': async (s) => (json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as Array<{ id: unknown }>).some((a) => typeof a.id === 'number'),
+  'me-email-not-validated': async (s) =>
+    !String(json(await api(s, 'GET', '/me', { token: tk(s).all })).primaryContactEmail).includes('@'),
+  'balance-flags-as-strings': async (s) =>
+    typeof json(await api(s, 'GET', '/balance', { token: tk(s).all })).blocked !== 'boolean',
+  'agents-id-number': async (s) =>
+    (json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as Array<{ id: unknown }>).some(
+      (a) => typeof a.id === 'number',
+    ),
   'scope-table-copy-paste': async (s) => (await api(s, 'GET', '/agents', { token: tk(s)['read:cdrs'] })).status === 200,
   'cdrs-default-limit-99': async (s) => (await cdrList(s, await window(s, 10 * DAY_MS))).calls.length === 99,
-  'cdrs-limit-1000-capped-999': async (s) => (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1000'))).calls.length === 999,
+  'cdrs-limit-1000-capped-999': async (s) =>
+    (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1000'))).calls.length === 999,
   'cdrs-from-truncated-to-minute': async (s) => {
-    const rows = (await cdrList(s, await window(s, 5 * DAY_MS, '&limit=1000'))).calls.map((c) => Date.parse(c.startTime));
+    const rows = (await cdrList(s, await window(s, 5 * DAY_MS, '&limit=1000'))).calls.map((c) =>
+      Date.parse(c.startTime),
+    );
     // A row at least 2 s into its minute and 2 s before its end: the next whole second after it is
     // then still in its minute, which the fault truncates `from` to (a row in the last second of
     // a minute made this check fail about once in 60 seeds).
     const at = rows.find((ms) => ms % 60_000 >= 2_000 && ms % 60_000 < 58_000)!;
     const after = Math.floor(at / 1000) * 1000 + 1000;
-    return (await cdrList(s, `?from=${iso(after)}&till=${iso(after + 3_600_000)}&limit=1000`)).calls.some((c) => Date.parse(c.startTime) === at);
+    return (await cdrList(s, `?from=${iso(after)}&till=${iso(after + 3_600_000)}&limit=1000`)).calls.some(
+      (c) => Date.parse(c.startTime) === at,
+    );
   },
-  'cdrs-impossible-date-rolls-over': async (s) => (await api(s, 'GET', '/cdrs?from=2026-02-28T10:00:00Z&till=2026-02-30T10:00:00Z', { token: tk(s).all })).status === 200,
-  'cdrs-window-calendar-month': async (s) => (await api(s, 'GET', '/cdrs?from=2026-02-01T00:00:00Z&till=2026-03-04T00:00:00Z', { token: tk(s).all })).status === 400,
-  'cdrs-empty-calls-null': async (s) => json(await api(s, 'GET', '/cdrs?from=2001-01-01T00:00:00Z&till=2001-01-01T00:00:01Z', { token: tk(s).all })).calls === null,
-  'empty-json-body-framework-error': async (s) => json(await api(s, 'POST', '/hooks', { token: tk(s).all, body: '', contentType: 'application/json' })).error !== 'invalid_input',
-  'calls-agent-id-parseint': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: `${s.fixtures.agents.provisioned}a` })).status === 200,
-  'calls-e164-unanchored': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '+14155550100123456' })).status === 200,
-  'calls-metadata-array-accepted': async (s) => (await postJson(s, '/calls', tk(s).all, { ...validCall(s), metadata: ['a'] })).status === 200,
-  'hooks-event-case-insensitive': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'CALL.ENDED', target_url: TARGET })).status === 200,
-  'hooks-fields-coerced': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: ['call.ended'], target_url: TARGET })).status === 200,
-  'hooks-target-scheme-prefix-only': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'https:example.com' })).status === 200,
-  'hooks-target-scheme-case-sensitive': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'HTTPS://example.com/x' })).status === 400,
-  'hooks-target-length-off-by-one': async (s) => (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: `https://example.com/${'a'.repeat(513 - 'https://example.com/'.length)}` })).status === 200,
-  'json-content-type-exact-match': async (s) => (await api(s, 'POST', '/hooks', { token: tk(s).all, body: JSON.stringify({ event: 'call.ended', target_url: TARGET }), contentType: 'application/json; charset=utf-8' })).status === 400,
-  'hooks-delete-uuid-unanchored': async (s) => (await api(s, 'DELETE', `/hooks/{${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}}`, { token: tk(s).all })).status === 404,
+  'cdrs-impossible-date-rolls-over': async (s) =>
+    (await api(s, 'GET', '/cdrs?from=2026-02-28T10:00:00Z&till=2026-02-30T10:00:00Z', { token: tk(s).all })).status ===
+    200,
+  'cdrs-window-calendar-month': async (s) =>
+    (await api(s, 'GET', '/cdrs?from=2026-02-01T00:00:00Z&till=2026-03-04T00:00:00Z', { token: tk(s).all })).status ===
+    400,
+  'cdrs-empty-calls-null': async (s) =>
+    json(await api(s, 'GET', '/cdrs?from=2001-01-01T00:00:00Z&till=2001-01-01T00:00:01Z', { token: tk(s).all }))
+      .calls === null,
+  'empty-json-body-framework-error': async (s) =>
+    json(await api(s, 'POST', '/hooks', { token: tk(s).all, body: '', contentType: 'application/json' })).error !==
+    'invalid_input',
+  'calls-agent-id-parseint': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: `${s.fixtures.agents.provisioned}a` }))
+      .status === 200,
+  'calls-e164-unanchored': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '+14155550100123456' })).status === 200,
+  'calls-metadata-array-accepted': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), metadata: ['a'] })).status === 200,
+  'hooks-event-case-insensitive': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: 'CALL.ENDED', target_url: TARGET })).status === 200,
+  'hooks-fields-coerced': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: ['call.ended'], target_url: TARGET })).status === 200,
+  'hooks-target-scheme-prefix-only': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'https:example.com' })).status === 200,
+  'hooks-target-scheme-case-sensitive': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended', target_url: 'HTTPS://example.com/x' })).status ===
+    400,
+  'hooks-target-length-off-by-one': async (s) =>
+    (
+      await postJson(s, '/hooks', tk(s).all, {
+        event: 'call.ended',
+        target_url: `https://example.com/${'a'.repeat(513 - 'https://example.com/'.length)}`,
+      })
+    ).status === 200,
+  'json-content-type-exact-match': async (s) =>
+    (
+      await api(s, 'POST', '/hooks', {
+        token: tk(s).all,
+        body: JSON.stringify({ event: 'call.ended', target_url: TARGET }),
+        contentType: 'application/json; charset=utf-8',
+      })
+    ).status === 400,
+  'hooks-delete-uuid-unanchored': async (s) =>
+    (await api(s, 'DELETE', `/hooks/{${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}}`, { token: tk(s).all }))
+      .status === 404,
   // Run against the server limited to RATE per minute.
   'no-rate-limit': async (s) => {
     const statuses = [];
@@ -194,8 +277,17 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
 };
 
 const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half']);
-const dispatcherFaults = new Set<FaultId>(['signature-without-timestamp', 'signature-wrong-key', 'retry-after-4xx', 'no-retry-after-5xx', 'no-auto-disable',
-  'auto-disable-early', 'backoff-constant', 'retries-new-event-id', 'delivery-after-delete']);
+const dispatcherFaults = new Set<FaultId>([
+  'signature-without-timestamp',
+  'signature-wrong-key',
+  'retry-after-4xx',
+  'no-retry-after-5xx',
+  'no-auto-disable',
+  'auto-disable-early',
+  'backoff-constant',
+  'retries-new-event-id',
+  'delivery-after-delete',
+]);
 
 describe('catalogue', () => {
   it('has at least 40 faults, unique ids, real requirement ids, and a probe for every server-side fault', () => {

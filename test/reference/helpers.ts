@@ -25,7 +25,13 @@ export async function http(method: string, url: string, options: CallOptions = {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.contentType !== undefined) headers['content-type'] = options.contentType;
-  const r = await request(url, { method: method as 'GET', headers, body: options.body, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const r = await request(url, {
+    method: method as 'GET',
+    headers,
+    body: options.body,
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
   const rawBody = await r.body.text();
   const flat: Record<string, string> = {};
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -46,13 +52,22 @@ export function api(server: ReferenceServer, method: string, path: string, optio
   return http(method, `${server.baseUrl}${path}`, options);
 }
 
-export function postJson(server: ReferenceServer, path: string, token: string | undefined, body: unknown): Promise<Res> {
+export function postJson(
+  server: ReferenceServer,
+  path: string,
+  token: string | undefined,
+  body: unknown,
+): Promise<Res> {
   return api(server, 'POST', path, { token, body: JSON.stringify(body), contentType: 'application/json' });
 }
 
 /** A call to the reference-only test API (/_reference: faults, reset, raw views). */
 export async function control(server: ReferenceServer, method: string, path: string, body?: unknown): Promise<Res> {
-  const r = await http(method, `${server.referenceUrl}${path}`, body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' });
+  const r = await http(
+    method,
+    `${server.referenceUrl}${path}`,
+    body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' },
+  );
   return r;
 }
 

@@ -63,10 +63,12 @@ describe('rate limit over HTTP', () => {
     } finally {
       await s.close();
     }
-    await expect(startReferenceServer({ rateLimit: { perWindow: 2, windowMs: 60_000, now: 5 as unknown as () => number } })).rejects.toThrow(/rateLimit.now must be a function/);
+    await expect(
+      startReferenceServer({ rateLimit: { perWindow: 2, windowMs: 60_000, now: 5 as unknown as () => number } }),
+    ).rejects.toThrow(/rateLimit.now must be a function/);
   });
 
-  it('the default is the spec\'s 100 per minute', async () => {
+  it("the default is the spec's 100 per minute", async () => {
     const s = await startReferenceServer();
     try {
       const r = await api(s, 'GET', '/me', { token: s.fixtures.tokens.all });
@@ -109,8 +111,20 @@ describe('parseDateTime', () => {
   });
 
   it('refuses date-only, offset-less and out-of-range values', () => {
-    for (const bad of ['2026-01-31', '2026-01-31T12:00:00', '2026-13-01T00:00:00Z', '2025-02-29T00:00:00Z', '2026-04-31T00:00:00Z',
-      '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z', '2026-01-01T00:00:00+24:00', '20260131T120000Z', '2026-01-31T12:00:00,5Z', 'now', '']) {
+    for (const bad of [
+      '2026-01-31',
+      '2026-01-31T12:00:00',
+      '2026-13-01T00:00:00Z',
+      '2025-02-29T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T00:60:00Z',
+      '2026-01-01T00:00:00+24:00',
+      '20260131T120000Z',
+      '2026-01-31T12:00:00,5Z',
+      'now',
+      '',
+    ]) {
       expect(parseDateTime(bad), bad).toBeUndefined();
     }
   });
@@ -131,9 +145,14 @@ describe('seed', () => {
 });
 
 describe('the limiters refuse arguments that make no limit', () => {
-  it.each([['sliding', SlidingWindowLimiter], ['fixed', FixedWindowLimiter]] as const)('the %s-window limiter wants a whole number ≥ 1 per a window > 0 ms', (_, Limiter) => {
-    for (const perWindow of [0, -1, 1.5, Number.NaN]) expect(() => new Limiter(perWindow, 1_000)).toThrow(/perWindow must be an integer ≥ 1/);
-    for (const windowMs of [0, -5, Number.NaN]) expect(() => new Limiter(100, windowMs)).toThrow(/windowMs must be > 0/);
+  it.each([
+    ['sliding', SlidingWindowLimiter],
+    ['fixed', FixedWindowLimiter],
+  ] as const)('the %s-window limiter wants a whole number ≥ 1 per a window > 0 ms', (_, Limiter) => {
+    for (const perWindow of [0, -1, 1.5, Number.NaN])
+      expect(() => new Limiter(perWindow, 1_000)).toThrow(/perWindow must be an integer ≥ 1/);
+    for (const windowMs of [0, -5, Number.NaN])
+      expect(() => new Limiter(100, windowMs)).toThrow(/windowMs must be > 0/);
     expect(new Limiter(100, 60_000)).toMatchObject({ limit: 100, windowMs: 60_000 });
   });
 });

@@ -35,7 +35,12 @@ beforeEach(async () => {
   await Promise.all([reset(frozen), reset(scaled)]);
 });
 
-interface HookView { status: string; disabledReason: string | null; consecutiveFailures: number; deliveries: Array<{ state: string; attempts: Array<{ at: number }> }> }
+interface HookView {
+  status: string;
+  disabledReason: string | null;
+  consecutiveFailures: number;
+  deliveries: Array<{ state: string; attempts: Array<{ at: number }> }>;
+}
 
 /** A hook of `event` on `s` pointing at a fresh receiver path with `plan`. */
 async function subscribe(s: ReferenceServer, event: string, plan: ResponsePlan = [{ status: 200 }]) {
@@ -49,7 +54,8 @@ async function subscribe(s: ReferenceServer, event: string, plan: ResponsePlan =
 
 const idle = (s: ReferenceServer) => control(s, 'POST', '/idle');
 const view = async (s: ReferenceServer, id: string) => (await control(s, 'GET', `/hooks/${id}`)).json as HookView;
-const emit = (s: ReferenceServer, event: string, fields: Record<string, unknown> = {}) => control(s, 'POST', '/events', { event, fields });
+const emit = (s: ReferenceServer, event: string, fields: Record<string, unknown> = {}) =>
+  control(s, 'POST', '/events', { event, fields });
 
 /** Moves the frozen clock in steps until the hook's delivery is finished or `attempts` are made. */
 async function drive(s: ReferenceServer, hookId: string, attempts = 100, stepMs = 30 * 60_000): Promise<HookView> {
@@ -84,7 +90,10 @@ describe('deliveries', () => {
   it('call.ended carries the callId POST /calls returned, once the call ends; creating/deleting hooks emits nothing', async () => {
     const hook = await subscribe(frozen, 'call.ended');
     const other = await subscribe(frozen, 'dnc.added');
-    const res = await postJson(frozen, '/calls', frozen.fixtures.tokens.all, { aiAgentId: frozen.fixtures.agents.provisioned, toNumber: '+14155550100' });
+    const res = await postJson(frozen, '/calls', frozen.fixtures.tokens.all, {
+      aiAgentId: frozen.fixtures.agents.provisioned,
+      toNumber: '+14155550100',
+    });
     const { callId } = res.json as { callId: string };
     await idle(frozen);
     expect(receiver.deliveries(hook.path)).toHaveLength(0);

@@ -15,20 +15,48 @@ import { markdownTableProblems, parseXml } from './parse-back.ts';
 
 const basicName = 'GET /me answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"';
 const bearerName = 'GET /me answers 401 unauthorized to a bearer token it never issued';
-const observation = 'the token endpoint accepts HTTP Basic client authentication (client_secret_basic) and answers "Basic realm=\\"oauth\\""';
+const observation =
+  'the token endpoint accepts HTTP Basic client authentication (client_secret_basic) and answers "Basic realm=\\"oauth\\""';
 const failure = 'POST /oauth/token: expected 200, got 401 invalid_client\nWWW-Authenticate: Basic realm="oauth"';
 
 const report = buildReport({
-  tool: 't', suiteVersion: '1', target: { kind: 'remote', baseUrl: 'https://api.example.com/v1' }, startedAt: '2026-11-22T10:00:00.000Z',
-  durationMs: 10, seed: 7, dryRun: false, load: [], previous: [], requestsSent: 3, unhandledErrors: [], interrupted: false,
+  tool: 't',
+  suiteVersion: '1',
+  target: { kind: 'remote', baseUrl: 'https://api.example.com/v1' },
+  startedAt: '2026-11-22T10:00:00.000Z',
+  durationMs: 10,
+  seed: 7,
+  dryRun: false,
+  load: [],
+  previous: [],
+  requestsSent: 3,
+  unhandledErrors: [],
+  interrupted: false,
   checks: [
-    checkResult({ name: basicName, status: 'failed', requirements: ['AUTH-MALFORMED-SCHEME'], failure,
-      exchanges: [{ method: 'POST', url: 'https://auth.example.com/oauth/token', requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
-        requestBody: 'grant_type=client_credentials', status: 401,
-        responseHeaders: { 'www-authenticate': 'Basic realm="oauth"', 'content-type': 'application/json' },
-        rawBody: '{"error":"invalid_client","error_description":"Client authentication failed: use HTTP Basic"}', durationMs: 2 }] }),
-    checkResult({ name: bearerName, status: 'passed', requirements: ['AUTH-UNKNOWN-TOKEN'],
-      observations: [{ requirement: 'AUTH-UNKNOWN-TOKEN', text: observation }] }),
+    checkResult({
+      name: basicName,
+      status: 'failed',
+      requirements: ['AUTH-MALFORMED-SCHEME'],
+      failure,
+      exchanges: [
+        {
+          method: 'POST',
+          url: 'https://auth.example.com/oauth/token',
+          requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
+          requestBody: 'grant_type=client_credentials',
+          status: 401,
+          responseHeaders: { 'www-authenticate': 'Basic realm="oauth"', 'content-type': 'application/json' },
+          rawBody: '{"error":"invalid_client","error_description":"Client authentication failed: use HTTP Basic"}',
+          durationMs: 2,
+        },
+      ],
+    }),
+    checkResult({
+      name: bearerName,
+      status: 'passed',
+      requirements: ['AUTH-UNKNOWN-TOKEN'],
+      observations: [{ requirement: 'AUTH-UNKNOWN-TOKEN', text: observation }],
+    }),
   ],
 });
 
@@ -43,7 +71,9 @@ describe('reports of a run whose target sends WWW-Authenticate: Basic realm="oau
     expect(parsed.checks[0]!.failure).toBe(failure);
     expect(parsed.checks[1]!.observations[0]!.text).toBe(observation);
     expect(JSON.stringify(parsed.checks[0]!.exchanges)).toContain('Client authentication failed: use HTTP Basic');
-    expect((parsed.checks[0]!.exchanges[0]!.responseHeaders as Record<string, string>)['www-authenticate']).toBe('Basic realm="oauth"');
+    expect((parsed.checks[0]!.exchanges[0]!.responseHeaders as Record<string, string>)['www-authenticate']).toBe(
+      'Basic realm="oauth"',
+    );
   });
 
   it('junit.xml is well-formed and names the checks verbatim', () => {

@@ -7,16 +7,46 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { configurationFingerprint, documentedVariables, sha256, verifyEvidence, writeEvidence } from '../../harness/report/evidence.ts';
+import {
+  configurationFingerprint,
+  documentedVariables,
+  sha256,
+  verifyEvidence,
+  writeEvidence,
+} from '../../harness/report/evidence.ts';
 import { writeReports } from '../../harness/report/files.ts';
 import { buildReport } from '../../harness/report/model.ts';
 
 function makeRun() {
   const root = mkdtempSync(join(tmpdir(), 'occ-evidence-'));
-  const report = buildReport({ tool: 't', suiteVersion: '9.9.9', target: { kind: 'remote', baseUrl: 'https://staging.example.com/v1' }, startedAt: '2026-11-22T10:00:00.000Z', durationMs: 1, seed: 7, dryRun: false, checks: [], load: [], previous: [], requestsSent: 0, unhandledErrors: [], interrupted: false });
+  const report = buildReport({
+    tool: 't',
+    suiteVersion: '9.9.9',
+    target: { kind: 'remote', baseUrl: 'https://staging.example.com/v1' },
+    startedAt: '2026-11-22T10:00:00.000Z',
+    durationMs: 1,
+    seed: 7,
+    dryRun: false,
+    checks: [],
+    load: [],
+    previous: [],
+    requestsSent: 0,
+    unhandledErrors: [],
+    interrupted: false,
+  });
   const { dir } = writeReports(report, root);
-  const configuration = configurationFingerprint(documentedVariables('#API_BASE_URL=https://x/v1\nTOKEN_ALL=\n#TOKEN_NONE=\n'), { API_BASE_URL: 'https://staging.example.com/v1', TOKEN_ALL: 'oc_live_SECRETVALUE', TOKEN_NONE: '' });
-  const { path, manifest } = writeEvidence({ runDir: dir, report, exitCode: 0, suite: { name: 'occ', version: '9.9.9', gitCommit: null }, openapi: strToU8('{"openapi":"3.1.0"}'), configuration });
+  const configuration = configurationFingerprint(
+    documentedVariables('#API_BASE_URL=https://x/v1\nTOKEN_ALL=\n#TOKEN_NONE=\n'),
+    { API_BASE_URL: 'https://staging.example.com/v1', TOKEN_ALL: 'oc_live_SECRETVALUE', TOKEN_NONE: '' },
+  );
+  const { path, manifest } = writeEvidence({
+    runDir: dir,
+    report,
+    exitCode: 0,
+    suite: { name: 'occ', version: '9.9.9', gitCommit: null },
+    openapi: strToU8('{"openapi":"3.1.0"}'),
+    configuration,
+  });
   return { path, manifest, zip: new Uint8Array(readFileSync(path)) };
 }
 
@@ -43,11 +73,13 @@ describe('evidence.zip', () => {
     files['extra.txt'] = strToU8('x');
     const result = verifyEvidence(zipSync(files));
     expect(result.ok).toBe(false);
-    expect(result.problems).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^report\.md: SHA-256 [0-9a-f]{64} differs from the manifest's/),
-      'junit.xml: listed in the manifest but missing from the archive',
-      'extra.txt: in the archive but not in the manifest',
-    ]));
+    expect(result.problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^report\.md: SHA-256 [0-9a-f]{64} differs from the manifest's/),
+        'junit.xml: listed in the manifest but missing from the archive',
+        'extra.txt: in the archive but not in the manifest',
+      ]),
+    );
   });
 
   it('refuses an archive that is no zip or has no manifest', () => {

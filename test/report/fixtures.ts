@@ -1,7 +1,9 @@
 import type { CheckResult } from '../../harness/report/results.ts';
 
 /** A check result with sensible defaults, for report tests. */
-export function checkResult(overrides: Partial<CheckResult> & Pick<CheckResult, 'name' | 'status' | 'requirements'>): CheckResult {
+export function checkResult(
+  overrides: Partial<CheckResult> & Pick<CheckResult, 'name' | 'status' | 'requirements'>,
+): CheckResult {
   return {
     id: `conformance:suites/x.suite.ts:${overrides.name}`,
     project: 'conformance',

@@ -24,21 +24,52 @@ describe('report.html in a headless browser', () => {
   // its own context, so no page state is shared.
   let browser: Browser;
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM), `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`).toBe(true);
+    expect(
+      existsSync(CHROMIUM),
+      `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`,
+    ).toBe(true);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
-  afterAll(async () => { await browser?.close(); });
+  afterAll(async () => {
+    await browser?.close();
+  });
 
-  it('shows the requirement matrix with one row per requirement, the failure and the trend, offline', { timeout: 60_000 }, async () => {
+  it('shows the requirement matrix with one row per requirement, the failure and the trend, offline', {
+    timeout: 60_000,
+  }, async () => {
     const report = buildReport({
-      tool: 't', suiteVersion: '1', target: { kind: 'embedded', baseUrl: 'embedded reference server' }, startedAt: '2026-11-21T10:00:00.000Z',
-      durationMs: 10, seed: 1, dryRun: false, load: [], previous: [], requestsSent: 2, unhandledErrors: [], interrupted: false,
+      tool: 't',
+      suiteVersion: '1',
+      target: { kind: 'embedded', baseUrl: 'embedded reference server' },
+      startedAt: '2026-11-21T10:00:00.000Z',
+      durationMs: 10,
+      seed: 1,
+      dryRun: false,
+      load: [],
+      previous: [],
+      requestsSent: 2,
+      unhandledErrors: [],
+      interrupted: false,
       checks: [
         checkResult({ name: 'GET /me answers 200', status: 'passed', requirements: ['ME-200-SHAPE'] }),
-        checkResult({ name: 'GET /cdrs rejects 32 days', status: 'failed', requirements: ['CDRS-WINDOW-MAX-31D'], failure: 'expected 400 window_too_wide, got 200' }),
+        checkResult({
+          name: 'GET /cdrs rejects 32 days',
+          status: 'failed',
+          requirements: ['CDRS-WINDOW-MAX-31D'],
+          failure: 'expected 400 window_too_wide, got 200',
+        }),
       ],
     });
     const file = join(mkdtempSync(join(tmpdir(), 'occ-html-')), 'report.html');
@@ -48,14 +79,18 @@ describe('report.html in a headless browser', () => {
     try {
       const page = await context.newPage();
       const requested: string[] = [];
-      page.on('request', (request) => { if (!request.url().startsWith('file://')) requested.push(request.url()); });
+      page.on('request', (request) => {
+        if (!request.url().startsWith('file://')) requested.push(request.url());
+      });
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`file://${file}`);
       const matrix = page.locator('#requirement-matrix');
       await expect.poll(() => matrix.isVisible()).toBe(true);
       expect(await matrix.locator('tbody tr').count()).toBe(requirements.length);
-      expect(await matrix.locator('tr[data-requirement="CDRS-WINDOW-MAX-31D"]').getAttribute('data-status')).toBe('failed');
+      expect(await matrix.locator('tr[data-requirement="CDRS-WINDOW-MAX-31D"]').getAttribute('data-status')).toBe(
+        'failed',
+      );
       expect(await matrix.locator('tr[data-requirement="ME-200-SHAPE"]').getAttribute('data-status')).toBe('passed');
       expect(await page.locator('#failures').innerText()).toContain('expected 400 window_too_wide, got 200');
       expect(await page.locator('#trend svg').count()).toBe(1);
@@ -67,20 +102,87 @@ describe('report.html in a headless browser', () => {
     }
   });
 
-  it('groups requirements by section with counts, filters by status without script, keeps seeds in the check details, and fits a laptop and a phone', { timeout: 90_000 }, async () => {
-    const applied = applyWaivers([
-      checkResult({ name: 'GET /me answers 200', status: 'passed', requirements: ['ME-200-SHAPE'] }),
-      checkResult({ name: 'GET /cdrs rejects 32 days', status: 'failed', requirements: ['CDRS-WINDOW-MAX-31D'], failure: 'expected 400 window_too_wide, got 200',
-        exchanges: [{ method: 'GET', url: 'https://api.example.com/v1/cdrs?from=a&till=b', requestHeaders: {}, status: 200, responseHeaders: {}, rawBody: '{}', durationMs: 3, curl: `curl -sS -i -X GET 'https://api.example.com/v1/cdrs?from=a&till=b' -H 'authorization: Bearer '"$TOKEN_READ_CDRS"` }] }),
-      checkResult({ name: 'GET /balance needs read:balance', status: 'failed', requirements: ['AUTH-SCOPE-BALANCE'], failure: 'expected 401 unauthorized, got 200' }),
-      checkResult({ name: 'GET /me answers 403 suspended', status: 'skipped', requirements: ['ME-SUSPENDED-403'], skipReason: 'not verifiable with this configuration: needs TOKEN_SUSPENDED' }),
-      checkResult({ name: 'GET /cdrs order', status: 'passed', requirements: ['CDRS-ORDER'], observations: [{ requirement: 'CDRS-ORDER', text: 'ascending startTime' }] }),
-      checkResult({ name: 'GET /cdrs answers every generated window', project: 'properties', file: 'properties/cdr-window.property.ts', status: 'passed', requirements: ['CDRS-INVALID-TIMESTAMP'],
-        observations: [{ requirement: 'CDRS-INVALID-TIMESTAMP', text: 'property seed 424242, 5 run(s); replay: PROPERTY_SEED=424242 npx vitest run --project properties -t "GET /cdrs answers every generated window"' }] }),
-    ], [{ requirement: 'AUTH-SCOPE-BALANCE', reason: 'scope check ships in 2.4', ticket: 'OPS-7', expires: '2099-01-01' }], { strict: false, today: '2026-11-21', file: 'waivers.json' });
+  it('groups requirements by section with counts, filters by status without script, keeps seeds in the check details, and fits a laptop and a phone', {
+    timeout: 90_000,
+  }, async () => {
+    const applied = applyWaivers(
+      [
+        checkResult({ name: 'GET /me answers 200', status: 'passed', requirements: ['ME-200-SHAPE'] }),
+        checkResult({
+          name: 'GET /cdrs rejects 32 days',
+          status: 'failed',
+          requirements: ['CDRS-WINDOW-MAX-31D'],
+          failure: 'expected 400 window_too_wide, got 200',
+          exchanges: [
+            {
+              method: 'GET',
+              url: 'https://api.example.com/v1/cdrs?from=a&till=b',
+              requestHeaders: {},
+              status: 200,
+              responseHeaders: {},
+              rawBody: '{}',
+              durationMs: 3,
+              curl: `curl -sS -i -X GET 'https://api.example.com/v1/cdrs?from=a&till=b' -H 'authorization: Bearer '"$TOKEN_READ_CDRS"`,
+            },
+          ],
+        }),
+        checkResult({
+          name: 'GET /balance needs read:balance',
+          status: 'failed',
+          requirements: ['AUTH-SCOPE-BALANCE'],
+          failure: 'expected 401 unauthorized, got 200',
+        }),
+        checkResult({
+          name: 'GET /me answers 403 suspended',
+          status: 'skipped',
+          requirements: ['ME-SUSPENDED-403'],
+          skipReason: 'not verifiable with this configuration: needs TOKEN_SUSPENDED',
+        }),
+        checkResult({
+          name: 'GET /cdrs order',
+          status: 'passed',
+          requirements: ['CDRS-ORDER'],
+          observations: [{ requirement: 'CDRS-ORDER', text: 'ascending startTime' }],
+        }),
+        checkResult({
+          name: 'GET /cdrs answers every generated window',
+          project: 'properties',
+          file: 'properties/cdr-window.property.ts',
+          status: 'passed',
+          requirements: ['CDRS-INVALID-TIMESTAMP'],
+          observations: [
+            {
+              requirement: 'CDRS-INVALID-TIMESTAMP',
+              text: 'property seed 424242, 5 run(s); replay: PROPERTY_SEED=424242 npx vitest run --project properties -t "GET /cdrs answers every generated window"',
+            },
+          ],
+        }),
+      ],
+      [
+        {
+          requirement: 'AUTH-SCOPE-BALANCE',
+          reason: 'scope check ships in 2.4',
+          ticket: 'OPS-7',
+          expires: '2099-01-01',
+        },
+      ],
+      { strict: false, today: '2026-11-21', file: 'waivers.json' },
+    );
     const report = buildReport({
-      tool: 't', suiteVersion: '1', target: { kind: 'remote', baseUrl: 'https://api.example.com/v1' }, startedAt: '2026-11-21T10:00:00.000Z',
-      durationMs: 10, seed: 1, dryRun: false, load: [], previous: [], requestsSent: 6, unhandledErrors: [], interrupted: false, checks: applied.checks, waivers: applied.summary,
+      tool: 't',
+      suiteVersion: '1',
+      target: { kind: 'remote', baseUrl: 'https://api.example.com/v1' },
+      startedAt: '2026-11-21T10:00:00.000Z',
+      durationMs: 10,
+      seed: 1,
+      dryRun: false,
+      load: [],
+      previous: [],
+      requestsSent: 6,
+      unhandledErrors: [],
+      interrupted: false,
+      checks: applied.checks,
+      waivers: applied.summary,
     });
     const dir = mkdtempSync(join(tmpdir(), 'occ-html-'));
     const file = join(dir, 'report.html');
@@ -101,7 +203,9 @@ describe('report.html in a headless browser', () => {
       expect(await endpoints.innerText()).toContain(`${endpointRows} requirement`);
       expect(await endpoints.innerText()).toMatch(/1 not verifiable/);
       expect(await page.locator('details.section[data-section="Limits"] > summary').innerText()).toMatch(/1 failed/);
-      expect(await page.locator('details.section[data-section="Authentication"] > summary').innerText()).toMatch(/1 waived/);
+      expect(await page.locator('details.section[data-section="Authentication"] > summary').innerText()).toMatch(
+        /1 waived/,
+      );
 
       // The page uses the laptop's width: the matrix spans nearly all of it.
       const width = await page.locator('#requirement-matrix').evaluate((el) => el.getBoundingClientRect().width);
@@ -112,13 +216,24 @@ describe('report.html in a headless browser', () => {
       expect(await page.locator('#observations').innerText()).not.toContain('property seed');
       const propertyRow = page.locator('tr[data-requirement="CDRS-INVALID-TIMESTAMP"]');
       await propertyRow.locator('details summary').click();
-      expect(await propertyRow.locator('code.replay').innerText()).toContain('PROPERTY_SEED=424242 npx vitest run --project properties');
+      expect(await propertyRow.locator('code.replay').innerText()).toContain(
+        'PROPERTY_SEED=424242 npx vitest run --project properties',
+      );
 
-      const visibleRows = () => page.locator('#requirement-matrix tr.req-row').evaluateAll((rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => `${r.getAttribute('data-requirement')}:${r.getAttribute('data-status')}`));
+      const visibleRows = () =>
+        page
+          .locator('#requirement-matrix tr.req-row')
+          .evaluateAll((rows) =>
+            rows
+              .filter((r) => (r as HTMLElement).offsetParent !== null)
+              .map((r) => `${r.getAttribute('data-requirement')}:${r.getAttribute('data-status')}`),
+          );
       expect((await visibleRows()).length).toBe(requirements.length);
       await page.locator('label[for="filter-failed"]').click();
       expect(await visibleRows()).toEqual(['CDRS-WINDOW-MAX-31D:failed']);
-      expect(await sections.evaluateAll((all) => all.filter((s) => (s as HTMLElement).offsetParent !== null).length)).toBe(1);
+      expect(
+        await sections.evaluateAll((all) => all.filter((s) => (s as HTMLElement).offsetParent !== null).length),
+      ).toBe(1);
       await page.screenshot({ path: join(shots, 'report-laptop-failed.png'), fullPage: false });
       await page.locator('label[for="filter-waived"]').click();
       expect(await visibleRows()).toEqual(['AUTH-SCOPE-BALANCE:waived']);
@@ -132,7 +247,9 @@ describe('report.html in a headless browser', () => {
 
       // A phone: nothing wider than the screen, each requirement's cells stacked.
       await page.setViewportSize({ width: 390, height: 844 });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await page.locator('label[for="filter-failed"]').click();
       await page.screenshot({ path: join(shots, 'report-phone-failed.png'), fullPage: true });

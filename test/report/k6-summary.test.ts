@@ -13,9 +13,11 @@ declare global {
 const g = globalThis as { __ENV?: Record<string, string> };
 
 describe('k6 probe summaries', () => {
-  afterEach(() => { delete g.__ENV; });
+  afterEach(() => {
+    delete g.__ENV;
+  });
 
-  it('carry no token, hook secret or credential field, and keep the target\'s text', () => {
+  it("carry no token, hook secret or credential field, and keep the target's text", () => {
     const token = 'oc_live_k6probe_0123456789';
     g.__ENV = { TOKEN: token, REPORT_DIR: '/tmp/occ-k6-summary' };
     const files = buildSummary('webhook-retry', { metrics: {}, state: { testRunDurationMs: 1000 } }, [], {
@@ -31,7 +33,9 @@ describe('k6 probe summaries', () => {
     expect(json).not.toContain(token);
     expect(json).not.toContain('whsec_c2Vj');
     expect(parsed.observations.hook).toEqual({ id: 'h1', secret: '[REDACTED]', target: 'https://x.example/hook' });
-    expect(parsed.observations.refusal).toBe('401 {"error":"unauthorized"} WWW-Authenticate: Basic realm="oauth" for Bearer [REDACTED]');
+    expect(parsed.observations.refusal).toBe(
+      '401 {"error":"unauthorized"} WWW-Authenticate: Basic realm="oauth" for Bearer [REDACTED]',
+    );
     expect(files.stdout).not.toContain(token);
     expect(files.stdout).toContain('HTTP Basic is not a bearer token');
   });

@@ -13,13 +13,19 @@ export function parseXml(text: string): { elements: string[]; attributes: string
   const attributes: string[] = [];
   let content = '';
   let error: Error | undefined;
-  parser.on('error', (e) => { error ??= e; });
+  parser.on('error', (e) => {
+    error ??= e;
+  });
   parser.on('opentag', (tag) => {
     elements.push(tag.name);
     for (const value of Object.values(tag.attributes)) attributes.push(String(value));
   });
-  parser.on('text', (t) => { content += t; });
-  parser.on('cdata', (t) => { content += t; });
+  parser.on('text', (t) => {
+    content += t;
+  });
+  parser.on('cdata', (t) => {
+    content += t;
+  });
   parser.write(text).close();
   if (error !== undefined) throw error;
   return { elements, attributes, text: content };
@@ -27,7 +33,10 @@ export function parseXml(text: string): { elements: string[]; attributes: string
 
 /** A pipe table's cells, splitting on pipes that are not escaped. */
 export function tableCells(row: string): string[] {
-  return row.replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/);
+  return row
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/);
 }
 
 /** Every table in the Markdown keeps its shape: each row has as many cells as its header. */
@@ -39,7 +48,8 @@ export function markdownTableProblems(markdown: string): string[] {
     const width = tableCells(lines[i]!).length;
     for (let j = i + 2; j < lines.length && lines[j]!.startsWith('|'); j += 1) {
       const cells = tableCells(lines[j]!).length;
-      if (cells !== width || !lines[j]!.endsWith('|')) problems.push(`line ${j + 1} has ${cells} cells, its table ${width}: ${lines[j]!.slice(0, 120)}`);
+      if (cells !== width || !lines[j]!.endsWith('|'))
+        problems.push(`line ${j + 1} has ${cells} cells, its table ${width}: ${lines[j]!.slice(0, 120)}`);
     }
   }
   return problems;

@@ -8,31 +8,71 @@ import { buildReport, exitCodeOf } from '../../harness/report/model.ts';
 import { applyWaivers, parseWaivers, WaiverError, withFailuresAdded } from '../../harness/report/waivers.ts';
 
 function check(name: string, status: CheckResult['status'], requirements: string[]): CheckResult {
-  return { id: name, project: 'conformance', file: 'suites/x.suite.ts', name, status, durationMs: 1, requirements, failure: status === 'failed' ? 'boom' : undefined, observations: [], exchanges: [], requests: 1, plannedRequests: 1, rateLimited: 0 };
+  return {
+    id: name,
+    project: 'conformance',
+    file: 'suites/x.suite.ts',
+    name,
+    status,
+    durationMs: 1,
+    requirements,
+    failure: status === 'failed' ? 'boom' : undefined,
+    observations: [],
+    exchanges: [],
+    requests: 1,
+    plannedRequests: 1,
+    rateLimited: 0,
+  };
 }
 
 const today = '2026-11-22';
 const report = (checks: CheckResult[], waivers: Waiver[] | undefined, strict = false) => {
   const applied = applyWaivers(checks, waivers, { strict, today, file: 'w.json' });
-  return buildReport({ tool: 't', suiteVersion: '0', target: { kind: 'embedded', baseUrl: 'x' }, startedAt: `${today}T10:00:00.000Z`, durationMs: 1, seed: 1, dryRun: false, checks: applied.checks, load: [], previous: [], requestsSent: 0, unhandledErrors: [], interrupted: false, waivers: applied.summary });
+  return buildReport({
+    tool: 't',
+    suiteVersion: '0',
+    target: { kind: 'embedded', baseUrl: 'x' },
+    startedAt: `${today}T10:00:00.000Z`,
+    durationMs: 1,
+    seed: 1,
+    dryRun: false,
+    checks: applied.checks,
+    load: [],
+    previous: [],
+    requestsSent: 0,
+    unhandledErrors: [],
+    interrupted: false,
+    waivers: applied.summary,
+  });
 };
 
 describe('parseWaivers', () => {
   it('accepts the documented fields, null for a field left to fill', () => {
-    expect(parseWaivers({ waivers: [{ requirement: 'ME-200-SHAPE', check: 'c', reason: null, ticket: 'T-1', expires: '2026-12-31' }] }, 'w.json'))
-      .toEqual([{ requirement: 'ME-200-SHAPE', check: 'c', reason: undefined, ticket: 'T-1', expires: '2026-12-31' }]);
+    expect(
+      parseWaivers(
+        { waivers: [{ requirement: 'ME-200-SHAPE', check: 'c', reason: null, ticket: 'T-1', expires: '2026-12-31' }] },
+        'w.json',
+      ),
+    ).toEqual([{ requirement: 'ME-200-SHAPE', check: 'c', reason: undefined, ticket: 'T-1', expires: '2026-12-31' }]);
   });
 
   it.each([
     [[], /expected \{"waivers": \[ … \]\}/],
     [{ waivers: [{}] }, /waivers\[0\] names no "requirement"/],
     [{ waivers: [{ requirement: 'NOPE' }] }, /waivers\[0\]\.requirement "NOPE" is not a requirement id/],
-    [{ waivers: [{ requirement: 'ME-200-SHAPE', expires: '2026-02-30' }] }, /waivers\[0\]\.expires "2026-02-30" is not a date; write YYYY-MM-DD/],
+    [
+      { waivers: [{ requirement: 'ME-200-SHAPE', expires: '2026-02-30' }] },
+      /waivers\[0\]\.expires "2026-02-30" is not a date; write YYYY-MM-DD/,
+    ],
     [{ waivers: [{ requirement: 'ME-200-SHAPE', expires: 20261231 }] }, /waivers\[0\]\.expires must be a string/],
     [{ waivers: ['ME-200-SHAPE'] }, /waivers\[0\] must be an object/],
   ])('refuses %j with one line', (value, message) => {
     let error: unknown;
-    try { parseWaivers(value, 'w.json'); } catch (e) { error = e; }
+    try {
+      parseWaivers(value, 'w.json');
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(WaiverError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('\n');
@@ -40,7 +80,11 @@ describe('parseWaivers', () => {
 });
 
 describe('applyWaivers', () => {
-  const checks = [check('me', 'failed', ['ME-200-SHAPE']), check('both', 'failed', ['BALANCE-200-SHAPE', 'FORMAT-JSON-CONTENT-TYPE']), check('agents', 'passed', ['AGENTS-200-SHAPE'])];
+  const checks = [
+    check('me', 'failed', ['ME-200-SHAPE']),
+    check('both', 'failed', ['BALANCE-200-SHAPE', 'FORMAT-JSON-CONTENT-TYPE']),
+    check('agents', 'passed', ['AGENTS-200-SHAPE']),
+  ];
 
   it('reports a covered failure as waived, not passed, and lets the run pass', () => {
     const r = report(checks.slice(0, 1), [{ requirement: 'ME-200-SHAPE' }]);
@@ -89,8 +133,14 @@ describe('applyWaivers', () => {
 
 describe('withFailuresAdded', () => {
   it('adds each uncovered failure once, reason and expiry null, and leaves existing entries as they were', () => {
-    const existing = { note: 'kept', waivers: [{ requirement: 'ME-200-SHAPE', reason: 'known', owner: 'team-a', expires: '2027-01-01' }] };
-    const { file, added } = withFailuresAdded(existing, [check('me', 'failed', ['ME-200-SHAPE']), check('both', 'failed', ['BALANCE-200-SHAPE', 'FORMAT-JSON-CONTENT-TYPE'])]);
+    const existing = {
+      note: 'kept',
+      waivers: [{ requirement: 'ME-200-SHAPE', reason: 'known', owner: 'team-a', expires: '2027-01-01' }],
+    };
+    const { file, added } = withFailuresAdded(existing, [
+      check('me', 'failed', ['ME-200-SHAPE']),
+      check('both', 'failed', ['BALANCE-200-SHAPE', 'FORMAT-JSON-CONTENT-TYPE']),
+    ]);
     expect(added).toBe(2);
     expect(file.note).toBe('kept');
     expect(file.waivers[0]).toEqual(existing.waivers[0]);

@@ -19,16 +19,42 @@ const rateLimitIds = ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIM
 
 function input(overrides: Partial<ReportInput>): ReportInput {
   return {
-    tool: 't', suiteVersion: '1', target: { kind: 'remote', baseUrl: 'https://api.example.com/v1' }, startedAt: '2026-11-22T10:00:00.000Z',
-    durationMs: 1000, seed: 7, dryRun: false, load: [], previous: [], requestsSent: 3, unhandledErrors: [], interrupted: false,
+    tool: 't',
+    suiteVersion: '1',
+    target: { kind: 'remote', baseUrl: 'https://api.example.com/v1' },
+    startedAt: '2026-11-22T10:00:00.000Z',
+    durationMs: 1000,
+    seed: 7,
+    dryRun: false,
+    load: [],
+    previous: [],
+    requestsSent: 3,
+    unhandledErrors: [],
+    interrupted: false,
     checks: [
       checkResult({ name: 'GET /me answers 200', status: 'passed', requirements: ['ME-200-SHAPE'] }),
       // What a remote run without a shortened or measured window leaves: the passive judge saw no 429.
-      checkResult({ name: 'passive rate limit', status: 'skipped', requirements: ['RATE-LIMIT-100-PER-MIN'], skipReason: 'not verifiable: passively: no 429 under the documented limit in 3 requests' }),
-      checkResult({ name: 'rate limit burst', status: 'skipped', requirements: ['RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS'], skipReason: 'not verifiable with this configuration: needs the embedded reference server' }),
+      checkResult({
+        name: 'passive rate limit',
+        status: 'skipped',
+        requirements: ['RATE-LIMIT-100-PER-MIN'],
+        skipReason: 'not verifiable: passively: no 429 under the documented limit in 3 requests',
+      }),
+      checkResult({
+        name: 'rate limit burst',
+        status: 'skipped',
+        requirements: ['RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS'],
+        skipReason: 'not verifiable with this configuration: needs the embedded reference server',
+      }),
       // 5xx retry is a probe's requirement too, but this run verified it: not listed.
       checkResult({ name: '503 is retried', status: 'passed', requirements: ['WEBHOOK-5XX-RETRY'] }),
-      checkResult({ name: 'balance upstream', status: 'skipped', requirements: ['BALANCE-UPSTREAM-500'], skipReason: 'not verifiable: the target\'s control endpoint does not offer balance-upstream-failing', missingCapabilities: ['balance-upstream-failing'] }),
+      checkResult({
+        name: 'balance upstream',
+        status: 'skipped',
+        requirements: ['BALANCE-UPSTREAM-500'],
+        skipReason: "not verifiable: the target's control endpoint does not offer balance-upstream-failing",
+        missingCapabilities: ['balance-upstream-failing'],
+      }),
     ],
     ...overrides,
   };
@@ -38,7 +64,10 @@ function writeAndRead(report: ReturnType<typeof buildReport>) {
   const root = mkdtempSync(join(tmpdir(), 'occ-with-load-listing-'));
   const { dir } = writeReports(report, root);
   return {
-    json: JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { loadWouldDecide: string[]; controlGaps: Array<{ capability: string; unlocks: string[] }> },
+    json: JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+      loadWouldDecide: string[];
+      controlGaps: Array<{ capability: string; unlocks: string[] }>;
+    },
     markdown: readFileSync(join(dir, 'report.md'), 'utf8'),
     html: readFileSync(join(dir, 'report.html'), 'utf8'),
     junit: readFileSync(join(dir, 'junit.xml'), 'utf8'),
@@ -53,14 +82,32 @@ function htmlSectionCodes(html: string, id: string): string[] | undefined {
 
 describe('what --with-load would decide, in the reports', () => {
   it('loadDecides: exactly the undecided MUST requirements the catalogue gives to a k6 probe', () => {
-    const byLoad = requirements.filter((r) => r.level === 'MUST' && (r.checks as readonly string[]).includes('load')).map((r) => r.id);
+    const byLoad = requirements
+      .filter((r) => r.level === 'MUST' && (r.checks as readonly string[]).includes('load'))
+      .map((r) => r.id);
     expect(byLoad).toEqual(expect.arrayContaining([...rateLimitIds, 'WEBHOOK-5XX-RETRY']));
-    const verdicts = byLoad.map((id) => ({ id, level: 'MUST' as const, status: id === 'WEBHOOK-5XX-RETRY' ? 'passed' as const : id === 'WEBHOOK-ACK-2XX' ? 'failed' as const : id === 'WEBHOOK-4XX-NO-RETRY' ? 'waived' as const : 'not_verifiable' as const }));
-    expect(loadDecides(verdicts).sort()).toEqual(byLoad.filter((id) => !['WEBHOOK-5XX-RETRY', 'WEBHOOK-ACK-2XX', 'WEBHOOK-4XX-NO-RETRY'].includes(id)).sort());
+    const verdicts = byLoad.map((id) => ({
+      id,
+      level: 'MUST' as const,
+      status:
+        id === 'WEBHOOK-5XX-RETRY'
+          ? ('passed' as const)
+          : id === 'WEBHOOK-ACK-2XX'
+            ? ('failed' as const)
+            : id === 'WEBHOOK-4XX-NO-RETRY'
+              ? ('waived' as const)
+              : ('not_verifiable' as const),
+    }));
+    expect(loadDecides(verdicts).sort()).toEqual(
+      byLoad.filter((id) => !['WEBHOOK-5XX-RETRY', 'WEBHOOK-ACK-2XX', 'WEBHOOK-4XX-NO-RETRY'].includes(id)).sort(),
+    );
     // An OBSERVE requirement of a probe is never listed (nothing to decide).
     expect(loadDecides([{ id: 'RATE-LIMIT-RESPONSE-SHAPE', level: 'OBSERVE', status: 'not_verifiable' }])).toEqual([]);
     // Remotely the probes never judge the recovery plan or the 24 h horizon: not promised.
-    const horizon = [{ id: 'WEBHOOK-RETRY-HORIZON-24H', level: 'MUST' as const, status: 'not_verifiable' as const }, { id: 'WEBHOOK-RECOVERY-BEFORE-10', level: 'MUST' as const, status: 'not_verifiable' as const }];
+    const horizon = [
+      { id: 'WEBHOOK-RETRY-HORIZON-24H', level: 'MUST' as const, status: 'not_verifiable' as const },
+      { id: 'WEBHOOK-RECOVERY-BEFORE-10', level: 'MUST' as const, status: 'not_verifiable' as const },
+    ];
     expect(loadDecides(horizon, 'embedded')).toEqual(['WEBHOOK-RETRY-HORIZON-24H', 'WEBHOOK-RECOVERY-BEFORE-10']);
     expect(loadDecides(horizon, 'remote')).toEqual([]);
   });
@@ -73,7 +120,9 @@ describe('what --with-load would decide, in the reports', () => {
     const files = writeAndRead(report);
 
     expect(files.json.loadWouldDecide).toEqual(expected);
-    expect(files.json.controlGaps).toEqual([{ capability: 'balance-upstream-failing', unlocks: ['BALANCE-UPSTREAM-500'] }]);
+    expect(files.json.controlGaps).toEqual([
+      { capability: 'balance-upstream-failing', unlocks: ['BALANCE-UPSTREAM-500'] },
+    ]);
 
     const section = /## Left to the load probes\n\n(.*)\n/.exec(files.markdown)?.[1];
     expect(section).toBeDefined();
@@ -102,14 +151,17 @@ describe('what --with-load would decide, in the reports', () => {
 });
 
 describe('a k6 probe that could not do its own job', () => {
-  const summary = (probeOk: boolean) => fromK6Summary({
-    probe: 'rate-limit', passed: probeOk, failedThresholds: probeOk ? ['refused_over'] : ['late_requests', 'refused_over'],
-    thresholds: [
-      { requirement: 'probe', ok: probeOk },
-      { requirement: 'RATE-LIMIT-100-PER-MIN', ok: true },
-      { requirement: 'RATE-LIMIT-ENFORCED', ok: false },
-    ],
-  });
+  const summary = (probeOk: boolean) =>
+    fromK6Summary({
+      probe: 'rate-limit',
+      passed: probeOk,
+      failedThresholds: probeOk ? ['refused_over'] : ['late_requests', 'refused_over'],
+      thresholds: [
+        { requirement: 'probe', ok: probeOk },
+        { requirement: 'RATE-LIMIT-100-PER-MIN', ok: true },
+        { requirement: 'RATE-LIMIT-ENFORCED', ok: false },
+      ],
+    });
 
   it('proves no requirement passed (requests sent late prove nothing), while the failures it saw stand and the report says why', () => {
     const valid = summary(true);
@@ -127,15 +179,27 @@ describe('a k6 probe that could not do its own job', () => {
 
 describe('a k6 threshold held on nothing observed', () => {
   it('is no verdict: a retry the watch never saw is not a pass (k6 holds rate==1 on an empty rate metric)', () => {
-    const empty = { type: 'rate' as const, values: { rate: 0, passes: 0, fails: 0 }, thresholds: { 'rate==1': { ok: true } } };
-    const seen = { type: 'rate' as const, values: { rate: 1, passes: 1, fails: 0 }, thresholds: { 'rate==1': { ok: true } } };
+    const empty = {
+      type: 'rate' as const,
+      values: { rate: 0, passes: 0, fails: 0 },
+      thresholds: { 'rate==1': { ok: true } },
+    };
+    const seen = {
+      type: 'rate' as const,
+      values: { rate: 1, passes: 1, fails: 0 },
+      thresholds: { 'rate==1': { ok: true } },
+    };
     expect(observedAnything(empty)).toBe(false);
     expect(observedAnything(seen)).toBe(true);
     // A counter at zero is a measurement (nothing refused), not an absence.
-    expect(observedAnything({ type: 'counter', values: { count: 0 }, thresholds: { 'count==0': { ok: true } } })).toBe(true);
+    expect(observedAnything({ type: 'counter', values: { count: 0 }, thresholds: { 'count==0': { ok: true } } })).toBe(
+      true,
+    );
 
     const summary = fromK6Summary({
-      probe: 'webhook-retry', passed: true, failedThresholds: [],
+      probe: 'webhook-retry',
+      passed: true,
+      failedThresholds: [],
       thresholds: [
         { requirement: 'probe', ok: true, observed: true },
         { requirement: 'WEBHOOK-ACK-2XX', ok: true, observed: true },
@@ -147,34 +211,61 @@ describe('a k6 threshold held on nothing observed', () => {
     expect(report.requirements.find((r) => r.id === 'WEBHOOK-AUTO-DISABLE-10')).not.toHaveProperty('source');
 
     // The probe's own junit file shows it skipped, not passed.
-    const xml = junitXml('k6.webhook-retry', { metrics: { 'checks{req:WEBHOOK-AUTO-DISABLE-10}': empty, 'checks{req:WEBHOOK-ACK-2XX}': seen } }, [
-      { key: 'checks{req:WEBHOOK-ACK-2XX}', requirement: 'WEBHOOK-ACK-2XX', description: 'ack' },
-      { key: 'checks{req:WEBHOOK-AUTO-DISABLE-10}', requirement: 'WEBHOOK-AUTO-DISABLE-10', description: 'disable' },
-    ]);
+    const xml = junitXml(
+      'k6.webhook-retry',
+      { metrics: { 'checks{req:WEBHOOK-AUTO-DISABLE-10}': empty, 'checks{req:WEBHOOK-ACK-2XX}': seen } },
+      [
+        { key: 'checks{req:WEBHOOK-ACK-2XX}', requirement: 'WEBHOOK-ACK-2XX', description: 'ack' },
+        { key: 'checks{req:WEBHOOK-AUTO-DISABLE-10}', requirement: 'WEBHOOK-AUTO-DISABLE-10', description: 'disable' },
+      ],
+    );
     expect(parseXml(xml).elements.filter((e) => e === 'skipped')).toHaveLength(1);
     expect(xml).toMatch(/WEBHOOK-AUTO-DISABLE-10" name="[^"]*"[^>]*>\s*<skipped/);
   });
 });
 
-describe('what a k6 probe recorded under an OBSERVE requirement\'s id', () => {
+describe("what a k6 probe recorded under an OBSERVE requirement's id", () => {
   it('makes that requirement observed (its source the probe); a null record leaves it as the checks did', () => {
     const summary = fromK6Summary({
-      probe: 'rate-limit', passed: true, failedThresholds: [], thresholds: [{ requirement: 'RATE-LIMIT-ENFORCED', ok: true, observed: true }],
-      observations: { 'RATE-LIMIT-RESPONSE-SHAPE': { refusal: { status: 429 } }, 'RATE-LIMIT-WINDOW-BEHAVIOUR': null, configured: { limit: 100 } },
+      probe: 'rate-limit',
+      passed: true,
+      failedThresholds: [],
+      thresholds: [{ requirement: 'RATE-LIMIT-ENFORCED', ok: true, observed: true }],
+      observations: {
+        'RATE-LIMIT-RESPONSE-SHAPE': { refusal: { status: 429 } },
+        'RATE-LIMIT-WINDOW-BEHAVIOUR': null,
+        configured: { limit: 100 },
+      },
     });
-    const report = buildReport(input({
-      load: [summary],
-      checks: [checkResult({ name: 'burst', status: 'skipped', requirements: ['RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'], skipReason: 'not verifiable with this configuration: needs the embedded reference server' })],
-    }));
+    const report = buildReport(
+      input({
+        load: [summary],
+        checks: [
+          checkResult({
+            name: 'burst',
+            status: 'skipped',
+            requirements: ['RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR'],
+            skipReason: 'not verifiable with this configuration: needs the embedded reference server',
+          }),
+        ],
+      }),
+    );
     const byId = new Map(report.requirements.map((r) => [r.id, r]));
-    expect(byId.get('RATE-LIMIT-RESPONSE-SHAPE')).toMatchObject({ status: 'observed', source: 'k6 rate-limit', observations: ['k6 rate-limit: {"refusal":{"status":429}}'] });
+    expect(byId.get('RATE-LIMIT-RESPONSE-SHAPE')).toMatchObject({
+      status: 'observed',
+      source: 'k6 rate-limit',
+      observations: ['k6 rate-limit: {"refusal":{"status":429}}'],
+    });
     expect(byId.get('RATE-LIMIT-WINDOW-BEHAVIOUR')?.status).toBe('not_verifiable');
   });
 });
 
 describe('a k6 summary another run left in reports/latest', () => {
   const summary = fromK6Summary({
-    probe: 'rate-limit', passed: true, failedThresholds: [], generatedAt: '2026-11-22T10:00:00.000Z',
+    probe: 'rate-limit',
+    passed: true,
+    failedThresholds: [],
+    generatedAt: '2026-11-22T10:00:00.000Z',
     thresholds: [{ requirement: 'RATE-LIMIT-ENFORCED', ok: true, observed: true }],
     observations: { 'RATE-LIMIT-RESPONSE-SHAPE': { status: 429 } },
   });
@@ -184,7 +275,9 @@ describe('a k6 summary another run left in reports/latest', () => {
       const stale = chartOnlyUnlessSince(summary, since);
       expect(stale.requirements).toEqual({});
       expect(stale.requirementObservations).toEqual({});
-      expect(stale.observations[0]).toMatch(/from an earlier k6 run \(finished 2026-11-22T10:00:00.000Z\), not this run/);
+      expect(stale.observations[0]).toMatch(
+        /from an earlier k6 run \(finished 2026-11-22T10:00:00.000Z\), not this run/,
+      );
       const report = buildReport(input({ load: [stale] }));
       expect(report.requirements.find((r) => r.id === 'RATE-LIMIT-ENFORCED')?.status).toBe('not_verifiable');
     }

@@ -17,14 +17,23 @@ function tableAfter(markdown: string, heading: string): string[][] {
     if (line.startsWith('|')) {
       inTable = true;
       if (/^\|[-| ]+\|$/.test(line)) continue;
-      rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+      rows.push(
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
     } else if (inTable) break;
   }
   return rows.slice(1);
 }
 
 const covered = (key: 'errorCodes' | 'scopes' | 'operations' | 'events'): Set<string> =>
-  new Set(requirements.flatMap((r) => ('covers' in r && r.covers && key in r.covers ? (r.covers as Record<string, readonly string[]>)[key]! : [])));
+  new Set(
+    requirements.flatMap((r) =>
+      'covers' in r && r.covers && key in r.covers ? (r.covers as Record<string, readonly string[]>)[key]! : [],
+    ),
+  );
 
 describe('requirement catalogue', () => {
   it('has unique, well-formed ids and complete entries', () => {
@@ -40,7 +49,7 @@ describe('requirement catalogue', () => {
     expect(requirements.length).toBeGreaterThanOrEqual(80);
   });
 
-  it.runIf(existsSync(specPath))('names every error code of the spec\'s errors table', () => {
+  it.runIf(existsSync(specPath))("names every error code of the spec's errors table", () => {
     const spec = readFileSync(specPath, 'utf8');
     const codes = tableAfter(spec, '## Errors').map((row) => row[0]!);
     expect(codes.length).toBeGreaterThanOrEqual(14);
@@ -48,7 +57,7 @@ describe('requirement catalogue', () => {
     expect(missing, `error codes no catalogue entry names: ${missing.join(', ')}`).toEqual([]);
   });
 
-  it.runIf(existsSync(specPath))('names every scope of the spec\'s scope table', () => {
+  it.runIf(existsSync(specPath))("names every scope of the spec's scope table", () => {
     const spec = readFileSync(specPath, 'utf8');
     const specScopes = tableAfter(spec, '5. Scopes:').map((row) => row[0]!);
     expect(specScopes).toEqual([...scopes]);
@@ -69,7 +78,21 @@ describe('requirement catalogue', () => {
 
   it('covers every table of the spec with at least one entry per area', () => {
     const prefixes = new Set(requirements.map((r) => r.id.split('-')[0]));
-    for (const area of ['FORMAT', 'CONTRACT', 'ME', 'BALANCE', 'CDRS', 'AGENTS', 'CALLS', 'HOOKS', 'AUTH', 'EVENT', 'WEBHOOK', 'RATE', 'VERSION']) {
+    for (const area of [
+      'FORMAT',
+      'CONTRACT',
+      'ME',
+      'BALANCE',
+      'CDRS',
+      'AGENTS',
+      'CALLS',
+      'HOOKS',
+      'AUTH',
+      'EVENT',
+      'WEBHOOK',
+      'RATE',
+      'VERSION',
+    ]) {
       expect(prefixes.has(area), area).toBe(true);
     }
     // Things the spec leaves unshown are observations, never failures.
@@ -78,15 +101,26 @@ describe('requirement catalogue', () => {
 
   it('says truthfully which kind of check covers each requirement, and every MUST has one', () => {
     const folders = { suite: 'suites', property: 'properties', load: 'load' } as const;
-    const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? (entry.name === 'k6-build' ? [] : sources(join(dir, entry.name))) : entry.name.endsWith('.ts') ? [readFileSync(join(dir, entry.name), 'utf8')] : []);
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory()
+          ? entry.name === 'k6-build'
+            ? []
+            : sources(join(dir, entry.name))
+          : entry.name.endsWith('.ts')
+            ? [readFileSync(join(dir, entry.name), 'utf8')]
+            : [],
+      );
     const text = Object.fromEntries(Object.entries(folders).map(([kind, dir]) => [kind, sources(dir).join('\n')]));
     const mismatches: string[] = [];
     for (const requirement of requirements) {
       const tagged = new RegExp(`['"\`]${requirement.id}['"\`]`);
-      const found = Object.keys(folders).filter((kind) => tagged.test(text[kind]!)).sort();
+      const found = Object.keys(folders)
+        .filter((kind) => tagged.test(text[kind]!))
+        .sort();
       const declared = [...requirement.checks].sort();
-      if (found.join(',') !== declared.join(',')) mismatches.push(`${requirement.id}: declared ${declared.join('+')}, tagged in ${found.join('+') || 'nothing'}`);
+      if (found.join(',') !== declared.join(','))
+        mismatches.push(`${requirement.id}: declared ${declared.join('+')}, tagged in ${found.join('+') || 'nothing'}`);
     }
     expect(mismatches).toEqual([]);
   });

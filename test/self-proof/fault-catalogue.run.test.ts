@@ -7,7 +7,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { embeddedEnvironment, embeddedSlot, type FaultVerdict, judgeFault, slicesReported, unverifiable, verdictLine, verdictOf } from '../../cli/fault-catalogue.ts';
+import {
+  embeddedEnvironment,
+  embeddedSlot,
+  type FaultVerdict,
+  judgeFault,
+  slicesReported,
+  unverifiable,
+  verdictLine,
+  verdictOf,
+} from '../../cli/fault-catalogue.ts';
 import { startEmbeddedReference } from '../../cli/embedded-reference.ts';
 import { filesFor, onlyFilter } from '../../cli/fault-runner.ts';
 import { acquireRun, releaseRun } from '../../harness/run/lifecycle.ts';
@@ -17,51 +26,95 @@ import { requirements } from '../../requirements/catalogue.ts';
 
 /** GET/POST on the embedded reference's own test API (/_reference, beside /v1). */
 async function reference(baseUrl: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${baseUrl.replace(/\/v1$/, '/_reference')}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return await response.json() as Record<string, unknown>;
+  const response = await fetch(
+    `${baseUrl.replace(/\/v1$/, '/_reference')}${path}`,
+    body === undefined
+      ? {}
+      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
+  return (await response.json()) as Record<string, unknown>;
 }
 
 describe('the fault catalogue', () => {
   it('names only requirement ids of the catalogue, and at least 30 faults across every area', () => {
     const ids = new Set(requirements.map((r) => r.id));
-    for (const fault of faults) for (const id of fault.violates) expect(ids.has(id), `${fault.id} names ${id}`).toBe(true);
+    for (const fault of faults)
+      for (const id of fault.violates) expect(ids.has(id), `${fault.id} names ${id}`).toBe(true);
     expect(faults.length).toBeGreaterThanOrEqual(30);
     const areas = new Set(faults.flatMap((f) => f.violates.map((id) => id.split('-')[0])));
-    for (const area of ['ME', 'BALANCE', 'CDRS', 'AGENTS', 'CALLS', 'HOOKS', 'AUTH', 'EVENT', 'WEBHOOK', 'RATE', 'VERSION']) expect(areas.has(area), area).toBe(true);
+    for (const area of [
+      'ME',
+      'BALANCE',
+      'CDRS',
+      'AGENTS',
+      'CALLS',
+      'HOOKS',
+      'AUTH',
+      'EVENT',
+      'WEBHOOK',
+      'RATE',
+      'VERSION',
+    ])
+      expect(areas.has(area), area).toBe(true);
   });
 
   it('counts a fault as caught only by a failing check that carries a violated requirement', () => {
-    const check = (name: string, status: 'passed' | 'failed', ids: string[]) => ({ name, status, requirements: ids }) as never;
+    const check = (name: string, status: 'passed' | 'failed', ids: string[]) =>
+      ({ name, status, requirements: ids }) as never;
     expect(judgeFault(['A-1'], { checks: [check('x', 'failed', ['B-2']), check('y', 'passed', ['A-1'])] })).toEqual([]);
     expect(judgeFault(['A-1', 'C-3'], { checks: [check('x', 'failed', ['C-3', 'D-4'])] })).toEqual(['x']);
     // Split by per-requirement verdicts: only the requirements the check failed count.
-    const split = (name: string, failed: string[]) => ({ name, status: 'failed', requirements: ['A-1', 'D-4'], failedRequirements: failed }) as never;
+    const split = (name: string, failed: string[]) =>
+      ({ name, status: 'failed', requirements: ['A-1', 'D-4'], failedRequirements: failed }) as never;
     expect(judgeFault(['A-1'], { checks: [split('y', ['D-4'])] })).toEqual([]);
     expect(judgeFault(['A-1'], { checks: [split('z', ['A-1'])] })).toEqual(['z']);
   });
 
   it('remotely, sets a fault aside only when no requirement it violates was verifiable in the run', () => {
-    const requirement = (id: string, status: string, notVerifiableBecause: string[] = []) => ({ id, status, notVerifiableBecause }) as never;
-    expect(unverifiable(['A-1', 'B-2'], { requirements: [requirement('A-1', 'not_verifiable', ['needs X']), requirement('B-2', 'passed')] })).toBeUndefined();
-    expect(unverifiable(['A-1'], { requirements: [requirement('A-1', 'not_verifiable', ['needs X']), requirement('C-3', 'failed')] })).toBe('needs X');
+    const requirement = (id: string, status: string, notVerifiableBecause: string[] = []) =>
+      ({ id, status, notVerifiableBecause }) as never;
+    expect(
+      unverifiable(['A-1', 'B-2'], {
+        requirements: [requirement('A-1', 'not_verifiable', ['needs X']), requirement('B-2', 'passed')],
+      }),
+    ).toBeUndefined();
+    expect(
+      unverifiable(['A-1'], {
+        requirements: [requirement('A-1', 'not_verifiable', ['needs X']), requirement('C-3', 'failed')],
+      }),
+    ).toBe('needs X');
   });
 
   it('remotely, runs again with the next seeds as long as a rotating check has slices not yet sent', () => {
     const check = (texts: string[]) => ({ observations: texts.map((text) => ({ requirement: 'X', text })) }) as never;
     expect(slicesReported({ checks: [check(['a 201'])] })).toBe(1);
-    expect(slicesReported({ checks: [check(['request budget: this run (seed 1) sent slice 2 of 4 of this check\'s near-miss probes (…)']), check(['… slice 1 of 3 …'])] })).toBe(4);
+    expect(
+      slicesReported({
+        checks: [
+          check(["request budget: this run (seed 1) sent slice 2 of 4 of this check's near-miss probes (…)"]),
+          check(['… slice 1 of 3 …']),
+        ],
+      }),
+    ).toBe(4);
   });
 
-  it('runs a fault\'s checks only from the files holding a check tagged with a violated requirement, with the tag filter of --only', () => {
-    const tags = new Map([['a.suite.ts', new Set(['A-1', 'B-2'])], ['b.suite.ts', new Set(['C-3'])], ['c.property.ts', new Set(['B-2'])]]);
+  it("runs a fault's checks only from the files holding a check tagged with a violated requirement, with the tag filter of --only", () => {
+    const tags = new Map([
+      ['a.suite.ts', new Set(['A-1', 'B-2'])],
+      ['b.suite.ts', new Set(['C-3'])],
+      ['c.property.ts', new Set(['B-2'])],
+    ]);
     expect(filesFor(['B-2'], tags)).toEqual(['a.suite.ts', 'c.property.ts']);
     expect(filesFor(['C-3', 'Z-9'], tags)).toEqual(['b.suite.ts']);
     expect(filesFor(['Z-9'], tags)).toEqual([]);
     expect(onlyFilter(['A-1', 'C-3'])).toEqual(['A-1 || C-3']);
   });
 
-  it('judges a runner\'s run like a process of its own: caught only with exit 1, a cut-short run is a problem, and prints the documented line', () => {
-    const failing = { checks: [{ name: 'GET /me answers 200', status: 'failed', requirements: ['ME-200-SHAPE'], observations: [] }], interrupted: false } as unknown as RunReport;
+  it("judges a runner's run like a process of its own: caught only with exit 1, a cut-short run is a problem, and prints the documented line", () => {
+    const failing = {
+      checks: [{ name: 'GET /me answers 200', status: 'failed', requirements: ['ME-200-SHAPE'], observations: [] }],
+      interrupted: false,
+    } as unknown as RunReport;
     const fault = { id: 'me-missing-field', violates: ['ME-200-SHAPE'] } as const;
     const caught = verdictOf(fault, failing, 1, 1234, false);
     expect(caught).toMatchObject({ caught: true, caughtBy: ['GET /me answers 200'], exitCode: 1 });
@@ -69,18 +122,25 @@ describe('the fault catalogue', () => {
     expect(verdictOf(fault, failing, 0, 1, false).caught).toBe(false);
     const cut = verdictOf(fault, { ...failing, interrupted: true }, 1, 1, false);
     expect(cut.caught).toBe(false);
-    expect(verdictLine(cut)).toMatch(/^✗ me-missing-field +0\.0 s  NOT CAUGHT the run was cut short/);
+    expect(verdictLine(cut)).toMatch(/^✗ me-missing-field +0\.0 s {2}NOT CAUGHT the run was cut short/);
   });
 
-  it('between two faults the embedded run gets a fresh reference with exactly the new fault on: the previous server, its fault and its advanced clock are gone', { timeout: 60_000 }, async () => {
+  it('between two faults the embedded run gets a fresh reference with exactly the new fault on: the previous server, its fault and its advanced clock are gone', {
+    timeout: 60_000,
+  }, async () => {
     const saved = { ...process.env };
-    for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS']) delete process.env[name];
+    for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS'])
+      delete process.env[name];
     const run = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
     try {
       await run.switchFaults(['no-rate-limit']);
       const first = run.context.target;
       expect(first.faults).toEqual(['no-rate-limit']);
-      expect((await reference(first.baseUrl, '/faults') as { faults: Array<{ id: string; enabled: boolean }> }).faults.filter((f) => f.enabled).map((f) => f.id)).toEqual(['no-rate-limit']);
+      expect(
+        ((await reference(first.baseUrl, '/faults')) as { faults: Array<{ id: string; enabled: boolean }> }).faults
+          .filter((f) => f.enabled)
+          .map((f) => f.id),
+      ).toEqual(['no-rate-limit']);
       // What a check may leave behind on a server: its virtual clock a day and more ahead.
       await reference(first.baseUrl, '/clock/advance', { ms: 30 * 3_600_000 });
 
@@ -88,8 +148,14 @@ describe('the fault catalogue', () => {
       const second = run.context.target;
       expect(second.faults).toEqual(['me-missing-field']);
       expect(second.baseUrl).not.toBe(first.baseUrl);
-      expect((await reference(second.baseUrl, '/faults') as { faults: Array<{ id: string; enabled: boolean }> }).faults.filter((f) => f.enabled).map((f) => f.id)).toEqual(['me-missing-field']);
-      expect(Math.abs((await reference(second.baseUrl, '/clock') as { now: number }).now - Date.now())).toBeLessThan(60_000);
+      expect(
+        ((await reference(second.baseUrl, '/faults')) as { faults: Array<{ id: string; enabled: boolean }> }).faults
+          .filter((f) => f.enabled)
+          .map((f) => f.id),
+      ).toEqual(['me-missing-field']);
+      expect(Math.abs(((await reference(second.baseUrl, '/clock')) as { now: number }).now - Date.now())).toBeLessThan(
+        60_000,
+      );
       // The fixtures the checks use are the new server's (a token of the old one would name a server that is gone).
       const me = await fetch(`${second.baseUrl}/me`, { headers: { authorization: `Bearer ${second.tokens.all}` } });
       expect(me.status).toBe(200);
@@ -102,7 +168,9 @@ describe('the fault catalogue', () => {
 
   // One test for both (a runner's start and end are about 2.5 CPU-seconds of npm test): the failed fault ends its
   // runner, and the new runner then runs two faults one after another.
-  it('a runner whose fault run fails is ended and reported with the reason; a new runner takes the next faults one after another, and none stays on into the next fault\'s run', { timeout: 400_000 }, async () => {
+  it("a runner whose fault run fails is ended and reported with the reason; a new runner takes the next faults one after another, and none stays on into the next fault's run", {
+    timeout: 400_000,
+  }, async () => {
     const verdicts: FaultVerdict[] = [];
     // An id the reference does not know: its switch fails inside the runner. Then the same checks
     // twice: with a fault that breaks GET /me, and with one that leaves it alone.
@@ -116,18 +184,32 @@ describe('the fault catalogue', () => {
     expect(verdicts.map((v) => v.fault)).toEqual(['no-such-fault', 'me-missing-field', 'docs-missing']);
     const failed = verdicts[0]!;
     expect(failed.caught).toBe(false);
-    expect(verdictLine(failed)).toMatch(/^✗ no-such-fault +\d+\.\d s  NOT CAUGHT the run failed: unknown fault id: no-such-fault/);
-    expect(verdicts[1]).toMatchObject({ caught: true, exitCode: 1, caughtBy: expect.arrayContaining([expect.stringMatching(/^GET \/me /)]) });
+    expect(verdictLine(failed)).toMatch(
+      /^✗ no-such-fault +\d+\.\d s {2}NOT CAUGHT the run failed: unknown fault id: no-such-fault/,
+    );
+    expect(verdicts[1]).toMatchObject({
+      caught: true,
+      exitCode: 1,
+      caughtBy: expect.arrayContaining([expect.stringMatching(/^GET \/me /)]),
+    });
     // The same runner, the same checks (the ones that just caught me-missing-field), the next fault:
     // every check passes, so nothing of me-missing-field stayed on.
     expect(verdicts[2]).toMatchObject({ caught: false, caughtBy: [], exitCode: 0 });
     expect(verdicts[2]!.problem).toBeUndefined();
   });
 
-  it('remotely (the reference as a separate process, every fixture, CONTROL_URL): faults seen only through the control endpoint or the new fixtures are caught; the rate limit is set aside', { timeout: 400_000 }, () => {
+  it('remotely (the reference as a separate process, every fixture, CONTROL_URL): faults seen only through the control endpoint or the new fixtures are caught; the rate limit is set aside', {
+    timeout: 400_000,
+  }, () => {
     const only = ['balance-upstream-failure-hidden', 'calls-dialer-not-checked', 'no-retry-after-5xx', 'no-rate-limit'];
-    const result = spawnSync(process.execPath, ['cli/fault-catalogue.ts', '--remote', '--concurrency', '2', '--only', only.join(',')], { encoding: 'utf8', timeout: 390_000, env: { ...process.env, CI: 'true' } });
-    expect(result.stdout, result.stderr).toMatch(/kill rate \(remote target\): 3\/3 faults caught \(100\.0 %\), 1 not verifiable remotely/);
+    const result = spawnSync(
+      process.execPath,
+      ['cli/fault-catalogue.ts', '--remote', '--concurrency', '2', '--only', only.join(',')],
+      { encoding: 'utf8', timeout: 390_000, env: { ...process.env, CI: 'true' } },
+    );
+    expect(result.stdout, result.stderr).toMatch(
+      /kill rate \(remote target\): 3\/3 faults caught \(100\.0 %\), 1 not verifiable remotely/,
+    );
     expect(result.stdout).toMatch(/^- no-rate-limit .* not verifiable remotely: .*embedded reference server/m);
     expect(result.stdout).toMatch(/^✓ calls-dialer-not-checked .*caught by: POST \/calls answers 409 dialer_required/m);
     expect(result.status).toBe(0);

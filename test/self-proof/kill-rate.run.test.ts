@@ -9,9 +9,18 @@ import { faults } from '../../reference/faults.ts';
 
 describe('the fault catalogue', () => {
   it('every fault is caught by the suite: kill rate 100 %', { timeout: 600_000 }, () => {
-    const result = spawnSync(process.execPath, ['cli/fault-catalogue.ts', '--concurrency', '2'], { encoding: 'utf8', timeout: 590_000, env: { ...process.env, CI: 'true' } });
+    const result = spawnSync(process.execPath, ['cli/fault-catalogue.ts', '--concurrency', '2'], {
+      encoding: 'utf8',
+      timeout: 590_000,
+      env: { ...process.env, CI: 'true' },
+    });
     const killRate = /kill rate: (\d+)\/(\d+) faults caught/.exec(result.stdout);
-    process.stdout.write(`${result.stdout.split('\n').filter((line) => line.startsWith('✗') || line.startsWith('kill rate')).join('\n')}\n`);
+    process.stdout.write(
+      `${result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('✗') || line.startsWith('kill rate'))
+        .join('\n')}\n`,
+    );
     expect(killRate, result.stderr).not.toBeNull();
     expect(Number(killRate![2])).toBe(faults.length);
     const missed = result.stdout.split('\n').filter((line) => line.startsWith('✗'));

@@ -29,17 +29,33 @@ interface RunOutcome {
   readonly observations: Record<string, string[]>;
 }
 
-
 /** Starts the reference as its own process and reads the fixtures line it prints first. */
-async function startReferenceProcess(variantIds: string, rateFlags: readonly string[]): Promise<{ child: ChildProcess; fixtures: ReferenceFixtures }> {
-  const child = spawn(process.execPath, ['reference/cli.ts', '--json', ...rateFlags, '--variants', variantIds], { env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+async function startReferenceProcess(
+  variantIds: string,
+  rateFlags: readonly string[],
+): Promise<{ child: ChildProcess; fixtures: ReferenceFixtures }> {
+  const child = spawn(process.execPath, ['reference/cli.ts', '--json', ...rateFlags, '--variants', variantIds], {
+    env: cleanEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the reference printed no fixtures within 60 s: ${stderr}`)), 60_000);
-    lines.once('line', (line) => { clearTimeout(timer); resolve(line); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the reference exited ${code}: ${stderr}`)); });
+    const timer = setTimeout(
+      () => reject(new Error(`the reference printed no fixtures within 60 s: ${stderr}`)),
+      60_000,
+    );
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the reference exited ${code}: ${stderr}`));
+    });
   });
   lines.on('line', () => {}); // keep draining its banner
   return { child, fixtures: JSON.parse(first) as ReferenceFixtures };
@@ -47,9 +63,17 @@ async function startReferenceProcess(variantIds: string, rateFlags: readonly str
 
 function remoteEnv(f: ReferenceFixtures, requestsPerMinute: number): Record<string, string> {
   const env: Record<string, string> = {
-    API_BASE_URL: f.baseUrl, AUTH_URL: f.authUrl, OAUTH_CLIENT_ID: f.oauth.clientId, OAUTH_CLIENT_SECRET: f.oauth.clientSecret,
-    TEST_AGENT_ID: f.agents.provisioned, TEST_UNPROVISIONED_AGENT_ID: f.agents.unprovisioned, FOREIGN_AGENT_ID: f.agents.foreign,
-    TEST_DESTINATION_NUMBER: '+15005550006', ALLOW_ORIGINATE: 'true', REQUESTS_PER_MINUTE: String(requestsPerMinute), PROPERTY_NUM_RUNS: '5',
+    API_BASE_URL: f.baseUrl,
+    AUTH_URL: f.authUrl,
+    OAUTH_CLIENT_ID: f.oauth.clientId,
+    OAUTH_CLIENT_SECRET: f.oauth.clientSecret,
+    TEST_AGENT_ID: f.agents.provisioned,
+    TEST_UNPROVISIONED_AGENT_ID: f.agents.unprovisioned,
+    FOREIGN_AGENT_ID: f.agents.foreign,
+    TEST_DESTINATION_NUMBER: '+15005550006',
+    ALLOW_ORIGINATE: 'true',
+    REQUESTS_PER_MINUTE: String(requestsPerMinute),
+    PROPERTY_NUM_RUNS: '5',
   };
   for (const [name, token] of Object.entries(f.tokens)) env[tokenVariable(name as TokenName)] = token;
   return env;
@@ -60,8 +84,12 @@ function runConformance(env: Record<string, string>, timeoutMs: number): Promise
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['cli/conformance.ts', '--reports-dir', reports], { env: cleanEnv(env) });
     let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -100,29 +128,43 @@ async function inTurn<T>(fn: () => Promise<T>): Promise<T> {
 
 describe.concurrent('conformant variants of the reference: no false verdict', () => {
   // First: the longest run, so it does not start last.
-  it('every variant at once, against the embedded reference (control-API checks and embedded-only properties included), passes every check', { timeout: 600_000 }, async () => {
+  it('every variant at once, against the embedded reference (control-API checks and embedded-only properties included), passes every check', {
+    timeout: 600_000,
+  }, async () => {
     const outcome = await inTurn(() => runConformance({ OCC_REFERENCE_VARIANTS: 'all' }, 230_000));
     expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
     expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
   });
 
-  it.each(variants.map((v) => [v.id, v.description]))('%s, run as a remote target, passes every check (%s)', { timeout: 600_000 }, async (id) => {
-    // The rate-limit variants run with the limit on (100 per 1 s window, so the run stays fast)
-    // and the suite's own budget under it (3000 per minute = 50 per second), as staging would be.
-    const rateLimited = id.startsWith('rate-limit-');
-    const outcome = await inTurn(async () => {
-      const { child, fixtures } = await startReferenceProcess(id, rateLimited ? ['--rate-limit', '100', '--rate-window-ms', '1000'] : ['--rate-limit', '0']);
-      try {
-        return await runConformance(remoteEnv(fixtures, rateLimited ? 3000 : 6000), 140_000);
-      } finally {
-        child.kill('SIGTERM');
-      }
-    });
-    expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
-    expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
-    // The readings the variant takes are recorded as observations, not failed.
-    if (id === 'cdrs-default-from-now') expect(outcome.observations['CDRS-DEFAULT-FROM-READING']!.join(' ')).toMatch(/24 hours before now/);
-    if (id === 'cdrs-count-total') expect(outcome.observations['CDRS-COUNT-READING']!.join(' ')).toMatch(/total in the window/);
-    if (id === 'oauth-basic-only') expect(outcome.observations['AUTH-OAUTH-CLIENT-AUTH-METHODS']!.join(' ')).toMatch(/client_secret_post is not advertised/);
-  });
+  it.each(variants.map((v) => [v.id, v.description]))(
+    '%s, run as a remote target, passes every check (%s)',
+    { timeout: 600_000 },
+    async (id) => {
+      // The rate-limit variants run with the limit on (100 per 1 s window, so the run stays fast)
+      // and the suite's own budget under it (3000 per minute = 50 per second), as staging would be.
+      const rateLimited = id.startsWith('rate-limit-');
+      const outcome = await inTurn(async () => {
+        const { child, fixtures } = await startReferenceProcess(
+          id,
+          rateLimited ? ['--rate-limit', '100', '--rate-window-ms', '1000'] : ['--rate-limit', '0'],
+        );
+        try {
+          return await runConformance(remoteEnv(fixtures, rateLimited ? 3000 : 6000), 140_000);
+        } finally {
+          child.kill('SIGTERM');
+        }
+      });
+      expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
+      expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
+      // The readings the variant takes are recorded as observations, not failed.
+      if (id === 'cdrs-default-from-now')
+        expect(outcome.observations['CDRS-DEFAULT-FROM-READING']!.join(' ')).toMatch(/24 hours before now/);
+      if (id === 'cdrs-count-total')
+        expect(outcome.observations['CDRS-COUNT-READING']!.join(' ')).toMatch(/total in the window/);
+      if (id === 'oauth-basic-only')
+        expect(outcome.observations['AUTH-OAUTH-CLIENT-AUTH-METHODS']!.join(' ')).toMatch(
+          /client_secret_post is not advertised/,
+        );
+    },
+  );
 });

@@ -3,7 +3,10 @@ import { credentialPaths } from '../../suites/rules/agents.ts';
 
 describe('agents.suite.ts: credentialPaths (AGENTS-NO-CREDENTIALS)', () => {
   it('finds nothing in agent records that carry no credential', () => {
-    const list = { count: 1, agents: [{ id: '7', sipUsername: 'u7', label: 'Sales', createdAt: '2026-01-01T00:00:00Z' }] };
+    const list = {
+      count: 1,
+      agents: [{ id: '7', sipUsername: 'u7', label: 'Sales', createdAt: '2026-01-01T00:00:00Z' }],
+    };
     expect(credentialPaths(list)).toEqual([]);
     expect(credentialPaths(null)).toEqual([]);
     expect(credentialPaths('password')).toEqual([]);

@@ -20,9 +20,9 @@ describe('hooks.suite.ts: secretsIn (HOOKS-SECRET-ONCE)', () => {
   const answer = (rawBody: string, responseHeaders: Record<string, string> = {}) => ({ rawBody, responseHeaders });
 
   it('finds no secret in answers that carry none', () => {
-    expect(secretsIn([answer(''), answer('{"error":"not_found"}', { 'content-type': 'application/json' })], ['whsec_a'])).toEqual(
-      [],
-    );
+    expect(
+      secretsIn([answer(''), answer('{"error":"not_found"}', { 'content-type': 'application/json' })], ['whsec_a']),
+    ).toEqual([]);
   });
 
   it('names each secret found in a body or in a header value, once', () => {

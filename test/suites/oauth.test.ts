@@ -22,7 +22,11 @@ describe('oauth.suite.ts: discoveryProblems (AUTH-OAUTH-DISCOVERY)', () => {
 
   it('names a wrong issuer, a token endpoint elsewhere and a missing client_credentials grant', () => {
     const problems = discoveryProblems(
-      { issuer: 'https://other.invalid', token_endpoint: 'https://other.invalid/token', grant_types_supported: ['password'] },
+      {
+        issuer: 'https://other.invalid',
+        token_endpoint: 'https://other.invalid/token',
+        grant_types_supported: ['password'],
+      },
       AUTH,
     );
     expect(problems).toEqual([
@@ -42,7 +46,9 @@ describe('oauth.suite.ts: discoveryProblems (AUTH-OAUTH-DISCOVERY)', () => {
 describe('oauth.suite.ts: advertisedAuthMethods (AUTH-OAUTH-CLIENT-AUTH-METHODS)', () => {
   it('reads the advertised methods, keeping only strings', () => {
     expect(
-      advertisedAuthMethods({ token_endpoint_auth_methods_supported: ['client_secret_post', 7, 'client_secret_basic'] }),
+      advertisedAuthMethods({
+        token_endpoint_auth_methods_supported: ['client_secret_post', 7, 'client_secret_basic'],
+      }),
     ).toEqual(['client_secret_post', 'client_secret_basic']);
     expect(advertisedAuthMethods({ token_endpoint_auth_methods_supported: [] })).toEqual([]);
   });

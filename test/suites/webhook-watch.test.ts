@@ -138,11 +138,35 @@ describe('webhook-watch.judge.suite.ts: gapsAfter503 and growsGeometrically (WEB
     pairs.map(([answeredStatus, receivedAt]) => delivery({ answeredStatus, receivedAt }));
 
   it('measures the intervals up to and including the first attempt not answered 503', () => {
-    expect(gapsAfter503(at([[503, 0], [503, 1000], [503, 3000], ['no-answer', 7000], [503, 37_000], [503, 99_000]]))).toEqual([
-      1000, 2000, 4000,
-    ]);
-    expect(gapsAfter503(at([[503, 0], [503, 500], [503, 2000]]))).toEqual([500, 1500]);
-    expect(gapsAfter503(at([['no-answer', 0], [503, 30_000]]))).toEqual([]);
+    expect(
+      gapsAfter503(
+        at([
+          [503, 0],
+          [503, 1000],
+          [503, 3000],
+          ['no-answer', 7000],
+          [503, 37_000],
+          [503, 99_000],
+        ]),
+      ),
+    ).toEqual([1000, 2000, 4000]);
+    expect(
+      gapsAfter503(
+        at([
+          [503, 0],
+          [503, 500],
+          [503, 2000],
+        ]),
+      ),
+    ).toEqual([500, 1500]);
+    expect(
+      gapsAfter503(
+        at([
+          ['no-answer', 0],
+          [503, 30_000],
+        ]),
+      ),
+    ).toEqual([]);
     expect(gapsAfter503([])).toEqual([]);
   });
 

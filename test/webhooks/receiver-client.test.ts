@@ -4,7 +4,12 @@
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReceiverClient, DeliveryRefused, judgeDelivery, type ReceiverClient } from '../../harness/seams/receiver-client.ts';
+import {
+  createReceiverClient,
+  DeliveryRefused,
+  judgeDelivery,
+  type ReceiverClient,
+} from '../../harness/seams/receiver-client.ts';
 import { startReceiver, type Delivery, type Receiver } from '../../harness/webhooks/receiver.ts';
 import { signPayload } from '../../contract/signature.ts';
 
@@ -14,10 +19,19 @@ const T = 1_700_000_000;
 function stored(body: Buffer | string, header: string | undefined, extra: Partial<Delivery> = {}): Delivery {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   return {
-    seq: 1, path: '/hooks/x', method: 'POST', receivedAt: T * 1000,
-    headers: header === undefined ? {} : { 'x-service-signature': header }, rawHeaders: [],
-    rawBody: bytes.toString('utf8'), bodyBase64: bytes.toString('base64'), json: undefined,
-    signature: { ok: false, reason: 'not_verified' }, duplicate: false, answeredStatus: 200, ...extra,
+    seq: 1,
+    path: '/hooks/x',
+    method: 'POST',
+    receivedAt: T * 1000,
+    headers: header === undefined ? {} : { 'x-service-signature': header },
+    rawHeaders: [],
+    rawBody: bytes.toString('utf8'),
+    bodyBase64: bytes.toString('base64'),
+    json: undefined,
+    signature: { ok: false, reason: 'not_verified' },
+    duplicate: false,
+    answeredStatus: 200,
+    ...extra,
   };
 }
 
@@ -36,14 +50,26 @@ describe('judgeDelivery: the suite verifies what the receiver stored', () => {
     const judged = judgeDelivery(stored(bytes, signPayload(SECRET, T, bytes)), SECRET);
     expect(judged.signature.ok).toBe(true);
     // The UTF-8 reading replaced the bad bytes; verifying that instead would have failed.
-    expect(judgeDelivery(stored(bytes.toString('utf8'), signPayload(SECRET, T, bytes)), SECRET).refusal?.reason).toBe('signature_mismatch');
+    expect(judgeDelivery(stored(bytes.toString('utf8'), signPayload(SECRET, T, bytes)), SECRET).refusal?.reason).toBe(
+      'signature_mismatch',
+    );
   });
 
   it.each([
     ['missing header', undefined, 'missing_header', /absent or empty/],
     ['malformed header', 't=now,v1=zz', 'malformed_header', /t= is not a non-negative integer/],
-    ['body alone signed', `t=${T},v1=${signPayload(SECRET, T, '').split('v1=')[1]}`, 'signature_mismatch', /No v1 signature/],
-    ['stale timestamp', signPayload(SECRET, T - 301, '{"eventId":"e"}'), 'timestamp_outside_tolerance', /301 s in the past/],
+    [
+      'body alone signed',
+      `t=${T},v1=${signPayload(SECRET, T, '').split('v1=')[1]}`,
+      'signature_mismatch',
+      /No v1 signature/,
+    ],
+    [
+      'stale timestamp',
+      signPayload(SECRET, T - 301, '{"eventId":"e"}'),
+      'timestamp_outside_tolerance',
+      /301 s in the past/,
+    ],
   ])('%s → a refusal by the suite naming the part, with no JSON', (_, header, reason, detail) => {
     const judged = judgeDelivery(stored('{"eventId":"e"}', header), SECRET);
     expect(judged.refusal).toMatchObject({ by: 'suite', reason, detail: expect.stringMatching(detail) });
@@ -52,7 +78,7 @@ describe('judgeDelivery: the suite verifies what the receiver stored', () => {
     expect(JSON.stringify(judged)).not.toContain(SECRET);
   });
 
-  it("names a mistake it recognises: the key without the whsec_ prefix", () => {
+  it('names a mistake it recognises: the key without the whsec_ prefix', () => {
     const body = '{"eventId":"e"}';
     const judged = judgeDelivery(stored(body, signPayload(SECRET.slice('whsec_'.length), T, body)), SECRET);
     expect(judged.refusal?.detail).toMatch(/the key is the secret without its whsec_ prefix/);
@@ -60,7 +86,11 @@ describe('judgeDelivery: the suite verifies what the receiver stored', () => {
 
   it("keeps the receiver's own refusal, with its reason", () => {
     const judged = judgeDelivery(stored('{}', undefined, { error: 'payload_too_large', answeredStatus: 413 }), SECRET);
-    expect(judged.refusal).toEqual({ by: 'receiver', reason: 'payload_too_large', detail: "the body is over the receiver's size limit." });
+    expect(judged.refusal).toEqual({
+      by: 'receiver',
+      reason: 'payload_too_large',
+      detail: "the body is over the receiver's size limit.",
+    });
   });
 
   it('a validly signed body that is not JSON is refused as invalid_json', () => {
@@ -74,14 +104,24 @@ describe('waitFor against a real receiver', () => {
   let client: ReceiverClient;
   beforeAll(async () => {
     receiver = await startReceiver();
-    client = createReceiverClient({ queryUrl: receiver.localUrl, publicUrl: receiver.url, caPem: receiver.caCertPem, remote: false });
+    client = createReceiverClient({
+      queryUrl: receiver.localUrl,
+      publicUrl: receiver.url,
+      caPem: receiver.caCertPem,
+      remote: false,
+    });
   });
-  afterAll(async () => { await receiver.close(); });
+  afterAll(async () => {
+    await receiver.close();
+  });
 
-  const deliver = (path: string, body: string, header: string) => request(`${receiver.localUrl}${path}`, {
-    method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': header },
-    dispatcher: new Agent({ connect: { ca: receiver.caCertPem } }),
-  }).then((r) => r.body.text());
+  const deliver = (path: string, body: string, header: string) =>
+    request(`${receiver.localUrl}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': header },
+      dispatcher: new Agent({ connect: { ca: receiver.caCertPem } }),
+    }).then((r) => r.body.text());
 
   it('fails at once, with the reason, when a delivery to the path was refused', async () => {
     const path = '/hooks/call.ended/refused';
@@ -90,9 +130,13 @@ describe('waitFor against a real receiver', () => {
     const body = '{"eventId":"evt_9","callId":"c9"}';
     await deliver(path, body, signPayload('whsec_someone_else', now, body));
     const started = Date.now();
-    const error = await client.waitFor(path, (list) => list.some((d) => d.eventId === 'evt_9'), 30_000).catch((e: unknown) => e);
+    const error = await client
+      .waitFor(path, (list) => list.some((d) => d.eventId === 'evt_9'), 30_000)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeliveryRefused);
-    expect((error as Error).message).toMatch(/^a delivery to \/hooks\/call\.ended\/refused \(received .*\) was refused by the receiver with 401: signature_mismatch: No v1 signature/);
+    expect((error as Error).message).toMatch(
+      /^a delivery to \/hooks\/call\.ended\/refused \(received .*\) was refused by the receiver with 401: signature_mismatch: No v1 signature/,
+    );
     expect((error as Error).message).not.toContain(SECRET);
     expect(Date.now() - started).toBeLessThan(30_000);
   });
@@ -106,6 +150,10 @@ describe('waitFor against a real receiver', () => {
     await deliver(path, good, signPayload(SECRET, now, good));
     await deliver(path, '{"eventId":"evt_bad"}', `t=${now},v1=${'0'.repeat(64)}`);
     const list = await client.waitFor(path, (l) => l.some((d) => d.eventId === 'evt_ok'), 5_000);
-    expect(list.map((d) => [d.eventId, d.duplicate, d.refusal?.reason])).toEqual([['evt_ok', false, undefined], ['evt_ok', true, undefined], [undefined, false, 'signature_mismatch']]);
+    expect(list.map((d) => [d.eventId, d.duplicate, d.refusal?.reason])).toEqual([
+      ['evt_ok', false, undefined],
+      ['evt_ok', true, undefined],
+      [undefined, false, 'signature_mismatch'],
+    ]);
   });
 });

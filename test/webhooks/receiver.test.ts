@@ -3,7 +3,14 @@ import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateTlsMaterial, startReceiver, takeStep, validatePlan, type Delivery, type Receiver } from '../../harness/webhooks/receiver.ts';
+import {
+  generateTlsMaterial,
+  startReceiver,
+  takeStep,
+  validatePlan,
+  type Delivery,
+  type Receiver,
+} from '../../harness/webhooks/receiver.ts';
 import { signPayload } from '../../contract/signature.ts';
 
 const SECRET = 'whsec_receiverTest_Q8vL2mN7';
@@ -27,7 +34,14 @@ interface Answer {
 
 async function send(
   path: string,
-  init: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number; base?: string; dispatcher?: Agent } = {},
+  init: {
+    method?: string;
+    body?: string;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+    base?: string;
+    dispatcher?: Agent;
+  } = {},
 ): Promise<Answer> {
   const res = await request(`${init.base ?? receiver.url}${path}`, {
     method: (init.method ?? 'POST') as 'POST',
@@ -82,7 +96,9 @@ describe('TLS with the run-time CA', () => {
   it('is refused without the CA, proving verification is really on', async () => {
     const untrusting = new Agent();
     try {
-      await expect(send('/_receiver/health', { method: 'GET', dispatcher: untrusting })).rejects.toThrow(/certificate|self.signed|issuer/i);
+      await expect(send('/_receiver/health', { method: 'GET', dispatcher: untrusting })).rejects.toThrow(
+        /certificate|self.signed|issuer/i,
+      );
     } finally {
       await untrusting.close();
     }
@@ -120,7 +136,9 @@ describe('TLS with the run-time CA', () => {
     const ownAgent = new Agent({ connect: { ca: material.caCertPem } });
     try {
       expect(own.caCertPem).toBeUndefined();
-      expect((await send('/_receiver/health', { method: 'GET', base: own.url, dispatcher: ownAgent })).status).toBe(200);
+      expect((await send('/_receiver/health', { method: 'GET', base: own.url, dispatcher: ownAgent })).status).toBe(
+        200,
+      );
     } finally {
       await ownAgent.close();
       await own.close();
@@ -230,9 +248,17 @@ describe('refusals: clear status, JSON {error, message}, recorded, never a crash
   it('malformed header → 401 malformed_header', async () => {
     const path = freshPath();
     receiver.register(path, { secret: SECRET });
-    expectRefusal(await send(path, { body: '{}', headers: { 'x-service-signature': 't=soon,v1=abc' } }), 401, 'malformed_header');
+    expectRefusal(
+      await send(path, { body: '{}', headers: { 'x-service-signature': 't=soon,v1=abc' } }),
+      401,
+      'malformed_header',
+    );
     // The detail names which part is wrong, for the sender (401 body) and the report.
-    expect(lastDelivery(path).signature).toEqual({ ok: false, reason: 'malformed_header', detail: 'The x-service-signature header is malformed: t= is not a non-negative integer of unix seconds.' });
+    expect(lastDelivery(path).signature).toEqual({
+      ok: false,
+      reason: 'malformed_header',
+      detail: 'The x-service-signature header is malformed: t= is not a non-negative integer of unix seconds.',
+    });
   });
 
   it('mismatch (tampered body or wrong secret) → 401 signature_mismatch, JSON not parsed', async () => {
@@ -240,7 +266,11 @@ describe('refusals: clear status, JSON {error, message}, recorded, never a crash
     receiver.register(path, { secret: SECRET });
     const t = now();
     const header = sign(SECRET, t, '{"eventId":"a"}');
-    expectRefusal(await send(path, { body: '{"eventId":"b"}', headers: { 'x-service-signature': header } }), 401, 'signature_mismatch');
+    expectRefusal(
+      await send(path, { body: '{"eventId":"b"}', headers: { 'x-service-signature': header } }),
+      401,
+      'signature_mismatch',
+    );
     expectRefusal(await deliver(path, { eventId: 'c' }, 'whsec_wrong'), 401, 'signature_mismatch');
     expect(receiver.deliveries(path).map((d) => [d.signature.ok, d.json])).toEqual([
       [false, undefined],
@@ -262,7 +292,12 @@ describe('refusals: clear status, JSON {error, message}, recorded, never a crash
     try {
       strict.register('/hooks/s', { secret: SECRET });
       const body = '{"eventId":"s"}';
-      const answer = await send('/hooks/s', { body, base: strict.url, dispatcher: strictAgent, headers: { 'x-service-signature': sign(SECRET, now() - 60, body) } });
+      const answer = await send('/hooks/s', {
+        body,
+        base: strict.url,
+        dispatcher: strictAgent,
+        headers: { 'x-service-signature': sign(SECRET, now() - 60, body) },
+      });
       expect(answer.status).toBe(401);
     } finally {
       await strictAgent.close();
@@ -282,7 +317,11 @@ describe('refusals: clear status, JSON {error, message}, recorded, never a crash
     const path = freshPath();
     receiver.register(path, { secret: SECRET });
     const big = JSON.stringify({ eventId: 'big', pad: 'x'.repeat(5000) });
-    expectRefusal(await send(path, { body: big, headers: { 'x-service-signature': sign(SECRET, now(), big) } }), 413, 'payload_too_large');
+    expectRefusal(
+      await send(path, { body: big, headers: { 'x-service-signature': sign(SECRET, now(), big) } }),
+      413,
+      'payload_too_large',
+    );
     const chunked = await request(`${receiver.url}${path}`, {
       method: 'POST',
       dispatcher: agent,
@@ -308,7 +347,11 @@ describe('refusals: clear status, JSON {error, message}, recorded, never a crash
     const path = freshPath();
     receiver.register(path, { secret: SECRET });
     const body = '{"eventId": "j",';
-    expectRefusal(await send(path, { body, headers: { 'x-service-signature': sign(SECRET, now(), body) } }), 400, 'invalid_json');
+    expectRefusal(
+      await send(path, { body, headers: { 'x-service-signature': sign(SECRET, now(), body) } }),
+      400,
+      'invalid_json',
+    );
     const d = lastDelivery(path);
     expect(d.signature.ok).toBe(true);
     expect(d.json).toBeUndefined();
@@ -370,7 +413,9 @@ describe('response plans', () => {
     receiver.register(path, { secret: SECRET, plan: [{ hang: true }, { status: 200 }] });
     const body = '{"eventId":"h"}';
     const started = Date.now();
-    await expect(send(path, { body, timeoutMs: 300, headers: { 'x-service-signature': sign(SECRET, now(), body) } })).rejects.toThrow(/timeout/i);
+    await expect(
+      send(path, { body, timeoutMs: 300, headers: { 'x-service-signature': sign(SECRET, now(), body) } }),
+    ).rejects.toThrow(/timeout/i);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(lastDelivery(path)).toMatchObject({ answeredStatus: 'no-answer', signature: { ok: true } });
     expect((await deliver(path, { eventId: 'h' })).status).toBe(200);
@@ -403,7 +448,17 @@ describe('response plans', () => {
 
   it('validates plans', () => {
     expect(validatePlan([{ status: 200 }, { hang: true, times: 2 }]).ok).toBe(true);
-    for (const bad of [[], [{}], [{ status: 99 }], [{ status: 700 }], [{ status: 200, times: 0 }], [{ hang: false }], [{ status: 200, hang: true }], 'x', null]) {
+    for (const bad of [
+      [],
+      [{}],
+      [{ status: 99 }],
+      [{ status: 700 }],
+      [{ status: 200, times: 0 }],
+      [{ hang: false }],
+      [{ status: 200, hang: true }],
+      'x',
+      null,
+    ]) {
       expect(validatePlan(bad).ok).toBe(false);
     }
     expect(() => receiver.register('/hooks/bad', { plan: [] })).toThrow();
@@ -412,9 +467,20 @@ describe('response plans', () => {
   });
 
   it('takeStep consumes steps in order and repeats the last forever', () => {
-    const cursor = { plan: [{ status: 500, times: 2 }, { hang: true as const }, { status: 200 }], index: 0, usedInStep: 0 };
+    const cursor = {
+      plan: [{ status: 500, times: 2 }, { hang: true as const }, { status: 200 }],
+      index: 0,
+      usedInStep: 0,
+    };
     const taken = Array.from({ length: 6 }, () => takeStep(cursor));
-    expect(taken).toEqual([{ status: 500, times: 2 }, { status: 500, times: 2 }, { hang: true }, { status: 200 }, { status: 200 }, { status: 200 }]);
+    expect(taken).toEqual([
+      { status: 500, times: 2 },
+      { status: 500, times: 2 },
+      { hang: true },
+      { status: 200 },
+      { status: 200 },
+      { status: 200 },
+    ]);
   });
 });
 
@@ -426,7 +492,12 @@ describe('bounded log', () => {
       r.register('/hooks/ring', { secret: SECRET });
       for (let i = 1; i <= 5; i++) {
         const body = JSON.stringify({ eventId: `r${i}` });
-        await send('/hooks/ring', { body, base: r.url, dispatcher: a, headers: { 'x-service-signature': sign(SECRET, now(), body) } });
+        await send('/hooks/ring', {
+          body,
+          base: r.url,
+          dispatcher: a,
+          headers: { 'x-service-signature': sign(SECRET, now(), body) },
+        });
       }
       expect(r.deliveries().map((d) => [d.seq, d.eventId])).toEqual([
         [3, 'r3'],
@@ -445,7 +516,11 @@ describe('loopback query port', () => {
     const r = await startReceiver({ loopbackQueryPort: true });
     try {
       expect(r.queryUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const put = await request(`${r.queryUrl}/_receiver/paths?path=/hooks/q`, { method: 'PUT', body: JSON.stringify({ secret: SECRET }), headers: { 'content-type': 'application/json' } });
+      const put = await request(`${r.queryUrl}/_receiver/paths?path=/hooks/q`, {
+        method: 'PUT',
+        body: JSON.stringify({ secret: SECRET }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(put.statusCode).toBe(200);
       await put.body.dump();
       const delivery = await request(`${r.queryUrl}/hooks/q`, { method: 'POST', body: '{}' });
@@ -477,7 +552,10 @@ describe('query API under /_receiver/', () => {
     expect((await deliver(path, { eventId: 'q' })).status).toBe(200);
 
     // A plan-only update keeps the secret.
-    const update = await send(`/_receiver/paths?path=${encodeURIComponent(path)}`, { method: 'PUT', body: '{"plan":[{"status":202}]}' });
+    const update = await send(`/_receiver/paths?path=${encodeURIComponent(path)}`, {
+      method: 'PUT',
+      body: '{"plan":[{"status":202}]}',
+    });
     expect(update.json).toMatchObject({ hasSecret: true, plan: [{ status: 202 }] });
     expect((await deliver(path, { eventId: 'q2' })).status).toBe(202);
 
@@ -517,17 +595,23 @@ describe('query API under /_receiver/', () => {
     const list = (all.json as { deliveries: Delivery[] }).deliveries;
     expect(list.map((d) => d.eventId)).toEqual(['a1', 'b1', 'a2']);
 
-    const onlyA = (await send(`/_receiver/deliveries?path=${encodeURIComponent(a)}`, { method: 'GET' })).json as { deliveries: Delivery[] };
+    const onlyA = (await send(`/_receiver/deliveries?path=${encodeURIComponent(a)}`, { method: 'GET' })).json as {
+      deliveries: Delivery[];
+    };
     expect(onlyA.deliveries.map((d) => d.eventId)).toEqual(['a1', 'a2']);
 
-    const since = (await send(`/_receiver/deliveries?since=${list[0]?.seq}`, { method: 'GET' })).json as { deliveries: Delivery[] };
+    const since = (await send(`/_receiver/deliveries?since=${list[0]?.seq}`, { method: 'GET' })).json as {
+      deliveries: Delivery[];
+    };
     expect(since.deliveries.map((d) => d.eventId)).toEqual(['b1', 'a2']);
 
     expect((await send('/_receiver/deliveries?since=-1', { method: 'GET' })).status).toBe(400);
 
     expect((await send('/_receiver/deliveries', { method: 'DELETE' })).status).toBe(204);
     expect(receiver.deliveries()).toEqual([]);
-    expect(((await send('/_receiver/deliveries', { method: 'GET' })).json as { deliveries: unknown[] }).deliveries).toEqual([]);
+    expect(
+      ((await send('/_receiver/deliveries', { method: 'GET' })).json as { deliveries: unknown[] }).deliveries,
+    ).toEqual([]);
     // Clearing forgets seen eventIds too, but keeps registrations.
     expect((await deliver(a, { eventId: 'a1' })).status).toBe(200);
     expect(lastDelivery(a).duplicate).toBe(false);

@@ -36,7 +36,9 @@ describe('signPayload', () => {
 
   it('matches fixed known vectors (guards against both sides drifting together)', () => {
     // printf '1700000000.{}' | openssl dgst -sha256 -hmac whsec_abc
-    expect(signPayload('whsec_abc', T, '{}')).toBe(`t=${T},v1=bad9ac117e973d721c232d46744158d75e3f1b44e36771e13d01b9e6a580bc72`);
+    expect(signPayload('whsec_abc', T, '{}')).toBe(
+      `t=${T},v1=bad9ac117e973d721c232d46744158d75e3f1b44e36771e13d01b9e6a580bc72`,
+    );
     // printf '1700000000.{"eventId":"evt_1"}' | openssl dgst -sha256 -hmac whsec_MfKQ9r2Lp
     expect(signPayload('whsec_MfKQ9r2Lp', T, '{"eventId":"evt_1"}')).toBe(
       `t=${T},v1=7f3081366805a62235c41250c5eb0e8b9e916c78311102e77391ab28b4e7cd30`,
@@ -83,7 +85,11 @@ describe('parseSignatureHeader', () => {
   });
 
   it('accepts upper-case hex and normalises it to lower case', () => {
-    expect(parseSignatureHeader(`t=${T},v1=${GOOD.toUpperCase()}`)).toEqual({ ok: true, timestamp: T, signatures: [GOOD] });
+    expect(parseSignatureHeader(`t=${T},v1=${GOOD.toUpperCase()}`)).toEqual({
+      ok: true,
+      timestamp: T,
+      signatures: [GOOD],
+    });
   });
 
   const refused: Array<[string, string]> = [
@@ -137,17 +143,29 @@ describe('verifySignature', () => {
   });
 
   it('reports a malformed header as malformed_header', () => {
-    expect(verifySignature({ ...base, header: `t=x,v1=${GOOD}` })).toMatchObject({ ok: false, reason: 'malformed_header' });
+    expect(verifySignature({ ...base, header: `t=x,v1=${GOOD}` })).toMatchObject({
+      ok: false,
+      reason: 'malformed_header',
+    });
   });
 
   it('rejects a changed body, a changed timestamp, a wrong secret', () => {
-    expect(verifySignature({ ...base, rawBody: BODY + ' ' })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    expect(verifySignature({ ...base, rawBody: BODY + ' ' })).toMatchObject({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
     expect(verifySignature({ ...base, header: `t=${T + 1},v1=${GOOD}`, nowSeconds: T + 1 })).toMatchObject({
       ok: false,
       reason: 'signature_mismatch',
     });
-    expect(verifySignature({ ...base, secret: SECRET + 'x' })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
-    expect(verifySignature({ ...base, secret: SECRET.slice(6) })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    expect(verifySignature({ ...base, secret: SECRET + 'x' })).toMatchObject({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
+    expect(verifySignature({ ...base, secret: SECRET.slice(6) })).toMatchObject({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
   });
 
   it('accepts when any of several v1 matches (rotation), in any position, upper-case too', () => {
@@ -170,21 +188,33 @@ describe('verifySignature', () => {
   it('applies the default 300 s tolerance both ways, boundaries inclusive', () => {
     expect(verifySignature({ ...base, nowSeconds: T + 300 }).ok).toBe(true);
     expect(verifySignature({ ...base, nowSeconds: T - 300 }).ok).toBe(true);
-    expect(verifySignature({ ...base, nowSeconds: T + 301 })).toMatchObject({ ok: false, reason: 'timestamp_outside_tolerance' });
-    expect(verifySignature({ ...base, nowSeconds: T - 301 })).toMatchObject({ ok: false, reason: 'timestamp_outside_tolerance' });
+    expect(verifySignature({ ...base, nowSeconds: T + 301 })).toMatchObject({
+      ok: false,
+      reason: 'timestamp_outside_tolerance',
+    });
+    expect(verifySignature({ ...base, nowSeconds: T - 301 })).toMatchObject({
+      ok: false,
+      reason: 'timestamp_outside_tolerance',
+    });
   });
 
   it('honours a custom tolerance, including 0', () => {
     expect(verifySignature({ ...base, toleranceSeconds: 10, nowSeconds: T + 10 }).ok).toBe(true);
-    expect(verifySignature({ ...base, toleranceSeconds: 10, nowSeconds: T + 11 })).toMatchObject({ reason: 'timestamp_outside_tolerance' });
+    expect(verifySignature({ ...base, toleranceSeconds: 10, nowSeconds: T + 11 })).toMatchObject({
+      reason: 'timestamp_outside_tolerance',
+    });
     expect(verifySignature({ ...base, toleranceSeconds: 0 }).ok).toBe(true);
-    expect(verifySignature({ ...base, toleranceSeconds: 0, nowSeconds: T - 1 })).toMatchObject({ reason: 'timestamp_outside_tolerance' });
+    expect(verifySignature({ ...base, toleranceSeconds: 0, nowSeconds: T - 1 })).toMatchObject({
+      reason: 'timestamp_outside_tolerance',
+    });
   });
 
   it('uses the clock when nowSeconds is not given', () => {
     const now = Math.floor(Date.now() / 1000);
     expect(verifySignature({ header: signPayload(SECRET, now, BODY), rawBody: BODY, secret: SECRET }).ok).toBe(true);
-    expect(verifySignature({ header: signPayload(SECRET, now - 3600, BODY), rawBody: BODY, secret: SECRET })).toMatchObject({
+    expect(
+      verifySignature({ header: signPayload(SECRET, now - 3600, BODY), rawBody: BODY, secret: SECRET }),
+    ).toMatchObject({
       reason: 'timestamp_outside_tolerance',
     });
   });
