@@ -343,7 +343,7 @@ export const requirements = [
     text: 'A client sending more than the limit per minute is refused for the excess; the limit estimated is within 5 % of the configured one.' },
   { id: 'RATE-LIMIT-ALL-ENDPOINTS', section: 'Limits', level: 'MUST', checks: ['suite', 'load'],
     text: 'The limit counts requests to every endpoint, per client IP.' },
-  { id: 'RATE-LIMIT-PER-IP', section: 'Limits', level: 'MUST', checks: ['suite'],
+  { id: 'RATE-LIMIT-PER-IP', section: 'Limits', level: 'MUST', checks: ['suite', 'load'],
     text: 'The limit is per client IP ("100 requests per minute per IP"): requests of several tokens from one address share one budget, and another address has a budget of its own.' },
   { id: 'RATE-LIMIT-RESPONSE-SHAPE', section: 'Limits', level: 'OBSERVE', checks: ['load', 'suite'],
     text: 'The refusal is not shown: its status, body, Retry-After and rate-limit headers are recorded.' },

@@ -40,6 +40,7 @@ export const PROBE_REQUIREMENTS: Readonly<Record<'webhook-retry' | 'rate-limit',
   ],
   'rate-limit': [
     'RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE', 'RATE-LIMIT-WINDOW-BEHAVIOUR',
+    'RATE-LIMIT-PER-IP',
   ],
 };
 
