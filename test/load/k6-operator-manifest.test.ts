@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize, resolve } from 'node:path';
 import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import formats from 'ajv-formats';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -37,7 +37,8 @@ function crdValidator() {
   const version = crd.spec.versions.find((v: { name: string }) => v.name === 'v1alpha1');
   // Kubernetes' structural schemas: OpenAPI 3.0 with x-kubernetes-* keywords and k8s formats.
   const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats(ajv);
+  // ajv-formats is CommonJS: its function is the default export's default under Node's ESM interop.
+  ((formats as unknown as { default: (a: Ajv) => void }).default ?? (formats as unknown as (a: Ajv) => void))(ajv);
   for (const format of ['int32', 'int64']) ajv.addFormat(format, { type: 'number', validate: (n: number) => Number.isInteger(n) });
   return ajv.compile(version.schema.openAPIV3Schema);
 }
