@@ -50,7 +50,7 @@ const wholeRuns = ['test/self-proof/**/*.test.ts', 'test/examples/**/*.test.ts',
 // and the receiver service polls on a schedule. They keep the normal priority, and the other whole
 // runs (CPU-bound batches) run at a lower one (test/batch-priority.ts), so the kernel serves the
 // timed files first and both kinds share the machine instead of taking turns.
-const timedRuns = ['test/load/k6-probes.test.ts', 'test/cli/remote-full-configuration.test.ts', 'test/cli/remote-webhooks.test.ts', 'test/cli/remote-recipe.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts'];
+const timedRuns = ['test/load/k6-probes.test.ts', 'test/load/rate-limit-runners.test.ts', 'test/cli/remote-full-configuration.test.ts', 'test/cli/remote-webhooks.test.ts', 'test/cli/remote-recipe.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts'];
 
 // vitest's default is one worker per core but one (a single worker on a 2-core machine, which ran
 // every file of npm test one after another). Most of these files spend their time waiting on child
@@ -66,7 +66,7 @@ const TEST_WORKERS = 6;
 // runs) take longest then, so they start with the kill rate. Figures: bench:npm-test.
 const longestFirst = [
   'test/self-proof/kill-rate.test.ts', 'test/cli/conformance-cli.test.ts', 'test/properties/properties-catch-faults.test.ts',
-  'test/cli/remote-full-configuration.test.ts', 'test/load/k6-probes.test.ts', 'test/cli/remote-webhooks.test.ts',
+  'test/cli/remote-full-configuration.test.ts', 'test/load/k6-probes.test.ts', 'test/load/rate-limit-runners.test.ts', 'test/cli/remote-webhooks.test.ts',
   'test/self-proof/variants.test.ts', 'test/self-proof/fault-catalogue.test.ts', 'test/cli/package.test.ts', 'test/cli/waivers-replay.test.ts',
   'test/cli/vitest-projects.test.ts', 'test/cli/remote-recipe.test.ts', 'test/cli/occ-cli.test.ts', 'test/cli/with-load.test.ts', 'test/cli/receiver-service.test.ts',
   'test/report/html-browser.test.ts',
