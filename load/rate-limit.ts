@@ -111,7 +111,11 @@ const meta: ThresholdMeta[] = [
   { key: 'late_requests', requirement: 'probe', description: `every request of the 150 % phase was sent within ${LATE_MS} ms of its schedule` },
   { key: 'windows_measured', requirement: 'probe', description: 'at least one complete window (two boundaries found from the refusals) or a steady trickle was measured at 150 %' },
   { key: 'windows_under_limit', requirement: 'RATE-LIMIT-100-PER-MIN', description: `every window found at 150 % served at least the limit (${LIMIT}, −5 %), sliding or fixed` },
-  { key: 'other_token_refused', requirement: 'RATE-LIMIT-PER-IP', description: 'once the address had spent its budget with one token, another token of the account from it was refused too: one budget per IP, not per token' },
+  {
+    key: 'other_token_refused', requirement: 'RATE-LIMIT-PER-IP',
+    description: 'once the address had spent its budget with one token, another token of the account from it '
+      + 'was refused too: one budget per IP, not per token',
+  },
   { key: 'refused_over', requirement: 'RATE-LIMIT-ENFORCED', description: `a client at 150 % of the limit (${OVER_PER_WINDOW} per ${WINDOW_MS} ms) is refused` },
   { key: 'windows_over_limit', requirement: 'RATE-LIMIT-ENFORCED', description: `no window found at 150 % served more than the configured limit ${LIMIT} + 5 %` },
   ...ENDPOINTS.map((e) => ({ key: `refused_over{endpoint:${e}}`, requirement: 'RATE-LIMIT-ALL-ENDPOINTS', description: `GET /${e} is refused too: one limit counts every endpoint` })),
@@ -188,9 +192,13 @@ function get(endpoint: string, phase: string, token = TOKEN): RefinedResponse<Re
 
 /** This runner's place among the N (its execution segment) and the address it sends from. */
 function runner(): { index: number; count: number; address: string | null } {
-  const options = exec.test.options as { executionSegment?: string | null; executionSegmentSequence?: string | null; localIPs?: string | null };
+  const options = exec.test.options as {
+    executionSegment?: string | null; executionSegmentSequence?: string | null; localIPs?: string | null;
+  };
   const { index, count } = runnerIndex(options.executionSegment, options.executionSegmentSequence);
-  if (count !== RUNNERS) throw new Error(`RUNNERS=${RUNNERS} but the execution segment ${options.executionSegment} is one of ${count}`);
+  if (count !== RUNNERS) {
+    throw new Error(`RUNNERS=${RUNNERS} but the execution segment ${options.executionSegment} is one of ${count}`);
+  }
   return { index, count, address: SOURCE_ADDRESS !== '' ? SOURCE_ADDRESS : (options.localIPs ?? null) };
 }
 
@@ -264,7 +272,8 @@ export function setup(): SetupData {
   // runners, all set-ups end together).
   sleepUntil(Math.max(Date.now() + WINDOW_MS + 250, setupStart + TIMELINE.setupEndMs));
   const perIp: PerIpRecord = {
-    runner: me.index, runners: me.count, address: me.address, burstStartedAtMs: started, refusedAtMs, otherToken, fresh, stillRefused,
+    runner: me.index, runners: me.count, address: me.address, burstStartedAtMs: started, refusedAtMs, otherToken,
+    fresh, stillRefused,
   };
   return { burst: { sent, served, refusedAfter: refusal === null ? null : served, elapsedMs }, refusal, perIp };
 }
@@ -411,9 +420,17 @@ export function handleSummary(data: SummaryData & { setup_data?: SetupData }): R
     `window: ${windowAnalysis.model}`,
   ];
   const perIp = setupData?.perIp;
-  const who = perIp === undefined ? summaryRunner() : { index: perIp.runner, count: perIp.runners, address: perIp.address };
+  const who = perIp === undefined
+    ? summaryRunner()
+    : { index: perIp.runner, count: perIp.runners, address: perIp.address };
   const other = perIp?.otherToken;
-  lines.push(`per IP: ${other == null ? `no second token (TOKEN_2)${TOKEN_2 === '' ? ' given' : ' sent: no refusal to test it against'}` : `TOKEN_2 after the budget was spent: ${other.status}${other.trailing === 429 ? '' : ' (void: the window turned)'}`}${who.count > 1 ? `; runner ${who.index + 1} of ${who.count}${who.address === null ? '' : ` from ${who.address}`}` : ''}`);
+  const tokenLine = other == null
+    ? `no second token (TOKEN_2)${TOKEN_2 === '' ? ' given' : ' sent: no refusal to test it against'}`
+    : `TOKEN_2 after the budget was spent: ${other.status}${other.trailing === 429 ? '' : ' (void: window turned)'}`;
+  const runnerLine = who.count > 1
+    ? `; runner ${who.index + 1} of ${who.count}${who.address === null ? '' : ` from ${who.address}`}`
+    : '';
+  lines.push(`per IP: ${tokenLine}${runnerLine}`);
   return buildSummary('rate-limit', data, meta, {
     observations, chart, lines,
     // One process is one source address: the second-address half needs N runners (their merge decides it).
@@ -423,8 +440,9 @@ export function handleSummary(data: SummaryData & { setup_data?: SetupData }): R
   });
 }
 
-const SECOND_ADDRESS_ALONE = 'a second client address: one k6 runner is one source address; runners on several addresses decide it '
-  + '(occ load rate-limit --runners 2 or more on loopback, or a k6-operator TestRun: docs/load-distributed.md)';
+const SECOND_ADDRESS_ALONE = 'a second client address: one k6 runner is one source address; '
+  + 'runners on several addresses decide it (occ load rate-limit --runners 2 or more on loopback, '
+  + 'or a k6-operator TestRun: docs/load-distributed.md)';
 
 /** The runner's identity when set-up data is missing (a set-up that failed or was stopped). */
 function summaryRunner(): { index: number; count: number; address: string | null } {

@@ -67,7 +67,8 @@ interface Args {
   localIps?: string[];
 }
 
-const USAGE = `usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir] [--runners N [--local-ips ip,ip]]`
+const USAGE = `usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir] `
+  + '[--runners N [--local-ips ip,ip]]'
   + ' | occ load merge <dir> | occ load k6-operator-manifest --out <dir> --parallelism N …';
 
 export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
@@ -102,12 +103,19 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
   }
   const runners = rawRunners === '' ? 1 : Number(rawRunners);
   const localIps = (values['local-ips'] ?? '').split(',').map((ip) => ip.trim()).filter((ip) => ip !== '');
-  if (localIps.some((ip) => isIP(ip) === 0)) throw new UsageError(`--local-ips takes IP addresses, comma-separated (got "${values['local-ips']}")`);
-  if (runners > 1 && positionals[0] !== 'rate-limit' && values.runners !== undefined) throw new UsageError('--runners is for rate-limit: the per-IP limit is what several addresses measure');
-  if (localIps.length > 0 && localIps.length !== runners) throw new UsageError(`--local-ips names ${localIps.length} address(es) for ${runners} runner(s): give one per runner`);
+  if (localIps.some((ip) => isIP(ip) === 0)) {
+    throw new UsageError(`--local-ips takes IP addresses, comma-separated (got "${values['local-ips']}")`);
+  }
+  if (runners > 1 && positionals[0] !== 'rate-limit' && values.runners !== undefined) {
+    throw new UsageError('--runners is for rate-limit: the per-IP limit is what several addresses measure');
+  }
+  if (localIps.length > 0 && localIps.length !== runners) {
+    throw new UsageError(`--local-ips names ${localIps.length} address(es) for ${runners} runner(s): one per runner`);
+  }
   return {
     probe: positionals[0] as Probe, faults, reportDir: resolve(values['report-dir'] ?? join('reports', 'latest')),
-    ...(runners > 1 && positionals[0] === 'rate-limit' ? { runners } : {}), ...(localIps.length > 0 ? { localIps } : {}),
+    ...(runners > 1 && positionals[0] === 'rate-limit' ? { runners } : {}),
+    ...(localIps.length > 0 ? { localIps } : {}),
   };
 }
 
@@ -262,7 +270,8 @@ function failedThresholds(reportFile: string): string[] {
 }
 
 function runK6(
-  k6: string, script: string, prepared: Prepared, reportDir: string, extra: { args?: string[]; env?: Record<string, string> } = {},
+  k6: string, script: string, prepared: Prepared, reportDir: string,
+  extra: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<{ code: number; signal: NodeJS.Signals | null; stderrTail: string }> {
   return new Promise((done) => {
     const env: Record<string, string> = {
@@ -273,7 +282,8 @@ function runK6(
       ...prepared.env,
       ...extra.env,
     };
-    const child = spawn(k6, ['run', '--quiet', '--no-color', ...(extra.args ?? []), script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = ['run', '--quiet', '--no-color', ...(extra.args ?? []), script];
+    const child = spawn(k6, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     let pending = '';
     const timer = setTimeout(() => {
@@ -316,7 +326,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   let args: Args;
   let config: SuiteConfig;
   try {
-    if (argv[0] === 'merge' || argv[0] === 'k6-operator-manifest') return await (await import('./distributed/cli.ts')).main(argv);
+    if (argv[0] === 'merge' || argv[0] === 'k6-operator-manifest') {
+      return await (await import('./distributed/cli.ts')).main(argv);
+    }
     if (argv.includes('--help') || argv.includes('-h')) {
       process.stdout.write(`${USAGE}   (default report dir: reports/latest)\n`);
       return 0;
@@ -332,9 +344,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     throw e;
   }
   // Several runners need several source addresses: loopback has them, a remote target sees this machine as one.
-  const unreachable = secondAddressUnreachable(config.target.kind === 'remote' ? (config.target as { baseUrl: string }).baseUrl : 'http://127.0.0.1/');
+  const remote = config.target.kind === 'remote' ? (config.target as { baseUrl: string }).baseUrl : undefined;
+  const targetUrl = remote ?? 'http://127.0.0.1/';
+  const unreachable = secondAddressUnreachable(targetUrl);
   if (args.runners !== undefined && args.localIps === undefined && unreachable !== undefined) {
-    process.stderr.write(`load: --runners ${args.runners}: ${unreachable}; give this machine's own addresses with --local-ips, one per runner, or run a k6-operator TestRun (occ load k6-operator-manifest)\n`);
+    process.stderr.write(`load: --runners ${args.runners}: ${unreachable}; give this machine's own addresses with `
+      + '--local-ips, one per runner, or run a k6-operator TestRun (occ load k6-operator-manifest)\n');
     return 2;
   }
   const k6 = await findK6();
@@ -356,9 +371,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (args.runners !== undefined) {
       const script = join(here, `${args.probe}.ts`);
       return await runLocalRunners({
-        probe: args.probe, count: args.runners, addresses: runnerAddresses(args.runners, args.localIps), reportDir: args.reportDir,
-        windowMs: Number(prepared.env.WINDOW_MS),
-        runOne: (extra) => runK6(k6.path, script, { ...prepared, timeoutMs: prepared.timeoutMs + extra.extraTimeoutMs }, args.reportDir, extra),
+        probe: args.probe, count: args.runners, addresses: runnerAddresses(args.runners, args.localIps),
+        reportDir: args.reportDir, windowMs: Number(prepared.env.WINDOW_MS),
+        runOne: (extra) => {
+          const timeoutMs = prepared.timeoutMs + extra.extraTimeoutMs;
+          return runK6(k6.path, script, { ...prepared, timeoutMs }, args.reportDir, extra);
+        },
       });
     }
     const result = await runK6(k6.path, join(here, `${args.probe}.ts`), prepared, args.reportDir);

@@ -28,10 +28,15 @@ export function secondAddressUnreachable(url: string): string | undefined {
     }
   })();
   if (hostname === '[::1]' || hostname === '::1') {
-    return 'the target is on ::1, and IPv6 has one loopback address: serve it on 127.0.0.1 to compare two client addresses';
+    return (
+      'the target is on ::1, and IPv6 has one loopback address: ' +
+      'serve it on 127.0.0.1 to compare two client addresses'
+    );
   }
-  return `the target (${hostname}) is not on this machine's loopback, and one machine is one client address to it: `
-    + 'a second address needs a second machine (k6 runners on their own nodes: docs/load-distributed.md)';
+  return (
+    `the target (${hostname}) is not on this machine's loopback, and one machine is one client address to it: ` +
+    'a second address needs a second machine (k6 runners on their own nodes: docs/load-distributed.md)'
+  );
 }
 
 /** The n-th address of 127.0.0.0/8 after `first` (127.0.0.2 + i by default). */
@@ -43,7 +48,8 @@ export function loopbackAddress(i: number, first = 2): string {
 
 /** A socket error that says this machine cannot send from the address (not configured on it). */
 export function isAddressUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code
-    ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ??
+    (error as { cause?: { code?: unknown } } | null)?.cause?.code;
   return code === 'EADDRNOTAVAIL';
 }

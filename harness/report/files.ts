@@ -68,7 +68,7 @@ interface K6ProbeJson {
   /** `observed: false`: a rate threshold k6 held on no sample (written since the probes say so; absent in older summaries). */
   thresholds: Array<{ requirement?: string; ok: boolean; observed?: boolean }>;
   observations?: Record<string, unknown>;
-  /** Requirements the probe could not decide, and why (e.g. the second address of RATE-LIMIT-PER-IP from one runner). */
+  /** Requirements the probe could not decide, and why (e.g. RATE-LIMIT-PER-IP's second address, one runner). */
   notVerifiable?: Record<string, string>;
   /** A merge of runners (load/distributed/merge.ts) of which one did not finish: the probe was not run. */
   notFinished?: { reason: string };
@@ -92,7 +92,9 @@ export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
   const invalid = requirements.probe === 'failed';
   if (invalid) for (const [id, verdict] of Object.entries(requirements)) if (verdict === 'passed') delete requirements[id];
   // Half a requirement verified is not a pass: what the probe says it could not decide passes nothing.
-  const notVerifiable = Object.fromEntries(Object.entries(json.notVerifiable ?? {}).filter(([id]) => isRequirementId(id)));
+  const notVerifiable = Object.fromEntries(
+    Object.entries(json.notVerifiable ?? {}).filter(([id]) => isRequirementId(id)),
+  );
   for (const id of Object.keys(notVerifiable)) if (requirements[id] === 'passed') delete requirements[id];
   const observations = [
     ...(invalid ? [`the probe did not do its own job (${json.failedThresholds.join(', ')}): none of its passes counts`] : []),
@@ -125,7 +127,9 @@ export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
     ...(Object.keys(notVerifiable).length === 0 ? {} : { notVerifiable }),
     ...(chart === undefined ? {} : { chart }), ...(json.generatedAt === undefined ? {} : { finishedAt: json.generatedAt }),
   };
-  if (json.notFinished !== undefined && isProbeName(json.probe)) return unfinishedProbe(json.probe, summary, json.notFinished.reason);
+  if (json.notFinished !== undefined && isProbeName(json.probe)) {
+    return unfinishedProbe(json.probe, summary, json.notFinished.reason);
+  }
   return summary;
 }
 

@@ -92,7 +92,7 @@ export interface LoadProbeSummary {
    * verdict, and the requirements it covers are not run unless a check decided them.
    */
   readonly notFinished?: { readonly reason: string; readonly covers: readonly string[] };
-  /** Requirements the probe could not decide in this run, and why: never a pass, `not_verifiable` unless decided elsewhere. */
+  /** Requirements the probe could not decide, and why: never a pass; `not_verifiable` unless decided elsewhere. */
   readonly notVerifiable?: Readonly<Record<string, string>>;
 }
 
@@ -163,7 +163,9 @@ export function judgeRequirement(
   const passed = tagged.some((c) => c.status === 'passed' || ((c.status === 'failed' || c.status === 'waived') && !failsThis(c))) || probeVerdicts.some((p) => p.verdict === 'passed');
   const probesHeard = load.filter((p) => p.requirements[requirement.id] !== undefined || p.requirementObservations?.[requirement.id] !== undefined).map((p) => p.probe);
   const source = probesHeard.length > 0 ? `k6 ${probesHeard.join(', ')}` : undefined;
-  const probesUnsure = load.filter((p) => p.notFinished === undefined && p.notVerifiable?.[requirement.id] !== undefined);
+  const probesUnsure = load.filter(
+    (p) => p.notFinished === undefined && p.notVerifiable?.[requirement.id] !== undefined,
+  );
   const notVerifiableBecause = unique([
     ...tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!),
     ...unfinished.map((p) => `k6 ${p.probe}: ${p.notFinished!.reason}`),
@@ -172,7 +174,8 @@ export function judgeRequirement(
   // Checks an interrupted run never reached, and probes that did not finish, say nothing about the
   // target: "not run", not "not verifiable" and never "failed".
   const undecided: RequirementStatus = unfinished.length > 0 ? 'not_run'
-    : tagged.some((c) => c.status === 'skipped') || probesUnsure.length > 0 ? 'not_verifiable' : tagged.length > 0 ? 'not_run' : 'not_checked';
+    : tagged.some((c) => c.status === 'skipped') || probesUnsure.length > 0 ? 'not_verifiable'
+    : tagged.length > 0 ? 'not_run' : 'not_checked';
   let status: RequirementStatus;
   if (requirement.level === 'OBSERVE') {
     status = passed || failed || observations.length > 0 ? 'observed' : undecided;

@@ -18,7 +18,12 @@ const MERGE_USAGE = 'usage: occ load merge <dir> [--out dir]   (default --out: <
 export function merge(argv: readonly string[]): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (e) {
     process.stderr.write(`load merge: ${(e as Error).message.split('\n')[0]}; ${MERGE_USAGE}\n`);
     return 2;
@@ -47,7 +52,10 @@ export function merge(argv: readonly string[]): number {
   for (const [probe, files] of byProbe) {
     const counts = [...new Set(files.map((f) => f.count))];
     if (counts.length > 1) {
-      process.stderr.write(`load merge: ${dir} holds ${probe} runners of different runs (of ${counts.join(', of ')}): keep one run's files\n`);
+      process.stderr.write(
+        `load merge: ${dir} holds ${probe} runners of different runs (of ${counts.join(', of ')}): ` +
+          "keep one run's files\n",
+      );
       return 2;
     }
     const merged = mergeRunners(readRunnerResults(dir, probe, counts[0]!));

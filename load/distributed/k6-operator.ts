@@ -83,14 +83,20 @@ export function configMap(options: ManifestOptions, files: readonly ScriptFile[]
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: `${options.name}-scripts`, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) },
+    metadata: {
+      name: `${options.name}-scripts`,
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    },
     data: Object.fromEntries(files.map((f) => [configMapKey(f.path), f.content])),
   };
 }
 
 export function testRun(options: ManifestOptions, files: readonly ScriptFile[]): Record<string, unknown> {
   const env = (name: string, value: string) => ({ name, value });
-  const secret = (name: string, key: string, optional: boolean) => ({ name, valueFrom: { secretKeyRef: { name: options.tokenSecret, key, ...(optional ? { optional } : {}) } } });
+  const secret = (name: string, key: string, optional: boolean) => ({
+    name,
+    valueFrom: { secretKeyRef: { name: options.tokenSecret, key, ...(optional ? { optional } : {}) } },
+  });
   return {
     apiVersion: 'k6.io/v1alpha1',
     kind: 'TestRun',
@@ -119,7 +125,13 @@ export function testRun(options: ManifestOptions, files: readonly ScriptFile[]):
           env('K6_NO_USAGE_REPORT', 'true'),
         ],
         volumes: [
-          { name: 'occ-scripts', configMap: { name: `${options.name}-scripts`, items: files.map((f) => ({ key: configMapKey(f.path), path: f.path })) } },
+          {
+            name: 'occ-scripts',
+            configMap: {
+              name: `${options.name}-scripts`,
+              items: files.map((f) => ({ key: configMapKey(f.path), path: f.path })),
+            },
+          },
           { name: 'occ-reports', persistentVolumeClaim: { claimName: options.reportsClaim } },
         ],
         volumeMounts: [
@@ -137,10 +149,20 @@ export function collectPod(options: ManifestOptions): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: `${options.name}-collect`, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) },
+    metadata: {
+      name: `${options.name}-collect`,
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    },
     spec: {
       restartPolicy: 'Never',
-      containers: [{ name: 'collect', image: 'busybox:1.37', command: ['sleep', '3600'], volumeMounts: [{ name: 'occ-reports', mountPath: REPORTS_MOUNT, readOnly: true }] }],
+      containers: [
+        {
+          name: 'collect',
+          image: 'busybox:1.37',
+          command: ['sleep', '3600'],
+          volumeMounts: [{ name: 'occ-reports', mountPath: REPORTS_MOUNT, readOnly: true }],
+        },
+      ],
       volumes: [{ name: 'occ-reports', persistentVolumeClaim: { claimName: options.reportsClaim, readOnly: true } }],
     },
   };
@@ -162,36 +184,49 @@ export function toYaml(value: unknown, indent = 0): string {
     // A literal block keeps a file readable; it needs a first line that does not start with a space.
     if (v.includes('\n') && !/^[ \t]/.test(v) && !/[^\S\n]\n/.test(v) && !v.includes('\r')) {
       const chomp = v.endsWith('\n') ? (v.endsWith('\n\n') ? '+' : '') : '-';
-      const body = (v.endsWith('\n') ? v.slice(0, -1) : v).split('\n').map((line) => (line === '' ? '' : `${' '.repeat(at)}${line}`)).join('\n');
+      const body = (v.endsWith('\n') ? v.slice(0, -1) : v)
+        .split('\n')
+        .map((line) => (line === '' ? '' : `${' '.repeat(at)}${line}`))
+        .join('\n');
       return `|${chomp}\n${body}`;
     }
     return PLAIN_VALUE.test(v) && !RESERVED.test(v) ? v : JSON.stringify(v);
   };
   if (Array.isArray(value)) {
     if (value.length === 0) return `${pad}[]\n`;
-    return value.map((item) => {
-      const s = scalar(item, indent + 2);
-      if (s !== undefined) return `${pad}- ${s}\n`;
-      const inner = toYaml(item, indent + 2);
-      return `${pad}- ${inner.slice(indent + 2)}`;
-    }).join('');
+    return value
+      .map((item) => {
+        const s = scalar(item, indent + 2);
+        if (s !== undefined) return `${pad}- ${s}\n`;
+        const inner = toYaml(item, indent + 2);
+        return `${pad}- ${inner.slice(indent + 2)}`;
+      })
+      .join('');
   }
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value);
     if (entries.length === 0) return `${pad}{}\n`;
-    return entries.map(([k, v]) => {
-      const s = scalar(v, indent + 2);
-      if (s !== undefined) return `${pad}${key(k)}: ${s}\n`;
-      if (Array.isArray(v) && v.length > 0) return `${pad}${key(k)}:\n${toYaml(v, indent)}`;
-      if (Array.isArray(v) || Object.keys(v as object).length === 0) return `${pad}${key(k)}: ${Array.isArray(v) ? '[]' : '{}'}\n`;
-      return `${pad}${key(k)}:\n${toYaml(v, indent + 2)}`;
-    }).join('');
+    return entries
+      .map(([k, v]) => {
+        const s = scalar(v, indent + 2);
+        if (s !== undefined) return `${pad}${key(k)}: ${s}\n`;
+        if (Array.isArray(v) && v.length > 0) return `${pad}${key(k)}:\n${toYaml(v, indent)}`;
+        if (Array.isArray(v) || Object.keys(v as object).length === 0)
+          return `${pad}${key(k)}: ${Array.isArray(v) ? '[]' : '{}'}\n`;
+        return `${pad}${key(k)}:\n${toYaml(v, indent + 2)}`;
+      })
+      .join('');
   }
   return `${pad}${scalar(value, indent) ?? JSON.stringify(value)}\n`;
 }
 
-export function manifestFiles(options: ManifestOptions, files: readonly ScriptFile[] = scriptFiles()): Record<'configmap.yaml' | 'testrun.yaml' | 'collect-pod.yaml', string> {
-  const head = `# Written by occ load k6-operator-manifest for k6-operator ${K6_OPERATOR_VERSION} (docs/load-distributed.md)\n---\n`;
+export function manifestFiles(
+  options: ManifestOptions,
+  files: readonly ScriptFile[] = scriptFiles(),
+): Record<'configmap.yaml' | 'testrun.yaml' | 'collect-pod.yaml', string> {
+  const head =
+    `# Written by occ load k6-operator-manifest for k6-operator ${K6_OPERATOR_VERSION} ` +
+    '(docs/load-distributed.md)\n---\n';
   return {
     'configmap.yaml': `${head}${toYaml(configMap(options, files))}`,
     'testrun.yaml': `${head}${toYaml(testRun(options, files))}`,
@@ -199,40 +234,72 @@ export function manifestFiles(options: ManifestOptions, files: readonly ScriptFi
   };
 }
 
-const USAGE = 'usage: occ load k6-operator-manifest --out <dir> --parallelism N [--name occ-rate-limit] [--namespace ns] '
-  + '[--base-url url] [--limit n] [--window-ms ms] [--image grafana/k6:2.2.0] [--token-secret occ-tokens] [--reports-claim occ-reports]';
+const USAGE =
+  'usage: occ load k6-operator-manifest --out <dir> --parallelism N [--name occ-rate-limit] [--namespace ns] ' +
+  '[--base-url url] [--limit n] [--window-ms ms] [--image grafana/k6:2.2.0] [--token-secret occ-tokens] ' +
+  '[--reports-claim occ-reports]';
 
 const NAME = /^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$/;
 
 /** Options from the command line, the target's configuration filling what is not given. */
-export function parseManifestArgs(argv: readonly string[], configured: { baseUrl?: string; limit?: number; windowMs?: number }): ManifestOptions & { out: string } {
+export function parseManifestArgs(
+  argv: readonly string[],
+  configured: { baseUrl?: string; limit?: number; windowMs?: number },
+): ManifestOptions & { out: string } {
   const { values, positionals } = parseArgs({
-    args: [...argv], strict: true, allowPositionals: true,
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
     options: {
-      out: { type: 'string' }, parallelism: { type: 'string' }, name: { type: 'string' }, namespace: { type: 'string' }, 'base-url': { type: 'string' },
-      limit: { type: 'string' }, 'window-ms': { type: 'string' }, image: { type: 'string' }, 'token-secret': { type: 'string' }, 'reports-claim': { type: 'string' },
+      out: { type: 'string' },
+      parallelism: { type: 'string' },
+      name: { type: 'string' },
+      namespace: { type: 'string' },
+      'base-url': { type: 'string' },
+      limit: { type: 'string' },
+      'window-ms': { type: 'string' },
+      image: { type: 'string' },
+      'token-secret': { type: 'string' },
+      'reports-claim': { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new RangeError(`unexpected ${positionals.join(' ')}; ${USAGE}`);
   const whole = (flag: string, raw: string | undefined, fallback: number | undefined, min: number): number => {
     if (raw === undefined && fallback !== undefined) return fallback;
-    if (raw === undefined || !/^[0-9]+$/.test(raw) || Number(raw) < min) throw new RangeError(`--${flag} must be a whole number >= ${min}${raw === undefined ? ' (required)' : `, got "${raw}"`}`);
+    if (raw === undefined || !/^[0-9]+$/.test(raw) || Number(raw) < min)
+      throw new RangeError(
+        `--${flag} must be a whole number >= ${min}${raw === undefined ? ' (required)' : `, got "${raw}"`}`,
+      );
     return Number(raw);
   };
   if (values.out === undefined || values.out.trim() === '') throw new RangeError(`--out <dir> is required; ${USAGE}`);
   const parallelism = whole('parallelism', values.parallelism, undefined, 2);
   const baseUrl = values['base-url'] ?? configured.baseUrl;
-  if (baseUrl === undefined) throw new RangeError('--base-url (or API_BASE_URL) is required: the target the runners load');
-  if (!/^https:\/\/[^/]+/.test(baseUrl)) throw new RangeError(`--base-url must be an https URL reachable from the cluster, got "${baseUrl}"`);
+  if (baseUrl === undefined)
+    throw new RangeError('--base-url (or API_BASE_URL) is required: the target the runners load');
+  if (!/^https:\/\/[^/]+/.test(baseUrl))
+    throw new RangeError(`--base-url must be an https URL reachable from the cluster, got "${baseUrl}"`);
   const name = values.name ?? 'occ-rate-limit';
-  for (const [flag, v] of [['name', name], ['token-secret', values['token-secret']], ['reports-claim', values['reports-claim']], ['namespace', values.namespace]] as const) {
-    if (v !== undefined && !NAME.test(v)) throw new RangeError(`--${flag} must be a Kubernetes name (lower-case letters, digits, "-"), got "${v}"`);
+  for (const [flag, v] of [
+    ['name', name],
+    ['token-secret', values['token-secret']],
+    ['reports-claim', values['reports-claim']],
+    ['namespace', values.namespace],
+  ] as const) {
+    if (v !== undefined && !NAME.test(v))
+      throw new RangeError(`--${flag} must be a Kubernetes name (lower-case letters, digits, "-"), got "${v}"`);
   }
   return {
-    out: resolve(values.out), name, ...(values.namespace === undefined ? {} : { namespace: values.namespace }), parallelism, baseUrl: baseUrl.replace(/\/+$/, ''),
+    out: resolve(values.out),
+    name,
+    ...(values.namespace === undefined ? {} : { namespace: values.namespace }),
+    parallelism,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
     limit: whole('limit', values.limit, configured.limit ?? limits.requestsPerMinute, 1),
     windowMs: whole('window-ms', values['window-ms'], configured.windowMs ?? 60_000, 1_000),
-    image: values.image ?? DEFAULT_IMAGE, tokenSecret: values['token-secret'] ?? 'occ-tokens', reportsClaim: values['reports-claim'] ?? 'occ-reports',
+    image: values.image ?? DEFAULT_IMAGE,
+    tokenSecret: values['token-secret'] ?? 'occ-tokens',
+    reportsClaim: values['reports-claim'] ?? 'occ-reports',
   };
 }
 
@@ -245,9 +312,17 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     const config = loadConfigFromEnvironment('.env');
     const remote = config.target.kind === 'remote' ? (config.target as { baseUrl: string }).baseUrl : undefined;
-    options = parseManifestArgs(argv, { ...(remote === undefined ? {} : { baseUrl: remote }), limit: config.rateLimitPerWindow, windowMs: config.rateWindowMs });
+    options = parseManifestArgs(argv, {
+      ...(remote === undefined ? {} : { baseUrl: remote }),
+      limit: config.rateLimitPerWindow,
+      windowMs: config.rateWindowMs,
+    });
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof RangeError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      e instanceof ConfigError ||
+      e instanceof RangeError ||
+      (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       process.stderr.write(`load k6-operator-manifest: ${(e as Error).message.split('\n')[0]}\n`);
       return 2;
     }
@@ -257,17 +332,25 @@ export async function main(argv: readonly string[]): Promise<number> {
   const written = manifestFiles(options);
   for (const [file, text] of Object.entries(written)) writeFileSync(join(options.out, file), text);
   const ns = options.namespace === undefined ? '' : ` -n ${options.namespace}`;
-  process.stdout.write([
-    `k6-operator ${K6_OPERATOR_VERSION} TestRun ${options.name}: ${options.parallelism} runners, ${options.limit} per ${options.windowMs / 1000} s against ${options.baseUrl}`,
-    `written: ${Object.keys(written).map((f) => join(options.out, f)).join(', ')}`,
-    'needs: a Secret with the tokens, a ReadWriteMany claim for the summaries, nodes that egress with addresses of their own:',
-    `  kubectl${ns} create secret generic ${options.tokenSecret} --from-literal=TOKEN_ALL=… --from-literal=TOKEN_NONE=…`,
-    `  kubectl${ns} apply -f ${join(options.out, 'configmap.yaml')} -f ${join(options.out, 'testrun.yaml')}`,
-    `then, once "kubectl${ns} get testrun ${options.name}" says finished:`,
-    `  kubectl${ns} apply -f ${join(options.out, 'collect-pod.yaml')} && kubectl${ns} wait --for=condition=Ready pod/${options.name}-collect`,
-    `  kubectl${ns} cp ${options.namespace ?? 'default'}/${options.name}-collect:${REPORTS_MOUNT}/${options.name} ./${options.name}-runners`,
-    `  occ load merge ./${options.name}-runners`,
-    '',
-  ].join('\n'));
+  const out = (file: string) => join(options.out, file);
+  const collect = `${options.name}-collect`;
+  const runners = `./${options.name}-runners`;
+  process.stdout.write(
+    [
+      `k6-operator ${K6_OPERATOR_VERSION} TestRun ${options.name}: ${options.parallelism} runners, ` +
+        `${options.limit} per ${options.windowMs / 1000} s against ${options.baseUrl}`,
+      `written: ${Object.keys(written).map(out).join(', ')}`,
+      'needs: a Secret with the tokens, a ReadWriteMany claim for the summaries, ' +
+        'nodes that egress with addresses of their own:',
+      `  kubectl${ns} create secret generic ${options.tokenSecret} ` +
+        '--from-literal=TOKEN_ALL=… --from-literal=TOKEN_NONE=…',
+      `  kubectl${ns} apply -f ${out('configmap.yaml')} -f ${out('testrun.yaml')}`,
+      `then, once "kubectl${ns} get testrun ${options.name}" says finished:`,
+      `  kubectl${ns} apply -f ${out('collect-pod.yaml')} && kubectl${ns} wait --for=condition=Ready pod/${collect}`,
+      `  kubectl${ns} cp ${options.namespace ?? 'default'}/${collect}:${REPORTS_MOUNT}/${options.name} ${runners}`,
+      `  occ load merge ${runners}`,
+      '',
+    ].join('\n'),
+  );
   return 0;
 }

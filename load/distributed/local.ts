@@ -24,31 +24,47 @@ export function segmentFlags(index: number, count: number): string[] {
 /** The runners' source addresses: the ones given, or 127.0.0.2 … N+1 on loopback. */
 export function runnerAddresses(count: number, given: readonly string[] | undefined): string[] {
   if (given !== undefined && given.length > 0) {
-    if (given.length !== count) throw new RangeError(`--local-ips names ${given.length} address(es) for ${count} runners: give one per runner`);
+    if (given.length !== count)
+      throw new RangeError(`--local-ips names ${given.length} address(es) for ${count} runners: give one per runner`);
     return [...given];
   }
   return Array.from({ length: count }, (_, i) => loopbackAddress(i));
 }
 
 export interface RunOne {
-  (extra: { args: string[]; env: Record<string, string>; extraTimeoutMs: number }): Promise<{ code: number; signal?: string | null; stderrTail: string }>;
+  (extra: {
+    args: string[];
+    env: Record<string, string>;
+    extraTimeoutMs: number;
+  }): Promise<{ code: number; signal?: string | null; stderrTail: string }>;
 }
 
 /** Time the k6 processes get to start before their set-ups begin together. */
 export const START_MARGIN_MS = 4_000;
 
-/** Deletes the runner summaries an earlier run left in `dir`: a runner that dies must not be merged with an old file. */
+/** Deletes the runner summaries an earlier run left in `dir`: a runner that dies must not be merged with an old one. */
 export function clearRunnerSummaries(dir: string, probe: string): void {
   if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir)) if (name.startsWith(`k6-${probe}.runner-`)) rmSync(join(dir, name), { force: true });
+  for (const name of readdirSync(dir))
+    if (name.startsWith(`k6-${probe}.runner-`)) rmSync(join(dir, name), { force: true });
 }
 
 /** Reads the runner summaries of `probe` for `count` runners from `dir` (none for a runner that left none). */
-export function readRunnerResults(dir: string, probe: string, count: number, ended: ReadonlyMap<number, { code: number | null; signal?: string | null }> = new Map()): RunnerResult[] {
+export function readRunnerResults(
+  dir: string,
+  probe: string,
+  count: number,
+  ended: ReadonlyMap<number, { code: number | null; signal?: string | null }> = new Map(),
+): RunnerResult[] {
   return Array.from({ length: count }, (_, index) => {
     const file = join(dir, `${runnerSummaryName(probe, index, count)}.json`);
     const end = ended.get(index);
-    const base = { index, count, file, ...(end === undefined ? {} : { exitCode: end.code, signal: end.signal ?? null }) };
+    const base = {
+      index,
+      count,
+      file,
+      ...(end === undefined ? {} : { exitCode: end.code, signal: end.signal ?? null }),
+    };
     if (!existsSync(file)) return base;
     try {
       return { ...base, summary: JSON.parse(readFileSync(file, 'utf8')) as RunnerSummary };
@@ -68,29 +84,47 @@ export function writeMerged(dir: string, merged: MergedSummary): number {
 /** One line for the merged verdict. */
 export function mergedLine(merged: MergedSummary): string {
   const n = merged.merged.runners;
-  if (merged.notFinished !== undefined) return `load: ${merged.probe}: ${n} runners merged: NOT RUN (${merged.notFinished.reason})`;
-  const unsure = Object.entries(merged.notVerifiable ?? {}).map(([id, why]) => `; ${id} not verifiable: ${why}`).join('');
+  if (merged.notFinished !== undefined)
+    return `load: ${merged.probe}: ${n} runners merged: NOT RUN (${merged.notFinished.reason})`;
+  const unsure = Object.entries(merged.notVerifiable ?? {})
+    .map(([id, why]) => `; ${id} not verifiable: ${why}`)
+    .join('');
+  const head = `load: ${merged.probe}: ${n} runners merged:`;
   return merged.passed
-    ? `load: ${merged.probe}: ${n} runners merged: PASS, ${merged.thresholds.length} thresholds held on every address${unsure}`
-    : `load: ${merged.probe}: ${n} runners merged: FAILED: thresholds crossed: ${merged.failedThresholds.join('; ')}${unsure}`;
+    ? `${head} PASS, ${merged.thresholds.length} thresholds held on every address${unsure}`
+    : `${head} FAILED: thresholds crossed: ${merged.failedThresholds.join('; ')}${unsure}`;
 }
 
 export async function runLocalRunners(options: {
-  probe: string; count: number; addresses: readonly string[]; reportDir: string; windowMs: number; runOne: RunOne;
+  probe: string;
+  count: number;
+  addresses: readonly string[];
+  reportDir: string;
+  windowMs: number;
+  runOne: RunOne;
 }): Promise<number> {
   const { probe, count, addresses, reportDir } = options;
   clearRunnerSummaries(reportDir, probe);
   const startAt = Date.now() + START_MARGIN_MS;
   const extraTimeoutMs = START_MARGIN_MS + perIpTimeline(options.windowMs, count).setupEndMs;
-  process.stderr.write(`load: ${count} runners from ${addresses.join(', ')}, set-ups starting together in ${START_MARGIN_MS / 1000} s\n`);
-  const ends = await Promise.all(addresses.map((address, index) => options.runOne({
-    args: [...segmentFlags(index, count), `--local-ips=${address}`],
-    env: { RUNNERS: String(count), SOURCE_ADDRESS: address, START_AT_MS: String(startAt) },
-    extraTimeoutMs,
-  })));
+  process.stderr.write(
+    `load: ${count} runners from ${addresses.join(', ')}, set-ups starting together in ${START_MARGIN_MS / 1000} s\n`,
+  );
+  const ends = await Promise.all(
+    addresses.map((address, index) =>
+      options.runOne({
+        args: [...segmentFlags(index, count), `--local-ips=${address}`],
+        env: { RUNNERS: String(count), SOURCE_ADDRESS: address, START_AT_MS: String(startAt) },
+        extraTimeoutMs,
+      }),
+    ),
+  );
   const ended = new Map(ends.map((end, index) => [index, { code: end.code, signal: end.signal ?? null }]));
   ends.forEach((end, index) => {
-    if (end.code !== 0 && end.code !== 99) process.stderr.write(`load: runner ${index + 1} of ${count} (${addresses[index]}) ended with ${end.signal ?? `exit ${end.code}`}${end.stderrTail ? `: ${end.stderrTail.slice(0, 300)}` : ''}\n`);
+    if (end.code === 0 || end.code === 99) return;
+    const how = end.signal ?? `exit ${end.code}`;
+    const tail = end.stderrTail ? `: ${end.stderrTail.slice(0, 300)}` : '';
+    process.stderr.write(`load: runner ${index + 1} of ${count} (${addresses[index]}) ended with ${how}${tail}\n`);
   });
   const merged = mergeRunners(readRunnerResults(reportDir, probe, count, ended));
   const code = writeMerged(reportDir, merged);

@@ -16,7 +16,14 @@
  * A runner missing, stopped before the end of its phases, or ended by a signal or an error makes
  * the merged verdict not run: never failed, never passed.
  */
-import { junitXml, thresholdResults, xmlEscape, type SummaryData, type SummaryMetric, type ThresholdMeta } from '../lib/junit.ts';
+import {
+  junitXml,
+  thresholdResults,
+  xmlEscape,
+  type SummaryData,
+  type SummaryMetric,
+  type ThresholdMeta,
+} from '../lib/junit.ts';
 import { RUNNER_SUMMARY, type PerIpRecord } from '../lib/runners.ts';
 
 /** What a runner's summary holds (load/lib/summary.ts buildSummary, load/rate-limit.ts extra). */
@@ -25,7 +32,14 @@ export interface RunnerSummary {
   generatedAt?: string;
   passed: boolean;
   failedThresholds: string[];
-  thresholds: Array<{ key: string; expression: string; ok: boolean; observed?: boolean; requirement?: string; description?: string }>;
+  thresholds: Array<{
+    key: string;
+    expression: string;
+    ok: boolean;
+    observed?: boolean;
+    requirement?: string;
+    description?: string;
+  }>;
   observations?: Record<string, unknown>;
   chart?: { perSecond?: Array<{ second: number; accepted: number; refused: number }> } & Record<string, unknown>;
   summary?: { state?: unknown; metrics?: Record<string, SummaryMetric> };
@@ -52,21 +66,41 @@ export interface MergedSummary {
   generatedAt: string;
   passed: boolean;
   failedThresholds: string[];
-  thresholds: Array<{ key: string; expression: string; ok: boolean; observed: boolean; requirement: string; description: string }>;
+  thresholds: Array<{
+    key: string;
+    expression: string;
+    ok: boolean;
+    observed: boolean;
+    requirement: string;
+    description: string;
+  }>;
   notVerifiable?: Record<string, string>;
   notFinished?: { reason: string };
   observations: Record<string, unknown>;
   chart: Record<string, unknown>;
-  merged: { runners: number; addresses: Array<string | null>; perRunner: Array<{ runner: number; address: string | null; passed: boolean | null; failedThresholds: string[]; ended: string }> };
+  merged: {
+    runners: number;
+    addresses: Array<string | null>;
+    perRunner: Array<{
+      runner: number;
+      address: string | null;
+      passed: boolean | null;
+      failedThresholds: string[];
+      ended: string;
+    }>;
+  };
 }
 
 const SECOND_ADDRESS: ThresholdMeta = {
   key: 'second_address_served',
   requirement: 'RATE-LIMIT-PER-IP',
-  description: 'while runner 1\'s address was refused, the first request from every other runner\'s address was served: each client IP has a budget of its own',
+  description:
+    "while runner 1's address was refused, the first request from every other runner's address was served: " +
+    'each client IP has a budget of its own',
 };
 
-const THRESHOLD = /^\s*(count|rate|value|avg|min|max|med|p\(\d+(?:\.\d+)?\))\s*(==|!=|>=|<=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
+const THRESHOLD =
+  /^\s*(count|rate|value|avg|min|max|med|p\(\d+(?:\.\d+)?\))\s*(==|!=|>=|<=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
 
 /** A k6 threshold expression on a metric's values (the forms the probes use); undefined when not one of them. */
 export function evaluateThreshold(expression: string, values: Record<string, number>): boolean | undefined {
@@ -75,17 +109,25 @@ export function evaluateThreshold(expression: string, values: Record<string, num
   const actual = values[m[1]!] ?? 0;
   const expected = Number(m[3]);
   switch (m[2]) {
-    case '==': return actual === expected;
-    case '!=': return actual !== expected;
-    case '>=': return actual >= expected;
-    case '<=': return actual <= expected;
-    case '>': return actual > expected;
-    default: return actual < expected;
+    case '==':
+      return actual === expected;
+    case '!=':
+      return actual !== expected;
+    case '>=':
+      return actual >= expected;
+    case '<=':
+      return actual <= expected;
+    case '>':
+      return actual > expected;
+    default:
+      return actual < expected;
   }
 }
 
 /** Runner files in a directory listing: by probe, each with its place (1-based in the name). Pure. */
-export function runnerFiles(names: readonly string[]): Map<string, Array<{ name: string; index: number; count: number }>> {
+export function runnerFiles(
+  names: readonly string[],
+): Map<string, Array<{ name: string; index: number; count: number }>> {
   const byProbe = new Map<string, Array<{ name: string; index: number; count: number }>>();
   for (const name of [...names].sort()) {
     const m = RUNNER_SUMMARY.exec(name);
@@ -105,7 +147,8 @@ function isServed(status: number): boolean {
 function notFinished(r: RunnerResult): string | undefined {
   const who = `runner ${r.index + 1} of ${r.count}`;
   if (r.signal !== undefined && r.signal !== null) return `${who} was ended by ${r.signal}`;
-  if (r.exitCode !== undefined && r.exitCode !== null && r.exitCode !== 0 && r.exitCode !== 99) return `${who}: k6 exited with code ${r.exitCode}`;
+  if (r.exitCode !== undefined && r.exitCode !== null && r.exitCode !== 0 && r.exitCode !== 99)
+    return `${who}: k6 exited with code ${r.exitCode}`;
   if (r.unreadable !== undefined) return `${who}: its summary is unreadable (${r.unreadable})`;
   if (r.summary === undefined) return `${who} left no summary (stopped before its end?)`;
   if (r.summary.completed !== true) return `${who} stopped before the end of its phases`;
@@ -114,30 +157,64 @@ function notFinished(r: RunnerResult): string | undefined {
 
 /** The second-address half from runner 1's refusal and check and the others' first requests. Pure. */
 export function secondAddressPairs(records: ReadonlyArray<PerIpRecord | null | undefined>): {
-  pairs: Array<{ runner: number; address: string | null; atMs: number; status: number; conclusive: boolean; served: boolean }>;
+  pairs: Array<{
+    runner: number;
+    address: string | null;
+    atMs: number;
+    status: number;
+    conclusive: boolean;
+    served: boolean;
+  }>;
   reason?: string;
 } {
   const first = records.find((r) => r?.runner === 0) ?? undefined;
   const others = records.filter((r): r is PerIpRecord => r !== null && r !== undefined && r.runner > 0);
-  if (records.length <= 1 || others.length === 0) return { pairs: [], reason: 'a second client address: one runner is one address' };
+  if (records.length <= 1 || others.length === 0)
+    return { pairs: [], reason: 'a second client address: one runner is one address' };
   if (first === undefined) return { pairs: [], reason: 'a second client address: runner 1 left no set-up record' };
   const refusedAt = first.refusedAtMs;
   const still = first.stillRefused;
-  const pairs = others.filter((o) => o.fresh !== null).map((o) => {
-    const fresh = o.fresh!;
-    const sameAddress = o.address !== null && o.address === first.address;
-    const conclusive = refusedAt !== null && still !== null && still.status === 429 && !sameAddress
-      && refusedAt <= fresh.atMs && fresh.atMs <= still.atMs;
-    return { runner: o.runner, address: o.address, atMs: fresh.atMs, status: fresh.status, conclusive, served: isServed(fresh.status) };
-  });
+  const pairs = others
+    .filter((o) => o.fresh !== null)
+    .map((o) => {
+      const fresh = o.fresh!;
+      const sameAddress = o.address !== null && o.address === first.address;
+      const conclusive =
+        refusedAt !== null &&
+        still !== null &&
+        still.status === 429 &&
+        !sameAddress &&
+        refusedAt <= fresh.atMs &&
+        fresh.atMs <= still.atMs;
+      return {
+        runner: o.runner,
+        address: o.address,
+        atMs: fresh.atMs,
+        status: fresh.status,
+        conclusive,
+        served: isServed(fresh.status),
+      };
+    });
   if (pairs.some((p) => p.conclusive)) return { pairs };
   let reason: string;
-  if (refusedAt === null) reason = 'runner 1 was never refused in its burst: no spent budget to compare a fresh address against (RATE-LIMIT-ENFORCED)';
-  else if (still === null) reason = 'runner 1 did not check that it was still refused';
-  else if (still.status !== 429) reason = `runner 1 was served again (${still.status}) when it checked: a window turned between its refusal and the others' first requests`;
-  else if (pairs.length === 0) reason = 'no other runner sent its first request';
-  else if (pairs.every((p) => p.address !== null && p.address === first.address)) reason = `every runner sent from ${first.address}: one address`;
-  else reason = `the other runners' first requests (${pairs.map((p) => `+${p.atMs - refusedAt} ms`).join(', ')}) did not fall between runner 1's refusal and its check (+${still.atMs - refusedAt} ms): the runners started too far apart`;
+  if (refusedAt === null) {
+    reason =
+      'runner 1 was never refused in its burst: no spent budget to compare a fresh address against ' +
+      '(RATE-LIMIT-ENFORCED)';
+  } else if (still === null) reason = 'runner 1 did not check that it was still refused';
+  else if (still.status !== 429) {
+    reason =
+      `runner 1 was served again (${still.status}) when it checked: ` +
+      "a window turned between its refusal and the others' first requests";
+  } else if (pairs.length === 0) reason = 'no other runner sent its first request';
+  else if (pairs.every((p) => p.address !== null && p.address === first.address)) {
+    reason = `every runner sent from ${first.address}: one address`;
+  } else {
+    const at = pairs.map((p) => `+${p.atMs - refusedAt} ms`).join(', ');
+    reason =
+      `the other runners' first requests (${at}) did not fall between runner 1's refusal and its check ` +
+      `(+${still.atMs - refusedAt} ms): the runners started too far apart`;
+  }
   return { pairs, reason: `a second client address: ${reason}` };
 }
 
@@ -161,7 +238,8 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
   const expressions = new Map<string, Set<string>>();
   for (const r of present) {
     for (const t of r.summary!.thresholds) {
-      if (!meta.has(t.key)) meta.set(t.key, { key: t.key, requirement: t.requirement ?? 'k6', description: t.description ?? t.key });
+      if (!meta.has(t.key))
+        meta.set(t.key, { key: t.key, requirement: t.requirement ?? 'k6', description: t.description ?? t.key });
       (expressions.get(t.key) ?? expressions.set(t.key, new Set()).get(t.key)!).add(t.expression);
     }
   }
@@ -179,10 +257,13 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
       if (requirement !== 'probe' && shared.has(addressOf(r) ?? '')) continue;
       const own = metric?.values ?? {};
       if (metric?.type === 'rate' && (own.passes ?? 0) + (own.fails ?? 0) === 0) continue;
-      for (const field of ['count', 'passes', 'fails']) if (own[field] !== undefined) values[field] = (values[field] ?? 0) + own[field];
+      for (const field of ['count', 'passes', 'fails'])
+        if (own[field] !== undefined) values[field] = (values[field] ?? 0) + own[field];
       for (const expression of exprs) {
-        const ownVerdict = evaluateThreshold(expression, own)
-          ?? r.summary!.thresholds.find((t) => t.key === key && t.expression === expression)?.ok ?? true;
+        const ownVerdict =
+          evaluateThreshold(expression, own) ??
+          r.summary!.thresholds.find((t) => t.key === key && t.expression === expression)?.ok ??
+          true;
         if (!ownVerdict) thresholds[expression]!.ok = false;
       }
     }
@@ -195,11 +276,22 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
   const conclusive = pairs.filter((p) => p.conclusive);
   const served = conclusive.filter((p) => p.served).length;
   metrics[SECOND_ADDRESS.key] = {
-    type: 'rate', values: { passes: served, fails: conclusive.length - served, rate: served / Math.max(1, conclusive.length) },
+    type: 'rate',
+    values: { passes: served, fails: conclusive.length - served, rate: served / Math.max(1, conclusive.length) },
     thresholds: { 'rate==1': { ok: served === conclusive.length } },
   };
   const allMeta = [...meta.values(), SECOND_ADDRESS];
-  const data: SummaryData = { metrics, state: { testRunDurationMs: Math.max(0, ...present.map((r) => (r.summary!.summary?.state as { testRunDurationMs?: number } | undefined)?.testRunDurationMs ?? 0)) } };
+  const data: SummaryData = {
+    metrics,
+    state: {
+      testRunDurationMs: Math.max(
+        0,
+        ...present.map(
+          (r) => (r.summary!.summary?.state as { testRunDurationMs?: number } | undefined)?.testRunDurationMs ?? 0,
+        ),
+      ),
+    },
+  };
   const results2 = thresholdResults(data, allMeta);
   const failed = results2.filter((t) => !t.ok);
 
@@ -214,48 +306,111 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
   }
   const firstRunner = present.find((r) => r.index === 0)?.summary ?? present[0]?.summary;
   const observations: Record<string, unknown> = {
-    configured: { ...(firstRunner?.observations?.configured as Record<string, unknown> | undefined), runners: count, addresses },
-    ...(firstRunner?.observations?.['RATE-LIMIT-RESPONSE-SHAPE'] === undefined ? {} : { 'RATE-LIMIT-RESPONSE-SHAPE': firstRunner.observations['RATE-LIMIT-RESPONSE-SHAPE'] }),
-    ...(firstRunner?.observations?.['RATE-LIMIT-WINDOW-BEHAVIOUR'] === undefined ? {} : { 'RATE-LIMIT-WINDOW-BEHAVIOUR': firstRunner.observations['RATE-LIMIT-WINDOW-BEHAVIOUR'] }),
-    'RATE-LIMIT-PER-IP': {
-      otherToken: present.map((r) => ({ runner: r.index + 1, address: addressOf(r), ...(r.summary!.perIp?.otherToken ?? { status: null }) })),
-      secondAddress: pairs.map((p) => ({ runner: p.runner + 1, address: p.address, status: p.status, conclusive: p.conclusive })),
+    configured: {
+      ...(firstRunner?.observations?.configured as Record<string, unknown> | undefined),
+      runners: count,
+      addresses,
     },
-    perRunner: present.map((r) => ({ runner: r.index + 1, address: addressOf(r), estimate: r.summary!.observations?.estimate, under: r.summary!.observations?.under, over: r.summary!.observations?.over })),
-    ...(shared.size > 0 ? { sharedAddresses: `runners shared ${[...shared].join(', ')}: their own-budget rules are left out (their loads add up on one budget)` } : {}),
+    ...(firstRunner?.observations?.['RATE-LIMIT-RESPONSE-SHAPE'] === undefined
+      ? {}
+      : { 'RATE-LIMIT-RESPONSE-SHAPE': firstRunner.observations['RATE-LIMIT-RESPONSE-SHAPE'] }),
+    ...(firstRunner?.observations?.['RATE-LIMIT-WINDOW-BEHAVIOUR'] === undefined
+      ? {}
+      : { 'RATE-LIMIT-WINDOW-BEHAVIOUR': firstRunner.observations['RATE-LIMIT-WINDOW-BEHAVIOUR'] }),
+    'RATE-LIMIT-PER-IP': {
+      otherToken: present.map((r) => ({
+        runner: r.index + 1,
+        address: addressOf(r),
+        ...(r.summary!.perIp?.otherToken ?? { status: null }),
+      })),
+      secondAddress: pairs.map((p) => ({
+        runner: p.runner + 1,
+        address: p.address,
+        status: p.status,
+        conclusive: p.conclusive,
+      })),
+    },
+    perRunner: present.map((r) => ({
+      runner: r.index + 1,
+      address: addressOf(r),
+      estimate: r.summary!.observations?.estimate,
+      under: r.summary!.observations?.under,
+      over: r.summary!.observations?.over,
+    })),
+    ...(shared.size > 0
+      ? {
+          sharedAddresses:
+            `runners shared ${[...shared].join(', ')}: ` +
+            'their own-budget rules are left out (their loads add up on one budget)',
+        }
+      : {}),
   };
-  const latest = present.map((r) => r.summary!.generatedAt).filter((g): g is string => g !== undefined).sort().at(-1) ?? now;
+  const latest =
+    present
+      .map((r) => r.summary!.generatedAt)
+      .filter((g): g is string => g !== undefined)
+      .sort()
+      .at(-1) ?? now;
   return {
     probe,
     generatedAt: latest,
     passed: unfinished.length === 0 && failed.length === 0,
     failedThresholds: failed.map((t) => `${t.key} ${t.expression}`),
-    thresholds: results2.map((t) => ({ key: t.key, expression: t.expression, ok: t.ok, observed: t.observed, requirement: t.requirement, description: t.description })),
+    thresholds: results2.map((t) => ({
+      key: t.key,
+      expression: t.expression,
+      ok: t.ok,
+      observed: t.observed,
+      requirement: t.requirement,
+      description: t.description,
+    })),
     ...(reason === undefined ? {} : { notVerifiable: { [SECOND_ADDRESS.requirement]: reason } }),
     ...(unfinished.length === 0 ? {} : { notFinished: { reason: `not run: ${unfinished.join('; ')}` } }),
     observations,
-    chart: { ...(firstRunner?.chart ?? {}), title: `accepted and refused requests per second, ${count} runners together`, perSecond: perSecond.filter((p) => p !== undefined) },
+    chart: {
+      ...(firstRunner?.chart ?? {}),
+      title: `accepted and refused requests per second, ${count} runners together`,
+      perSecond: perSecond.filter((p) => p !== undefined),
+    },
     merged: {
-      runners: count, addresses,
-      perRunner: sorted.map((r) => ({ runner: r.index + 1, address: addressOf(r), passed: r.summary?.passed ?? null, failedThresholds: r.summary?.failedThresholds ?? [], ended: notFinished(r) ?? 'finished' })),
+      runners: count,
+      addresses,
+      perRunner: sorted.map((r) => ({
+        runner: r.index + 1,
+        address: addressOf(r),
+        passed: r.summary?.passed ?? null,
+        failedThresholds: r.summary?.failedThresholds ?? [],
+        ended: notFinished(r) ?? 'finished',
+      })),
     },
   };
 }
 
-/** The merged summary's JUnit XML: one testcase per merged threshold, as a single probe's; all skipped when not run. Pure. */
+/** The merged summary's JUnit XML: a testcase per threshold, as a single probe's; all skipped if not run. Pure. */
 export function mergedJunit(merged: MergedSummary): string {
   if (merged.notFinished !== undefined) {
-    const cases = merged.thresholds.map((t) => `    <testcase classname="${xmlEscape(`k6.${merged.probe}.${t.requirement}`)}" `
-      + `name="${xmlEscape(`${t.key} ${t.expression} — ${t.description}`)}" time="0">\n`
-      + `      <skipped message="${xmlEscape(merged.notFinished!.reason)}"/>\n    </testcase>`);
+    const cases = merged.thresholds.map(
+      (t) =>
+        `    <testcase classname="${xmlEscape(`k6.${merged.probe}.${t.requirement}`)}" ` +
+        `name="${xmlEscape(`${t.key} ${t.expression} — ${t.description}`)}" time="0">\n` +
+        `      <skipped message="${xmlEscape(merged.notFinished!.reason)}"/>\n    </testcase>`,
+    );
     const n = merged.thresholds.length;
-    return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="k6.${xmlEscape(merged.probe)}" tests="${n}" failures="0" skipped="${n}" time="0">`,
-      `  <testsuite name="k6.${xmlEscape(merged.probe)}" tests="${n}" failures="0" errors="0" skipped="${n}" time="0">`, ...cases, '  </testsuite>', '</testsuites>', ''].join('\n');
+    return [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      `<testsuites name="k6.${xmlEscape(merged.probe)}" tests="${n}" failures="0" skipped="${n}" time="0">`,
+      `  <testsuite name="k6.${xmlEscape(merged.probe)}" tests="${n}" failures="0" errors="0" skipped="${n}" time="0">`,
+      ...cases,
+      '  </testsuite>',
+      '</testsuites>',
+      '',
+    ].join('\n');
   }
   // A threshold held on nothing observed is written as skipped: junitXml reads that from a rate metric without samples.
   const metrics: Record<string, SummaryMetric> = {};
   for (const t of merged.thresholds) {
-    const metric = metrics[t.key] ?? (metrics[t.key] = { type: t.observed ? 'counter' : 'rate', values: {}, thresholds: {} });
+    const metric =
+      metrics[t.key] ?? (metrics[t.key] = { type: t.observed ? 'counter' : 'rate', values: {}, thresholds: {} });
     metric.thresholds![t.expression] = { ok: t.ok };
   }
   const meta = merged.thresholds.map((t) => ({ key: t.key, requirement: t.requirement, description: t.description }));

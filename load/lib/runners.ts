@@ -13,17 +13,24 @@
  */
 
 /** A runner's place among N: from k6's execution segment ("1/3:2/3") in its sequence ("0,1/3,2/3,1"). */
-export function runnerIndex(segment: string | null | undefined, sequence: string | null | undefined): { index: number; count: number } {
+export function runnerIndex(
+  segment: string | null | undefined,
+  sequence: string | null | undefined,
+): { index: number; count: number } {
   if (segment === null || segment === undefined || segment === '') return { index: 0, count: 1 };
   const fraction = (text: string): number => {
     const [n, d] = text.trim().split('/');
     return d === undefined ? Number(n) : Number(n) / Number(d);
   };
   const start = fraction(segment.split(':')[0] ?? '0');
-  const points = (sequence === null || sequence === undefined || sequence === '' ? `0,${segment.split(':')[1] ?? '1'},1` : sequence)
-    .split(',').map(fraction);
+  const points = (
+    sequence === null || sequence === undefined || sequence === '' ? `0,${segment.split(':')[1] ?? '1'},1` : sequence
+  )
+    .split(',')
+    .map(fraction);
   const index = points.findIndex((p) => Math.abs(p - start) < 1e-9);
-  if (index < 0 || index >= points.length - 1) throw new Error(`execution segment ${segment} is not one of the sequence ${sequence}`);
+  if (index < 0 || index >= points.length - 1)
+    throw new Error(`execution segment ${segment} is not one of the sequence ${sequence}`);
   return { index, count: points.length - 1 };
 }
 

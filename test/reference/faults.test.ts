@@ -202,7 +202,8 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     for (let i = 0; i < RATE; i++) await api(s, 'GET', '/me', { token: tk(s).all });
     const other = new Agent({ localAddress: '127.0.0.2' });
     try {
-      const r = await request(`${s.baseUrl}/me`, { headers: { authorization: `Bearer ${tk(s).all}` }, dispatcher: other });
+      const headers = { authorization: `Bearer ${tk(s).all}` };
+      const r = await request(`${s.baseUrl}/me`, { headers, dispatcher: other });
       await r.body.dump();
       return r.statusCode === 429;
     } finally {
