@@ -43,7 +43,8 @@ const subcommands: readonly Subcommand[] = [
   {
     name: 'load',
     description:
-      'occ load rate-limit|webhook-retry: run one k6 probe (k6 found on PATH, in the cache, or built once with Go)',
+      'occ load rate-limit|webhook-retry: run one k6 probe (k6 found on PATH, in the cache, or built once with Go); ' +
+      'rate-limit --runners N, occ load merge <dir>, occ load k6-operator-manifest: several addresses',
     // k6's keep-alive sockets must not hold the verdict back: exit as load/run.ts does.
     handler: async (args) => process.exit(await (await import('../load/run.ts')).main(args)),
   },

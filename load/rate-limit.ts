@@ -7,11 +7,20 @@
  *   LIMIT      requests per window     WINDOW_MS  window length (60000 against a real target; the
  *                                                 reference server is started with a scaled one)
  *   REPORT_DIR where handleSummary writes k6-rate-limit.json / .junit.xml
+ *   TOKEN_2    optional: another token of the account (GET /me accepts any): RATE-LIMIT-PER-IP
+ *   RUNNERS    optional: N cooperating runners (./lib/runners.ts), each with its execution segment
+ *              and source address; each writes k6-rate-limit.runner-<i>-of-<N>.json for the merge
+ *   SOURCE_ADDRESS  optional: the address this runner sends from, for the merged report
  *
  * Timeline (W = WINDOW_MS, L = LIMIT):
  *   setup   a burst of at most 2L + 10 requests until the first refusal, to record the refusal's
- *           shape (status, body, Retry-After, RateLimit-* headers), then one full window of
- *           silence so the next phase starts from a clean slate.
+ *           shape (status, body, Retry-After, RateLimit-* headers); then TOKEN_2 from the same
+ *           address, which must be refused too (one budget per IP, not per token), with TOKEN
+ *           right after (still refused, or the window turned and the probe is void); then one
+ *           full window of silence so the next phase starts from a clean slate. With N runners
+ *           the set-ups are staggered (./lib/runners.ts) so that a fresh address is seen served
+ *           while another is refused; one runner alone leaves that half of RATE-LIMIT-PER-IP
+ *           not verifiable (one process is one address).
  *   under   constant-arrival-rate at 90 % of L per W for one window → nothing may be refused.
  *   pause   one full window of silence.
  *   over    one VU sends at 150 % of L per W, on a fixed schedule, for 2.75 windows; each answer
@@ -33,13 +42,14 @@ import http from 'k6/http';
 import type { RefinedResponse, ResponseType } from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { Counter, Gauge } from 'k6/metrics';
+import { Counter, Gauge, Rate } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { positiveInt, text, trimSlash } from './lib/env.ts';
 import type { SummaryData, ThresholdMeta } from './lib/junit.ts';
 import { buildSummary, declareSubmetrics, value } from './lib/summary.ts';
 import { rateLimitShape } from './lib/probe-shape.ts';
 import { analyseWindows, type Sample } from './lib/windows.ts';
+import { perIpTimeline, runnerIndex, runnerSummaryName, type PerIpRecord, type Stamp } from './lib/runners.ts';
 
 const BASE_URL = trimSlash(text('BASE_URL'));
 const TOKEN = text('TOKEN');
@@ -47,6 +57,13 @@ const LIMIT = positiveInt('LIMIT', 100);
 const WINDOW_MS = positiveInt('WINDOW_MS', 60_000);
 const REQUEST_TIMEOUT_S = 5;
 const ENDPOINTS = ['me', 'balance', 'agents'] as const;
+const TOKEN_2 = text('TOKEN_2', '');
+/** N runners together: every scenario below is N × one address's load, and k6 gives each runner its segment. */
+const RUNNERS = positiveInt('RUNNERS', 1);
+const SOURCE_ADDRESS = text('SOURCE_ADDRESS', '');
+/** Local runners start their set-ups at this instant (epoch ms), so that their timelines line up. */
+const START_AT_MS = Number(text('START_AT_MS', '0'));
+const TIMELINE = perIpTimeline(WINDOW_MS, RUNNERS);
 
 // The phases (and so the request count --dry-run --with-load gives) come from one place.
 const SHAPE = rateLimitShape(LIMIT, WINDOW_MS);
@@ -77,11 +94,14 @@ const servedPerWindow = new Counter('served_per_window');
 const lateRequests = new Counter('late_requests');
 const model = new Counter('window_model');
 const estimateGauge = new Gauge('limit_estimate');
+const otherTokenRefused = new Rate('other_token_refused');
+const overCompleted = new Counter('over_completed');
 
 function vus(perWindow: number): { preAllocatedVUs: number; maxVUs: number } {
   const perSecond = (perWindow / WINDOW_MS) * 1000;
   // Enough for half a second of in-flight requests up front, and for the whole timeout at most.
-  return { preAllocatedVUs: Math.ceil(perSecond * 0.5) + 5, maxVUs: Math.ceil(perSecond * REQUEST_TIMEOUT_S) + 5 };
+  const one = { preAllocatedVUs: Math.ceil(perSecond * 0.5) + 5, maxVUs: Math.ceil(perSecond * REQUEST_TIMEOUT_S) + 5 };
+  return { preAllocatedVUs: RUNNERS * one.preAllocatedVUs, maxVUs: RUNNERS * one.maxVUs };
 }
 
 const meta: ThresholdMeta[] = [
@@ -117,6 +137,13 @@ const meta: ThresholdMeta[] = [
     description: `every window found at 150 % served at least the limit (${LIMIT}, −5 %), sliding or fixed`,
   },
   {
+    key: 'other_token_refused',
+    requirement: 'RATE-LIMIT-PER-IP',
+    description:
+      'once the address had spent its budget with one token, another token of the account from it ' +
+      'was refused too: one budget per IP, not per token',
+  },
+  {
     key: 'refused_over',
     requirement: 'RATE-LIMIT-ENFORCED',
     description: `a client at 150 % of the limit (${OVER_PER_WINDOW} per ${WINDOW_MS} ms) is refused`,
@@ -140,6 +167,7 @@ const thresholds: Record<string, string[]> = {
   late_requests: ['count==0'],
   windows_measured: ['count>0'],
   windows_under_limit: ['count==0'],
+  other_token_refused: ['rate==1'],
   refused_over: ['count>0'],
   windows_over_limit: ['count==0'],
   ...Object.fromEntries(ENDPOINTS.map((e) => [`refused_over{endpoint:${e}}`, ['count>0']])),
@@ -162,25 +190,25 @@ declareSubmetrics(
 );
 
 export const options: Options = {
-  setupTimeout: `${2 * WINDOW_MS + 30_000}ms`,
+  setupTimeout: `${2 * WINDOW_MS + TIMELINE.setupEndMs + 30_000}ms`,
   teardownTimeout: '10s',
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(95)'],
   scenarios: {
     under: {
       executor: 'constant-arrival-rate',
       exec: 'under',
-      rate: UNDER_PER_WINDOW,
+      rate: RUNNERS * UNDER_PER_WINDOW,
       timeUnit: `${WINDOW_MS}ms`,
       duration: `${WINDOW_MS}ms`,
       gracefulStop: `${REQUEST_TIMEOUT_S}s`,
       startTime: '0s',
       ...vus(UNDER_PER_WINDOW),
     },
-    // One VU on a fixed schedule: the verdict needs every answer in send order.
+    // One VU per runner on a fixed schedule: the verdict needs every answer in send order.
     over: {
       executor: 'per-vu-iterations',
       exec: 'over',
-      vus: 1,
+      vus: RUNNERS,
       iterations: 1,
       maxDuration: `${OVER_MS + 2 * REQUEST_TIMEOUT_S * 1000}ms`,
       gracefulStop: `${REQUEST_TIMEOUT_S}s`,
@@ -205,10 +233,36 @@ interface Refusal {
 interface SetupData {
   burst: { sent: number; served: number; refusedAfter: number | null; elapsedMs: number };
   refusal: Refusal | null;
+  perIp: PerIpRecord;
 }
 
-function get(endpoint: string, phase: string): RefinedResponse<ResponseType | undefined> {
-  return http.get(`${BASE_URL}/${endpoint}`, { ...params, tags: { name: `GET /${endpoint}`, phase } });
+function get(endpoint: string, phase: string, token = TOKEN): RefinedResponse<ResponseType | undefined> {
+  const headers = token === TOKEN ? params.headers : { ...params.headers, Authorization: `Bearer ${token}` };
+  return http.get(`${BASE_URL}/${endpoint}`, { ...params, headers, tags: { name: `GET /${endpoint}`, phase } });
+}
+
+/** This runner's place among the N (its execution segment) and the address it sends from. */
+function runner(): { index: number; count: number; address: string | null } {
+  const options = exec.test.options as {
+    executionSegment?: string | null;
+    executionSegmentSequence?: string | null;
+    localIPs?: string | null;
+  };
+  const { index, count } = runnerIndex(options.executionSegment, options.executionSegmentSequence);
+  if (count !== RUNNERS) {
+    throw new Error(`RUNNERS=${RUNNERS} but the execution segment ${options.executionSegment} is one of ${count}`);
+  }
+  return { index, count, address: SOURCE_ADDRESS !== '' ? SOURCE_ADDRESS : (options.localIPs ?? null) };
+}
+
+function stamp(endpoint: string, phase: string): Stamp {
+  const atMs = Date.now();
+  return { atMs, status: get(endpoint, phase).status };
+}
+
+function sleepUntil(epochMs: number): void {
+  const wait = epochMs - Date.now();
+  if (wait > 0) sleep(wait / 1000);
 }
 
 function shape(res: RefinedResponse<ResponseType | undefined>): Refusal {
@@ -227,26 +281,66 @@ function shape(res: RefinedResponse<ResponseType | undefined>): Refusal {
   return { status: res.status, body, headers };
 }
 
-/** The refusal's shape, from a burst that stops at the first refusal (bounded in count and time). */
+/**
+ * The refusal's shape, from a burst that stops at the first refusal (bounded in count and time),
+ * and the per-IP set-up (RATE-LIMIT-PER-IP; staggered across runners, ./lib/runners.ts).
+ */
 export function setup(): SetupData {
+  sleepUntil(START_AT_MS);
+  const setupStart = Date.now();
+  const me = runner();
+  // Runners 2…N: one request from a fresh address while runner 1 (having spent its budget) is refused.
+  let fresh: Stamp | null = null;
+  if (me.index > 0) {
+    sleepUntil(setupStart + TIMELINE.staggerMs);
+    fresh = stamp('me', 'setup');
+  }
   const started = Date.now();
   const maxRequests = SHAPE.setupMaxRequests;
   let sent = 0;
   let served = 0;
   let refusal: Refusal | null = null;
+  let refusedAtMs: number | null = null;
   while (sent < maxRequests && Date.now() - started < WINDOW_MS) {
+    const at = Date.now();
     const res = get('me', 'setup');
     sent++;
     if (res.status === 429) {
       refusal = shape(res);
+      refusedAtMs = at;
       break;
     }
     if (res.status >= 200 && res.status < 300) served++;
   }
   const elapsedMs = Date.now() - started;
-  // One full window of silence: "under" must start with nothing counted against it.
-  sleep((WINDOW_MS + 250) / 1000);
-  return { burst: { sent, served, refusedAfter: refusal === null ? null : served, elapsedMs }, refusal };
+  // Another token of the account from the same address, then the first one again: the probe
+  // counts only when that one is still refused (else a window turned in between).
+  let otherToken: PerIpRecord['otherToken'] = null;
+  if (refusal !== null && TOKEN_2 !== '') {
+    const status = get('me', 'setup', TOKEN_2).status;
+    const trailing = get('me', 'setup').status;
+    otherToken = { status, trailing };
+    if (trailing === 429) otherTokenRefused.add(status === 429);
+  }
+  let stillRefused: Stamp | null = null;
+  if (me.index === 0 && me.count > 1) {
+    sleepUntil(setupStart + TIMELINE.stillRefusedAtMs);
+    stillRefused = stamp('me', 'setup');
+  }
+  // One full window of silence: "under" must start with nothing counted against it (and with N
+  // runners, all set-ups end together).
+  sleepUntil(Math.max(Date.now() + WINDOW_MS + 250, setupStart + TIMELINE.setupEndMs));
+  const perIp: PerIpRecord = {
+    runner: me.index,
+    runners: me.count,
+    address: me.address,
+    burstStartedAtMs: started,
+    refusedAtMs,
+    otherToken,
+    fresh,
+    stillRefused,
+  };
+  return { burst: { sent, served, refusedAfter: refusal === null ? null : served, elapsedMs }, refusal, perIp };
 }
 
 /** One request, counted: whether it was served (2xx) or refused (429). */
@@ -272,7 +366,7 @@ function send(phase: 'under' | 'over', i: number, underOrigin: number): { served
 
 export function under(): void {
   const i = exec.scenario.iterationInTest;
-  if (i >= UNDER_PER_WINDOW) return; // the executor's one extra tick
+  if (i >= RUNNERS * UNDER_PER_WINDOW) return; // the executor's one extra tick
   send('under', i, exec.scenario.startTime);
 }
 
@@ -302,6 +396,8 @@ export function over(): void {
   verdict.servedPerWindow
     .slice(0, MAX_WINDOWS)
     .forEach((served, w) => servedPerWindow.add(served, { window: String(w) }));
+  // A runner stopped before this line did not finish its phases: the merge makes the verdict not run.
+  overCompleted.add(1);
 }
 
 export default function (): void {
@@ -393,6 +489,7 @@ export function handleSummary(data: SummaryData & { setup_data?: SetupData }): R
     'RATE-LIMIT-RESPONSE-SHAPE':
       setupData === undefined ? null : { refusal: setupData.refusal, burst: setupData.burst },
     'RATE-LIMIT-WINDOW-BEHAVIOUR': windowAnalysis,
+    'RATE-LIMIT-PER-IP': setupData?.perIp ?? null,
     droppedIterations: value(data, 'dropped_iterations'),
     unexpectedStatuses: value(data, 'unexpected_status'),
   };
@@ -413,5 +510,40 @@ export function handleSummary(data: SummaryData & { setup_data?: SetupData }): R
     `refusal: ${refusal ? `${refusal.status} ${refusal.body.slice(0, 120)} retry-after=${refusal.headers['retry-after'] ?? '-'}` : 'none seen in the set-up burst'}`,
     `window: ${windowAnalysis.model}`,
   ];
-  return buildSummary('rate-limit', data, meta, { observations, chart, lines });
+  const perIp = setupData?.perIp;
+  const who =
+    perIp === undefined ? summaryRunner() : { index: perIp.runner, count: perIp.runners, address: perIp.address };
+  const other = perIp?.otherToken;
+  const tokenLine =
+    other == null
+      ? `no second token (TOKEN_2)${TOKEN_2 === '' ? ' given' : ' sent: no refusal to test it against'}`
+      : `TOKEN_2 after the budget was spent: ${other.status}${other.trailing === 429 ? '' : ' (void: window turned)'}`;
+  const runnerLine =
+    who.count > 1
+      ? `; runner ${who.index + 1} of ${who.count}${who.address === null ? '' : ` from ${who.address}`}`
+      : '';
+  lines.push(`per IP: ${tokenLine}${runnerLine}`);
+  return buildSummary('rate-limit', data, meta, {
+    observations,
+    chart,
+    lines,
+    // One process is one source address: the second-address half needs N runners (their merge decides it).
+    ...(who.count === 1 ? { notVerifiable: { 'RATE-LIMIT-PER-IP': SECOND_ADDRESS_ALONE } } : {}),
+    extra: { runner: who, completed: value(data, 'over_completed') >= 1, perIp: perIp ?? null },
+    ...(who.count > 1 ? { fileStem: runnerSummaryName('rate-limit', who.index, who.count) } : {}),
+  });
+}
+
+const SECOND_ADDRESS_ALONE =
+  'a second client address: one k6 runner is one source address; ' +
+  'runners on several addresses decide it (occ load rate-limit --runners 2 or more on loopback, ' +
+  'or a k6-operator TestRun: docs/load-distributed.md)';
+
+/** The runner's identity when set-up data is missing (a set-up that failed or was stopped). */
+function summaryRunner(): { index: number; count: number; address: string | null } {
+  try {
+    return runner();
+  } catch {
+    return { index: 0, count: RUNNERS, address: SOURCE_ADDRESS === '' ? null : SOURCE_ADDRESS };
+  }
 }

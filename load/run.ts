@@ -1,6 +1,9 @@
 /**
  * Runs one k6 probe: `node load/run.ts <rate-limit|webhook-retry> [--faults id,id] [--report-dir dir]`
- * (`npm run load:rate-limit`, `npm run load:webhook-retry`).
+ * (`npm run load:rate-limit`, `npm run load:webhook-retry`). rate-limit `--runners N` (or LOAD_RUNNERS)
+ * runs N cooperating k6 processes on N source addresses and merges them into one verdict
+ * (./distributed/local.ts); `occ load merge <dir>` and `occ load k6-operator-manifest` are
+ * ./distributed/cli.ts (docs/load-distributed.md).
  *
  * With no API_BASE_URL it starts what the probe needs in-process and stops it afterwards:
  *   rate-limit     the reference server with a rate limit of LIMIT (100) per a scaled window of
@@ -26,6 +29,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
@@ -37,6 +41,8 @@ import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
 import { REFERENCE_WINDOW_MS } from './lib/probe-shape.ts';
+import { secondAddressUnreachable } from '../harness/http/source-address.ts';
+import { runLocalRunners, runnerAddresses } from './distributed/local.ts';
 import { expandVariantIds, unknownVariantIds } from '../reference/variants.ts';
 import type { ReferenceOptions, ReferenceServer } from '../reference/server.ts';
 
@@ -55,7 +61,16 @@ interface Args {
   probe: Probe;
   faults: string[];
   reportDir: string;
+  /** rate-limit: N cooperating runners (./distributed/local.ts), given only when more than one. */
+  runners?: number;
+  /** Their source addresses (default 127.0.0.2 … N+1 against a loopback target). */
+  localIps?: string[];
 }
+
+const USAGE =
+  `usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir] ` +
+  '[--runners N [--local-ips ip,ip]]' +
+  ' | occ load merge <dir> | occ load k6-operator-manifest --out <dir> --parallelism N …';
 
 export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
   let parsed;
@@ -64,15 +79,19 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
       args: [...argv],
       strict: true,
       allowPositionals: true,
-      options: { faults: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        faults: { type: 'string' },
+        'report-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        runners: { type: 'string' },
+        'local-ips': { type: 'string' },
+      },
     });
   } catch (e) {
-    throw new UsageError(
-      `${(e as Error).message.split('\n')[0]}; usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`,
-    );
+    throw new UsageError(`${(e as Error).message.split('\n')[0]}; ${USAGE}`);
   }
   const { values, positionals } = parsed;
-  if (values.help) throw new UsageError(`usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`);
+  if (values.help) throw new UsageError(USAGE);
   if (positionals.length !== 1 || !PROBES.includes(positionals[0] as Probe)) {
     throw new UsageError(
       `name one probe: ${PROBES.join(' or ')}${positionals.length ? ` (got "${positionals.join(' ')}")` : ''}`,
@@ -88,10 +107,31 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
     throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
   if (values['report-dir'] !== undefined && values['report-dir'].trim() === '')
     throw new UsageError('--report-dir needs a directory');
+  // LOAD_RUNNERS: the same for `occ run --with-load`, whose merged verdict then joins the run's report.
+  const rawRunners = (values.runners ?? env.LOAD_RUNNERS ?? '').trim();
+  if (rawRunners !== '' && (!/^[0-9]+$/.test(rawRunners) || Number(rawRunners) < 1 || Number(rawRunners) > 64)) {
+    throw new UsageError(`--runners (LOAD_RUNNERS) must be a whole number from 1 to 64, got "${rawRunners}"`);
+  }
+  const runners = rawRunners === '' ? 1 : Number(rawRunners);
+  const localIps = (values['local-ips'] ?? '')
+    .split(',')
+    .map((ip) => ip.trim())
+    .filter((ip) => ip !== '');
+  if (localIps.some((ip) => isIP(ip) === 0)) {
+    throw new UsageError(`--local-ips takes IP addresses, comma-separated (got "${values['local-ips']}")`);
+  }
+  if (runners > 1 && positionals[0] !== 'rate-limit' && values.runners !== undefined) {
+    throw new UsageError('--runners is for rate-limit: the per-IP limit is what several addresses measure');
+  }
+  if (localIps.length > 0 && localIps.length !== runners) {
+    throw new UsageError(`--local-ips names ${localIps.length} address(es) for ${runners} runner(s): one per runner`);
+  }
   return {
     probe: positionals[0] as Probe,
     faults,
     reportDir: resolve(values['report-dir'] ?? join('reports', 'latest')),
+    ...(runners > 1 && positionals[0] === 'rate-limit' ? { runners } : {}),
+    ...(localIps.length > 0 ? { localIps } : {}),
   };
 }
 
@@ -170,6 +210,8 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     env.BASE_URL = target.baseUrl;
     env.TOKEN = token;
     if (args.probe === 'rate-limit') {
+      const second = secondToken(config.tokens);
+      if (second !== undefined) env.TOKEN_2 = second;
       const limit = config.rateLimitPerWindow;
       // The spec's minute, or the shortened window a stand-in documents (RATE_LIMIT_WINDOW_MS): never assumed.
       const windowMs = config.rateWindowMs;
@@ -252,6 +294,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   env.CONTROL_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
   const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
   if (args.probe === 'rate-limit') {
+    env.TOKEN_2 = server.fixtures.tokens.none;
     env.LIMIT = String(limits.requestsPerMinute);
     env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
     return {
@@ -273,6 +316,12 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   };
 }
 
+/** Another token of the TOKEN_ALL account that GET /me accepts (any valid one: ME-ANY-SCOPE), for RATE-LIMIT-PER-IP. */
+export function secondToken(tokens: SuiteConfig['tokens']): string | undefined {
+  const names = ['none', 'read:balance', 'read:cdrs', 'read:agents', 'write:calls', 'write:hooks'] as const;
+  return names.map((name) => tokens[name]).find((token) => token !== undefined);
+}
+
 function redact(line: string, secrets: readonly string[]): string {
   return createRedactor(secrets)(line);
 }
@@ -291,7 +340,8 @@ function runK6(
   script: string,
   prepared: Prepared,
   reportDir: string,
-): Promise<{ code: number; stderrTail: string }> {
+  extra: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<{ code: number; signal: NodeJS.Signals | null; stderrTail: string }> {
   return new Promise((done) => {
     const env: Record<string, string> = {
       ...Object.fromEntries(
@@ -303,12 +353,10 @@ function runK6(
       K6_AUTO_EXTENSION_RESOLUTION: 'false',
       REPORT_DIR: reportDir,
       ...prepared.env,
+      ...extra.env,
     };
-    const child = spawn(k6, ['run', '--quiet', '--no-color', script], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const args = ['run', '--quiet', '--no-color', ...(extra.args ?? []), script];
+    const child = spawn(k6, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     let pending = '';
     const timer = setTimeout(() => {
@@ -335,14 +383,14 @@ function runK6(
     process.once('SIGTERM', stop);
     child.on('error', (e) => {
       clearTimeout(timer);
-      done({ code: 1, stderrTail: `cannot start k6 at ${k6}: ${e.message}` });
+      done({ code: 1, signal: null, stderrTail: `cannot start k6 at ${k6}: ${e.message}` });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       if (pending.trim() !== '') tail = redact(pending, prepared.secrets);
-      done({ code: code ?? (signal ? 1 : 0), stderrTail: tail });
+      done({ code: code ?? (signal ? 1 : 0), signal, stderrTail: tail });
     });
   });
 }
@@ -351,10 +399,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   let args: Args;
   let config: SuiteConfig;
   try {
+    if (argv[0] === 'merge' || argv[0] === 'k6-operator-manifest') {
+      return await (await import('./distributed/cli.ts')).main(argv);
+    }
     if (argv.includes('--help') || argv.includes('-h')) {
-      process.stdout.write(
-        `usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]   (default report dir: reports/latest)\n`,
-      );
+      process.stdout.write(`${USAGE}   (default report dir: reports/latest)\n`);
       return 0;
     }
     args = parseRunArgs(argv, process.env);
@@ -366,6 +415,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       return 2;
     }
     throw e;
+  }
+  // Several runners need several source addresses: loopback has them, a remote target sees this machine as one.
+  const remote = config.target.kind === 'remote' ? (config.target as { baseUrl: string }).baseUrl : undefined;
+  const targetUrl = remote ?? 'http://127.0.0.1/';
+  const unreachable = secondAddressUnreachable(targetUrl);
+  if (args.runners !== undefined && args.localIps === undefined && unreachable !== undefined) {
+    process.stderr.write(
+      `load: --runners ${args.runners}: ${unreachable}; give this machine's own addresses with ` +
+        '--local-ips, one per runner, or run a k6-operator TestRun (occ load k6-operator-manifest)\n',
+    );
+    return 2;
   }
   const k6 = await findK6();
   if (!k6.ok) {
@@ -385,6 +445,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     mkdirSync(args.reportDir, { recursive: true });
     process.stderr.write(`load: ${args.probe} against ${prepared.describe}\n`);
     const started = Date.now();
+    if (args.runners !== undefined) {
+      const script = join(here, `${args.probe}.ts`);
+      return await runLocalRunners({
+        probe: args.probe,
+        count: args.runners,
+        addresses: runnerAddresses(args.runners, args.localIps),
+        reportDir: args.reportDir,
+        windowMs: Number(prepared.env.WINDOW_MS),
+        runOne: (extra) => {
+          const timeoutMs = prepared.timeoutMs + extra.extraTimeoutMs;
+          return runK6(k6.path, script, { ...prepared, timeoutMs }, args.reportDir, extra);
+        },
+      });
+    }
     const result = await runK6(k6.path, join(here, `${args.probe}.ts`), prepared, args.reportDir);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (result.code === 0) return 0;

@@ -26,7 +26,9 @@ const dist = join(root, 'dist');
  */
 const sources = ['cli', 'contract', 'harness', 'reference', 'requirements', 'suites', 'properties']
   .map((dir) => `${dir}/**/*.ts`)
-  .concat(['load/run.ts', 'load/lib/probe-shape.ts', 'vitest.config.ts']);
+  .concat(['load/run.ts', 'load/lib/probe-shape.ts', 'vitest.config.ts'])
+  // The runners' merge and the k6-operator manifest (occ load --runners, merge, k6-operator-manifest).
+  .concat(['load/distributed/*.ts', 'load/lib/runners.ts', 'load/lib/junit.ts']);
 
 /** Files read at run time that are not emitted. Optional ones may not exist yet. */
 const assets: readonly { path: string; optional?: boolean }[] = [

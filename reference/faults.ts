@@ -388,6 +388,18 @@ export const faults = [
     description: 'Requests are refused at half the configured rate.',
     violates: ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED'],
   },
+  {
+    id: 'rate-limit-per-token',
+    description:
+      'The limiter is keyed by the bearer token instead of the client IP: a second token from the same address gets a budget of its own.',
+    violates: ['RATE-LIMIT-PER-IP'],
+  },
+  {
+    id: 'rate-limit-global',
+    description:
+      'One bucket for every client: once one address has spent the limit, every other address is refused too.',
+    violates: ['RATE-LIMIT-PER-IP'],
+  },
   // ── Webhook delivery (implemented by ./webhooks/dispatcher.ts) ──
   {
     id: 'signature-without-timestamp',

@@ -181,11 +181,20 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
+  // The client IP is the socket's remote address (no trustProxy: no header picks the bucket), so a
+  // client bound to 127.0.0.2 is another client than one on 127.0.0.1. The two faults key otherwise.
+  const rateKey = (request: FastifyRequest): string => {
+    if (faults.has('rate-limit-global')) return 'every client';
+    const ip = request.socket.remoteAddress ?? request.ip;
+    if (!faults.has('rate-limit-per-token')) return ip;
+    const bearer = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1];
+    return bearer === undefined ? `ip ${ip}` : `token ${bearer}`;
+  };
   if (limiter) {
     app.addHook('onRequest', (request, reply, done) => {
       if (!request.url.startsWith('/v1') || faults.has('no-rate-limit')) return done();
       const effective = faults.has('rate-limit-half') ? Math.max(1, Math.floor(limiter.limit / 2)) : limiter.limit;
-      const decision = limiter.check(request.ip, limiterNow(), effective);
+      const decision = limiter.check(rateKey(request), limiterNow(), effective);
       if (variants.has('rate-limit-plain-429')) {
         if (decision.allowed) return done();
         reply.code(429).type('text/plain; charset=utf-8').send('Too Many Requests');
@@ -196,12 +205,10 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       reply.header('ratelimit-reset', decision.resetSeconds);
       if (decision.allowed) return done();
       reply.header('retry-after', decision.retryAfterSeconds);
-      reply
-        .code(429)
-        .send({
-          error: 'rate_limited',
-          message: `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; retry after ${decision.retryAfterSeconds} s`,
-        });
+      reply.code(429).send({
+        error: 'rate_limited',
+        message: `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; retry after ${decision.retryAfterSeconds} s`,
+      });
     });
   }
 

@@ -954,6 +954,13 @@ export const requirements = [
     text: 'The limit counts requests to every endpoint, per client IP.',
   },
   {
+    id: 'RATE-LIMIT-PER-IP',
+    section: 'Limits',
+    level: 'MUST',
+    checks: ['suite', 'load'],
+    text: 'The limit is per client IP ("100 requests per minute per IP"): requests of several tokens from one address share one budget, and another address has a budget of its own.',
+  },
+  {
     id: 'RATE-LIMIT-RESPONSE-SHAPE',
     section: 'Limits',
     level: 'OBSERVE',
@@ -1060,5 +1067,6 @@ export const PROBE_REQUIREMENTS: Readonly<Record<'webhook-retry' | 'rate-limit',
     'RATE-LIMIT-ALL-ENDPOINTS',
     'RATE-LIMIT-RESPONSE-SHAPE',
     'RATE-LIMIT-WINDOW-BEHAVIOUR',
+    'RATE-LIMIT-PER-IP',
   ],
 };

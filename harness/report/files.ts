@@ -68,6 +68,10 @@ interface K6ProbeJson {
   /** `observed: false`: a rate threshold k6 held on no sample (written since the probes say so; absent in older summaries). */
   thresholds: Array<{ requirement?: string; ok: boolean; observed?: boolean }>;
   observations?: Record<string, unknown>;
+  /** Requirements the probe could not decide, and why (e.g. RATE-LIMIT-PER-IP's second address, one runner). */
+  notVerifiable?: Record<string, string>;
+  /** A merge of runners (load/distributed/merge.ts) of which one did not finish: the probe was not run. */
+  notFinished?: { reason: string };
   chart?: {
     perSecond?: Array<{ second: number; accepted: number; refused: number }>;
     expected?: { attemptAtS: number[] };
@@ -89,6 +93,11 @@ export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
   const invalid = requirements.probe === 'failed';
   if (invalid)
     for (const [id, verdict] of Object.entries(requirements)) if (verdict === 'passed') delete requirements[id];
+  // Half a requirement verified is not a pass: what the probe says it could not decide passes nothing.
+  const notVerifiable = Object.fromEntries(
+    Object.entries(json.notVerifiable ?? {}).filter(([id]) => isRequirementId(id)),
+  );
+  for (const id of Object.keys(notVerifiable)) if (requirements[id] === 'passed') delete requirements[id];
   const observations = [
     ...(invalid
       ? [`the probe did not do its own job (${json.failedThresholds.join(', ')}): none of its passes counts`]
@@ -125,16 +134,25 @@ export function fromK6Summary(json: K6ProbeJson): LoadProbeSummary {
       })),
     };
   }
-  return {
+  const summary: LoadProbeSummary = {
     probe: json.probe,
     passed: json.passed,
     failedThresholds: json.failedThresholds,
     requirements,
     observations,
     requirementObservations,
+    ...(Object.keys(notVerifiable).length === 0 ? {} : { notVerifiable }),
     ...(chart === undefined ? {} : { chart }),
     ...(json.generatedAt === undefined ? {} : { finishedAt: json.generatedAt }),
   };
+  if (json.notFinished !== undefined && isProbeName(json.probe)) {
+    return unfinishedProbe(json.probe, summary, json.notFinished.reason);
+  }
+  return summary;
+}
+
+function isProbeName(probe: string): probe is keyof typeof PROBE_REQUIREMENTS {
+  return Object.hasOwn(PROBE_REQUIREMENTS, probe);
 }
 
 function isK6ProbeJson(value: unknown): value is K6ProbeJson {

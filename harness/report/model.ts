@@ -46,6 +46,8 @@ export interface LoadProbeSummary {
    * verdict, and the requirements it covers are not run unless a check decided them.
    */
   readonly notFinished?: { readonly reason: string; readonly covers: readonly string[] };
+  /** Requirements the probe could not decide, and why: never a pass; `not_verifiable` unless decided elsewhere. */
+  readonly notVerifiable?: Readonly<Record<string, string>>;
 }
 
 export interface RunReport {
@@ -158,16 +160,20 @@ export function judgeRequirement(
     )
     .map((p) => p.probe);
   const source = probesHeard.length > 0 ? `k6 ${probesHeard.join(', ')}` : undefined;
+  const probesUnsure = load.filter(
+    (p) => p.notFinished === undefined && p.notVerifiable?.[requirement.id] !== undefined,
+  );
   const notVerifiableBecause = unique([
     ...tagged.filter((c) => c.status === 'skipped' && c.skipReason !== undefined).map((c) => c.skipReason!),
     ...unfinished.map((p) => `k6 ${p.probe}: ${p.notFinished!.reason}`),
+    ...probesUnsure.map((p) => `k6 ${p.probe}: not verifiable: ${p.notVerifiable![requirement.id]}`),
   ]);
   // Checks an interrupted run never reached, and probes that did not finish, say nothing about the
   // target: "not run", not "not verifiable" and never "failed".
   const undecided: RequirementStatus =
     unfinished.length > 0
       ? 'not_run'
-      : tagged.some((c) => c.status === 'skipped')
+      : tagged.some((c) => c.status === 'skipped') || probesUnsure.length > 0
         ? 'not_verifiable'
         : tagged.length > 0
           ? 'not_run'

@@ -17,6 +17,12 @@ export interface ProbeReport {
   chart: Record<string, unknown>;
   /** Extra lines for the text summary (the probe's headline figures). */
   lines: string[];
+  /** Requirements the probe could not decide in this run, and why (never a pass: harness/report/files.ts). */
+  notVerifiable?: Record<string, string>;
+  /** More top-level fields of the JSON (a runner's identity and raw records, for the merge). */
+  extra?: Record<string, unknown>;
+  /** The files' name without extension (default k6-<probe>); a runner of N writes its own. */
+  fileStem?: string;
 }
 
 export function reportDir(): string {
@@ -39,6 +45,7 @@ export function buildSummary(
   const failed = results.filter((r) => !r.ok);
   const unobserved = results.filter((r) => r.ok && !r.observed).length;
   const dir = reportDir();
+  const stem = report.fileStem ?? `k6-${probe}`;
   const redact = createRedactor([__ENV.TOKEN, __ENV.CONTROL_TOKEN, __ENV.RECEIVER_TOKEN]);
   const json = redact.value({
     probe,
@@ -53,8 +60,10 @@ export function buildSummary(
       requirement: r.requirement,
       description: r.description,
     })),
+    ...(report.notVerifiable === undefined ? {} : { notVerifiable: report.notVerifiable }),
     observations: report.observations,
     chart: report.chart,
+    ...report.extra,
     summary: { state: data.state ?? null, metrics: data.metrics },
   });
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(1);
@@ -62,13 +71,13 @@ export function buildSummary(
     `k6 ${probe}: ${failed.length === 0 ? 'PASS' : 'FAIL'} — ${results.length - failed.length}/${results.length} thresholds held${unobserved > 0 ? ` (${unobserved} of them on nothing observed: no verdict)` : ''}, ${seconds} s`,
     ...report.lines.map((l) => `  ${redact(l)}`),
     ...failed.map((r) => `  crossed: ${r.key} ${r.expression} [${r.requirement}] ${r.description}`),
-    `  report: ${dir}/k6-${probe}.json, ${dir}/k6-${probe}.junit.xml`,
+    `  report: ${dir}/${stem}.json, ${dir}/${stem}.junit.xml`,
     '',
   ].join('\n');
   return {
     stdout: text,
-    [`${dir}/k6-${probe}.json`]: `${JSON.stringify(json, null, 2)}\n`,
-    [`${dir}/k6-${probe}.junit.xml`]: junitXml(`k6.${probe}`, data, meta),
+    [`${dir}/${stem}.json`]: `${JSON.stringify(json, null, 2)}\n`,
+    [`${dir}/${stem}.junit.xml`]: junitXml(`k6.${probe}`, data, meta),
   };
 }
 

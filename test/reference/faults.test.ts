@@ -4,6 +4,7 @@
  * fault off and yes with it on (switched through the control API). The dispatcher's faults are
  * probed in webhooks.test.ts against a real HTTPS receiver.
  */
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CDR_WINDOW_MAX_MS, CREDENTIAL_FIELD_PATTERN, DAY_MS } from '../../contract/openapi.ts';
 import { faults, FaultSet } from '../../reference/faults.ts';
@@ -274,9 +275,27 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     for (let i = 0; i < RATE; i++) statuses.push((await api(s, 'GET', '/me', { token: tk(s).all })).status);
     return statuses.includes(429);
   },
+  // The budget of 127.0.0.1 spent with one token: another token from it is served (per token).
+  'rate-limit-per-token': async (s) => {
+    for (let i = 0; i < RATE; i++) await api(s, 'GET', '/me', { token: tk(s).all });
+    return (await api(s, 'GET', '/me', { token: tk(s).none })).status !== 429;
+  },
+  // The budget of 127.0.0.1 spent: a client on 127.0.0.2 is refused too (one bucket for all).
+  'rate-limit-global': async (s) => {
+    for (let i = 0; i < RATE; i++) await api(s, 'GET', '/me', { token: tk(s).all });
+    const other = new Agent({ localAddress: '127.0.0.2' });
+    try {
+      const headers = { authorization: `Bearer ${tk(s).all}` };
+      const r = await request(`${s.baseUrl}/me`, { headers, dispatcher: other });
+      await r.body.dump();
+      return r.statusCode === 429;
+    } finally {
+      await other.close();
+    }
+  },
 };
 
-const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half']);
+const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half', 'rate-limit-per-token', 'rate-limit-global']);
 const dispatcherFaults = new Set<FaultId>([
   'signature-without-timestamp',
   'signature-wrong-key',

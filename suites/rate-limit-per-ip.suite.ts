@@ -1,0 +1,222 @@
+/**
+ * The limit is per client IP (spec, Limits: "100 requests per minute per IP"): RATE-LIMIT-PER-IP.
+ * A limiter keyed by bearer token, or one bucket for every client, passes every other rate check;
+ * only a second token and a second client address tell them apart. Two halves:
+ *
+ *   several tokens, one address   address A spends its budget with token `all` (up to the first
+ *                                 429), then another token of the account from A must be refused
+ *                                 too: a limiter keyed per token serves it.
+ *   a second address              while A is refused, a client on address B must be served: one
+ *                                 bucket for every client refuses it.
+ *
+ * Each probe is followed by one more request from A: only when A is still refused was the budget
+ * still spent when the probe went out (a window that turned in between voids the probe, and it is
+ * tried again, at most three times), so a fixed window aligned to the clock never decides it.
+ *
+ * Where: the embedded target → a reference of the check's own (100 per minute on a clock the check
+ * holds still, the run's faults), A = 127.0.0.1, B = 127.0.0.2. A remote target on IPv4 loopback →
+ * the target itself, from A = 127.0.0.201 and B = 127.0.0.202, addresses neither the run (127.0.0.1)
+ * nor the k6 runners (127.0.0.2…) use, so the run's own budget is untouched. Any other target: not
+ * verifiable: one machine is one address to it, and spending the run's own budget would refuse the
+ * run's other checks; the k6 probe (--with-load) judges the several-tokens half, k6 runners on
+ * their own nodes both (docs/load-distributed.md).
+ */
+import { Agent, request } from 'undici';
+import { describe } from 'vitest';
+import { limits } from '../contract/openapi.ts';
+import { isAddressUnavailable, secondAddressUnreachable } from '../harness/http/source-address.ts';
+import { tokenVariable } from '../harness/config/tokens.ts';
+import { check } from '../harness/checks/check.ts';
+import { expandVariantIds } from '../reference/variants.ts';
+
+const PER_WINDOW = limits.requestsPerMinute;
+/** The burst stops at the first refusal, or here (a limit far above the documented one is RATE-LIMIT-ENFORCED's). */
+const MAX_BURST = 2 * PER_WINDOW + 10;
+const ATTEMPTS = 3;
+/** Tokens of the TOKEN_ALL account GET /me accepts (any valid token: ME-ANY-SCOPE); the first one configured. */
+const OTHER_TOKENS = ['none', 'read:balance', 'read:cdrs', 'read:agents', 'write:calls', 'write:hooks'] as const;
+
+const REMOTE_ADDRESSES = { a: '127.0.0.201', b: '127.0.0.202' } as const;
+const EMBEDDED_ADDRESSES = { a: '127.0.0.1', b: '127.0.0.2' } as const;
+
+type Status = number | 'unreachable';
+
+interface Client {
+  readonly address: string;
+  get(token: string): Promise<Status>;
+  close(): Promise<void>;
+}
+
+function client(baseUrl: string, address: string): Client {
+  const agent = new Agent({ localAddress: address, connections: 8, connect: { family: 4 } });
+  return {
+    address,
+    async get(token) {
+      try {
+        const response = await request(`${baseUrl}/me`, {
+          dispatcher: agent,
+          headersTimeout: 5_000,
+          bodyTimeout: 5_000,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        await response.body.dump();
+        return response.statusCode;
+      } catch (error) {
+        if (isAddressUnavailable(error)) return 'unreachable';
+        throw error;
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** One sandwiched probe: its status, and whether A was still refused right after it (else void). */
+interface Probe {
+  readonly status: Status;
+  readonly conclusive: boolean;
+}
+
+/** Same reading of the variable as the global set-up. */
+function variantsOfThisRun(): string[] {
+  return expandVariantIds(
+    (process.env.OCC_REFERENCE_VARIANTS ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
+}
+
+describe('Request rate limit, per client IP', () => {
+  check(
+    'Requests of two tokens from one address share one budget; a second address is served while the first is refused',
+    {
+      verifies: ['RATE-LIMIT-PER-IP'],
+      // None from the run's own address: a loopback target gets at most ATTEMPTS × (MAX_BURST + 4) from
+      // 127.0.0.201/.202, outside the run's budget as the k6 probes are; a target elsewhere gets nothing.
+      requests: 0,
+      ownServer: true,
+      timeoutMs: 60_000,
+    },
+    async (t) => {
+      let baseUrl: string;
+      let tokens: { first: string; second: string | undefined; secondName: string };
+      let addresses: { a: string; b: string };
+      if (t.target.kind === 'embedded') {
+        // Imported here: a worker whose run skips this check never loads the reference server.
+        const { startReferenceServer } = await import('../reference/server.ts');
+        const clockMs = Date.now();
+        const server = await startReferenceServer({
+          host: '127.0.0.1',
+          rateLimit: { perWindow: PER_WINDOW, windowMs: 60_000, now: () => clockMs },
+          faults: [...(t.target.faults ?? [])],
+          variants: variantsOfThisRun(),
+        });
+        t.onCleanup(() => server.close());
+        baseUrl = server.baseUrl;
+        tokens = { first: server.fixtures.tokens.all, second: server.fixtures.tokens.none, secondName: 'none' };
+        addresses = EMBEDDED_ADDRESSES;
+      } else {
+        const unreachable = secondAddressUnreachable(t.target.baseUrl);
+        if (unreachable !== undefined) {
+          t.notVerifiable(
+            `${unreachable}; the several-tokens half is the k6 rate-limit probe's (--with-load): ` +
+              "from the run's own address it would refuse the run's other checks",
+          );
+        }
+        const first = t.target.tokens.all;
+        if (first === undefined) t.notVerifiable('needs TOKEN_ALL (an all-scope token of the account)');
+        const secondName = OTHER_TOKENS.find((name) => t.target.tokens[name] !== undefined) ?? 'none';
+        baseUrl = t.target.baseUrl;
+        tokens = { first: first!, second: t.target.tokens[secondName], secondName };
+        addresses = REMOTE_ADDRESSES;
+      }
+      const a = client(baseUrl, addresses.a);
+      const b = client(baseUrl, addresses.b);
+      t.onCleanup(async () => {
+        await a.close();
+        await b.close();
+      });
+
+      let tokenProbe: Probe | undefined;
+      let addressProbe: Probe | undefined;
+      let served = 0;
+      for (let attempt = 1; attempt <= ATTEMPTS && !(tokenProbe?.conclusive && addressProbe?.conclusive); attempt++) {
+        // A spends its budget with the first token, in small parallel batches, up to the first refusal.
+        served = 0;
+        let refused = false;
+        while (!refused && served < MAX_BURST) {
+          const batch = await Promise.all(
+            Array.from({ length: Math.min(10, MAX_BURST - served) }, () => a.get(tokens.first)),
+          );
+          if (batch.includes('unreachable'))
+            t.notVerifiable(
+              `this machine cannot send from ${a.address} (on macOS: sudo ifconfig lo0 alias ${a.address} up)`,
+            );
+          served += batch.filter((s) => typeof s === 'number' && s >= 200 && s < 300).length;
+          refused = batch.includes(429);
+        }
+        if (!refused) {
+          t.notVerifiable(
+            `${MAX_BURST} requests from ${a.address} were served without a refusal: ` +
+              'without a limit to spend there is no per-IP budget to compare (RATE-LIMIT-ENFORCED)',
+          );
+        }
+        if (!tokenProbe?.conclusive && tokens.second !== undefined) {
+          const status = await a.get(tokens.second);
+          tokenProbe = { status, conclusive: (await a.get(tokens.first)) === 429 };
+        }
+        if (!addressProbe?.conclusive) {
+          const status = await b.get(tokens.first);
+          addressProbe = { status, conclusive: status !== 'unreachable' && (await a.get(tokens.first)) === 429 };
+          if (status === 'unreachable') break;
+        }
+      }
+
+      const describeProbe = (p: Probe | undefined): string =>
+        p === undefined
+          ? 'not sent'
+          : `${p.status}${p.conclusive ? '' : ` (void: ${addresses.a} was served again right after: a window turned)`}`;
+      t.observe(
+        'RATE-LIMIT-PER-IP',
+        `${addresses.a} served ${served} with token all, then 429; ` +
+          `token ${tokens.secondName} from ${addresses.a}: ${describeProbe(tokenProbe)}; ` +
+          `token all from ${addresses.b}: ${describeProbe(addressProbe)}`,
+      );
+      const problems: string[] = [];
+      const unverifiable: string[] = [];
+      if (tokenProbe === undefined)
+        unverifiable.push(
+          `several tokens: needs a second token of the account (${OTHER_TOKENS.map(tokenVariable).join(' or ')})`,
+        );
+      else if (!tokenProbe.conclusive)
+        unverifiable.push(`several tokens: ${ATTEMPTS} attempts voided by a turning window`);
+      else if (tokenProbe.status !== 429) {
+        problems.push(
+          `once ${addresses.a} had spent its budget with token all (${served} served, then 429), ` +
+            `token ${tokens.secondName} from the same address was served (${tokenProbe.status}): ` +
+            'requests of several tokens from one IP must share one budget (a limiter keyed per token?)',
+        );
+      }
+      if (addressProbe === undefined || addressProbe.status === 'unreachable')
+        unverifiable.push(
+          `a second address: this machine cannot send from ${addresses.b} ` +
+            `(on macOS: sudo ifconfig lo0 alias ${addresses.b} up)`,
+        );
+      else if (!addressProbe.conclusive)
+        unverifiable.push(`a second address: ${ATTEMPTS} attempts voided by a turning window`);
+      else if (addressProbe.status === 429) {
+        problems.push(
+          `while ${addresses.a} was refused, a first request from ${addresses.b} was refused too (429): ` +
+            'another client IP must have a budget of its own (one bucket for every client, or one per token?)',
+        );
+      }
+      if (problems.length > 0) t.fail(problems.join('; '));
+      if (unverifiable.length > 0) t.notVerifiable(unverifiable.join('; '));
+      const second = addressProbe!.status as number;
+      t.ensure(
+        second >= 200 && second < 300,
+        `a first request from ${addresses.b} answered ${second}, neither served nor refused for rate`,
+      );
+    },
+  );
+});
