@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createVitest, type Vitest } from 'vitest/node';
 import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../harness/config/config.ts';
 import { createApiClient } from '../harness/http/client.ts';
@@ -172,17 +172,18 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
-  let parsed;
+  const config = {
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    // parseArgs rejects the extra `usage` key, so strip it.
+    options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as {
+      [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'>;
+    },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      // parseArgs rejects the extra `usage` key, so strip it.
-      options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as {
-        [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'>;
-      },
-    });
+    parsed = parseArgs(config);
   } catch (error) {
     throw new UsageError(
       `${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ run --help for the options`,

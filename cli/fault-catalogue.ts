@@ -28,7 +28,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { config as loadDotenvFile } from 'dotenv';
 import { faults, type Fault } from '../reference/faults.ts';
 import type { RunReport } from '../harness/report/model.ts';
@@ -373,18 +373,19 @@ const usage = `Usage: occ self-proof [options]   (npm run self-proof)
   -h, --help         this text`;
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  let values;
+  const config = {
+    args: [...argv],
+    options: {
+      concurrency: { type: 'string', default: '2' },
+      only: { type: 'string' },
+      remote: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  } satisfies ParseArgsConfig;
+  let values: ReturnType<typeof parseArgs<typeof config>>['values'];
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        concurrency: { type: 'string', default: '2' },
-        only: { type: 'string' },
-        remote: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
+    values = parseArgs(config).values;
   } catch (error) {
     throw new Error(
       `${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ self-proof --help for the options`,

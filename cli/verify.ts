@@ -6,21 +6,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { catalogueSha256, sha256, verifyEvidence } from '../harness/report/evidence.ts';
 import { packageRoot } from './package-root.ts';
 
 const usage = 'Usage: occ verify <evidence.zip>   checks the archive `occ run --evidence` wrote against its manifest';
 
 export async function main(argv: readonly string[]): Promise<number> {
-  let parsed;
+  const config = {
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: { help: { type: 'boolean', short: 'h' } },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { help: { type: 'boolean', short: 'h' } },
-    });
+    parsed = parseArgs(config);
   } catch (error) {
     process.stderr.write(`verify: ${(error as Error).message.split('\n')[0]}; ${usage}\n`);
     return 2;

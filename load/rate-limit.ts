@@ -299,9 +299,9 @@ export function over(): void {
   );
   estimateGauge.add(verdict.estimate);
   for (const m of MODELS) model.add(verdict.model === m ? 1 : 0, { model: m });
-  verdict.servedPerWindow
-    .slice(0, MAX_WINDOWS)
-    .forEach((served, w) => servedPerWindow.add(served, { window: String(w) }));
+  for (const [w, served] of verdict.servedPerWindow.slice(0, MAX_WINDOWS).entries()) {
+    servedPerWindow.add(served, { window: String(w) });
+  }
 }
 
 export default function (): void {

@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
@@ -58,14 +58,15 @@ interface Args {
 }
 
 export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
-  let parsed;
+  const config = {
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: { faults: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: { faults: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    parsed = parseArgs(config);
   } catch (e) {
     throw new UsageError(
       `${(e as Error).message.split('\n')[0]}; usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir]`,

@@ -314,9 +314,9 @@ export default function (): void {
     const times = REFERENCE ? (delivery?.attempts ?? []).map((a) => a.at) : received.map((d) => d.receivedAt);
     const attempts = times.length;
     attemptsSeen.add(attempts, { plan: name });
-    times
-      .slice(0, MAX_ATTEMPTS_CHARTED)
-      .forEach((t, i) => attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) }));
+    for (const [i, t] of times.slice(0, MAX_ATTEMPTS_CHARTED).entries()) {
+      attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) });
+    }
     const intervals = intervalsOf(times);
     const eventIds = new Set(received.map((d) => d.eventId ?? '(none)'));
     const signed = received.length > 0 && received.every((d) => d.signature.ok);

@@ -114,14 +114,12 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       String(request.body ?? '').trim() === ''
     ) {
       // What the web framework answers on its own when nobody replaced its JSON parser.
-      reply
-        .code(400)
-        .send({
-          statusCode: 400,
-          code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
-          error: 'Bad Request',
-          message: "Body cannot be empty when content-type is set to 'application/json'",
-        });
+      reply.code(400).send({
+        statusCode: 400,
+        code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
+        error: 'Bad Request',
+        message: "Body cannot be empty when content-type is set to 'application/json'",
+      });
       return undefined;
     }
     if (faults.has('json-content-type-exact-match') && request.headers['content-type'] !== 'application/json') {

@@ -16,12 +16,12 @@
  * A bad flag prints one line on stderr saying what is wrong and how to fix it; exit code 2.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { unknownFaultIds } from './faults.ts';
 import { startReferenceServer } from './server.ts';
 import { expandVariantIds, unknownVariantIds } from './variants.ts';
-import type { ReferenceOptions } from './server.ts';
+import type { ReferenceOptions, ReferenceServer } from './server.ts';
 
 class UsageError extends Error {}
 
@@ -34,26 +34,27 @@ function integer(name: string, raw: string | undefined, min: number): number | u
 }
 
 function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
-  let values;
+  const config = {
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      seed: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'rate-window-ms': { type: 'string' },
+      'clock-scale': { type: 'string' },
+      faults: { type: 'string' },
+      variants: { type: 'string' },
+      'trust-ca': { type: 'string', multiple: true },
+      'control-token': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  } satisfies ParseArgsConfig;
+  let values: ReturnType<typeof parseArgs<typeof config>>['values'];
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        seed: { type: 'string' },
-        'rate-limit': { type: 'string' },
-        'rate-window-ms': { type: 'string' },
-        'clock-scale': { type: 'string' },
-        faults: { type: 'string' },
-        variants: { type: 'string' },
-        'trust-ca': { type: 'string', multiple: true },
-        'control-token': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    values = parseArgs(config).values;
   } catch (e) {
     throw new UsageError(
       `${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --control-token --json)`,
@@ -139,7 +140,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  let parsed;
+  let parsed: { options: ReferenceOptions; json: boolean };
   try {
     parsed = parse([...argv]);
   } catch (e) {
@@ -149,7 +150,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     }
     throw e;
   }
-  let server;
+  let server: ReferenceServer;
   try {
     server = await startReferenceServer(parsed.options);
   } catch (e) {
