@@ -242,7 +242,7 @@ class Probe {
   }
 }
 
-// ── The cheap part: authentication and capabilities (also `occ run`'s preflight) ─────────────
+// ── The cheap part: authentication and capabilities (also `occ run`'s preflight) ──
 
 interface CapabilitiesRead {
   readonly offered: Capabilities;
@@ -298,7 +298,7 @@ export async function controlPreflight(endpoint: ControlEndpoint): Promise<Capab
   return read.offered;
 }
 
-// ── States and inspections ─────────────────────────────────────────────────────────────────
+// ── States and inspections ──
 
 /** Params each state is set up with (what the suite sends too); {} for the rest. */
 const setupParams: Partial<Record<ControlState, Json>> = {
@@ -564,7 +564,7 @@ export async function checkControlEndpoint(endpoint: ControlEndpoint): Promise<C
   };
 }
 
-// ── Output ─────────────────────────────────────────────────────────────────────────────────
+// ── Output ──
 
 const MARK: Record<RuleStatus, string> = { passed: 'ok  ', failed: 'FAIL', skipped: 'skip' };
 
@@ -649,7 +649,7 @@ export function renderJunit(report: ControlCheckReport): string {
   return builder.build();
 }
 
-// ── The command ────────────────────────────────────────────────────────────────────────────
+// ── The command ──
 
 const usage = `Usage: occ control-check [options]
 

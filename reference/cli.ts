@@ -57,12 +57,15 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
     values = parseArgs(config).values;
   } catch (e) {
     throw new UsageError(
-      `${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --control-token --json)`,
+      `${(e as Error).message.split('\n')[0]} ` +
+        '(flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca ' +
+        '--control-token --json)',
     );
   }
   if (values.help) {
     process.stdout.write(
-      'usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n',
+      'usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] ' +
+        '[--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n',
     );
     process.exit(0);
   }
@@ -155,13 +158,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     server = await startReferenceServer(parsed.options);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    process.stderr.write(
-      `reference: cannot start: ${err.code === 'EADDRINUSE' ? 'the port is in use; pick another with --port or use --port 0' : err.message}\n`,
-    );
+    const why =
+      err.code === 'EADDRINUSE' ? 'the port is in use; pick another with --port or use --port 0' : err.message;
+    process.stderr.write(`reference: cannot start: ${why}\n`);
     process.exit(2);
   }
   const f = server.fixtures;
   if (parsed.json) process.stdout.write(`${JSON.stringify(f)}\n`);
+  const rateLimit =
+    parsed.options.rateLimit === false
+      ? 'off'
+      : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`;
   const lines = [
     'Outbound Calling API v1 — reference server',
     `  base URL     ${f.baseUrl}`,
@@ -169,13 +176,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     `  control URL  ${f.controlUrl}   (test-control protocol, control-openapi.json; token ${f.controlToken})`,
     `  reference    ${f.referenceUrl}   (faults, reset: reference only)`,
     `  docs         ${f.baseUrl}/docs`,
-    `  rate limit   ${parsed.options.rateLimit === false ? 'off' : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`}`,
+    `  rate limit   ${rateLimit}`,
     `  faults       ${parsed.options.faults?.length ? parsed.options.faults.join(', ') : 'none'}`,
     `  variants     ${parsed.options.variants?.length ? parsed.options.variants.join(', ') : 'none'}`,
     '  tokens',
     ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
     `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,
-    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  foreign ${f.agents.foreign}  noTrunk ${f.agents.noTrunk}  noDialer ${f.agents.noDialer}`,
+    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  ` +
+      `foreign ${f.agents.foreign}  noTrunk ${f.agents.noTrunk}  noDialer ${f.agents.noDialer}`,
     'Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -360,7 +360,8 @@ describe('Deliveries watched across the run: the originated call and the deleted
 });
 
 if (target.kind === 'remote') {
-  describe(`Deliveries watched across the run: acknowledgement and retries (within ${budget} s, WEBHOOK_BUDGET_S)`, () => {
+  const title = `Deliveries watched across the run: acknowledgement and retries (within ${budget} s, WEBHOOK_BUDGET_S)`;
+  describe(title, () => {
     /**
      * First attempts answered within `range` and what followed them, on the subscriptions that
      * answer by a fixed status.

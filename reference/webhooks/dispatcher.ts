@@ -248,8 +248,10 @@ function httpsTargetError(targetUrl: string): string | undefined {
   } catch {
     return 'target_url is not a valid URL; nothing was sent';
   }
-  if (url.protocol !== 'https:')
-    return `target_url uses ${url.protocol.replace(/:$/, '')}, not https; the dispatcher only delivers to https targets`;
+  if (url.protocol !== 'https:') {
+    const scheme = url.protocol.replace(/:$/, '');
+    return `target_url uses ${scheme}, not https; the dispatcher only delivers to https targets`;
+  }
   return undefined;
 }
 
