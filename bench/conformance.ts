@@ -36,7 +36,9 @@ function timed(args: string[]): {
   const cpuAfter = childrenCpuSeconds();
   const lines = `${result.stdout}`.trim().split('\n');
   const stealAfter = stolenCpuSeconds();
-  const cpu = `${cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} s CPU`}${stolenSince(stealBefore, stealAfter)}`;
+  const cpuSpent =
+    cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} s CPU`;
+  const cpu = `${cpuSpent}${stolenSince(stealBefore, stealAfter)}`;
   const stolen = stealBefore === undefined || stealAfter === undefined ? undefined : stealAfter - stealBefore;
   return {
     seconds: (performance.now() - started) / 1000,
@@ -65,19 +67,25 @@ walls.sort((a, b) => a - b);
 if (runs > 0) {
   const median = walls[Math.floor(walls.length / 2)]!;
   process.stdout.write(
-    `npm run conformance (embedded): median ${median.toFixed(2)} s, best ${walls[0]!.toFixed(2)} s, worst ${walls.at(-1)!.toFixed(2)} s over ${runs} runs (goal ≤ 5 s, median of 5)\n`,
+    `npm run conformance (embedded): median ${median.toFixed(2)} s, best ${walls[0]!.toFixed(2)} s, ` +
+      `worst ${walls.at(-1)!.toFixed(2)} s over ${runs} runs (goal ≤ 5 s, median of 5)\n`,
   );
   // The figure is the machine's only while the host gives it its cores: say so on the summary line's heels.
   if (stolenRuns > 0)
     process.stdout.write(
-      `  ${stolenRuns} of ${runs} runs lost more than ${STOLEN_TOLERANCE_S} s of CPU to the host (steal): a busier host, not this machine's figure; compare runs that lost none\n`,
+      `  ${stolenRuns} of ${runs} runs lost more than ${STOLEN_TOLERANCE_S} s of CPU to the host (steal): ` +
+        `a busier host, not this machine's figure; compare runs that lost none\n`,
     );
   // The goal is a median of 5: other run counts are printed, not recorded.
   if (runs === 5) {
     recordResult({
       goal: 'full `npm run conformance`, embedded target: ≤ 5 s wall, median of 5 runs',
       command: 'npm run bench:conformance',
-      figure: `${median <= 5 ? 'met' : 'not met'}: median ${median.toFixed(2)} s (${walls[0]!.toFixed(2)}–${walls.at(-1)!.toFixed(2)} s over ${runs} runs); ${stolenRuns === 0 ? 'no run' : `${stolenRuns} of ${runs} runs`} lost more than ${STOLEN_TOLERANCE_S} s of CPU to the host`,
+      figure:
+        `${median <= 5 ? 'met' : 'not met'}: median ${median.toFixed(2)} s ` +
+        `(${walls[0]!.toFixed(2)}–${walls.at(-1)!.toFixed(2)} s over ${runs} runs); ` +
+        `${stolenRuns === 0 ? 'no run' : `${stolenRuns} of ${runs} runs`} lost more than ${STOLEN_TOLERANCE_S} s ` +
+        'of CPU to the host',
     });
   }
 }
@@ -86,11 +94,14 @@ if (process.env.BENCH_SKIP_FAULTS !== '1') {
   const loadBefore = load();
   const { seconds, cpu, code, last } = timed(['cli/occ.ts', 'self-proof']);
   process.stdout.write(
-    `npm run self-proof (whole fault catalogue): ${seconds.toFixed(1)} s wall${cpu}, exit ${code}, load ${loadBefore} before, ${load()} after  ${last} (goal ≤ 60 s)\n`,
+    `npm run self-proof (whole fault catalogue): ${seconds.toFixed(1)} s wall${cpu}, exit ${code}, ` +
+      `load ${loadBefore} before, ${load()} after  ${last} (goal ≤ 60 s)\n`,
   );
   recordResult({
     goal: 'the whole fault catalogue (`npm run self-proof`): ≤ 60 s wall',
     command: 'BENCH_RUNS=0 npm run bench:conformance',
-    figure: `${code === 0 && seconds <= 60 ? 'met' : 'not met'}: ${seconds.toFixed(1)} s wall${cpu}, exit ${code}; ${last}`,
+    figure:
+      `${code === 0 && seconds <= 60 ? 'met' : 'not met'}: ` +
+      `${seconds.toFixed(1)} s wall${cpu}, exit ${code}; ${last}`,
   });
 }

@@ -7,7 +7,8 @@ import { loadavg } from 'node:os';
 
 export function childrenCpuSeconds(): number | undefined {
   try {
-    // Fields after the command name (which may hold spaces) start at state; cutime and cstime are the 14th and 15th of them.
+    // Fields after the command name (which may hold spaces) start at state; cutime and cstime are
+    // the 14th and 15th of them.
     const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[13]) + Number(fields[14])) / 100; // USER_HZ, 100 on Linux
   } catch {

@@ -101,11 +101,16 @@ async function benchReceiver(
     `  deliveries verified+recorded: ${recorded} in total; steady rate ${Math.round(steady)}/s (goal >= 10000/s)`,
   );
   console.log(
-    `  autocannon: avg ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`,
+    `  autocannon: avg ${Math.round(result.requests.average)} req/s, ` +
+      `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ` +
+      `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`,
   );
   console.log(`  retained records (ring buffer): ${kept.length}, all verified and answered 200: ${allVerified}`);
   console.log(
-    `  RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, after ${(rss / 2 ** 20).toFixed(0)} MiB (includes the autocannon worker); main-thread heap used${'gc' in globalThis ? ' after gc' : ''} ${(heapAfterGc / 2 ** 20).toFixed(0)} MiB, external ${(external / 2 ** 20).toFixed(0)} MiB`,
+    `  RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, after ${(rss / 2 ** 20).toFixed(0)} MiB ` +
+      '(includes the autocannon worker); ' +
+      `main-thread heap used${'gc' in globalThis ? ' after gc' : ''} ${(heapAfterGc / 2 ** 20).toFixed(0)} MiB, ` +
+      `external ${(external / 2 ** 20).toFixed(0)} MiB`,
   );
   return { steady, p99: result.latency.p99 };
 }
@@ -123,7 +128,8 @@ function benchVerify(iterations: number): number {
   const ns = Number(process.hrtime.bigint() - start) / iterations;
   if (ok !== iterations + 20_000) throw new Error('verification failed during the micro-benchmark');
   console.log(
-    `verifySignature, ${body.length} B body: ${(ns / 1000).toFixed(2)} µs per verification over ${iterations} runs (goal < 5 µs)`,
+    `verifySignature, ${body.length} B body: ${(ns / 1000).toFixed(2)} µs per verification ` +
+      `over ${iterations} runs (goal < 5 µs)`,
   );
   return ns / 1000;
 }
@@ -137,9 +143,14 @@ if (import.meta.main) {
   // The goals are for the default load: a run with other options is printed, not recorded.
   if (seconds === 10 && connections === 64 && pipelining === 1) {
     recordResult({
-      goal: 'webhook receiver, signed 1 KiB deliveries verified and recorded, 64 connections: ≥ 10,000/s; `verifySignature` on a 1 KiB body: < 5 µs',
+      goal:
+        'webhook receiver, signed 1 KiB deliveries verified and recorded, 64 connections: ≥ 10,000/s; ' +
+        '`verifySignature` on a 1 KiB body: < 5 µs',
       command: 'npm run bench:receiver',
-      figure: `${steady >= 10_000 && verifyUs < 5 ? 'met' : 'not met'}: ${Math.round(steady).toLocaleString('en-US')} deliveries/s (p99 ${p99} ms); \`verifySignature\` ${verifyUs.toFixed(2)} µs`,
+      figure:
+        `${steady >= 10_000 && verifyUs < 5 ? 'met' : 'not met'}: ` +
+        `${Math.round(steady).toLocaleString('en-US')} deliveries/s (p99 ${p99} ms); ` +
+        `\`verifySignature\` ${verifyUs.toFixed(2)} µs`,
     });
   }
 }

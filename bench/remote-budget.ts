@@ -43,7 +43,9 @@ const configurations = [
     key: 'no-control',
     label: 'every fixture, no `CONTROL_URL`',
     withControl: false,
-    goal: 'remote run, every fixture, no `CONTROL_URL`, at the default 80 requests/minute: ≤ 150 requests planned, as many MUST requirements verified per request as the budget allows',
+    goal:
+      'remote run, every fixture, no `CONTROL_URL`, at the default 80 requests/minute: ≤ 150 requests planned, ' +
+      'as many MUST requirements verified per request as the budget allows',
   },
   {
     key: 'control',
@@ -145,15 +147,21 @@ async function main(): Promise<void> {
       const m = await measure(configuration, seed, values.fast, work);
       rows.push(m);
       process.stdout.write(
-        `${m.label}: ${m.mustVerified} of ${m.mustTotal} MUST verified, ${m.sent} requests sent (${m.planned} planned), ${(m.mustVerified / m.sent).toFixed(2)} MUST per request, ` +
-          `throttle alone ${minutes(m.throttleMs)} at ${defaults.remoteRequestsPerMinute}/min, measured ${minutes(m.wallMs)}${values.fast ? ' (unthrottled)' : ` at ${defaults.remoteRequestsPerMinute}/min`}, exit ${m.exitCode}\n`,
+        `${m.label}: ${m.mustVerified} of ${m.mustTotal} MUST verified, ` +
+          `${m.sent} requests sent (${m.planned} planned), ${(m.mustVerified / m.sent).toFixed(2)} MUST per request, ` +
+          `throttle alone ${minutes(m.throttleMs)} at ${defaults.remoteRequestsPerMinute}/min, ` +
+          `measured ${minutes(m.wallMs)}` +
+          `${values.fast ? ' (unthrottled)' : ` at ${defaults.remoteRequestsPerMinute}/min`}, exit ${m.exitCode}\n`,
       );
       // The figures are for the default rate, seed and property runs: other options are printed, not recorded.
       if (!values.fast && seed === 1 && process.env.PROPERTY_NUM_RUNS === undefined) {
         recordResult({
           goal: configuration.goal,
           command: `npm run bench:remote-budget -- --only ${configuration.key}`,
-          figure: `${m.mustVerified} of ${m.mustTotal} MUST verified for ${m.sent} requests (${m.planned} planned) = ${(m.mustVerified / m.sent).toFixed(2)} MUST per request; throttle alone ${minutes(m.throttleMs)}, measured ${minutes(m.wallMs)}, exit ${m.exitCode}`,
+          figure:
+            `${m.mustVerified} of ${m.mustTotal} MUST verified for ${m.sent} requests (${m.planned} planned) = ` +
+            `${(m.mustVerified / m.sent).toFixed(2)} MUST per request; ` +
+            `throttle alone ${minutes(m.throttleMs)}, measured ${minutes(m.wallMs)}, exit ${m.exitCode}`,
         });
       }
     }
@@ -161,14 +169,18 @@ async function main(): Promise<void> {
     if (values.keep === undefined) rmSync(work, { recursive: true, force: true });
   }
   process.stdout.write(
-    `\nseed ${seed}, PROPERTY_NUM_RUNS ${process.env.PROPERTY_NUM_RUNS ?? `default (${defaults.remotePropertyNumRuns})`}\n`,
+    `\nseed ${seed}, ` +
+      `PROPERTY_NUM_RUNS ${process.env.PROPERTY_NUM_RUNS ?? `default (${defaults.remotePropertyNumRuns})`}\n`,
   );
   process.stdout.write(
-    '| configuration | MUST verified | requests sent (planned) | MUST per request | throttle alone at 80/min | measured wall |\n|---|---|---|---|---|---|\n',
+    '| configuration | MUST verified | requests sent (planned) | MUST per request | ' +
+      'throttle alone at 80/min | measured wall |\n' +
+      '|---|---|---|---|---|---|\n',
   );
   for (const m of rows) {
     process.stdout.write(
-      `| ${m.label} | ${m.mustVerified} of ${m.mustTotal} | ${m.sent} (${m.planned}) | ${(m.mustVerified / m.sent).toFixed(2)} | ${minutes(m.throttleMs)} | ${minutes(m.wallMs)} |\n`,
+      `| ${m.label} | ${m.mustVerified} of ${m.mustTotal} | ${m.sent} (${m.planned}) | ` +
+        `${(m.mustVerified / m.sent).toFixed(2)} | ${minutes(m.throttleMs)} | ${minutes(m.wallMs)} |\n`,
     );
   }
 }

@@ -9,7 +9,10 @@ import { availableParallelism, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export interface ResultRow {
-  /** What is measured and the figure it must reach, e.g. "full `npm run conformance`, embedded: ≤ 5 s wall, median of 5". */
+  /**
+   * What is measured and the figure it must reach, e.g. "full `npm run conformance`, embedded: ≤ 5 s wall,
+   * median of 5".
+   */
   readonly goal: string;
   /** The command that measures it, as a user types it: the row's key. */
   readonly command: string;

@@ -88,7 +88,9 @@ const verifiedMust = (report: RunReport) =>
 const must = (report: RunReport, status: string) =>
   report.requirements.filter((r) => r.level === 'MUST' && r.status === status).map((r) => r.id);
 const summary = (report: RunReport) =>
-  `${must(report, 'passed').length} MUST passed, ${must(report, 'failed').length} failed, ${must(report, 'not_verifiable').length} not verifiable; ${report.requests.sent} requests, ${report.requests.rateLimited} × 429, ${(report.durationMs / 1000).toFixed(0)} s`;
+  `${must(report, 'passed').length} MUST passed, ${must(report, 'failed').length} failed, ` +
+  `${must(report, 'not_verifiable').length} not verifiable; ` +
+  `${report.requests.sent} requests, ${report.requests.rateLimited} × 429, ${(report.durationMs / 1000).toFixed(0)} s`;
 
 /** One conformance run against a fresh reference process, without the variables named. */
 async function runWithout(variables: readonly string[], reportsDir: string): Promise<RunReport> {
@@ -115,7 +117,8 @@ try {
   process.stdout.write(`every fixture, no CONTROL_URL: ${summary(noControl)}\n`);
   process.stdout.write(`  MUST not verifiable without CONTROL_URL: ${must(noControl, 'not_verifiable').join(', ')}\n`);
   process.stdout.write(
-    `  the report's missing states: ${noControl.controlGaps.map((g) => `${g.capability} (${g.unlocks.length})`).join(', ')}\n`,
+    `  the report's missing states: ` +
+      `${noControl.controlGaps.map((g) => `${g.capability} (${g.unlocks.length})`).join(', ')}\n`,
   );
   process.stdout.write(`  left to --with-load: ${noControl.loadWouldDecide.join(', ')}\n`);
   const rows = [row('`CONTROL_URL` + `CONTROL_TOKEN`', full, noControl)];
@@ -130,20 +133,28 @@ try {
     const began = Date.now();
     const withLoad = await run(remoteRunEnvironment(limited), join(work, 'with-load'), ['--with-load']);
     process.stdout.write(
-      `\nevery fixture, CONTROL_URL, --with-load, the stand-in's limit 100 per 2.5 s: ${summary(withLoad)}; ${((Date.now() - began) / 1000).toFixed(0)} s with the probes\n`,
+      `\nevery fixture, CONTROL_URL, --with-load, the stand-in's limit 100 per 2.5 s: ${summary(withLoad)}; ` +
+        `${((Date.now() - began) / 1000).toFixed(0)} s with the probes\n`,
     );
     process.stdout.write(
-      `  MUST not verifiable: ${must(withLoad, 'not_verifiable').join(', ') || 'none'}; failed: ${must(withLoad, 'failed').join(', ') || 'none'}\n`,
+      `  MUST not verifiable: ${must(withLoad, 'not_verifiable').join(', ') || 'none'}; ` +
+        `failed: ${must(withLoad, 'failed').join(', ') || 'none'}\n`,
     );
     // Recorded for the default seed, the one the README's table is measured with.
     if (seed === '1') {
       const counts = (report: RunReport) =>
-        `${must(report, 'passed').length} / ${must(report, 'failed').length} / ${must(report, 'not_verifiable').length}`;
+        `${must(report, 'passed').length} / ${must(report, 'failed').length} / ` +
+        `${must(report, 'not_verifiable').length}`;
       const met = must(withLoad, 'failed').length === 0 && must(withLoad, 'not_verifiable').length === 0;
       recordResult({
-        goal: 'the full configuration (every fixture, `CONTROL_URL`, `--with-load`, against a stand-in enforcing 100 requests per 2.5 s): 0 MUST requirements not verifiable, 0 failed',
+        goal:
+          'the full configuration (every fixture, `CONTROL_URL`, `--with-load`, ' +
+          'against a stand-in enforcing 100 requests per 2.5 s): 0 MUST requirements not verifiable, 0 failed',
         command: 'npm run bench:variable-unlocks',
-        figure: `${met ? 'met' : 'not met'}: ${counts(withLoad)} MUST passed / failed / not verifiable; every fixture and \`CONTROL_URL\` without \`--with-load\`: ${counts(full)}; without \`CONTROL_URL\`: ${counts(noControl)}`,
+        figure:
+          `${met ? 'met' : 'not met'}: ${counts(withLoad)} MUST passed / failed / not verifiable; ` +
+          `every fixture and \`CONTROL_URL\` without \`--with-load\`: ${counts(full)}; ` +
+          `without \`CONTROL_URL\`: ${counts(noControl)}`,
       });
     }
   } finally {

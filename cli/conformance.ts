@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createVitest, type Vitest } from 'vitest/node';
 import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../harness/config/config.ts';
 import { createApiClient } from '../harness/http/client.ts';
@@ -75,7 +75,8 @@ const flags = {
     type: 'boolean',
     default: false,
     usage:
-      '--with-load          then run the k6 probes (webhook-retry, then rate-limit) against the same target; their verdicts join the report (with --dry-run: their requests are counted)',
+      '--with-load          then run the k6 probes (webhook-retry, then rate-limit) against the same target; ' +
+      'their verdicts join the report (with --dry-run: their requests are counted)',
   },
   waivers: { type: 'string', usage: '--waivers <file>     known failures to report as waived (default: WAIVERS_FILE)' },
   strict: {
@@ -172,17 +173,18 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
-  let parsed;
+  const config = {
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    // parseArgs rejects the extra `usage` key, so strip it.
+    options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as {
+      [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'>;
+    },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      // parseArgs rejects the extra `usage` key, so strip it.
-      options: Object.fromEntries(Object.entries(flags).map(([name, { usage: _, ...option }]) => [name, option])) as {
-        [K in keyof typeof flags]: Omit<(typeof flags)[K], 'usage'>;
-      },
-    });
+    parsed = parseArgs(config);
   } catch (error) {
     throw new UsageError(
       `${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ run --help for the options`,
@@ -403,7 +405,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       else if (code !== 0 && code !== PROBE_THRESHOLDS_CROSSED) {
         unfinished.set(name, `not run: the probe could not complete (k6 runner exit ${code})`);
         process.stderr.write(
-          `conformance: --with-load: the ${name} probe could not run (exit ${code}); its requirements keep the checks' verdicts\n`,
+          `conformance: --with-load: the ${name} probe could not run (exit ${code}); ` +
+            "its requirements keep the checks' verdicts\n",
         );
       }
     }
@@ -464,7 +467,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (options.dryRun) {
     const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
     process.stdout.write(
-      `conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ${unverifiable} are not verifiable with this configuration\n`,
+      `conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ` +
+        `${unverifiable} are not verifiable with this configuration\n`,
     );
     if (options.withLoad) {
       // The probes are bounded by design, not by the checks' budget: counted apart, as upper bounds.
@@ -474,20 +478,25 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         windowMs: config.rateWindowMs,
       });
       process.stdout.write(
-        `\nthen --with-load, outside the checks' 150-request budget (upper bounds from each probe's own bounded loops):\n`,
+        "\nthen --with-load, outside the checks' 150-request budget " +
+          "(upper bounds from each probe's own bounded loops):\n",
       );
       for (const p of probes)
         process.stdout.write(`  ${String(p.maxRequests).padStart(3)}  k6 ${p.probe}: ${p.detail}\n`);
       process.stdout.write(
-        `conformance: --with-load would send at most ${probes.reduce((sum, p) => sum + p.maxRequests, 0)} more requests (k6 probes), after the checks' ${report.requests.planned}\n`,
+        `conformance: --with-load would send at most ${probes.reduce((sum, p) => sum + p.maxRequests, 0)} ` +
+          `more requests (k6 probes), after the checks' ${report.requests.planned}\n`,
       );
     }
   } else
     process.stdout.write(
-      `conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.waived} waived, ${r.notVerifiable} not verifiable, ${r.observed} observed` +
-        ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ${report.counts.checks.skipped} skipped` +
+      `conformance: ${r.passed} MUST passed, ${r.failed} failed, ${r.waived} waived, ` +
+        `${r.notVerifiable} not verifiable, ${r.observed} observed` +
+        ` · checks ${report.counts.checks.passed} passed, ${report.counts.checks.failed} failed, ` +
+        `${report.counts.checks.skipped} skipped` +
         (report.counts.checks.notRun > 0 ? `, ${report.counts.checks.notRun} not run (interrupted)` : '') +
-        ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429 · ${(durationMs / 1000).toFixed(1)} s\n`,
+        ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429` +
+        ` · ${(durationMs / 1000).toFixed(1)} s\n`,
     );
   if (!options.dryRun) {
     process.stdout.write(`conformance: waivers: ${waiverModeText(report.waivers)}\n`);
@@ -500,14 +509,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (options.updateWaivers && waiverFile !== undefined && !interrupted) {
       const added = updateWaiverFile(waiverFile, report.checks);
       process.stdout.write(
-        `conformance: --update-waivers: ${added} failure${added === 1 ? '' : 's'} added to ${waiverFile} (fill in reason, ticket and expires)\n`,
+        `conformance: --update-waivers: ${added} failure${added === 1 ? '' : 's'} added to ${waiverFile} ` +
+          '(fill in reason, ticket and expires)\n',
       );
     }
   }
   if (!options.dryRun && report.controlGaps.length > 0) {
-    process.stdout.write(
-      `conformance: the target's test-control endpoint ${config.control === undefined && config.target.kind === 'remote' ? 'is not configured (CONTROL_URL)' : 'does not offer'}; each would unlock:\n`,
-    );
+    const endpointState =
+      config.control === undefined && config.target.kind === 'remote'
+        ? 'is not configured (CONTROL_URL)'
+        : 'does not offer';
+    process.stdout.write(`conformance: the target's test-control endpoint ${endpointState}; each would unlock:\n`);
     for (const gap of report.controlGaps)
       process.stdout.write(
         `  ${gap.capability.padEnd(26)} ${gap.unlocks.join(', ') || '(nothing more in this run)'}\n`,

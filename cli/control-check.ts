@@ -25,9 +25,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import junitModule, { type Builder } from 'junit-report-builder';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { ConfigError, loadControlEndpointFromEnvironment } from '../harness/config/config.ts';
 import {
   controlInspections,
@@ -138,7 +138,7 @@ async function send(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  let response;
+  let response: Dispatcher.ResponseData;
   try {
     response = await request(`${endpoint.url}${path}`, {
       method,
@@ -205,12 +205,19 @@ class Probe {
   /** An error answer: its status, its Error shape, its code. */
   expectError(rule: string, title: string, answer: Answer, status: number, code: string): void {
     const wrong = `answered ${describeAnswer(answer)}, expected ${status} ${code}`;
-    if (answer.status !== status) return this.fail(rule, title, wrong);
+    if (answer.status !== status) {
+      this.fail(rule, title, wrong);
+      return;
+    }
     const shape = isObject(answer.json) ? schemaProblems('Error', answer.json) : ['the body is not a JSON object'];
     if (shape.length > 0) {
-      return this.fail('CTL-ERROR-SHAPE', title, `the ${status} answer is not {error, message?}: ${shape.join('; ')}`);
+      this.fail('CTL-ERROR-SHAPE', title, `the ${status} answer is not {error, message?}: ${shape.join('; ')}`);
+      return;
     }
-    if (errorCode(answer) !== code) return this.fail(rule, title, wrong);
+    if (errorCode(answer) !== code) {
+      this.fail(rule, title, wrong);
+      return;
+    }
     this.pass(rule, title, `${status} ${code}`);
   }
 
@@ -235,7 +242,7 @@ class Probe {
   }
 }
 
-// ── The cheap part: authentication and capabilities (also `occ run`'s preflight) ─────────────
+// ── The cheap part: authentication and capabilities (also `occ run`'s preflight) ──
 
 interface CapabilitiesRead {
   readonly offered: Capabilities;
@@ -291,7 +298,7 @@ export async function controlPreflight(endpoint: ControlEndpoint): Promise<Capab
   return read.offered;
 }
 
-// ── States and inspections ─────────────────────────────────────────────────────────────────
+// ── States and inspections ──
 
 /** Params each state is set up with (what the suite sends too); {} for the rest. */
 const setupParams: Partial<Record<ControlState, Json>> = {
@@ -557,7 +564,7 @@ export async function checkControlEndpoint(endpoint: ControlEndpoint): Promise<C
   };
 }
 
-// ── Output ─────────────────────────────────────────────────────────────────────────────────
+// ── Output ──
 
 const MARK: Record<RuleStatus, string> = { passed: 'ok  ', failed: 'FAIL', skipped: 'skip' };
 
@@ -642,7 +649,7 @@ export function renderJunit(report: ControlCheckReport): string {
   return builder.build();
 }
 
-// ── The command ────────────────────────────────────────────────────────────────────────────
+// ── The command ──
 
 const usage = `Usage: occ control-check [options]
 
@@ -659,17 +666,18 @@ Exit codes: 0 no violation, 1 a violation (its rule named), 2 a usage or configu
 class UsageError extends Error {}
 
 export async function main(argv: readonly string[]): Promise<number> {
-  let values;
+  const config = {
+    args: [...argv],
+    allowPositionals: false,
+    strict: true,
+    options: {
+      'reports-dir': { type: 'string', default: 'reports' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  } satisfies ParseArgsConfig;
+  let values: ReturnType<typeof parseArgs<typeof config>>['values'];
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      strict: true,
-      options: {
-        'reports-dir': { type: 'string', default: 'reports' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
+    values = parseArgs(config).values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]} (occ control-check --help)`);
   }

@@ -28,7 +28,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { config as loadDotenvFile } from 'dotenv';
 import { faults, type Fault } from '../reference/faults.ts';
 import type { RunReport } from '../harness/report/model.ts';
@@ -157,7 +157,9 @@ export class RunnerProcess {
     child.on('message', (message: FromRunner) => this.#waiting?.(message));
     child.on('exit', (code, signal) =>
       this.#waiting?.({
-        exited: `the runner ended (${signal ?? `exit ${code}`})${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').at(-1)}`}`,
+        exited:
+          `the runner ended (${signal ?? `exit ${code}`})` +
+          `${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').at(-1)}`}`,
       }),
     );
   }
@@ -357,11 +359,18 @@ function runAgainst(fault: Fault, workDir: string, env: NodeJS.ProcessEnv, seed:
 /** The line printed for a fault as its verdict arrives. Pure. */
 export function verdictLine(verdict: FaultVerdict): string {
   if (verdict.notVerifiableRemotely !== undefined)
-    return `- ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  not verifiable remotely: ${verdict.notVerifiableRemotely}`;
+    return (
+      `- ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ` +
+      `not verifiable remotely: ${verdict.notVerifiableRemotely}`
+    );
   const line = verdict.caught
-    ? `caught by${verdict.seed !== undefined && verdict.seed > 1 ? ` (seed ${verdict.seed})` : ''}: ${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}`
+    ? `caught by${verdict.seed !== undefined && verdict.seed > 1 ? ` (seed ${verdict.seed})` : ''}: ` +
+      `${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}`
     : `NOT CAUGHT ${verdict.problem ?? `(violates ${verdict.violates.join(', ')})`}`;
-  return `${verdict.caught ? '✓' : '✗'} ${verdict.fault.padEnd(34)} ${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ${line}`;
+  return (
+    `${verdict.caught ? '✓' : '✗'} ${verdict.fault.padEnd(34)} ` +
+    `${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ${line}`
+  );
 }
 
 const usage = `Usage: occ self-proof [options]   (npm run self-proof)
@@ -373,18 +382,19 @@ const usage = `Usage: occ self-proof [options]   (npm run self-proof)
   -h, --help         this text`;
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  let values;
+  const config = {
+    args: [...argv],
+    options: {
+      concurrency: { type: 'string', default: '2' },
+      only: { type: 'string' },
+      remote: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  } satisfies ParseArgsConfig;
+  let values: ReturnType<typeof parseArgs<typeof config>>['values'];
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        concurrency: { type: 'string', default: '2' },
-        only: { type: 'string' },
-        remote: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
+    values = parseArgs(config).values;
   } catch (error) {
     throw new Error(
       `${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ self-proof --help for the options`,
@@ -430,7 +440,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const rate = judged.length === 0 ? 100 : (100 * caught) / judged.length;
   const skipped = verdicts.length - judged.length;
   process.stdout.write(
-    `kill rate${values.remote ? ' (remote target)' : ''}: ${caught}/${judged.length} faults caught (${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    `kill rate${values.remote ? ' (remote target)' : ''}: ${caught}/${judged.length} faults caught ` +
+      `(${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} ` +
+      `in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
   return caught === judged.length ? 0 : 1;
 }

@@ -31,7 +31,8 @@ const subcommands: readonly Subcommand[] = [
   {
     name: 'run',
     description:
-      'run the conformance suites and properties against the target (the embedded reference when nothing is configured) and write the reports',
+      'run the conformance suites and properties against the target ' +
+      '(the embedded reference when nothing is configured) and write the reports',
     handler: async (args) => (await import('./conformance.ts')).runAsEntryPoint(args),
   },
   {
@@ -86,7 +87,8 @@ function program(): { command: Command; chosen: () => Promise<number | undefined
     usageError(`name a command: ${subcommands.map((s) => s.name).join(', ')} (occ --help lists them)`);
   const command = new Command('occ')
     .description(
-      'Conformance and load suite for the Outbound Calling REST API v1.\nRun `occ <command> --help` for the options of a command.',
+      'Conformance and load suite for the Outbound Calling REST API v1.\n' +
+        'Run `occ <command> --help` for the options of a command.',
     )
     .version(packageJson.version, '-V, --version')
     .enablePositionalOptions()

@@ -5,7 +5,8 @@
  * WEBHOOK_PUBLIC_URL with a certificate it trusts). Used by `npm run self-proof -- --remote` and
  * by `npm run conformance:remote-reference` (the measurement behind README's variable table).
  *
- *   node cli/remote-reference.ts [--no-control] [--rate-window-ms n] [--faults id,id] [-- <npm run conformance options>]
+ *   node cli/remote-reference.ts [--no-control] [--rate-window-ms n] [--faults id,id]
+ *                                [-- <npm run conformance options>]
  *
  * By default the stand-in runs with its rate limit off (a run's throttle would only slow it down).
  * With --rate-window-ms it enforces the spec's 100 requests per that window (60000: the real
@@ -76,7 +77,10 @@ export function fixtureEnv(
 export interface RemoteReferenceOptions {
   readonly faults?: readonly string[];
   readonly withControl?: boolean;
-  /** Enforce the spec's 100 requests per this window (ms) instead of no limit; the run is told it (RATE_LIMIT_WINDOW_MS). */
+  /**
+   * Enforce the spec's 100 requests per this window (ms) instead of no limit; the run is told it
+   * (RATE_LIMIT_WINDOW_MS).
+   */
   readonly rateWindowMs?: number;
 }
 
@@ -219,7 +223,8 @@ async function main(): Promise<number> {
         ? 'no rate limit'
         : `${limits.requestsPerMinute} requests per ${rateWindowMs / 1000} s (RATE_LIMIT_WINDOW_MS=${rateWindowMs})`;
     process.stdout.write(
-      `remote reference: ${reference.fixtures.baseUrl} (a separate process, ${limit})${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`,
+      `remote reference: ${reference.fixtures.baseUrl} (a separate process, ${limit})` +
+        `${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`,
     );
     const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], {
       stdio: 'inherit',

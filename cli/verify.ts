@@ -6,21 +6,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { catalogueSha256, sha256, verifyEvidence } from '../harness/report/evidence.ts';
 import { packageRoot } from './package-root.ts';
 
 const usage = 'Usage: occ verify <evidence.zip>   checks the archive `occ run --evidence` wrote against its manifest';
 
 export async function main(argv: readonly string[]): Promise<number> {
-  let parsed;
+  const config = {
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: { help: { type: 'boolean', short: 'h' } },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { help: { type: 'boolean', short: 'h' } },
-    });
+    parsed = parseArgs(config);
   } catch (error) {
     process.stderr.write(`verify: ${(error as Error).message.split('\n')[0]}; ${usage}\n`);
     return 2;
@@ -50,21 +51,25 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`evidence ${file}`);
-  out(
-    `  suite       ${manifest.suite.name} ${manifest.suite.version}${manifest.suite.gitCommit === null ? ' (no git commit: an installed package)' : ` at commit ${manifest.suite.gitCommit}`}`,
-  );
+  const commit =
+    manifest.suite.gitCommit === null
+      ? ' (no git commit: an installed package)'
+      : ` at commit ${manifest.suite.gitCommit}`;
+  out(`  suite       ${manifest.suite.name} ${manifest.suite.version}${commit}`);
   out(`  run         started ${manifest.run.startedAt}, seed ${manifest.run.seed}, exit code ${manifest.run.exitCode}`);
   out(`  target      ${manifest.target.origin}`);
   out(
-    `  waivers     ${manifest.waivers.mode}${manifest.waivers.entries > 0 ? ` (${manifest.waivers.entries} entries in the file)` : ''}`,
+    `  waivers     ${manifest.waivers.mode}` +
+      `${manifest.waivers.entries > 0 ? ` (${manifest.waivers.entries} entries in the file)` : ''}`,
   );
-  out(
-    `  configured  ${manifest.configuration.set.length > 0 ? manifest.configuration.set.join(', ') : 'nothing (the embedded reference)'} · fingerprint ${manifest.configuration.fingerprint.slice(0, 16)}…`,
-  );
+  const configured =
+    manifest.configuration.set.length > 0 ? manifest.configuration.set.join(', ') : 'nothing (the embedded reference)';
+  out(`  configured  ${configured} · fingerprint ${manifest.configuration.fingerprint.slice(0, 16)}…`);
   const sameContract = sha256(readFileSync(join(packageRoot, 'openapi.json'))) === manifest.contract.openapiSha256;
   const sameCatalogue = catalogueSha256() === manifest.contract.catalogueSha256;
   out(
-    `  contract    openapi.json ${sameContract ? 'is' : 'is NOT'} this suite's; requirement catalogue ${sameCatalogue ? 'is' : 'is NOT'} this suite's (information, not a verdict)`,
+    `  contract    openapi.json ${sameContract ? 'is' : 'is NOT'} this suite's; ` +
+      `requirement catalogue ${sameCatalogue ? 'is' : 'is NOT'} this suite's (information, not a verdict)`,
   );
   for (const f of manifest.files)
     out(`  ${problems.some((p) => p.startsWith(`${f.name}:`)) ? '✗' : '✓'} ${f.name.padEnd(12)} ${f.sha256}`);

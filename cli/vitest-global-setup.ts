@@ -1,10 +1,11 @@
 /**
  * Vitest global set-up of the projects that check a target (vitest.config.ts): provides the run
- * context (harness/run/context.ts) of the process's run (harness/run/lifecycle.ts; started here from the configuration when vitest was started
- * directly, or the one `occ run` or the self-proof started first) to the project's workers, and
- * releases the run when vitest closes. It lives in cli/, the composition root, because it may
- * have to start the embedded reference. A root-level globalSetup would run once, but also for
- * `--project unit` alone, so each project that needs a target has this one.
+ * context (harness/run/context.ts) of the process's run (harness/run/lifecycle.ts; started here
+ * from the configuration when vitest was started directly, or the one `occ run` or the self-proof
+ * started first) to the project's workers, and releases the run when vitest closes. It lives in
+ * cli/, the composition root, because it may have to start the embedded reference. A root-level
+ * globalSetup would run once, but also for `--project unit` alone, so each project that needs a
+ * target has this one.
  */
 import type { TestProject } from 'vitest/node';
 import { acquireRun, releaseRun } from '../harness/run/lifecycle.ts';

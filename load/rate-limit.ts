@@ -393,9 +393,9 @@ export function over(): void {
   );
   estimateGauge.add(verdict.estimate);
   for (const m of MODELS) model.add(verdict.model === m ? 1 : 0, { model: m });
-  verdict.servedPerWindow
-    .slice(0, MAX_WINDOWS)
-    .forEach((served, w) => servedPerWindow.add(served, { window: String(w) }));
+  for (const [w, served] of verdict.servedPerWindow.slice(0, MAX_WINDOWS).entries()) {
+    servedPerWindow.add(served, { window: String(w) });
+  }
   // A runner stopped before this line did not finish its phases: the merge makes the verdict not run.
   overCompleted.add(1);
 }
@@ -438,10 +438,12 @@ function analyseWindow(accepted: number[], refused: number[]): WindowAnalysis {
     model = 'refused and never served again during the probe (a window longer than configured, or a lock-out)';
   else if (mixed > pure)
     model =
-      'sliding: once saturated, a few requests are served every second (a steady trickle: sliding counter or token bucket)';
+      'sliding: once saturated, a few requests are served every second ' +
+      '(a steady trickle: sliding counter or token bucket)';
   else
     model =
-      'blocks: about the limit is served, then everything is refused until the window turns (a fixed window, or a sliding log under a constant rate)';
+      'blocks: about the limit is served, then everything is refused until the window turns ' +
+      '(a fixed window, or a sliding log under a constant rate)';
   return {
     model,
     firstRefusalSecond: firstRefusal,
@@ -504,10 +506,18 @@ export function handleSummary(data: SummaryData & { setup_data?: SetupData }): R
     perSecond: accepted.slice(0, last).map((a, s) => ({ second: s, accepted: a, refused: refused[s] ?? 0 })),
   };
   const refusal = setupData?.refusal;
+  const windowsFound =
+    perWindow.length > 0
+      ? `: ${perWindow.map((w) => `${w.served} served`).join(', ')} in the complete windows found from the refusals`
+      : '';
+  const refusalSeen = refusal
+    ? `${refusal.status} ${refusal.body.slice(0, 120)} retry-after=${refusal.headers['retry-after'] ?? '-'}`
+    : 'none seen in the set-up burst';
   const lines = [
-    `limit configured ${LIMIT} per ${WINDOW_MS} ms; estimated ${estimate.toFixed(1)} per window (${windowModel}${perWindow.length > 0 ? `: ${perWindow.map((w) => `${w.served} served`).join(', ')} in the complete windows found from the refusals` : ''})`,
+    `limit configured ${LIMIT} per ${WINDOW_MS} ms; ` +
+      `estimated ${estimate.toFixed(1)} per window (${windowModel}${windowsFound})`,
     `under (90 %): ${value(data, 'accepted_under')} served, ${value(data, 'refused_under')} refused`,
-    `refusal: ${refusal ? `${refusal.status} ${refusal.body.slice(0, 120)} retry-after=${refusal.headers['retry-after'] ?? '-'}` : 'none seen in the set-up burst'}`,
+    `refusal: ${refusalSeen}`,
     `window: ${windowAnalysis.model}`,
   ];
   const perIp = setupData?.perIp;

@@ -30,7 +30,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIP } from 'node:net';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
@@ -73,20 +73,21 @@ const USAGE =
   ' | occ load merge <dir> | occ load k6-operator-manifest --out <dir> --parallelism N …';
 
 export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
-  let parsed;
+  const config = {
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      faults: { type: 'string' },
+      'report-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      runners: { type: 'string' },
+      'local-ips': { type: 'string' },
+    },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: {
-        faults: { type: 'string' },
-        'report-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        runners: { type: 'string' },
-        'local-ips': { type: 'string' },
-      },
-    });
+    parsed = parseArgs(config);
   } catch (e) {
     throw new UsageError(`${(e as Error).message.split('\n')[0]}; ${USAGE}`);
   }
@@ -157,7 +158,9 @@ function findK6(): Promise<{ ok: true; path: string } | { ok: false; message: st
     child.on('error', (e) =>
       done({
         ok: false,
-        message: `cannot run bash load/install-k6.sh (${e.message}); install k6 v2 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH`,
+        message:
+          `cannot run bash load/install-k6.sh (${e.message}); ` +
+          'install k6 v2 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH',
       }),
     );
     child.on('close', (code) => {
@@ -222,7 +225,9 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
         secrets,
         timeoutMs: 6 * windowMs + 120_000,
         cleanup,
-        describe: `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
+        describe:
+          `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s` +
+          `${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
       };
     }
     const missing = missingForRemoteWebhooks(config);
@@ -230,7 +235,8 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     if (config.receiverService !== undefined) {
       // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
       throw new UsageError(
-        'webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
+        'webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, ' +
+          'and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
       );
     }
     const budget = positive(process.env, 'TIME_BUDGET_S', 600);
@@ -312,7 +318,9 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     secrets,
     timeoutMs: 150_000,
     cleanup,
-    describe: `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) and receiver`,
+    describe:
+      `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) ` +
+      'and receiver',
   };
 }
 
@@ -436,9 +444,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   try {
     prepared = await prepare(args, config);
   } catch (e) {
-    process.stderr.write(
-      `load: ${e instanceof UsageError || e instanceof ConfigError ? e.message : `cannot start the probe's services: ${(e as Error).message}`}\n`,
-    );
+    const reason =
+      e instanceof UsageError || e instanceof ConfigError
+        ? e.message
+        : `cannot start the probe's services: ${(e as Error).message}`;
+    process.stderr.write(`load: ${reason}\n`);
     return 2;
   }
   try {
@@ -465,12 +475,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (result.code === THRESHOLDS_CROSSED) {
       const failed = failedThresholds(join(args.reportDir, `k6-${args.probe}.json`));
       process.stderr.write(
-        `load: ${args.probe} FAILED after ${seconds} s: thresholds crossed: ${failed.length ? failed.join('; ') : '(see the k6 summary above)'}\n`,
+        `load: ${args.probe} FAILED after ${seconds} s: ` +
+          `thresholds crossed: ${failed.length ? failed.join('; ') : '(see the k6 summary above)'}\n`,
       );
       return THRESHOLDS_CROSSED;
     }
     process.stderr.write(
-      `load: ${args.probe}: k6 exited with code ${result.code}${result.stderrTail ? `: ${result.stderrTail.slice(0, 400)}` : ''}\n`,
+      `load: ${args.probe}: k6 exited with code ${result.code}` +
+        `${result.stderrTail ? `: ${result.stderrTail.slice(0, 400)}` : ''}\n`,
     );
     return result.code === 0 ? 1 : result.code;
   } finally {

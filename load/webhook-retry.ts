@@ -4,7 +4,8 @@
  * (load/run.ts starts the receiver, and the reference server unless API_BASE_URL is set).
  *
  *   BASE_URL             API base, …/v1             TOKEN          token with write:hooks (and write:calls remotely)
- *   RECEIVER_URL         the receiver, as k6 reaches it (its /_receiver/ query API, on its plain-HTTP loopback query port)
+ *   RECEIVER_URL         the receiver, as k6 reaches it (its /_receiver/ query API, on its plain-HTTP
+ *                        loopback query port)
  *   RECEIVER_PUBLIC_URL  the receiver, as the target reaches it (target_url prefix; default RECEIVER_URL)
  *   CONTROL_URL          the reference server's control API; empty against a remote target
  *   TIME_BUDGET_S        remote only: how long to watch deliveries (default 600)
@@ -314,9 +315,9 @@ export default function (): void {
     const times = REFERENCE ? (delivery?.attempts ?? []).map((a) => a.at) : received.map((d) => d.receivedAt);
     const attempts = times.length;
     attemptsSeen.add(attempts, { plan: name });
-    times
-      .slice(0, MAX_ATTEMPTS_CHARTED)
-      .forEach((t, i) => attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) }));
+    for (const [i, t] of times.slice(0, MAX_ATTEMPTS_CHARTED).entries()) {
+      attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) });
+    }
     const intervals = intervalsOf(times);
     const eventIds = new Set(received.map((d) => d.eventId ?? '(none)'));
     const signed = received.length > 0 && received.every((d) => d.signature.ok);
@@ -384,7 +385,8 @@ export default function (): void {
         } else if (attempts >= AUTO_DISABLE_AFTER) {
           req(
             'WEBHOOK-AUTO-DISABLE-10',
-            `server5xx: no attempt after the ${AUTO_DISABLE_AFTER}th (saw ${attempts}), DELETE answers 404 (got ${del.status})`,
+            `server5xx: no attempt after the ${AUTO_DISABLE_AFTER}th (saw ${attempts}), ` +
+              `DELETE answers 404 (got ${del.status})`,
             attempts === AUTO_DISABLE_AFTER && del.status === 404,
           );
         }
@@ -455,7 +457,8 @@ export function handleSummary(data: SummaryData): Record<string, string> {
   const lines = [
     ...perPlan.map(
       (p) =>
-        `${p.plan.padEnd(9)} ${p.attempts} attempt(s)${p.intervalsS.length ? `, intervals ${p.intervalsS.map((s) => Math.round(s)).join(', ')} s` : ''}`,
+        `${p.plan.padEnd(9)} ${p.attempts} attempt(s)` +
+        `${p.intervalsS.length ? `, intervals ${p.intervalsS.map((s) => Math.round(s)).join(', ')} s` : ''}`,
     ),
     ...(notObserved.length ? [`not observed: ${notObserved.join(', ')}`] : []),
   ];

@@ -71,7 +71,8 @@ async function ask(t: CheckTools, generated: GeneratedQuery, last: LastReading):
     token: t.token('read:cdrs'),
     query: { ...generated.query },
   });
-  const after = (last.current = await targetNow(t));
+  const after = await targetNow(t);
+  last.current = after;
   const verdict = cdrVerdict(generated.query, {
     earliestMs: before.now - before.slackMs,
     latestMs: after.now + after.slackMs,

@@ -94,7 +94,10 @@ export function parseLimit(raw: string | undefined | null, defaultLimit: number 
   return Math.min(limits.cdrLimitMax, Math.max(limits.cdrLimitMin, Number(raw.trim())));
 }
 
-/** One calendar month after `ms` (UTC; JS month arithmetic, Jan 31 + 1 month = Mar 3): the fault cdrs-window-calendar-month. */
+/**
+ * One calendar month after `ms` (UTC; JS month arithmetic, Jan 31 + 1 month = Mar 3): the fault
+ * cdrs-window-calendar-month.
+ */
 function oneCalendarMonthAfter(ms: number): number {
   const date = new Date(ms);
   date.setUTCMonth(date.getUTCMonth() + 1);

@@ -16,12 +16,12 @@
  * A bad flag prints one line on stderr saying what is wrong and how to fix it; exit code 2.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { unknownFaultIds } from './faults.ts';
 import { startReferenceServer } from './server.ts';
 import { expandVariantIds, unknownVariantIds } from './variants.ts';
-import type { ReferenceOptions } from './server.ts';
+import type { ReferenceOptions, ReferenceServer } from './server.ts';
 
 class UsageError extends Error {}
 
@@ -34,34 +34,38 @@ function integer(name: string, raw: string | undefined, min: number): number | u
 }
 
 function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
-  let values;
+  const config = {
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      seed: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'rate-window-ms': { type: 'string' },
+      'clock-scale': { type: 'string' },
+      faults: { type: 'string' },
+      variants: { type: 'string' },
+      'trust-ca': { type: 'string', multiple: true },
+      'control-token': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  } satisfies ParseArgsConfig;
+  let values: ReturnType<typeof parseArgs<typeof config>>['values'];
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        seed: { type: 'string' },
-        'rate-limit': { type: 'string' },
-        'rate-window-ms': { type: 'string' },
-        'clock-scale': { type: 'string' },
-        faults: { type: 'string' },
-        variants: { type: 'string' },
-        'trust-ca': { type: 'string', multiple: true },
-        'control-token': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    values = parseArgs(config).values;
   } catch (e) {
     throw new UsageError(
-      `${(e as Error).message.split('\n')[0]} (flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca --control-token --json)`,
+      `${(e as Error).message.split('\n')[0]} ` +
+        '(flags: --port --seed --rate-limit --rate-window-ms --clock-scale --faults --variants --trust-ca ' +
+        '--control-token --json)',
     );
   }
   if (values.help) {
     process.stdout.write(
-      'usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] [--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n',
+      'usage: occ reference [--port n] [--seed n] [--rate-limit n|0] [--rate-window-ms n] [--clock-scale x] ' +
+        '[--faults id,id] [--variants id,id|all] [--trust-ca pem] [--control-token t] [--json]\n',
     );
     process.exit(0);
   }
@@ -139,7 +143,7 @@ function parse(argv: string[]): { options: ReferenceOptions; json: boolean } {
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  let parsed;
+  let parsed: { options: ReferenceOptions; json: boolean };
   try {
     parsed = parse([...argv]);
   } catch (e) {
@@ -149,18 +153,22 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     }
     throw e;
   }
-  let server;
+  let server: ReferenceServer;
   try {
     server = await startReferenceServer(parsed.options);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    process.stderr.write(
-      `reference: cannot start: ${err.code === 'EADDRINUSE' ? 'the port is in use; pick another with --port or use --port 0' : err.message}\n`,
-    );
+    const why =
+      err.code === 'EADDRINUSE' ? 'the port is in use; pick another with --port or use --port 0' : err.message;
+    process.stderr.write(`reference: cannot start: ${why}\n`);
     process.exit(2);
   }
   const f = server.fixtures;
   if (parsed.json) process.stdout.write(`${JSON.stringify(f)}\n`);
+  const rateLimit =
+    parsed.options.rateLimit === false
+      ? 'off'
+      : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`;
   const lines = [
     'Outbound Calling API v1 — reference server',
     `  base URL     ${f.baseUrl}`,
@@ -168,13 +176,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     `  control URL  ${f.controlUrl}   (test-control protocol, control-openapi.json; token ${f.controlToken})`,
     `  reference    ${f.referenceUrl}   (faults, reset: reference only)`,
     `  docs         ${f.baseUrl}/docs`,
-    `  rate limit   ${parsed.options.rateLimit === false ? 'off' : `${parsed.options.rateLimit?.perWindow} per ${(parsed.options.rateLimit?.windowMs ?? 0) / 1000} s per IP`}`,
+    `  rate limit   ${rateLimit}`,
     `  faults       ${parsed.options.faults?.length ? parsed.options.faults.join(', ') : 'none'}`,
     `  variants     ${parsed.options.variants?.length ? parsed.options.variants.join(', ') : 'none'}`,
     '  tokens',
     ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
     `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,
-    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  foreign ${f.agents.foreign}  noTrunk ${f.agents.noTrunk}  noDialer ${f.agents.noDialer}`,
+    `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  ` +
+      `foreign ${f.agents.foreign}  noTrunk ${f.agents.noTrunk}  noDialer ${f.agents.noDialer}`,
     'Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -29,9 +29,11 @@
  *   GET    /_reference/calls/:id                                         → 200 CallRecord (status timeline, cdrId)
  *   GET    /_reference/clock                                             → 200 {now, iso, scale}
  *   POST   /_reference/clock/advance        {ms}                         → 200 {now, iso, scale}
- *   GET    /_reference/faults                                            → 200 {faults: [{id, description, violates, enabled}]}
+ *   GET    /_reference/faults                                            → 200 {faults: [{id, description,
+ *          violates, enabled}]}
  *   PUT    /_reference/faults               {enable?: string[], disable?: string[]}
- *                                                                      → 200 {enabled: string[]}; an unknown id → 400 naming it
+ *                                                                      → 200 {enabled: string[]}
+ *          an unknown id → 400 naming it.
  *   POST   /_reference/tokens               {account, scopes}            → 200 {token} (an API token)
  *   DELETE /_reference/tokens               {token}                      → 200 {revoked: true}; unknown → 404
  *          revocation, as "deleted in the portal": refused from the very next request.

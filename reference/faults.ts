@@ -306,13 +306,15 @@ export const faults = [
   {
     id: 'cdrs-impossible-date-rolls-over',
     description:
-      'A calendar-impossible date with a valid time (2026-02-30T10:00:00Z, 2025-02-29T…) is accepted and rolled into the next month.',
+      'A calendar-impossible date with a valid time (2026-02-30T10:00:00Z, 2025-02-29T…) is accepted ' +
+      'and rolled into the next month.',
     violates: ['CDRS-INVALID-TIMESTAMP'],
   },
   {
     id: 'cdrs-window-calendar-month',
     description:
-      'The 31-day limit is checked as "one calendar month after from", so 31 days from a date in February or a 30-day month are refused.',
+      'The 31-day limit is checked as "one calendar month after from", so 31 days from a date in February ' +
+      'or a 30-day month are refused.',
     violates: ['CDRS-WINDOW-EXACTLY-31D'],
   },
   {
@@ -323,7 +325,8 @@ export const faults = [
   {
     id: 'empty-json-body-framework-error',
     description:
-      'An empty body sent as application/json gets the web framework\'s own 400 body ({statusCode, error: "Bad Request"}) instead of invalid_input.',
+      "An empty body sent as application/json gets the web framework's own 400 body " +
+      '({statusCode, error: "Bad Request"}) instead of invalid_input.',
     violates: ['CALLS-INVALID-JSON', 'HOOKS-INVALID-JSON'],
   },
   {
@@ -334,7 +337,8 @@ export const faults = [
   {
     id: 'calls-e164-unanchored',
     description:
-      'toNumber and fromNumber are matched by an E.164 pattern without anchors, so 16 digits, trailing letters and inner spaces pass.',
+      'toNumber and fromNumber are matched by an E.164 pattern without anchors, ' +
+      'so 16 digits, trailing letters and inner spaces pass.',
     violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'],
   },
   {
@@ -372,13 +376,15 @@ export const faults = [
   {
     id: 'json-content-type-exact-match',
     description:
-      'A JSON body is refused (400 invalid_input) unless its Content-Type is exactly application/json: a charset parameter is not accepted.',
+      'A JSON body is refused (400 invalid_input) unless its Content-Type is exactly application/json: ' +
+      'a charset parameter is not accepted.',
     violates: ['HOOKS-CREATE'],
   },
   {
     id: 'hooks-delete-uuid-unanchored',
     description:
-      'DELETE /hooks/{id} checks the id with a UUID pattern without anchors, so {uuid} and uuid-plus-a-character answer 404 instead of 400.',
+      'DELETE /hooks/{id} checks the id with a UUID pattern without anchors, ' +
+      'so {uuid} and uuid-plus-a-character answer 404 instead of 400.',
     violates: ['HOOKS-DELETE-NON-UUID-400'],
   },
   // ── Rate limit ──

@@ -207,7 +207,9 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       reply.header('retry-after', decision.retryAfterSeconds);
       reply.code(429).send({
         error: 'rate_limited',
-        message: `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; retry after ${decision.retryAfterSeconds} s`,
+        message:
+          `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; ` +
+          `retry after ${decision.retryAfterSeconds} s`,
       });
     });
   }

@@ -292,7 +292,10 @@ export class ReferenceStore {
     return payload;
   }
 
-  /** Emits one event to the account's active subscriptions of that kind; returns its eventId and the deliveries started. */
+  /**
+   * Emits one event to the account's active subscriptions of that kind; returns its eventId and the
+   * deliveries started.
+   */
   emit(
     account: AccountName,
     event: EventType,

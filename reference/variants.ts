@@ -18,7 +18,8 @@ export const variants = [
   {
     id: 'cdrs-default-from-now',
     description:
-      'GET /cdrs with only till: from = 24 hours before NOW, read literally (a till older than that is a negative window: 400 till_must_be_after_from).',
+      'GET /cdrs with only till: from = 24 hours before NOW, read literally ' +
+      '(a till older than that is a negative window: 400 till_must_be_after_from).',
   },
   {
     id: 'cdrs-count-total',
@@ -39,17 +40,21 @@ export const variants = [
   {
     id: 'oauth-basic-only',
     description:
-      'The token endpoint supports only HTTP Basic client authentication (RFC 6749 §2.3.1) and its metadata advertises only client_secret_basic; credentials in the body are refused with 401 invalid_client.',
+      'The token endpoint supports only HTTP Basic client authentication (RFC 6749 §2.3.1) ' +
+      'and its metadata advertises only client_secret_basic; ' +
+      'credentials in the body are refused with 401 invalid_client.',
   },
   {
     id: 'calls-agent-first',
     description:
-      'POST /calls checks the agent (404, then 409 ai_agent_not_provisioned) right after aiAgentId is read, before the other fields and the account state.',
+      'POST /calls checks the agent (404, then 409 ai_agent_not_provisioned) right after aiAgentId is read, ' +
+      'before the other fields and the account state.',
   },
   {
     id: 'rate-limit-fixed-window',
     description:
-      'The rate limiter counts per fixed window aligned to the clock (e.g. each wall-clock minute), so up to twice the limit can pass in a rolling window across a boundary.',
+      'The rate limiter counts per fixed window aligned to the clock (e.g. each wall-clock minute), ' +
+      'so up to twice the limit can pass in a rolling window across a boundary.',
   },
   {
     id: 'rate-limit-plain-429',
@@ -59,7 +64,8 @@ export const variants = [
   {
     id: 'extra-fields',
     description:
-      'Responses carry additional fields (allowed: additive changes ship in place): Me, Balance, CdrList, each Cdr and Agent, CallQueued and HookCreated get one more field.',
+      'Responses carry additional fields (allowed: additive changes ship in place): ' +
+      'Me, Balance, CdrList, each Cdr and Agent, CallQueued and HookCreated get one more field.',
   },
   { id: 'balance-no-credit-limit', description: 'GET /balance omits creditLimit (it is not required).' },
 ] as const satisfies readonly Variant[];

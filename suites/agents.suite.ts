@@ -1,5 +1,4 @@
 import { describe } from 'vitest';
-import { CREDENTIAL_FIELD_PATTERN } from '../contract/openapi.ts';
 import { check } from '../harness/checks/check.ts';
 import type { AgentList } from '../contract/openapi.ts';
 import { credentialPaths } from './rules/agents.ts';

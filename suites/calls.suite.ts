@@ -5,7 +5,6 @@ import { watchOriginates } from '../harness/seams/event-watch.ts';
 import { session } from '../harness/run/session.ts';
 import { probesForRun, probesPlanned, wayOf } from '../harness/scheduling/rotation.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
-import type { RequirementId } from '../requirements/catalogue.ts';
 import { callValidationProbes, FICTIONAL_E164 } from './data/calls.ts';
 import { detailLocation } from './rules/calls.ts';
 

@@ -11,7 +11,7 @@
  * of records in the window; window edges may be inclusive or exclusive (no probe sits on one).
  */
 import { describe } from 'vitest';
-import { CDR_WINDOW_MAX_MS, DAY_MS, limits, type CdrList } from '../contract/openapi.ts';
+import { DAY_MS, limits, type CdrList } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { probesCost, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
 import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/checks/verdicts.ts';

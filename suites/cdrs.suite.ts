@@ -7,7 +7,6 @@ import {
   codeOf,
   expectError,
   extraFields,
-  isInsideWindow,
   orderOf,
 } from '../harness/checks/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';

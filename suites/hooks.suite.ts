@@ -9,7 +9,6 @@ import { session } from '../harness/run/session.ts';
 import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
 import { probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
-import type { RequirementId } from '../requirements/catalogue.ts';
 import { deleteIdProbes, hookValidationProbes, NOWHERE } from './data/hooks.ts';
 import { secretsIn, urlOfLength } from './rules/hooks.ts';
 

@@ -360,207 +360,205 @@ describe('Deliveries watched across the run: the originated call and the deleted
 });
 
 if (target.kind === 'remote') {
-  describe(
-    'Deliveries watched across the run: acknowledgement and retries ' + `(within ${budget} s, WEBHOOK_BUDGET_S)`,
-    () => {
-      /**
-       * First attempts answered within `range` and what followed them, on the subscriptions that
-       * answer by a fixed status.
-       */
-      const answeredGroups = (view: WatchView, range: [number, number]) =>
-        view.watch.watched
-          .filter((w) => w.role === 'kind')
-          .flatMap((w) => attemptsByEvent(view.deliveries.get(w.subscription.path) ?? [], w.subscription.event))
-          .filter(
-            (g) =>
-              typeof g[0]!.answeredStatus === 'number' &&
-              g[0]!.answeredStatus >= range[0] &&
-              g[0]!.answeredStatus < range[1],
-          );
+  const title = `Deliveries watched across the run: acknowledgement and retries (within ${budget} s, WEBHOOK_BUDGET_S)`;
+  describe(title, () => {
+    /**
+     * First attempts answered within `range` and what followed them, on the subscriptions that
+     * answer by a fixed status.
+     */
+    const answeredGroups = (view: WatchView, range: [number, number]) =>
+      view.watch.watched
+        .filter((w) => w.role === 'kind')
+        .flatMap((w) => attemptsByEvent(view.deliveries.get(w.subscription.path) ?? [], w.subscription.event))
+        .filter(
+          (g) =>
+            typeof g[0]!.answeredStatus === 'number' &&
+            g[0]!.answeredStatus >= range[0] &&
+            g[0]!.answeredStatus < range[1],
+        );
 
-      check(
-        `A delivery answered 2xx is not attempted again within ${budget} s`,
-        {
-          verifies: ['WEBHOOK-ACK-2XX'],
-          needs,
-          requests: 0,
-          timeoutMs,
-        },
-        async (t) => {
-          const view = await judgeWatch(t, () => false);
-          const acked = answeredGroups(view, [200, 300]);
-          if (acked.length === 0) {
-            const answering200 = [
-              ...watchedKinds(t.target).kinds.filter((k) => k !== 'call.ended'),
-              ...(acknowledgesCallEnded(t.target) ? ['one of the two call.ended subscriptions'] : []),
-            ];
-            t.notVerifiable(
-              notObserved(`a delivery to a subscription answering 200 (${answering200.join(', ')} this run)`),
-            );
-          }
-          const again = acked.find((g) => g.length > 1);
-          if (again !== undefined)
-            t.fail(
-              `a delivery answered ${again[0]!.answeredStatus} was attempted again (${again.length} attempts, ` +
-                `${timeline(again)}): any 2xx means delivered`,
-            );
-        },
-      );
-
-      check(
-        `A delivery answered 410 is not attempted again within ${budget} s`,
-        {
-          verifies: ['WEBHOOK-4XX-NO-RETRY'],
-          needs,
-          requests: 0,
-          timeoutMs,
-        },
-        async (t) => {
-          const view = await judgeWatch(t, () => false);
-          // Receiver refusals (401 for a bad signature) are 4xx answers too.
-          const groups = answeredGroups(view, [400, 500]);
-          if (groups.length === 0)
-            t.notVerifiable(notObserved('a call.ended delivery to the subscription answering 410'));
-          const again = groups.find((g) => g.length > 1);
-          if (again !== undefined)
-            t.fail(
-              `a delivery answered ${again[0]!.answeredStatus} was attempted ${again.length} times ` +
-                `(${timeline(again)}): a 4xx is a permanent failure, no retry`,
-            );
-        },
-      );
-
-      /**
-       * The attempts of the failing path's event (503 ×3, unanswered, 503…), once `enough` holds or
-       * the budget ran out.
-       */
-      async function failingAttempts(
-        t: CheckTools,
-        enough: (attempts: readonly Delivery[]) => boolean,
-      ): Promise<Delivery[]> {
-        if (!watchesFailing(t.target))
+    check(
+      `A delivery answered 2xx is not attempted again within ${budget} s`,
+      {
+        verifies: ['WEBHOOK-ACK-2XX'],
+        needs,
+        requests: 0,
+        timeoutMs,
+      },
+      async (t) => {
+        const view = await judgeWatch(t, () => false);
+        const acked = answeredGroups(view, [200, 300]);
+        if (acked.length === 0) {
+          const answering200 = [
+            ...watchedKinds(t.target).kinds.filter((k) => k !== 'call.ended'),
+            ...(acknowledgesCallEnded(t.target) ? ['one of the two call.ended subscriptions'] : []),
+          ];
           t.notVerifiable(
-            "judged in the target's own virtual time by the webhook-delivery checks (the control endpoint moves " +
-              'its clock), so the run watches no failing subscription in real time (the request budget)',
+            notObserved(`a delivery to a subscription answering 200 (${answering200.join(', ')} this run)`),
           );
-        const longest = (v: WatchView) =>
-          attemptsByEvent(v.of('failing'), 'call.ended').sort((a, b) => b.length - a.length)[0] ?? [];
-        // Only the receiver's own refusal replaces the plan's answer (a store-only receiver answers by
-        // plan whatever the signature).
-        const refusedByReceiver = (d: Delivery | undefined) => (d?.error === undefined ? undefined : refusal(d));
-        const view = await judgeWatch(t, (v) => enough(longest(v)) || refusedByReceiver(longest(v)[0]) !== undefined);
-        const attempts = longest(view);
-        if (attempts.length === 0) t.notVerifiable(notObserved('a call.ended delivery to the failing subscription'));
-        const refused = refusedByReceiver(attempts[0]);
-        if (refused !== undefined) t.notVerifiable(`${refused}; so the subscription's plan (503, no answer) never ran`);
-        return attempts;
-      }
-
-      check(
-        'A delivery answered 503 is retried (if the target retries within the budget)',
-        {
-          verifies: ['WEBHOOK-5XX-RETRY'],
-          needs,
-          requests: 0,
-          timeoutMs,
-        },
-        async (t) => {
-          const attempts = await failingAttempts(t, (a) => retriedAfter(a, 503));
-          if (!retriedAfter(attempts, 503))
-            t.notVerifiable(
-              `no retry after a 503 answer within ${budget} s (the target's backoff may be longer): ` +
-                `${timeline(attempts)}`,
-            );
-        },
-      );
-
-      check(
-        'A delivery left unanswered is retried (if the target retries within the budget)',
-        {
-          verifies: ['WEBHOOK-TIMEOUT-RETRY'],
-          needs,
-          requests: 0,
-          timeoutMs,
-        },
-        async (t) => {
-          const attempts = await failingAttempts(t, (a) => retriedAfter(a, 'no-answer'));
-          if (!retriedAfter(attempts, 'no-answer')) {
-            const hung = attempts.some((d) => d.answeredStatus === 'no-answer');
-            t.notVerifiable(
-              hung
-                ? `no retry after the unanswered attempt within ${budget} s (the target's backoff may be longer): ` +
-                    `${timeline(attempts)}`
-                : `the target made ${attempts.length} attempt(s) within ${budget} s; the receiver leaves the ` +
-                    `fourth unanswered: ${timeline(attempts)}`,
-            );
-          }
-        },
-      );
-
-      check(
-        'Every attempt of one event carries the same eventId',
-        {
-          verifies: ['WEBHOOK-RETRY-SAME-EVENT'],
-          needs,
-          requests: 0,
-          timeoutMs,
-        },
-        async (t) => {
-          const attempts = await failingAttempts(t, (a) => a.length >= 5);
-          if (attempts.length < 2) t.notVerifiable(`only one attempt within ${budget} s`);
-          const ids = [...new Set(attempts.map((d) => String(payloadOf(d)?.eventId)))];
-          t.ensure(
-            ids.length === 1,
-            `the ${attempts.length} attempts of one call's call.ended carry ${ids.length} eventIds ` +
-              `(${ids.join(', ')}), must all carry the same`,
+        }
+        const again = acked.find((g) => g.length > 1);
+        if (again !== undefined)
+          t.fail(
+            `a delivery answered ${again[0]!.answeredStatus} was attempted again (${again.length} attempts, ` +
+              `${timeline(again)}): any 2xx means delivered`,
           );
-        },
-      );
+      },
+    );
 
-      check(
-        'Retries after 503 come at growing intervals (exponential backoff; the intervals are recorded)',
-        {
-          verifies: ['WEBHOOK-BACKOFF-EXPONENTIAL', 'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES'],
-          needs,
-          requests: 0,
-          timeoutMs,
-        },
-        async (t) => {
-          const attempts = await failingAttempts(t, (a) => gapsAfter503(a).length >= 3);
-          t.observe(
-            'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
-            `${attempts.length} attempt(s) within ${budget} s, ${timeline(attempts)}, answered ` +
-              `${attempts.map((d) => d.answeredStatus).join(', ')}`,
+    check(
+      `A delivery answered 410 is not attempted again within ${budget} s`,
+      {
+        verifies: ['WEBHOOK-4XX-NO-RETRY'],
+        needs,
+        requests: 0,
+        timeoutMs,
+      },
+      async (t) => {
+        const view = await judgeWatch(t, () => false);
+        // Receiver refusals (401 for a bad signature) are 4xx answers too.
+        const groups = answeredGroups(view, [400, 500]);
+        if (groups.length === 0)
+          t.notVerifiable(notObserved('a call.ended delivery to the subscription answering 410'));
+        const again = groups.find((g) => g.length > 1);
+        if (again !== undefined)
+          t.fail(
+            `a delivery answered ${again[0]!.answeredStatus} was attempted ${again.length} times ` +
+              `(${timeline(again)}): a 4xx is a permanent failure, no retry`,
           );
-          const gaps = gapsAfter503(attempts);
-          const times = attempts.map((d) => d.receivedAt);
-          if (times.length > 1 && targetClockAdvancedBetween(Math.min(...times), Math.max(...times))) {
-            t.notVerifiable(
-              "this run moved the target's virtual clock (control state clock-advanced) while these retries " +
-                'were pending, so their real-time intervals say nothing about its backoff (the webhook-delivery ' +
-                "checks judge it in the target's own time)",
-            );
-          }
-          if (gaps.length < 2) {
-            const measured =
-              intervals(attempts.map((d) => d.receivedAt))
-                .map(seconds)
-                .join(', ') || 'none';
-            t.notVerifiable(
-              `a verdict on exponential backoff needs three attempts; within ${budget} s the target made ` +
-                `${attempts.length} (intervals ${measured}): its backoff is longer than the budget`,
-            );
-          }
-          t.ensure(
-            growsGeometrically(gaps),
-            `intervals between retries after 503 are ${gaps.map(seconds).join(', ')}: exponential backoff makes ` +
-              `them grow (each at least ${GAP_DIP * 100} % of the one before, the last at least ` +
-              `${LAST_OVER_FIRST}× the first)`,
+      },
+    );
+
+    /**
+     * The attempts of the failing path's event (503 ×3, unanswered, 503…), once `enough` holds or
+     * the budget ran out.
+     */
+    async function failingAttempts(
+      t: CheckTools,
+      enough: (attempts: readonly Delivery[]) => boolean,
+    ): Promise<Delivery[]> {
+      if (!watchesFailing(t.target))
+        t.notVerifiable(
+          "judged in the target's own virtual time by the webhook-delivery checks (the control endpoint moves " +
+            'its clock), so the run watches no failing subscription in real time (the request budget)',
+        );
+      const longest = (v: WatchView) =>
+        attemptsByEvent(v.of('failing'), 'call.ended').sort((a, b) => b.length - a.length)[0] ?? [];
+      // Only the receiver's own refusal replaces the plan's answer (a store-only receiver answers by
+      // plan whatever the signature).
+      const refusedByReceiver = (d: Delivery | undefined) => (d?.error === undefined ? undefined : refusal(d));
+      const view = await judgeWatch(t, (v) => enough(longest(v)) || refusedByReceiver(longest(v)[0]) !== undefined);
+      const attempts = longest(view);
+      if (attempts.length === 0) t.notVerifiable(notObserved('a call.ended delivery to the failing subscription'));
+      const refused = refusedByReceiver(attempts[0]);
+      if (refused !== undefined) t.notVerifiable(`${refused}; so the subscription's plan (503, no answer) never ran`);
+      return attempts;
+    }
+
+    check(
+      'A delivery answered 503 is retried (if the target retries within the budget)',
+      {
+        verifies: ['WEBHOOK-5XX-RETRY'],
+        needs,
+        requests: 0,
+        timeoutMs,
+      },
+      async (t) => {
+        const attempts = await failingAttempts(t, (a) => retriedAfter(a, 503));
+        if (!retriedAfter(attempts, 503))
+          t.notVerifiable(
+            `no retry after a 503 answer within ${budget} s (the target's backoff may be longer): ` +
+              `${timeline(attempts)}`,
           );
-        },
-      );
-    },
-  );
+      },
+    );
+
+    check(
+      'A delivery left unanswered is retried (if the target retries within the budget)',
+      {
+        verifies: ['WEBHOOK-TIMEOUT-RETRY'],
+        needs,
+        requests: 0,
+        timeoutMs,
+      },
+      async (t) => {
+        const attempts = await failingAttempts(t, (a) => retriedAfter(a, 'no-answer'));
+        if (!retriedAfter(attempts, 'no-answer')) {
+          const hung = attempts.some((d) => d.answeredStatus === 'no-answer');
+          t.notVerifiable(
+            hung
+              ? `no retry after the unanswered attempt within ${budget} s (the target's backoff may be longer): ` +
+                  `${timeline(attempts)}`
+              : `the target made ${attempts.length} attempt(s) within ${budget} s; the receiver leaves the ` +
+                  `fourth unanswered: ${timeline(attempts)}`,
+          );
+        }
+      },
+    );
+
+    check(
+      'Every attempt of one event carries the same eventId',
+      {
+        verifies: ['WEBHOOK-RETRY-SAME-EVENT'],
+        needs,
+        requests: 0,
+        timeoutMs,
+      },
+      async (t) => {
+        const attempts = await failingAttempts(t, (a) => a.length >= 5);
+        if (attempts.length < 2) t.notVerifiable(`only one attempt within ${budget} s`);
+        const ids = [...new Set(attempts.map((d) => String(payloadOf(d)?.eventId)))];
+        t.ensure(
+          ids.length === 1,
+          `the ${attempts.length} attempts of one call's call.ended carry ${ids.length} eventIds ` +
+            `(${ids.join(', ')}), must all carry the same`,
+        );
+      },
+    );
+
+    check(
+      'Retries after 503 come at growing intervals (exponential backoff; the intervals are recorded)',
+      {
+        verifies: ['WEBHOOK-BACKOFF-EXPONENTIAL', 'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES'],
+        needs,
+        requests: 0,
+        timeoutMs,
+      },
+      async (t) => {
+        const attempts = await failingAttempts(t, (a) => gapsAfter503(a).length >= 3);
+        t.observe(
+          'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',
+          `${attempts.length} attempt(s) within ${budget} s, ${timeline(attempts)}, answered ` +
+            `${attempts.map((d) => d.answeredStatus).join(', ')}`,
+        );
+        const gaps = gapsAfter503(attempts);
+        const times = attempts.map((d) => d.receivedAt);
+        if (times.length > 1 && targetClockAdvancedBetween(Math.min(...times), Math.max(...times))) {
+          t.notVerifiable(
+            "this run moved the target's virtual clock (control state clock-advanced) while these retries " +
+              'were pending, so their real-time intervals say nothing about its backoff (the webhook-delivery ' +
+              "checks judge it in the target's own time)",
+          );
+        }
+        if (gaps.length < 2) {
+          const measured =
+            intervals(attempts.map((d) => d.receivedAt))
+              .map(seconds)
+              .join(', ') || 'none';
+          t.notVerifiable(
+            `a verdict on exponential backoff needs three attempts; within ${budget} s the target made ` +
+              `${attempts.length} (intervals ${measured}): its backoff is longer than the budget`,
+          );
+        }
+        t.ensure(
+          growsGeometrically(gaps),
+          `intervals between retries after 503 are ${gaps.map(seconds).join(', ')}: exponential backoff makes ` +
+            `them grow (each at least ${GAP_DIP * 100} % of the one before, the last at least ` +
+            `${LAST_OVER_FIRST}× the first)`,
+        );
+      },
+    );
+  });
 }
 
 describe('Deliveries watched across the run: clean-up', () => {

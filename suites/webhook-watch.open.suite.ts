@@ -7,6 +7,7 @@ import { describe } from 'vitest';
 import { eventTypes } from '../contract/openapi.ts';
 import { check } from '../harness/checks/check.ts';
 import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/seams/event-watch.ts';
+import type { Watch } from '../harness/seams/event-watch.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
 import { session } from '../harness/run/session.ts';
 
@@ -55,7 +56,7 @@ describe('Webhook deliveries watched across the run', () => {
         requests: 0,
       },
       async (t) => {
-        let watch;
+        let watch: Watch;
         try {
           watch = await openWatch(t);
         } catch (error) {

@@ -111,12 +111,15 @@ export function junitXml(suite: string, data: SummaryData, meta: readonly Thresh
       return `${open}\n      <skipped message="not observed: no sample within the probe"/>\n    </testcase>`;
     if (r.ok) return `${open}</testcase>`;
     const message = xmlEscape(`threshold ${r.key}: ${r.expression} crossed`);
-    return `${open}\n      <failure message="${message}" type="threshold">${xmlEscape(`${r.requirement}: ${r.description}\nobserved: ${formatValues(r.values)}`)}</failure>\n    </testcase>`;
+    const detail = xmlEscape(`${r.requirement}: ${r.description}\nobserved: ${formatValues(r.values)}`);
+    return `${open}\n      <failure message="${message}" type="threshold">${detail}</failure>\n    </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" skipped="${skipped}" time="${seconds}">`,
-    `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds}">`,
+    `<testsuites name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" ` +
+      `skipped="${skipped}" time="${seconds}">`,
+    `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" ` +
+      `skipped="${skipped}" time="${seconds}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

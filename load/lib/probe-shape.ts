@@ -5,7 +5,10 @@
  * (Node and k6 both load it).
  */
 
-/** The embedded reference's scaled rate window for the probe (load/run.ts): the whole probe (4 windows + set-up) stays under 30 s. */
+/**
+ * The embedded reference's scaled rate window for the probe (load/run.ts): the whole probe (4 windows + set-up)
+ * stays under 30 s.
+ */
 export const REFERENCE_WINDOW_MS = 2_500;
 
 /** Consecutive failed deliveries after which the spec disables a subscription. */
@@ -15,7 +18,10 @@ export type PlanStep = { status: number; times?: number } | { hang: true; times?
 export interface Plan {
   name: string;
   steps: PlanStep[];
-  /** Only against the reference, whose virtual clock reaches the 10th attempt (REFERENCE_ONLY_PROBE_REQUIREMENTS, requirements/catalogue.ts). */
+  /**
+   * Only against the reference, whose virtual clock reaches the 10th attempt (REFERENCE_ONLY_PROBE_REQUIREMENTS,
+   * requirements/catalogue.ts).
+   */
   referenceOnly: boolean;
 }
 
@@ -46,7 +52,10 @@ export function webhookRetryRequests(reference: boolean): { hooks: number; calls
 /** Share of the limit of the "under" phase (never refused) and of the "over" phase (refused). */
 const UNDER_SHARE = 0.9;
 const OVER_SHARE = 1.5;
-/** 2.75 windows: wherever a clock-aligned window's boundary falls, two boundaries (one complete window) show up in the phase. */
+/**
+ * 2.75 windows: wherever a clock-aligned window's boundary falls, two boundaries (one complete window) show up in
+ * the phase.
+ */
 export const OVER_WINDOWS = 2.75;
 
 export interface RateLimitShape {
@@ -104,12 +113,18 @@ export function probeRequests(target: { remote: boolean; limit: number; windowMs
     {
       probe: 'webhook-retry',
       maxRequests: hooks.total,
-      detail: `${hooks.hooks} subscriptions created and deleted${hooks.calls > 0 ? `, ${hooks.calls} call originated` : " (events from the reference's own API)"}`,
+      detail:
+        `${hooks.hooks} subscriptions created and deleted` +
+        `${hooks.calls > 0 ? `, ${hooks.calls} call originated` : " (events from the reference's own API)"}`,
     },
     {
       probe: 'rate-limit',
       maxRequests: rate.maxRequests,
-      detail: `at most ${rate.setupMaxRequests} in the set-up burst (it stops at the first 429), ${rate.underPerWindow} at 90 % of the limit for one window, ${rate.overRequests} at 150 % for ${OVER_WINDOWS} windows (limit ${target.limit} per ${windowMs / 1000} s${target.remote ? '' : ", the probe's own reference server"})`,
+      detail:
+        `at most ${rate.setupMaxRequests} in the set-up burst (it stops at the first 429), ` +
+        `${rate.underPerWindow} at 90 % of the limit for one window, ` +
+        `${rate.overRequests} at 150 % for ${OVER_WINDOWS} windows ` +
+        `(limit ${target.limit} per ${windowMs / 1000} s${target.remote ? '' : ", the probe's own reference server"})`,
     },
   ];
 }

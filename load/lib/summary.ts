@@ -68,7 +68,9 @@ export function buildSummary(
   });
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(1);
   const text = [
-    `k6 ${probe}: ${failed.length === 0 ? 'PASS' : 'FAIL'} — ${results.length - failed.length}/${results.length} thresholds held${unobserved > 0 ? ` (${unobserved} of them on nothing observed: no verdict)` : ''}, ${seconds} s`,
+    `k6 ${probe}: ${failed.length === 0 ? 'PASS' : 'FAIL'} — ` +
+      `${results.length - failed.length}/${results.length} thresholds held` +
+      `${unobserved > 0 ? ` (${unobserved} of them on nothing observed: no verdict)` : ''}, ${seconds} s`,
     ...report.lines.map((l) => `  ${redact(l)}`),
     ...failed.map((r) => `  crossed: ${r.key} ${r.expression} [${r.requirement}] ${r.description}`),
     `  report: ${dir}/${stem}.json, ${dir}/${stem}.junit.xml`,

@@ -210,7 +210,9 @@ export function cdrVerdict(query: CdrQuery, now: NowRange): CdrVerdict {
   const windows = readings.flatMap((reading) => [windowAt(earliest, reading), windowAt(latest, reading)]);
   const outcomes = windows.map((w) => judgeSpan(w.tillNs - w.fromNs));
   const outcomeEarly = outcomes[0]!;
+  // biome-ignore lint/complexity/useMathMinMax: bigints; Math.min takes numbers only
   const minFrom = windows.reduce((min, w) => (w.fromNs < min ? w.fromNs : min), windows[0]!.fromNs);
+  // biome-ignore lint/complexity/useMathMinMax: bigints; Math.max takes numbers only
   const maxTill = windows.reduce((max, w) => (w.tillNs > max ? w.tillNs : max), windows[0]!.tillNs);
   const rowWindow: RowWindow = { fromMs: nsToMsFloor(minFrom), tillMs: nsToMsCeil(maxTill) };
 

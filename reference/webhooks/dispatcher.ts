@@ -248,8 +248,10 @@ function httpsTargetError(targetUrl: string): string | undefined {
   } catch {
     return 'target_url is not a valid URL; nothing was sent';
   }
-  if (url.protocol !== 'https:')
-    return `target_url uses ${url.protocol.replace(/:$/, '')}, not https; the dispatcher only delivers to https targets`;
+  if (url.protocol !== 'https:') {
+    const scheme = url.protocol.replace(/:$/, '');
+    return `target_url uses ${scheme}, not https; the dispatcher only delivers to https targets`;
+  }
   return undefined;
 }
 
@@ -364,10 +366,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     delete d.record.nextAttemptAt;
     if (closed || isTerminal(d.record.state) || d.inFlight !== undefined) return;
     const sub = d.subscription;
-    if (blockedByStatus(sub)) return finish(d, 'abandoned_disabled');
+    if (blockedByStatus(sub)) {
+      finish(d, 'abandoned_disabled');
+      return;
+    }
     const at = clock.now();
-    if (d.firstAttemptAt !== undefined && at - d.firstAttemptAt > RETRY_HORIZON_MS) return finish(d, 'gave_up');
-    if (d.record.attempts.length >= MAX_ATTEMPTS_PER_DELIVERY) return finish(d, 'gave_up');
+    if (d.firstAttemptAt !== undefined && at - d.firstAttemptAt > RETRY_HORIZON_MS) {
+      finish(d, 'gave_up');
+      return;
+    }
+    if (d.record.attempts.length >= MAX_ATTEMPTS_PER_DELIVERY) {
+      finish(d, 'gave_up');
+      return;
+    }
     d.firstAttemptAt ??= at;
 
     const attempt = d.record.attempts.length + 1;
@@ -420,7 +431,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const sub = d.subscription;
     if (outcome.kind === 'status' && outcome.status >= 200 && outcome.status < 300) {
       sub.consecutiveFailures = 0;
-      return finish(d, 'delivered');
+      finish(d, 'delivered');
+      return;
     }
     let retry: boolean;
     if (outcome.kind === 'status' && outcome.status >= 400 && outcome.status < 500) {
@@ -432,13 +444,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     recordFailure(d);
     if (isTerminal(d.record.state)) return;
-    if (!retry) return finish(d, 'failed_permanent');
-    if (blockedByStatus(sub)) return finish(d, 'abandoned_disabled');
-    if (d.record.attempts.length >= MAX_ATTEMPTS_PER_DELIVERY) return finish(d, 'gave_up');
+    if (!retry) {
+      finish(d, 'failed_permanent');
+      return;
+    }
+    if (blockedByStatus(sub)) {
+      finish(d, 'abandoned_disabled');
+      return;
+    }
+    if (d.record.attempts.length >= MAX_ATTEMPTS_PER_DELIVERY) {
+      finish(d, 'gave_up');
+      return;
+    }
     const first = d.firstAttemptAt as number;
     let nextAt = first;
     for (let k = 1; k <= d.record.attempts.length; k++) nextAt += interval(k);
-    if (nextAt - first > RETRY_HORIZON_MS) return finish(d, 'gave_up');
+    if (nextAt - first > RETRY_HORIZON_MS) {
+      finish(d, 'gave_up');
+      return;
+    }
     if (closed) return;
     d.record.nextAttemptAt = nextAt;
     d.timer = clock.setTimer(nextAt, () => runAttempt(d));
