@@ -178,12 +178,14 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
     // access tokens); the report's writers only ever see redacted text.
     const observe = (requirement: RequirementId, text: string): void => {
-      (meta.observations ??= []).push({ requirement, text: api.redact(text) });
+      meta.observations ??= [];
+      meta.observations.push({ requirement, text: api.redact(text) });
     };
     const fail = (message: string): never => {
       throw new CheckFailure(message);
     };
-    const verdicts: RequirementVerdictRecord[] = (meta.verdicts = []);
+    const verdicts: RequirementVerdictRecord[] = [];
+    meta.verdicts = verdicts;
     if (options.turn !== undefined && options.turn.note !== '') observe(options.verifies[0], options.turn.note);
     // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
     const controlClient = createControlClient({

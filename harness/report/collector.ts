@@ -197,9 +197,8 @@ export class CheckCollector implements Reporter {
       ];
       const why =
         result.status === 'skipped' ? ` (${result.skipReason})` : result.status === 'not_run' ? ' (interrupted)' : '';
-      this.progress.write(
-        readable(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`) + '\n',
-      );
+      const line = `${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`;
+      this.progress.write(`${readable(line)}\n`);
     }
   }
 }

@@ -9,7 +9,7 @@
  * inspection, refused unless the check declared it in `needs.control` (or asked `offers()`
  * first), with every setup journalled and torn down after the check.
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import {
   CONTROL_PROTOCOL,
   isControlInspection,
@@ -73,7 +73,7 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
     path: string,
     body?: unknown,
   ): Promise<{ status: number; json: unknown; text: string }> => {
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await request(`${endpoint.url}${path}`, {
         method,

@@ -11,7 +11,7 @@
  * the receiver refused) carries a `refusal`, and `waitFor` fails at once with its reason instead
  * of waiting out its timeout.
  */
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { SIGNATURE_HEADER, verifySignature } from '../../contract/signature.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 
@@ -158,7 +158,7 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
   const call = async (method: 'GET' | 'PUT', path: string, body?: unknown): Promise<unknown> => {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await request(`${queryUrl}${path}`, {
         method,

@@ -175,24 +175,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     caDir = mkdtempSync(join(tmpdir(), 'webhook-receiver-'));
     writeFileSync(join(caDir, 'ca.pem'), receiver.caCertPem);
   }
-  process.stdout.write(
-    [
-      `Webhook receiver listening on ${receiver.url}`,
-      receiver.url !== receiver.localUrl ? `  local URL:      ${receiver.localUrl}` : undefined,
-      caDir
-        ? `  CA certificate: ${join(caDir, 'ca.pem')} (senders trust it via \`ca\`, or NODE_EXTRA_CA_CERTS for node)`
-        : parsed.options.plainHttp
-          ? '  TLS: none here (plain HTTP behind a TLS-terminating proxy)'
-          : '  TLS: user-supplied certificate',
-      `  query API:      ${receiver.localUrl}/_receiver/deliveries  (PUT ${receiver.localUrl}/_receiver/paths?path=/hooks/x {secret?, plan?})`,
-      parsed.options.token === undefined
-        ? undefined
-        : `  pull API:       bearer RECEIVER_TOKEN required; store-only (the suite verifies signatures); kept: ${parsed.options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES} deliveries, ${(parsed.options.maxAgeMs ?? 0) / 1000} s`,
-      'Ctrl-C to stop.',
-    ]
-      .filter((line) => line !== undefined)
-      .join('\n') + '\n',
-  );
+  const lines = [
+    `Webhook receiver listening on ${receiver.url}`,
+    receiver.url !== receiver.localUrl ? `  local URL:      ${receiver.localUrl}` : undefined,
+    caDir
+      ? `  CA certificate: ${join(caDir, 'ca.pem')} (senders trust it via \`ca\`, or NODE_EXTRA_CA_CERTS for node)`
+      : parsed.options.plainHttp
+        ? '  TLS: none here (plain HTTP behind a TLS-terminating proxy)'
+        : '  TLS: user-supplied certificate',
+    `  query API:      ${receiver.localUrl}/_receiver/deliveries  (PUT ${receiver.localUrl}/_receiver/paths?path=/hooks/x {secret?, plan?})`,
+    parsed.options.token === undefined
+      ? undefined
+      : `  pull API:       bearer RECEIVER_TOKEN required; store-only (the suite verifies signatures); kept: ${parsed.options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES} deliveries, ${(parsed.options.maxAgeMs ?? 0) / 1000} s`,
+    'Ctrl-C to stop.',
+  ].filter((line) => line !== undefined);
+  process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;
   const stop = (): void => {
