@@ -65,7 +65,10 @@ export interface CheckTools {
   onCleanup(fn: () => Promise<void>): void;
 }
 
-/** Whether one check of a group of interchangeable checks runs in this run, and what to record (harness/scheduling/rotation.ts turnOf). */
+/**
+ * Whether one check of a group of interchangeable checks runs in this run, and what to record
+ * (harness/scheduling/rotation.ts turnOf).
+ */
 export interface Turn {
   readonly runs: boolean;
   /** Names this run's slice of the group (and what the next seeds send); '' when the group is not rotated. */
@@ -232,7 +235,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
           // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
           const event = api.rateLimitEvents.at(-1);
           throw new NotVerifiable(
-            `${where} was refused for rate (429) after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
+            `${where} was refused for rate (429) ` +
+              `after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
           );
         }
         if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
@@ -253,7 +257,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
               );
             } else {
               fail(
-                `${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n- ${verdict.problems.join('\n- ')}`,
+                `${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n` +
+                  `- ${verdict.problems.join('\n- ')}`,
               );
             }
           }

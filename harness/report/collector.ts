@@ -188,7 +188,8 @@ export class CheckCollector implements Reporter {
           : ` · about ${Math.ceil((remaining * 60) / this.requestsPerMinute)} s left`;
       const elapsed = Math.round((Date.now() - this.started) / 1000);
       this.progress.write(
-        `\r\u001b[2K${done}/${this.total} checks · ${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`,
+        `\r\u001b[2K${done}/${this.total} checks · ` +
+          `${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`,
       );
       if (result.status === 'failed') this.progress.write(`\r\u001b[2K✗ ${readable(result.name)}\n`);
     } else {

@@ -64,7 +64,9 @@ export interface Replayable {
   readonly requestBody: string | undefined;
 }
 
-/** `curl -sS -i -X POST 'https://…/v1/calls' -H … --data-binary '…'`: prints the status line, headers and body. */
+/**
+ * `curl -sS -i -X POST 'https://…/v1/calls' -H … --data-binary '…'`: prints the status line, headers and body.
+ */
 export function curlCommand(
   exchange: Replayable,
   variables: ReadonlyMap<string, string>,

@@ -170,13 +170,15 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
       });
     } catch (error) {
       throw new Error(
-        `the receiver at ${queryUrl} could not be reached (${(error as Error).message}); check RECEIVER_URL or the local receiver`,
+        `the receiver at ${queryUrl} could not be reached (${(error as Error).message}); ` +
+          'check RECEIVER_URL or the local receiver',
       );
     }
     const text = await response.body.text();
     if (response.statusCode === 401)
       throw new Error(
-        `the receiver at ${queryUrl} refused the suite's token (401); set RECEIVER_TOKEN to the token the receiver was started with`,
+        `the receiver at ${queryUrl} refused the suite's token (401); ` +
+          'set RECEIVER_TOKEN to the token the receiver was started with',
       );
     if (response.statusCode >= 400)
       throw new Error(
@@ -228,7 +230,8 @@ export async function checkReceiverService(url: string, token: string): Promise<
     await response.body.dump();
   } catch (error) {
     throw new Error(
-      `RECEIVER_URL: the receiver at ${url} could not be reached (${(error as Error).message}); check the address, or that npm run receiver is running there`,
+      `RECEIVER_URL: the receiver at ${url} could not be reached (${(error as Error).message}); ` +
+        'check the address, or that npm run receiver is running there',
     );
   }
   if (status === 401)
