@@ -109,9 +109,8 @@ export function compareSchemas(
     const a = before[combinator];
     const b = after[combinator];
     if (Array.isArray(a) && Array.isArray(b))
-      a.forEach((part, i) =>
-        compareSchemas(oldDoc, newDoc, part, b[i], `${where}.${combinator}[${i}]`, direction, out, seen),
-      );
+      for (const [i, part] of a.entries())
+        compareSchemas(oldDoc, newDoc, part, b[i], `${where}.${combinator}[${i}]`, direction, out, seen);
   }
 }
 

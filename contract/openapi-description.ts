@@ -43,7 +43,10 @@ function keptOas31(directory: string): ValidateFunction {
   return validate;
 }
 
-/** The library calls getAjvValidator(version) for the compiled schema of a version (its index.js); 3.1's comes from the kept file. */
+/**
+ * The library calls getAjvValidator(version) for the compiled schema
+ * of a version (its index.js); 3.1's comes from the kept file.
+ */
 class KeptSchemaValidator extends Validator {
   private readonly cacheDirectory: string;
 

@@ -76,7 +76,10 @@ export function precompiledFileName(
   return `${options.name}-${hash}.cjs`;
 }
 
-/** Runs a standalone module's code and takes its validators (v0, v1, … in pointer order); undefined when it does not give them all. */
+/**
+ * Runs a standalone module's code and takes its validators (v0, v1, … in pointer order);
+ * undefined when it does not give them all.
+ */
 function evaluate(code: string, count: number): ValidateFunction[] | undefined {
   const module = { exports: {} as Record<string, unknown> };
   new Function('require', 'module', 'exports', code)(require, module, module.exports);

@@ -72,7 +72,8 @@ function assertUnixSeconds(value: number, what: string): void {
 /** The header value a sender puts in X-Service-Signature. */
 export function signPayload(secret: string, timestampSeconds: number, rawBody: string | Uint8Array): string {
   assertUnixSeconds(timestampSeconds, 'timestampSeconds');
-  return `t=${timestampSeconds},${SIGNATURE_SCHEME}=${computeDigest(secret, timestampSeconds, rawBody).toString('hex')}`;
+  const digest = computeDigest(secret, timestampSeconds, rawBody).toString('hex');
+  return `t=${timestampSeconds},${SIGNATURE_SCHEME}=${digest}`;
 }
 
 /** Shape check only; says nothing about authenticity. Signatures are returned lower-cased. */
@@ -170,10 +171,11 @@ export function verifySignature(input: VerifyInput): VerifyResult {
   }
   const parsed = parseSignatureHeader(header);
   if (!parsed.ok) {
+    const hint = base64Hint(header, input.secret, input.rawBody);
     return {
       ok: false,
       reason: 'malformed_header',
-      detail: `The ${SIGNATURE_HEADER} header is malformed: ${parsed.reason}${base64Hint(header, input.secret, input.rawBody)}.`,
+      detail: `The ${SIGNATURE_HEADER} header is malformed: ${parsed.reason}${hint}.`,
     };
   }
   const expected = computeDigest(input.secret, parsed.timestamp, input.rawBody);
@@ -184,10 +186,13 @@ export function verifySignature(input: VerifyInput): VerifyResult {
   }
   if (!matched) {
     const mistake = likelyMistake(input.secret, parsed.timestamp, input.rawBody, parsed.signatures);
+    const because = mistake === undefined ? '' : `: ${mistake}`;
     return {
       ok: false,
       reason: 'signature_mismatch',
-      detail: `No v1 signature among ${parsed.signatures.length} matches the HMAC-SHA256 of \`t.\` + the raw body with this path's secret${mistake === undefined ? '' : `: ${mistake}`}.`,
+      detail:
+        `No v1 signature among ${parsed.signatures.length} matches the HMAC-SHA256 of \`t.\` + the raw body ` +
+        `with this path's secret${because}.`,
     };
   }
   const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);

@@ -88,18 +88,30 @@ export function formatAjvErrors(errors: readonly ErrorObject[] | null | undefine
     .map((error) => {
       const where = `${root}${error.instancePath}`;
       switch (error.keyword) {
-        case 'enum':
-          return `${where} is ${JSON.stringify(error.data)}, not one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-        case 'const':
-          return `${where} is ${JSON.stringify(error.data)}, must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+        case 'enum': {
+          const { allowedValues } = error.params as { allowedValues: unknown[] };
+          const allowed = allowedValues.map((v) => JSON.stringify(v)).join(', ');
+          return `${where} is ${JSON.stringify(error.data)}, not one of ${allowed}`;
+        }
+        case 'const': {
+          const { allowedValue } = error.params as { allowedValue: unknown };
+          return `${where} is ${JSON.stringify(error.data)}, must be ${JSON.stringify(allowedValue)}`;
+        }
         case 'required':
           return `${where} lacks required field "${(error.params as { missingProperty: string }).missingProperty}"`;
-        case 'type':
-          return `${where} is ${JSON.stringify(error.data)?.slice(0, 80)}, must be ${(error.params as { type: string | string[] }).type}`;
-        case 'propertyNames':
-          return `${where} has a field named "${(error.params as { propertyName: string }).propertyName}", which the schema forbids`;
-        default:
-          return `${where} ${error.message ?? 'is invalid'}${error.keyword === 'format' || error.keyword === 'pattern' ? ` (got ${JSON.stringify(error.data)?.slice(0, 80)})` : ''}`;
+        case 'type': {
+          const { type } = error.params as { type: string | string[] };
+          return `${where} is ${JSON.stringify(error.data)?.slice(0, 80)}, must be ${type}`;
+        }
+        case 'propertyNames': {
+          const { propertyName } = error.params as { propertyName: string };
+          return `${where} has a field named "${propertyName}", which the schema forbids`;
+        }
+        default: {
+          const shown = error.keyword === 'format' || error.keyword === 'pattern';
+          const got = shown ? ` (got ${JSON.stringify(error.data)?.slice(0, 80)})` : '';
+          return `${where} ${error.message ?? 'is invalid'}${got}`;
+        }
       }
     })
     .filter((message, index, all) => all.indexOf(message) === index);
@@ -159,7 +171,10 @@ const componentSchemaPointer = (name: string): string => `#/components/schemas/$
 const eventSchemaPointer = (event: string): string =>
   `#/webhooks/${pointerSegment(event)}/post/requestBody/content/application~1json/schema`;
 
-/** Every schema the contract validates against: each documented response body, each component schema, each event's payload. */
+/**
+ * Every schema the contract validates against: each documented
+ * response body, each component schema, each event's payload.
+ */
 export function schemaPointers(): string[] {
   const pointers = new Set<string>();
   for (const [pathTemplate, item] of Object.entries(

@@ -41,7 +41,7 @@ export interface Requirement {
 }
 
 export const requirements = [
-  // ── Format and contract ──────────────────────────────────────────────────────────────
+  // ── Format and contract ──
   {
     id: 'FORMAT-JSON-CONTENT-TYPE',
     section: 'What the service does',
@@ -61,7 +61,9 @@ export const requirements = [
     section: 'Endpoints',
     level: 'MUST',
     checks: ['suite', 'property'],
-    text: 'Every status a target answers is one the spec documents for that operation, with the body schema of that status.',
+    text:
+      'Every status a target answers is one the spec documents ' +
+      'for that operation, with the body schema of that status.',
   },
   {
     id: 'CONTRACT-ERROR-CODE-PER-STATUS',
@@ -78,7 +80,7 @@ export const requirements = [
     text: 'Fields a target returns beyond the documented ones are recorded (additive changes ship in place).',
   },
 
-  // ── GET /me ──────────────────────────────────────────────────────────────────────────
+  // ── GET /me ──
   {
     id: 'ME-200-SHAPE',
     section: 'Endpoints › GET /me',
@@ -103,14 +105,16 @@ export const requirements = [
     text: 'GET /me with a token of a suspended account answers 403 `suspended`.',
   },
 
-  // ── GET /balance ─────────────────────────────────────────────────────────────────────
+  // ── GET /balance ──
   {
     id: 'BALANCE-200-SHAPE',
     section: 'Resources › Balance',
     level: 'MUST',
     checks: ['suite'],
     covers: { operations: ['GET /balance'] },
-    text: 'GET /balance answers 200 with a numeric balance, a currency, an accountType and the booleans blocked and stale.',
+    text:
+      'GET /balance answers 200 with a numeric balance, a currency, ' +
+      'an accountType and the booleans blocked and stale.',
   },
   {
     id: 'BALANCE-CREDIT-LIMIT-NULLABLE',
@@ -135,21 +139,25 @@ export const requirements = [
     text: 'The allowed values of accountType are not shown; the value a target returns is recorded.',
   },
 
-  // ── GET /cdrs ────────────────────────────────────────────────────────────────────────
+  // ── GET /cdrs ──
   {
     id: 'CDRS-200-SHAPE',
     section: 'Resources › Cdr',
     level: 'MUST',
     checks: ['suite'],
     covers: { operations: ['GET /cdrs'] },
-    text: 'GET /cdrs answers 200 with an integer count and a calls array whose records have the documented field types.',
+    text:
+      'GET /cdrs answers 200 with an integer count and a calls ' +
+      'array whose records have the documented field types.',
   },
   {
     id: 'CDRS-COUNT-MATCHES-ROWS',
     section: 'Resources › Cdr',
     level: 'MUST',
     checks: ['suite', 'property'],
-    text: 'count is the number of records in calls, or, when calls holds exactly `limit` records, the larger number of records in the window (the spec defines count no further).',
+    text:
+      'count is the number of records in calls, or, when calls holds exactly `limit` records, ' +
+      'the larger number of records in the window (the spec defines count no further).',
   },
   {
     id: 'CDRS-ROWS-IN-WINDOW',
@@ -163,7 +171,9 @@ export const requirements = [
     section: 'Endpoints › GET /cdrs',
     level: 'MUST',
     checks: ['suite', 'property'],
-    text: 'Without from and till the window is the last 24 hours and a missing till is now; a missing from is 24 hours before now, or before till (both readings of "24 hours before now" are accepted).',
+    text:
+      'Without from and till the window is the last 24 hours and a missing till is now; ' +
+      'a missing from is 24 hours before now, or before till (both readings of "24 hours before now" are accepted).',
   },
   {
     id: 'CDRS-INVALID-TIMESTAMP',
@@ -201,14 +211,18 @@ export const requirements = [
     section: 'Limits',
     level: 'OBSERVE',
     checks: ['property'],
-    text: 'Whether a window 31 days plus one millisecond long is refused is recorded (the comparison precision is not shown).',
+    text:
+      'Whether a window 31 days plus one millisecond long is ' +
+      'refused is recorded (the comparison precision is not shown).',
   },
   {
     id: 'CDRS-TIMESTAMP-OFFSETS',
     section: 'Endpoints › GET /cdrs',
     level: 'MUST',
     checks: ['property'],
-    text: 'from and till with any UTC offset or Z, with or without fractional seconds, are read as the instants they denote.',
+    text:
+      'from and till with any UTC offset or Z, with or without ' +
+      'fractional seconds, are read as the instants they denote.',
   },
   {
     id: 'CDRS-DATE-ONLY-TIMESTAMP',
@@ -229,7 +243,9 @@ export const requirements = [
     section: 'Limits',
     level: 'MUST',
     checks: ['suite', 'property'],
-    text: 'With a limit from 1 to 1000, at most that many records are returned, and that many when the window holds more.',
+    text:
+      'With a limit from 1 to 1000, at most that many records are returned, ' +
+      'and that many when the window holds more.',
   },
   {
     id: 'CDRS-LIMIT-MAX-1000',
@@ -272,14 +288,18 @@ export const requirements = [
     section: 'Endpoints › GET /cdrs',
     level: 'OBSERVE',
     checks: ['suite'],
-    text: 'Which reading of the default from ("24 hours before now") a target uses when only till is given is recorded: 24 hours before now, or before till.',
+    text:
+      'Which reading of the default from ("24 hours before now") a target uses ' +
+      'when only till is given is recorded: 24 hours before now, or before till.',
   },
   {
     id: 'CDRS-COUNT-READING',
     section: 'Resources › Cdr',
     level: 'OBSERVE',
     checks: ['suite'],
-    text: 'Whether count is the number of records returned or the total in the window when limit truncates the answer is recorded.',
+    text:
+      'Whether count is the number of records returned or the total ' +
+      'in the window when limit truncates the answer is recorded.',
   },
   {
     id: 'CDR-REQUIRED-FIELDS',
@@ -296,7 +316,7 @@ export const requirements = [
     text: 'The disposition values a target returns are recorded: the allowed values are not shown.',
   },
 
-  // ── GET /agents ──────────────────────────────────────────────────────────────────────
+  // ── GET /agents ──
   {
     id: 'AGENTS-200-SHAPE',
     section: 'Resources › Agent',
@@ -320,7 +340,7 @@ export const requirements = [
     text: 'No agent record ever carries a credential (password, secret, SIP credential or similar).',
   },
 
-  // ── POST /calls ──────────────────────────────────────────────────────────────────────
+  // ── POST /calls ──
   {
     id: 'CALLS-QUEUED',
     section: 'Endpoints › POST /calls',
@@ -385,7 +405,9 @@ export const requirements = [
     level: 'MUST',
     checks: ['suite'],
     covers: { errorCodes: ['ai_agent_not_found'] },
-    text: "An aiAgentId with no agent on the caller's account, including another account's agent, answers 404 `ai_agent_not_found`.",
+    text:
+      "An aiAgentId with no agent on the caller's account, " +
+      "including another account's agent, answers 404 `ai_agent_not_found`.",
   },
   {
     id: 'CALLS-AGENT-NOT-PROVISIONED-409',
@@ -449,14 +471,16 @@ export const requirements = [
     text: 'Call states after `queued` are not shown; the states a target exposes are recorded.',
   },
 
-  // ── POST /hooks ──────────────────────────────────────────────────────────────────────
+  // ── POST /hooks ──
   {
     id: 'HOOKS-CREATE',
     section: 'States › Webhook subscription',
     level: 'MUST',
     checks: ['suite', 'property'],
     covers: { operations: ['POST /hooks'] },
-    text: 'A valid POST /hooks answers 200 with a UUID id and a secret starting with `whsec_`; the subscription is active.',
+    text:
+      'A valid POST /hooks answers 200 with a UUID id and a ' +
+      'secret starting with `whsec_`; the subscription is active.',
   },
   {
     id: 'HOOKS-SECRET-ONCE',
@@ -523,7 +547,7 @@ export const requirements = [
     text: 'The maximum number of subscriptions per account is not shown; any limit met is recorded.',
   },
 
-  // ── DELETE /hooks/{id} and the subscription state table ──────────────────────────────
+  // ── DELETE /hooks/{id} and the subscription state table ──
   {
     id: 'HOOKS-DELETE-SOFT',
     section: 'States › Webhook subscription',
@@ -587,10 +611,12 @@ export const requirements = [
     section: 'Endpoints › DELETE /hooks/{id}',
     level: 'OBSERVE',
     checks: ['suite'],
-    text: 'DELETE with a well-formed UUID of another version than 4: "UUID v4" allows 400 `invalid_input`, "id not a UUID" allows 404 `not_found`; which one is recorded.',
+    text:
+      'DELETE with a well-formed UUID of another version than 4: "UUID v4" allows 400 ' +
+      '`invalid_input`, "id not a UUID" allows 404 `not_found`; which one is recorded.',
   },
 
-  // ── Authentication and scopes ────────────────────────────────────────────────────────
+  // ── Authentication and scopes ──
   {
     id: 'AUTH-BEARER-REQUIRED',
     section: 'Authentication',
@@ -680,7 +706,9 @@ export const requirements = [
     level: 'OBSERVE',
     checks: ['suite'],
     covers: { scopes: ['read:numbers'] },
-    text: 'read:numbers exists but its endpoints are not shown: that it grants none of the documented endpoints is recorded.',
+    text:
+      'read:numbers exists but its endpoints are not shown: ' +
+      'that it grants none of the documented endpoints is recorded.',
   },
   {
     id: 'AUTH-SCOPE-INVOICES',
@@ -688,14 +716,18 @@ export const requirements = [
     level: 'OBSERVE',
     checks: ['suite'],
     covers: { scopes: ['read:invoices'] },
-    text: 'read:invoices exists but its endpoints are not shown: that it grants none of the documented endpoints is recorded.',
+    text:
+      'read:invoices exists but its endpoints are not shown: ' +
+      'that it grants none of the documented endpoints is recorded.',
   },
   {
     id: 'AUTH-OAUTH-DISCOVERY',
     section: 'Authentication',
     level: 'MUST',
     checks: ['suite'],
-    text: 'The auth host serves RFC 8414 metadata naming its issuer, its token endpoint and the client_credentials grant.',
+    text:
+      'The auth host serves RFC 8414 metadata naming its issuer, ' +
+      'its token endpoint and the client_credentials grant.',
   },
   {
     id: 'AUTH-OAUTH-CLIENT-CREDENTIALS',
@@ -716,21 +748,28 @@ export const requirements = [
     section: 'Authentication',
     level: 'MUST',
     checks: ['suite'],
-    text: 'A wrong client secret is refused by the token endpoint (RFC 6749 §5.2 `invalid_client`) and yields no token.',
+    text:
+      'A wrong client secret is refused by the token endpoint ' +
+      '(RFC 6749 §5.2 `invalid_client`) and yields no token.',
   },
   {
     id: 'AUTH-OAUTH-TOKEN-LIFETIME',
     section: 'Authentication',
     level: 'OBSERVE',
     checks: ['suite'],
-    text: "The token endpoint's parameters and token lifetime are not shown; expires_in and the accepted parameters are recorded.",
+    text:
+      "The token endpoint's parameters and token lifetime are not shown; " +
+      'expires_in and the accepted parameters are recorded.',
   },
   {
     id: 'AUTH-OAUTH-CLIENT-AUTH-METHODS',
     section: 'Authentication',
     level: 'OBSERVE',
     checks: ['suite'],
-    text: 'Which client authentication methods the token endpoint advertises (RFC 8414 token_endpoint_auth_methods_supported) and accepts is recorded: RFC 6749 requires only HTTP Basic, and an advertised method must work.',
+    text:
+      'Which client authentication methods the token endpoint advertises ' +
+      '(RFC 8414 token_endpoint_auth_methods_supported) and accepts is recorded: ' +
+      'RFC 6749 requires only HTTP Basic, and an advertised method must work.',
   },
   {
     id: 'AUTH-API-TOKEN-PREFIX',
@@ -747,7 +786,7 @@ export const requirements = [
     text: 'Last-used timestamps are recorded per token; they are not visible through the API.',
   },
 
-  // ── Events ───────────────────────────────────────────────────────────────────────────
+  // ── Events ──
   {
     id: 'EVENT-BASE-FIELDS',
     section: 'Events',
@@ -768,7 +807,9 @@ export const requirements = [
     level: 'MUST',
     checks: ['suite'],
     covers: { events: ['call.ended'] },
-    text: 'call.ended carries the base fields plus integer durationSec, hangupReason, sentimentLabel and boolean transferInitiated.',
+    text:
+      'call.ended carries the base fields plus integer durationSec, ' +
+      'hangupReason, sentimentLabel and boolean transferInitiated.',
   },
   {
     id: 'EVENT-CALL-TRANSFERRED-PAYLOAD',
@@ -817,7 +858,7 @@ export const requirements = [
     text: 'Keys beyond the documented ones are allowed; those a target sends are recorded.',
   },
 
-  // ── Delivery rules ───────────────────────────────────────────────────────────────────
+  // ── Delivery rules ──
   {
     id: 'WEBHOOK-POST-JSON',
     section: 'Events › Delivery rules',
@@ -907,14 +948,18 @@ export const requirements = [
     section: 'States › Webhook subscription',
     level: 'MUST',
     checks: ['suite', 'property', 'load'],
-    text: 'After 10 consecutive failed attempts the subscription is disabled (DELETE then answers 404), and not before.',
+    text:
+      'After 10 consecutive failed attempts the subscription ' +
+      'is disabled (DELETE then answers 404), and not before.',
   },
   {
     id: 'WEBHOOK-RECOVERY-BEFORE-10',
     section: 'States › Webhook subscription',
     level: 'MUST',
     checks: ['suite', 'load'],
-    text: 'A receiver that recovers before the tenth consecutive failure gets the event and the subscription stays active.',
+    text:
+      'A receiver that recovers before the tenth consecutive ' +
+      'failure gets the event and the subscription stays active.',
   },
   {
     id: 'WEBHOOK-ORDERING',
@@ -931,7 +976,7 @@ export const requirements = [
     text: 'The delivery timeout and the backoff intervals are not shown; the intervals seen are recorded.',
   },
 
-  // ── Rate limit ───────────────────────────────────────────────────────────────────────
+  // ── Rate limit ──
   {
     id: 'RATE-LIMIT-100-PER-MIN',
     section: 'Limits',
@@ -944,7 +989,9 @@ export const requirements = [
     section: 'Limits',
     level: 'MUST',
     checks: ['suite', 'load'],
-    text: 'A client sending more than the limit per minute is refused for the excess; the limit estimated is within 5 % of the configured one.',
+    text:
+      'A client sending more than the limit per minute is refused for the excess; ' +
+      'the limit estimated is within 5 % of the configured one.',
   },
   {
     id: 'RATE-LIMIT-ALL-ENDPOINTS',
@@ -975,7 +1022,7 @@ export const requirements = [
     text: 'Whether the window is fixed or sliding and when it resets is recorded.',
   },
 
-  // ── Versioning ───────────────────────────────────────────────────────────────────────
+  // ── Versioning ──
   {
     id: 'VERSION-PATH-V1',
     section: 'Versioning',
@@ -995,7 +1042,9 @@ export const requirements = [
     section: 'Versioning',
     level: 'MUST',
     checks: ['suite'],
-    text: 'The served description removes no operation, response, field or enum value and requires no new input compared with v1.',
+    text:
+      'The served description removes no operation, response, ' +
+      'field or enum value and requires no new input compared with v1.',
   },
   {
     id: 'VERSION-ADDITIVE-CHANGES',
@@ -1016,7 +1065,9 @@ export const requirements = [
     section: 'Versioning',
     level: 'OBSERVE',
     checks: ['suite'],
-    text: 'A previous version stays available 12 months after a new one ships; whether a v2 prefix answers is recorded.',
+    text:
+      'A previous version stays available 12 months after a new one ships; ' +
+      'whether a v2 prefix answers is recorded.',
   },
 ] as const satisfies readonly Requirement[];
 

@@ -65,7 +65,10 @@ export interface CheckTools {
   onCleanup(fn: () => Promise<void>): void;
 }
 
-/** Whether one check of a group of interchangeable checks runs in this run, and what to record (harness/scheduling/rotation.ts turnOf). */
+/**
+ * Whether one check of a group of interchangeable checks runs in this run, and what to record
+ * (harness/scheduling/rotation.ts turnOf).
+ */
 export interface Turn {
   readonly runs: boolean;
   /** Names this run's slice of the group (and what the next seeds send); '' when the group is not rotated. */
@@ -178,12 +181,14 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
     // access tokens); the report's writers only ever see redacted text.
     const observe = (requirement: RequirementId, text: string): void => {
-      (meta.observations ??= []).push({ requirement, text: api.redact(text) });
+      meta.observations ??= [];
+      meta.observations.push({ requirement, text: api.redact(text) });
     };
     const fail = (message: string): never => {
       throw new CheckFailure(message);
     };
-    const verdicts: RequirementVerdictRecord[] = (meta.verdicts = []);
+    const verdicts: RequirementVerdictRecord[] = [];
+    meta.verdicts = verdicts;
     if (options.turn !== undefined && options.turn.note !== '') observe(options.verifies[0], options.turn.note);
     // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
     const controlClient = createControlClient({
@@ -230,7 +235,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
           // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
           const event = api.rateLimitEvents.at(-1);
           throw new NotVerifiable(
-            `${where} was refused for rate (429) after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
+            `${where} was refused for rate (429) ` +
+              `after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
           );
         }
         if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
@@ -251,7 +257,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
               );
             } else {
               fail(
-                `${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n- ${verdict.problems.join('\n- ')}`,
+                `${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n` +
+                  `- ${verdict.problems.join('\n- ')}`,
               );
             }
           }

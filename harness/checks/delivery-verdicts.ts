@@ -39,10 +39,10 @@ export function signatureFormatProblem(delivery: Pick<Delivery, 'headers'>): str
   const header = delivery.headers[SIGNATURE_HEADER];
   if (header === undefined || header.trim() === '') return 'carries no X-Service-Signature header';
   const parsed = parseSignatureHeader(header);
+  if (parsed.ok) return undefined;
   // The v1 values are signatures, not secrets, but they are noise in a report.
-  return parsed.ok
-    ? undefined
-    : `has a malformed X-Service-Signature (${parsed.reason}): ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}; must be t=<unix>,v1=<hex>`;
+  const shown = header.replace(/v1=[0-9a-f]+/gi, 'v1=…');
+  return `has a malformed X-Service-Signature (${parsed.reason}): ${shown}; must be t=<unix>,v1=<hex>`;
 }
 
 /**
@@ -89,9 +89,9 @@ export function signatureFreshnessProblem(
   const parsed = parseSignatureHeader(delivery.headers[SIGNATURE_HEADER]!);
   if (!parsed.ok) return undefined;
   const skew = Math.round(delivery.receivedAt / 1000) - parsed.timestamp;
-  return Math.abs(skew) <= toleranceSeconds
-    ? undefined
-    : `was signed with t ${Math.abs(skew)} s ${skew > 0 ? 'before' : 'after'} it arrived (tolerance ${toleranceSeconds} s)`;
+  if (Math.abs(skew) <= toleranceSeconds) return undefined;
+  const when = skew > 0 ? 'before' : 'after';
+  return `was signed with t ${Math.abs(skew)} s ${when} it arrived (tolerance ${toleranceSeconds} s)`;
 }
 
 /** The spec's Events table: base fields, eventId, and each kind's own fields. */

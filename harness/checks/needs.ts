@@ -35,7 +35,8 @@ const NOT_OFFERED = "not verifiable: the target's control endpoint does not offe
 const NEEDS = 'not verifiable with this configuration: needs ';
 
 function controlPhrase(capabilities: readonly ControlCapability[]): string {
-  return `CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering ${capabilities.join(', ')}: see control-openapi.json)`;
+  const offering = capabilities.join(', ');
+  return `CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering ${offering}: see control-openapi.json)`;
 }
 
 /** One phrase per missing need, naming the variable (or the target) that would provide it. */
@@ -62,7 +63,8 @@ export function missingNeeds(needs: Needs, target: RunTarget): string[] {
   }
   if (needs.webhooks === true && target.receiverPublicUrl === undefined) {
     missing.push(
-      'WEBHOOK_PUBLIC_URL (a tunnel to the local receiver, or with RECEIVER_URL + RECEIVER_TOKEN a receiver deployed next to the target)',
+      'WEBHOOK_PUBLIC_URL (a tunnel to the local receiver, ' +
+        'or with RECEIVER_URL + RECEIVER_TOKEN a receiver deployed next to the target)',
     );
   }
   if (needs.oauth === true && (target.authUrl === undefined || target.oauth === undefined)) {
@@ -81,7 +83,10 @@ export function notOffered(needs: Needs, target: RunTarget): ControlCapability[]
 export interface Unverifiable {
   /** The sentence for the report, naming what would make the check verifiable. */
   readonly reason: string;
-  /** The control capabilities whose absence alone is why ([] when anything else is missing too): the report's control gaps. */
+  /**
+   * The control capabilities whose absence alone is why ([] when
+   * anything else is missing too): the report's control gaps.
+   */
   readonly missingCapabilities: readonly ControlCapability[];
 }
 

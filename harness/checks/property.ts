@@ -40,9 +40,10 @@ export interface PropertyFailure {
 /** The message of a failed property: what broke, on which input, and how to replay it. */
 export function failureMessage(failure: PropertyFailure): string {
   const cause = failure.error instanceof Error ? failure.error.message : String(failure.error);
+  const shrunk = failure.numShrinks > 0 ? ` (shrunk ${failure.numShrinks} times)` : '';
   return [
     cause,
-    `counterexample${failure.numShrinks > 0 ? ` (shrunk ${failure.numShrinks} times)` : ''}: ${fc.stringify(failure.counterexample)}`,
+    `counterexample${shrunk}: ${fc.stringify(failure.counterexample)}`,
     `after ${failure.numRuns} run(s); seed ${failure.seed}, path ${failure.path ?? '(none)'}`,
     `replay: ${replayCommand(failure.title, failure.seed)}`,
   ].join('\n');

@@ -35,9 +35,10 @@ export function errorBodyProblems(exchange: Pick<Exchange, 'responseHeaders' | '
 export function expectError(t: CheckTools, exchange: Exchange, status: number, code: string): void {
   t.expectStatus(exchange, status, code);
   const problems = errorBodyProblems(exchange);
+  const path = new URL(exchange.url).pathname;
   t.ensure(
     problems.length === 0,
-    `${exchange.method} ${new URL(exchange.url).pathname} answered ${status} ${code} but its error body breaks the spec: ${problems.join('; ')}`,
+    `${exchange.method} ${path} answered ${status} ${code} but its error body breaks the spec: ${problems.join('; ')}`,
   );
 }
 
@@ -62,9 +63,10 @@ export function cdrCountProblem(
     return `count is ${JSON.stringify(count)}, must be an integer`;
   if (count === calls.length) return undefined;
   if (calls.length === limit && count > calls.length) return undefined;
+  const holds = `count is ${count} but calls holds ${calls.length} records`;
   return calls.length === limit
-    ? `count is ${count} but calls holds ${calls.length} records (= limit): count must be the records returned or the larger total in the window`
-    : `count is ${count} but calls holds ${calls.length} records, fewer than limit ${limit}: count must equal the records returned`;
+    ? `${holds} (= limit): count must be the records returned or the larger total in the window`
+    : `${holds}, fewer than limit ${limit}: count must equal the records returned`;
 }
 
 /** Which reading of `count` a target uses, for the observation (undefined when it cannot tell). */
@@ -141,5 +143,6 @@ export function limitProblem(
   const expected = Math.min(limit, held);
   return answer.calls.length === expected
     ? undefined
-    : `GET /cdrs ${what} over a window holding at least ${held} records returned ${answer.calls.length}, must be exactly ${expected}`;
+    : `GET /cdrs ${what} over a window holding at least ${held} records ` +
+        `returned ${answer.calls.length}, must be exactly ${expected}`;
 }

@@ -37,7 +37,9 @@ export interface SuiteConfig {
     readonly provisioned?: string;
     readonly unprovisioned?: string;
     readonly foreign?: string;
-    /** A provisioned agent of the account of TOKEN_NO_TRUNK / TOKEN_NO_DIALER (only that account's 409 condition holds). */
+    /**
+     * A provisioned agent of the account of TOKEN_NO_TRUNK / TOKEN_NO_DIALER (only that account's 409 condition holds).
+     */
     readonly noTrunk?: string;
     readonly noDialer?: string;
   };
@@ -46,7 +48,9 @@ export interface SuiteConfig {
   readonly webhookPublicUrl: string | undefined;
   /** The local receiver's port and certificate (RECEIVER_*), as `npm run receiver` reads them. */
   readonly receiver: ReceiverOptions;
-  /** A receiver deployed as a service next to the target (RECEIVER_URL + RECEIVER_TOKEN), used instead of a local one. */
+  /**
+   * A receiver deployed as a service next to the target (RECEIVER_URL + RECEIVER_TOKEN), used instead of a local one.
+   */
   readonly receiverService: { readonly url: string; readonly token: string } | undefined;
   /** Client-side request budget per rate window; undefined means unthrottled (the embedded reference). */
   readonly requestsPerMinute: number | undefined;
@@ -56,7 +60,10 @@ export interface SuiteConfig {
    * rate-limit probe all count in it; the suite never assumes another.
    */
   readonly rateWindowMs: number;
-  /** The target's limit per that window (RATE_LIMIT_PER_MINUTE; the spec's 100 unless raised on request), for the k6 rate-limit probe. */
+  /**
+   * The target's limit per that window (RATE_LIMIT_PER_MINUTE; the
+   * spec's 100 unless raised on request), for the k6 rate-limit probe.
+   */
   readonly rateLimitPerWindow: number;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
@@ -152,7 +159,8 @@ function controlEndpoint(env: Env, target: Target): SuiteConfig['control'] {
   if (target.kind === 'embedded')
     throw new ConfigError(
       'CONTROL_URL',
-      'is set without API_BASE_URL; the embedded reference brings its own control endpoint: set API_BASE_URL for a remote target, or unset CONTROL_URL',
+      'is set without API_BASE_URL; the embedded reference brings its own control endpoint: ' +
+        'set API_BASE_URL for a remote target, or unset CONTROL_URL',
     );
   const url = parseUrl('CONTROL_URL', raw);
   requireHttpsUnlessLoopback('CONTROL_URL', url);
@@ -259,7 +267,8 @@ export function loadConfig(env: Env): SuiteConfig {
     if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname)))) {
       throw new ConfigError(
         'RECEIVER_URL',
-        `must use https: the pull API carries RECEIVER_TOKEN (got ${url.protocol}//${url.host}); plain http only on loopback`,
+        `must use https: the pull API carries RECEIVER_TOKEN ` +
+          `(got ${url.protocol}//${url.host}); plain http only on loopback`,
       );
     }
     if (url.pathname !== '/' || url.search !== '' || url.hash !== '')
@@ -270,7 +279,8 @@ export function loadConfig(env: Env): SuiteConfig {
     if (target.kind !== 'remote')
       throw new ConfigError(
         'RECEIVER_URL',
-        'is set without API_BASE_URL: a deployed receiver serves a remote target; unset it to run against the embedded reference server',
+        'is set without API_BASE_URL: a deployed receiver serves a remote target; ' +
+          'unset it to run against the embedded reference server',
       );
     if (receiverToken === undefined)
       throw new ConfigError(
@@ -286,7 +296,8 @@ export function loadConfig(env: Env): SuiteConfig {
   } else if (receiverToken !== undefined) {
     throw new ConfigError(
       'RECEIVER_TOKEN',
-      'is set without RECEIVER_URL: set RECEIVER_URL to the deployed receiver, or unset RECEIVER_TOKEN to use the local receiver',
+      'is set without RECEIVER_URL: set RECEIVER_URL to the deployed receiver, ' +
+        'or unset RECEIVER_TOKEN to use the local receiver',
     );
   }
 

@@ -82,7 +82,9 @@ export interface ClientOptions {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly requestsPerMinute: number | undefined;
-  /** The target's rate window: the throttle refills requestsPerMinute per it, 429s are weighed in it. Default 60 000. */
+  /**
+   * The target's rate window: the throttle refills requestsPerMinute per it, 429s are weighed in it. Default 60 000.
+   */
   readonly rateWindowMs?: number;
   readonly secrets?: readonly string[];
   readonly maxBodyBytes?: number;
@@ -97,7 +99,10 @@ export interface ClientStats {
   readonly transportErrors: number;
 }
 
-/** One 429, and how many requests this client had sent in the rate window (60 s unless a stand-in documents another) up to it (that one included). */
+/**
+ * One 429, and how many requests this client had sent in the rate window
+ * (60 s unless a stand-in documents another) up to it (that one included).
+ */
 export interface RateLimitEvent {
   readonly at: string;
   readonly method: string;
@@ -435,7 +440,10 @@ export function formatExchange(exchange: ExchangeRecord): string {
     .join('\n');
   const cut = exchange.transportError === undefined ? '' : `\n  (then: ${exchange.transportError})`;
   const note = exchange.truncated === undefined ? '' : `\n  (${exchange.truncated})`;
-  return `${request}\n${headersIn}${requestBody}\n→ ${exchange.status} (${exchange.durationMs} ms)\n${headersOut}\n\n  ${truncate(exchange.rawBody)}${cut}${note}`;
+  return (
+    `${request}\n${headersIn}${requestBody}\n→ ${exchange.status} (${exchange.durationMs} ms)\n` +
+    `${headersOut}\n\n  ${truncate(exchange.rawBody)}${cut}${note}`
+  );
 }
 
 function truncate(text: string, max = 2_000): string {

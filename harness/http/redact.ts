@@ -1,5 +1,5 @@
 /**
- * Redaction of values, by what they are, before anything is serialised (issue 11).
+ * Redaction of values, by what they are, before anything is serialised.
  *
  * - Known secret values: the configured tokens and client secret, control/receiver tokens, and
  *   the secrets the run meets (OAuth access tokens, `whsec_` hook secrets from POST /hooks)

@@ -23,7 +23,10 @@ function escapeXml(text: string): string {
 function axis(max: number): string {
   const ticks = [0, max / 2, max].map((value) => {
     const y = PAD.top + (HEIGHT - PAD.top - PAD.bottom) * (1 - value / (max || 1));
-    return `<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y}" y2="${y}" stroke="#ddd"/><text x="${PAD.left - 4}" y="${y + 4}" text-anchor="end" font-size="10">${Math.round(value)}</text>`;
+    return (
+      `<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y}" y2="${y}" stroke="#ddd"/>` +
+      `<text x="${PAD.left - 4}" y="${y + 4}" text-anchor="end" font-size="10">${Math.round(value)}</text>`
+    );
   });
   return ticks.join('');
 }
@@ -33,7 +36,8 @@ function legend(series: readonly Series[]): string {
   return series
     .map(
       (s, i) =>
-        `<rect x="${PAD.left + i * step}" y="${HEIGHT - 10}" width="10" height="10" fill="${s.color}"/><text x="${PAD.left + 14 + i * step}" y="${HEIGHT - 1}" font-size="11">${escapeXml(s.label)}</text>`,
+        `<rect x="${PAD.left + i * step}" y="${HEIGHT - 10}" width="10" height="10" fill="${s.color}"/>` +
+        `<text x="${PAD.left + 14 + i * step}" y="${HEIGHT - 1}" font-size="11">${escapeXml(s.label)}</text>`,
     )
     .join('');
 }
@@ -51,13 +55,22 @@ export function stackedBars(title: string, series: readonly Series[], xLabels: r
     for (const s of series) {
       const h = ((s.values[i] ?? 0) / max) * plotHeight;
       y -= h;
-      if (h > 0)
+      if (h > 0) {
+        const width = Math.min(slot * 0.8, 48);
+        const x = PAD.left + i * slot + (slot - width) / 2;
+        const tip = escapeXml(`${xLabels[i] ?? i}: ${s.label} ${s.values[i] ?? 0}`);
         bars.push(
-          `<rect x="${(PAD.left + i * slot + (slot - Math.min(slot * 0.8, 48)) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.min(slot * 0.8, 48).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${xLabels[i] ?? i}: ${s.label} ${s.values[i] ?? 0}`)}</title></rect>`,
+          `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${width.toFixed(1)}" height="${h.toFixed(1)}" ` +
+            `fill="${s.color}"><title>${tip}</title></rect>`,
         );
+      }
     }
   }
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">${axis(max)}${bars.join('')}${legend(series)}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" ` +
+    `viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">` +
+    `${axis(max)}${bars.join('')}${legend(series)}</svg>`
+  );
 }
 
 /** Points (x, y) per series joined by lines: attempt times against the expected backoff. */
@@ -80,7 +93,12 @@ export function lines(
     const dots = s.points
       .map((p) => `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"/>`)
       .join('');
-    return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5,4"' : ''}/>${dots}`;
+    const dash = s.dashed ? ' stroke-dasharray="5,4"' : '';
+    return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${dash}/>${dots}`;
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">${axis(maxY)}${paths.join('')}${legend(series.map((s) => ({ label: s.label, color: s.color, values: [] })))}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" ` +
+    `viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">` +
+    `${axis(maxY)}${paths.join('')}${legend(series.map((s) => ({ label: s.label, color: s.color, values: [] })))}</svg>`
+  );
 }

@@ -188,7 +188,8 @@ export class CheckCollector implements Reporter {
           : ` · about ${Math.ceil((remaining * 60) / this.requestsPerMinute)} s left`;
       const elapsed = Math.round((Date.now() - this.started) / 1000);
       this.progress.write(
-        `\r\u001b[2K${done}/${this.total} checks · ${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`,
+        `\r\u001b[2K${done}/${this.total} checks · ` +
+          `${this.requestsUsed}/${this.plannedRequests} requests of the budget · ${elapsed} s${left}`,
       );
       if (result.status === 'failed') this.progress.write(`\r\u001b[2K✗ ${readable(result.name)}\n`);
     } else {
@@ -197,9 +198,8 @@ export class CheckCollector implements Reporter {
       ];
       const why =
         result.status === 'skipped' ? ` (${result.skipReason})` : result.status === 'not_run' ? ' (interrupted)' : '';
-      this.progress.write(
-        readable(`${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`) + '\n',
-      );
+      const line = `${mark} [${done}/${this.total}] ${result.name} [${result.requirements.join(', ')}]${why}`;
+      this.progress.write(`${readable(line)}\n`);
     }
   }
 }

@@ -7,7 +7,10 @@ import type { CheckResult } from './results.ts';
 
 export interface ControlGap {
   readonly capability: string;
-  /** Requirements not verifiable in this run that a check needing only this (and other missing control capabilities) verifies. */
+  /**
+   * Requirements not verifiable in this run that a check needing
+   * only this (and other missing control capabilities) verifies.
+   */
   readonly unlocks: readonly string[];
 }
 

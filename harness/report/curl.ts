@@ -64,7 +64,9 @@ export interface Replayable {
   readonly requestBody: string | undefined;
 }
 
-/** `curl -sS -i -X POST 'https://…/v1/calls' -H … --data-binary '…'`: prints the status line, headers and body. */
+/**
+ * `curl -sS -i -X POST 'https://…/v1/calls' -H … --data-binary '…'`: prints the status line, headers and body.
+ */
 export function curlCommand(
   exchange: Replayable,
   variables: ReadonlyMap<string, string>,
@@ -81,7 +83,7 @@ export function curlCommand(
     // pair with -u and let it encode, the secret as its variable.
     const basic = name.toLowerCase() === 'authorization' ? /^Basic ([A-Za-z0-9+/=]+)$/.exec(value) : null;
     const pair = basic === null ? undefined : Buffer.from(basic[1]!, 'base64').toString('utf8');
-    if (pair !== undefined && pair.includes(':')) parts.push('-u', word(pair));
+    if (pair?.includes(':')) parts.push('-u', word(pair));
     else parts.push('-H', word(`${name}: ${value}`));
   }
   if (exchange.requestBody !== undefined) parts.push('--data-binary', word(exchange.requestBody));

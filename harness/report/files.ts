@@ -4,7 +4,7 @@
  *
  * The report arrives already redacted (values, by what they are: harness/http/redact.ts) and
  * each file is written by a real serialiser; nothing rewrites the serialised text, which would
- * break its escaping (issue 11).
+ * break its escaping.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +65,10 @@ interface K6ProbeJson {
   passed: boolean;
   failedThresholds: string[];
   generatedAt?: string;
-  /** `observed: false`: a rate threshold k6 held on no sample (written since the probes say so; absent in older summaries). */
+  /**
+   * `observed: false`: a rate threshold k6 held on no sample
+   * (written since the probes say so; absent in older summaries).
+   */
   thresholds: Array<{ requirement?: string; ok: boolean; observed?: boolean }>;
   observations?: Record<string, unknown>;
   /** Requirements the probe could not decide, and why (e.g. RATE-LIMIT-PER-IP's second address, one runner). */
@@ -180,7 +183,8 @@ export function chartOnlyUnlessSince(summary: LoadProbeSummary, since: string | 
     requirements: {},
     requirementObservations: {},
     observations: [
-      `from an earlier k6 run${summary.finishedAt === undefined ? '' : ` (finished ${summary.finishedAt})`}, not this run: charted only, its verdicts not counted (run with --with-load)`,
+      `from an earlier k6 run${summary.finishedAt === undefined ? '' : ` (finished ${summary.finishedAt})`}, ` +
+        'not this run: charted only, its verdicts not counted (run with --with-load)',
       ...summary.observations,
     ],
   };

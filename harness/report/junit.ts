@@ -27,7 +27,8 @@ const notXmlChar = new RegExp(`[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uF
 export const XML_ESCAPE_NOTE =
   'characters XML 1.0 cannot carry (NUL, control characters, lone surrogates) are written as \\uXXXX';
 export const CDATA_ESCAPE_NOTE =
-  'a "]]>" inside system-out, system-err or a failure text is written as "]]\\u003e" in JSON and "]]&gt;" in plain text';
+  'a "]]>" inside system-out, system-err or a failure text is ' +
+  'written as "]]\\u003e" in JSON and "]]&gt;" in plain text';
 
 /** Text XML 1.0 can carry: every character it cannot is written visibly as \uXXXX. */
 export function xmlText(text: string): { text: string; escaped: boolean } {
@@ -91,10 +92,10 @@ export function renderJunit(report: RunReport): string {
               : `${check.exchangesOmitted} earlier exchanges of this check left out\n`;
           const replays = check.exchanges
             .filter((e) => typeof e.curl === 'string')
-            .map(
-              (e) =>
-                `# ${String(e.method)} ${String(e.url)} → ${e.status === undefined ? 'no response' : String(e.status)}\n${String(e.curl)}`,
-            );
+            .map((e) => {
+              const status = e.status === undefined ? 'no response' : String(e.status);
+              return `# ${String(e.method)} ${String(e.url)} → ${status}\n${String(e.curl)}`;
+            });
           const reproduce =
             replays.length > 0
               ? `Reproduce (secrets are the variables that hold them):\n${c(replays.join('\n'))}\n\n`

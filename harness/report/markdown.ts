@@ -66,10 +66,12 @@ export function renderMarkdown(run: RunReport): string {
     : requirements.failed > 0 || checks.failed > 0 || report.waivers.expired.length > 0
       ? 'FAILED'
       : 'PASSED';
+  const target = report.target.kind === 'embedded' ? 'the embedded reference server' : md(report.target.baseUrl);
   const lines: string[] = [
     `# Outbound Calling API v1 conformance: ${verdict}`,
     '',
-    `Target: ${report.target.kind === 'embedded' ? 'the embedded reference server' : md(report.target.baseUrl)} · started ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} · suite ${report.suiteVersion}`,
+    `Target: ${target} · started ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · ` +
+      `seed ${report.seed} · suite ${report.suiteVersion}`,
     '',
     '| Requirements | Count |',
     '|---|---|',
@@ -83,7 +85,9 @@ export function renderMarkdown(run: RunReport): string {
     '',
     `Waivers: ${cell(waiverModeText(report.waivers))}`,
     '',
-    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.waived} waived, ${checks.skipped} skipped, ${checks.notRun} not run · requests sent ${report.requests.sent} (planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
+    `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.waived} waived, ` +
+      `${checks.skipped} skipped, ${checks.notRun} not run · requests sent ${report.requests.sent} ` +
+      `(planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}`,
     '',
   ];
   if (report.interrupted) lines.push('**The run was interrupted; results are partial.**', '');
@@ -152,10 +156,12 @@ export function renderMarkdown(run: RunReport): string {
     lines.push('');
   }
   if (report.loadWouldDecide.length > 0) {
+    const decided = report.loadWouldDecide.map((id) => md(id)).join(', ');
     lines.push(
       '## Left to the load probes',
       '',
-      `Run with \`--with-load\` (the k6 probes, against the same target) to decide: ${report.loadWouldDecide.map((id) => md(id)).join(', ')} (what a probe does not observe within its budget stays not verifiable).`,
+      `Run with \`--with-load\` (the k6 probes, against the same target) to decide: ${decided} ` +
+        '(what a probe does not observe within its budget stays not verifiable).',
       '',
     );
   }
@@ -165,7 +171,8 @@ export function renderMarkdown(run: RunReport): string {
       probe.notFinished !== undefined ? `⏹ ${probe.notFinished.reason}` : probe.passed ? '✅ passed' : '❌ failed';
     for (const probe of report.load)
       lines.push(
-        `| ${cell(probe.probe)} | ${cell(verdict(probe))} | ${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`,
+        `| ${cell(probe.probe)} | ${cell(verdict(probe))} | ` +
+          `${cell(probe.failedThresholds.join(', ') || '–')} | ${cell(probe.finishedAt ?? '–')} |`,
       );
     lines.push('');
   }
@@ -184,7 +191,9 @@ export function renderMarkdown(run: RunReport): string {
       '| State or inspection | Would unlock |',
       '|---|---|',
     );
-    for (const gap of report.controlGaps) lines.push(`| ${gap.capability} | ${cell(gap.unlocks.join(', ') || '–')} |`);
+    for (const gap of report.controlGaps) {
+      lines.push(`| ${gap.capability} | ${cell(gap.unlocks.join(', ') || '–')} |`);
+    }
     lines.push('');
   }
   return lines.join('\n');

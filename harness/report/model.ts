@@ -276,7 +276,9 @@ export function buildReport(input: ReportInput): RunReport {
   };
 }
 
-/** 0 when every MUST requirement verified passed or is waived (and the run completed, no waiver expired), 1 otherwise. */
+/**
+ * 0 when every MUST requirement verified passed or is waived (and the run completed, no waiver expired), 1 otherwise.
+ */
 export function exitCodeOf(report: RunReport): 0 | 1 {
   if (report.dryRun) return 0;
   const mustFailed = report.requirements.some((r) => r.level === 'MUST' && r.status === 'failed');

@@ -81,7 +81,8 @@ export function parseWaivers(value: unknown, file: string): Waiver[] {
 export function loadWaiverFile(path: string): Waiver[] {
   if (!existsSync(path))
     throw new WaiverError(
-      `waiver file ${path} does not exist; create it (occ run --update-waivers writes one) or fix --waivers / WAIVERS_FILE`,
+      `waiver file ${path} does not exist; ` +
+        'create it (occ run --update-waivers writes one) or fix --waivers / WAIVERS_FILE',
     );
   let parsed: unknown;
   try {
@@ -219,7 +220,8 @@ export function updateWaiverFile(path: string, checks: readonly CheckResult[]): 
       existing = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
       throw new WaiverError(
-        `${path} is not valid JSON (${(error as Error).message.split('\n')[0]}); fix it before --update-waivers adds to it`,
+        `${path} is not valid JSON (${(error as Error).message.split('\n')[0]}); ` +
+          'fix it before --update-waivers adds to it',
       );
     }
     parseWaivers(existing, path);
@@ -231,9 +233,16 @@ export function updateWaiverFile(path: string, checks: readonly CheckResult[]): 
 
 /** The waiver mode in words, as every report format states it. */
 export function waiverModeText(summary: WaiverSummary): string {
-  if (summary.mode === 'strict')
-    return `strict: every waiver ignored${summary.file === undefined ? '' : ` (${summary.entries} in ${summary.file})`}`;
-  if (summary.mode === 'waivers')
-    return `waivers applied from ${summary.file ?? 'the waiver file'} (${summary.entries} entr${summary.entries === 1 ? 'y' : 'ies'}: ${summary.applied.length} used, ${summary.unused.length} unused, ${summary.expired.length} expired)`;
+  if (summary.mode === 'strict') {
+    const ignored = summary.file === undefined ? '' : ` (${summary.entries} in ${summary.file})`;
+    return `strict: every waiver ignored${ignored}`;
+  }
+  if (summary.mode === 'waivers') {
+    const entries = `${summary.entries} entr${summary.entries === 1 ? 'y' : 'ies'}`;
+    return (
+      `waivers applied from ${summary.file ?? 'the waiver file'} (${entries}: ` +
+      `${summary.applied.length} used, ${summary.unused.length} unused, ${summary.expired.length} expired)`
+    );
+  }
   return 'no waiver file';
 }

@@ -32,7 +32,9 @@ export interface RunTarget {
     | undefined;
   /** Journal of test-control states set up and not yet torn down (a private temporary file). */
   readonly controlJournal: string;
-  /** The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one. */
+  /**
+   * The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one.
+   */
   readonly receiverLocalUrl: string | undefined;
   /** The https URL the target must deliver to (the receiver, or WEBHOOK_PUBLIC_URL). */
   readonly receiverPublicUrl: string | undefined;
@@ -78,11 +80,20 @@ export interface GateAddress {
 
 export interface RunContext {
   readonly target: RunTarget;
-  /** The run's seed; undefined (vitest started directly without PROPERTY_SEED): each property seeds from the clock, rotations take slice 0. */
+  /**
+   * The run's seed; undefined (vitest started directly without PROPERTY_SEED):
+   * each property seeds from the clock, rotations take slice 0.
+   */
   readonly seed: number | undefined;
-  /** The check gate; undefined (a remote target, a dry run, one worker, vitest started directly): every check passes at once. */
+  /**
+   * The check gate; undefined (a remote target, a dry run, one
+   * worker, vitest started directly): every check passes at once.
+   */
   readonly gate: GateAddress | undefined;
-  /** Where the webhook watch's opening is handed over (it holds subscription secrets: a private temporary file); undefined: one worker keeps it. */
+  /**
+   * Where the webhook watch's opening is handed over (it holds subscription
+   * secrets: a private temporary file); undefined: one worker keeps it.
+   */
   readonly watchFile: string | undefined;
 }
 

@@ -76,7 +76,10 @@ export interface RunOptions {
 
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
 
-/** What the control endpoint offers, read once per run: given by the caller, or asked here; every capability on a dry run. */
+/**
+ * What the control endpoint offers, read once per run: given
+ * by the caller, or asked here; every capability on a dry run.
+ */
 async function offeredCapabilities(
   endpoint: ControlEndpoint,
   dryRun: boolean,
@@ -89,7 +92,10 @@ async function offeredCapabilities(
 }
 
 export interface SharedRun {
-  /** What the workers are given (cli/vitest-global-setup.ts provides it to every project of the run); replaced by switchFaults and setSeed. */
+  /**
+   * What the workers are given (cli/vitest-global-setup.ts provides it
+   * to every project of the run); replaced by switchFaults and setSeed.
+   */
   context: RunContext;
   users: number;
   readonly projects: Set<TestProject>;

@@ -377,7 +377,10 @@ export async function startGate(gate = new Gate()): Promise<GateServer> {
 // ── In a worker ──
 
 export interface Pass {
-  /** Takes a further claim (waits for the running checks it conflicts with); `originates`: the check is about to originate a call. */
+  /**
+   * Takes a further claim (waits for the running checks it conflicts
+   * with); `originates`: the check is about to originate a call.
+   */
   claim(claim: Claim, originates?: boolean): Promise<void>;
   leave(): Promise<void>;
 }
@@ -396,7 +399,8 @@ export async function enterGate(
   const id = randomBytes(12).toString('hex');
   // Leaving is never cancelled: a check that stopped must free its place whatever stopped it.
   const post = async (path: string, body: Record<string, unknown>, cancellable = true): Promise<void> => {
-    // undici (the API client's, already loaded in the worker), without a timeout: the wait is the check's, bounded by its own.
+    // undici (the API client's, already loaded in the worker),
+    // without a timeout: the wait is the check's, bounded by its own.
     const response = await request(`${url}${path}`, {
       method: 'POST',
       body: JSON.stringify({ id, ...body }),

@@ -64,9 +64,12 @@ export function probesForRun<T>(
   const slice = sliceForRun(cases, perRunRemote, seed);
   if (slice.slices > 1) {
     const others = cases.filter((c) => !slice.chosen.includes(c)).map(describe);
+    const chosen = slice.chosen.map(describe).join('; ');
     t.observe(
       requirement,
-      `request budget: this run (seed ${seed}) sent slice ${slice.index + 1} of ${slice.slices} of this check's near-miss probes (${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
+      `request budget: this run (seed ${seed}) sent slice ${slice.index + 1} of ${slice.slices} ` +
+        `of this check's near-miss probes (${chosen}); ` +
+        `runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
     );
   }
   return slice.chosen;
@@ -94,9 +97,12 @@ export function turnOf<T>(
   const slice = sliceForRun(members, perRun, seed);
   if (slice.slices === 1) return { runs: true, note: '' };
   const others = members.filter((m) => !slice.chosen.includes(m)).map(describe);
+  const chosen = slice.chosen.map(describe).join('; ');
   return {
     runs: slice.chosen.includes(member),
-    note: `request budget: this run (seed ${seed}) sends slice ${slice.index + 1} of ${slice.slices} of ${group} (${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
+    note:
+      `request budget: this run (seed ${seed}) sends slice ${slice.index + 1} of ${slice.slices} of ${group} ` +
+      `(${chosen}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
   };
 }
 

@@ -9,7 +9,7 @@
  * inspection, refused unless the check declared it in `needs.control` (or asked `offers()`
  * first), with every setup journalled and torn down after the check.
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import {
   CONTROL_PROTOCOL,
   isControlInspection,
@@ -73,7 +73,7 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
     path: string,
     body?: unknown,
   ): Promise<{ status: number; json: unknown; text: string }> => {
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await request(`${endpoint.url}${path}`, {
         method,
@@ -87,9 +87,8 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
         bodyTimeout: TIMEOUT_MS,
       });
     } catch (error) {
-      throw new ControlError(
-        `${method} ${path}: no answer from CONTROL_URL (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      );
+      const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new ControlError(`${method} ${path}: no answer from CONTROL_URL (${cause})`);
     }
     const text = await response.body.text();
     let json: unknown;
@@ -115,7 +114,8 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
       const body = object(json);
       if (body.protocol !== CONTROL_PROTOCOL || !Array.isArray(body.states) || !Array.isArray(body.inspections)) {
         throw new ControlError(
-          `GET /capabilities is not an ${CONTROL_PROTOCOL} answer ({protocol, states, inspections}, see control-openapi.json)`,
+          `GET /capabilities is not an ${CONTROL_PROTOCOL} answer ` +
+            '({protocol, states, inspections}, see control-openapi.json)',
           status,
         );
       }
@@ -130,10 +130,8 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
     async setup(state, params) {
       const { status, json, text } = await send('POST', '/states', { state, params, action: 'setup' });
       if (status !== 200 || json === null || typeof json !== 'object' || Array.isArray(json)) {
-        throw new ControlError(
-          `control: setup of ${state} failed: POST /states answered ${status === 200 ? '200 without a JSON object' : describeAnswer(status, text)}`,
-          status,
-        );
+        const answer = status === 200 ? '200 without a JSON object' : describeAnswer(status, text);
+        throw new ControlError(`control: setup of ${state} failed: POST /states answered ${answer}`, status);
       }
       return json as Values;
     },
@@ -162,7 +160,7 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
   };
 }
 
-// ── What a check holds ─────────────────────────────────────────────────────────────────────
+// ── What a check holds ──
 
 export interface HookView {
   readonly id: string;
@@ -258,7 +256,8 @@ export function createControlClient(scope: ControlScope): ControlClient {
   const transport = (capability: ControlCapability): ControlTransport => {
     if (scope.transport === undefined)
       return scope.fail(
-        `check bug: control ${capability} used without CONTROL_URL (declare it in needs.control, or ask offers() first)`,
+        `check bug: control ${capability} used without CONTROL_URL ` +
+          '(declare it in needs.control, or ask offers() first)',
       );
     if (!allowed.has(capability))
       return scope.fail(

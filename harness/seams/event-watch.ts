@@ -175,7 +175,9 @@ export function closeRequests(target: RunTarget): number {
 
 let opening: Promise<Watch> | undefined;
 
-/** The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's. */
+/**
+ * The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's.
+ */
 export function openWatch(t: CheckTools): Promise<Watch> {
   opening ??=
     handedOver(t) ??

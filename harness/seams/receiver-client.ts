@@ -11,7 +11,7 @@
  * the receiver refused) carries a `refusal`, and `waitFor` fails at once with its reason instead
  * of waiting out its timeout.
  */
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { SIGNATURE_HEADER, verifySignature } from '../../contract/signature.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 
@@ -158,7 +158,7 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
   const call = async (method: 'GET' | 'PUT', path: string, body?: unknown): Promise<unknown> => {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await request(`${queryUrl}${path}`, {
         method,
@@ -170,13 +170,15 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
       });
     } catch (error) {
       throw new Error(
-        `the receiver at ${queryUrl} could not be reached (${(error as Error).message}); check RECEIVER_URL or the local receiver`,
+        `the receiver at ${queryUrl} could not be reached (${(error as Error).message}); ` +
+          'check RECEIVER_URL or the local receiver',
       );
     }
     const text = await response.body.text();
     if (response.statusCode === 401)
       throw new Error(
-        `the receiver at ${queryUrl} refused the suite's token (401); set RECEIVER_TOKEN to the token the receiver was started with`,
+        `the receiver at ${queryUrl} refused the suite's token (401); ` +
+          'set RECEIVER_TOKEN to the token the receiver was started with',
       );
     if (response.statusCode >= 400)
       throw new Error(
@@ -228,7 +230,8 @@ export async function checkReceiverService(url: string, token: string): Promise<
     await response.body.dump();
   } catch (error) {
     throw new Error(
-      `RECEIVER_URL: the receiver at ${url} could not be reached (${(error as Error).message}); check the address, or that npm run receiver is running there`,
+      `RECEIVER_URL: the receiver at ${url} could not be reached (${(error as Error).message}); ` +
+        'check the address, or that npm run receiver is running there',
     );
   }
   if (status === 401)

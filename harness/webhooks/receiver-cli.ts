@@ -27,7 +27,8 @@ import { DEFAULT_MAX_DELIVERIES, startReceiver, type ReceiverOptions } from './r
 type Parsed = { ok: true; options: ReceiverOptions } | { ok: false; message: string };
 
 const USAGE =
-  'configure with env RECEIVER_PORT, RECEIVER_HOST, WEBHOOK_PUBLIC_URL, RECEIVER_TLS_CERT + RECEIVER_TLS_KEY, RECEIVER_TOKEN, RECEIVER_PLAIN_HTTP, RECEIVER_MAX_DELIVERIES, RECEIVER_MAX_AGE_S; the command takes no arguments';
+  'configure with env RECEIVER_PORT, RECEIVER_HOST, WEBHOOK_PUBLIC_URL, RECEIVER_TLS_CERT + RECEIVER_TLS_KEY, ' +
+  'RECEIVER_TOKEN, RECEIVER_PLAIN_HTTP, RECEIVER_MAX_DELIVERIES, RECEIVER_MAX_AGE_S; the command takes no arguments';
 
 /** A service's default retention: long enough for a run's retries within its time budget. */
 export const SERVICE_MAX_AGE_S = 3600;
@@ -115,7 +116,8 @@ export function parseCliConfig(
       return {
         ok: false,
         message:
-          'RECEIVER_PLAIN_HTTP=true and RECEIVER_TLS_CERT exclude each other: plain HTTP is for a receiver behind a TLS-terminating proxy',
+          'RECEIVER_PLAIN_HTTP=true and RECEIVER_TLS_CERT exclude each other: ' +
+          'plain HTTP is for a receiver behind a TLS-terminating proxy',
       };
     options.plainHttp = true;
   }
@@ -132,7 +134,9 @@ export function parseCliConfig(
   if (options.host !== undefined && !isLoopbackHost(options.host) && options.token === undefined) {
     return {
       ok: false,
-      message: `RECEIVER_HOST=${options.host} is not loopback: set RECEIVER_TOKEN so the deliveries and the pull API are not open to anyone who can reach it`,
+      message:
+        `RECEIVER_HOST=${options.host} is not loopback: set RECEIVER_TOKEN ` +
+        'so the deliveries and the pull API are not open to anyone who can reach it',
     };
   }
   const maxDeliveries = wholeNumber(env, 'RECEIVER_MAX_DELIVERIES', 1_000_000);
@@ -155,7 +159,10 @@ function describeStartError(e: unknown, options: ReceiverOptions): string {
   if (err.code === 'EADDRINUSE') return `port ${options.port} is already in use; set RECEIVER_PORT to a free port or 0`;
   if (err.code === 'EADDRNOTAVAIL') return `RECEIVER_HOST=${options.host} is not an address of this machine`;
   if (options.tls)
-    return `the certificate or key could not be used (${err.message}); check RECEIVER_TLS_CERT / RECEIVER_TLS_KEY are a matching PEM pair`;
+    return (
+      `the certificate or key could not be used (${err.message}); ` +
+      'check RECEIVER_TLS_CERT / RECEIVER_TLS_KEY are a matching PEM pair'
+    );
   return `could not start (${err.message})`;
 }
 
@@ -175,24 +182,24 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     caDir = mkdtempSync(join(tmpdir(), 'webhook-receiver-'));
     writeFileSync(join(caDir, 'ca.pem'), receiver.caCertPem);
   }
-  process.stdout.write(
-    [
-      `Webhook receiver listening on ${receiver.url}`,
-      receiver.url !== receiver.localUrl ? `  local URL:      ${receiver.localUrl}` : undefined,
-      caDir
-        ? `  CA certificate: ${join(caDir, 'ca.pem')} (senders trust it via \`ca\`, or NODE_EXTRA_CA_CERTS for node)`
-        : parsed.options.plainHttp
-          ? '  TLS: none here (plain HTTP behind a TLS-terminating proxy)'
-          : '  TLS: user-supplied certificate',
-      `  query API:      ${receiver.localUrl}/_receiver/deliveries  (PUT ${receiver.localUrl}/_receiver/paths?path=/hooks/x {secret?, plan?})`,
-      parsed.options.token === undefined
-        ? undefined
-        : `  pull API:       bearer RECEIVER_TOKEN required; store-only (the suite verifies signatures); kept: ${parsed.options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES} deliveries, ${(parsed.options.maxAgeMs ?? 0) / 1000} s`,
-      'Ctrl-C to stop.',
-    ]
-      .filter((line) => line !== undefined)
-      .join('\n') + '\n',
-  );
+  const lines = [
+    `Webhook receiver listening on ${receiver.url}`,
+    receiver.url !== receiver.localUrl ? `  local URL:      ${receiver.localUrl}` : undefined,
+    caDir
+      ? `  CA certificate: ${join(caDir, 'ca.pem')} (senders trust it via \`ca\`, or NODE_EXTRA_CA_CERTS for node)`
+      : parsed.options.plainHttp
+        ? '  TLS: none here (plain HTTP behind a TLS-terminating proxy)'
+        : '  TLS: user-supplied certificate',
+    `  query API:      ${receiver.localUrl}/_receiver/deliveries  ` +
+      `(PUT ${receiver.localUrl}/_receiver/paths?path=/hooks/x {secret?, plan?})`,
+    parsed.options.token === undefined
+      ? undefined
+      : '  pull API:       bearer RECEIVER_TOKEN required; store-only (the suite verifies signatures); ' +
+        `kept: ${parsed.options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES} deliveries, ` +
+        `${(parsed.options.maxAgeMs ?? 0) / 1000} s`,
+    'Ctrl-C to stop.',
+  ].filter((line) => line !== undefined);
+  process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;
   const stop = (): void => {

@@ -16,7 +16,8 @@
  * processes; the "pull API" when the receiver runs as a service next to the target):
  *   GET    /_receiver/health                         → 200 {ok: true} (never needs the token)
  *   GET    /_receiver/deliveries[?path=/hooks/x][&since=<seq>]
- *                                                    → 200 {deliveries: Delivery[]} (seq order; since = seq strictly greater)
+ *                                                    → 200 {deliveries: Delivery[]}
+ *                                                      (seq order; since = seq strictly greater)
  *   DELETE /_receiver/deliveries                     → 204, forgets deliveries and seen eventIds
  *   GET    /_receiver/paths                          → 200 {paths: [{path, hasSecret, plan}]}
  *   PUT    /_receiver/paths?path=/hooks/x  {secret?, plan?}
@@ -74,7 +75,10 @@ export interface Delivery {
 export interface ReceiverOptions {
   host?: string;
   port?: number;
-  /** Certificate and key to serve; `caCertPem` when they come from our own CA (./tls-cache.ts), reported as the receiver's. */
+  /**
+   * Certificate and key to serve; `caCertPem` when they come from
+   * our own CA (./tls-cache.ts), reported as the receiver's.
+   */
   tls?: { cert: string; key: string; caCertPem?: string };
   toleranceSeconds?: number;
   maxBodyBytes?: number;
@@ -120,7 +124,7 @@ export const DEFAULT_MAX_PATHS = 10_000;
 const CONTROL_PREFIX = '/_receiver/';
 const DEFAULT_PLAN: ResponsePlan = [{ status: 200 }];
 
-// ───────────────────────────── pure helpers ─────────────────────────────
+// ── pure helpers ──
 
 type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -270,7 +274,7 @@ class BoundedSet {
   }
 }
 
-// ───────────────────────────── certificates ─────────────────────────────
+// ── certificates ──
 
 /** A throwaway CA and a server certificate it signs, valid for localhost, 127.0.0.1 and ::1. */
 export async function generateTlsMaterial(): Promise<{ caCertPem: string; cert: string; key: string }> {
@@ -313,7 +317,7 @@ export async function generateTlsMaterial(): Promise<{ caCertPem: string; cert: 
   return { caCertPem: ca.cert, cert: server.cert, key: server.private };
 }
 
-// ───────────────────────────── the server ─────────────────────────────
+// ── the server ──
 
 interface Registration {
   secret: string | undefined;
