@@ -397,7 +397,8 @@ export const faults = [
   {
     id: 'rate-limit-per-token',
     description:
-      'The limiter is keyed by the bearer token instead of the client IP: a second token from the same address gets a budget of its own.',
+      'The limiter is keyed by the bearer token instead of the client IP: ' +
+      'a second token from the same address gets a budget of its own.',
     violates: ['RATE-LIMIT-PER-IP'],
   },
   {

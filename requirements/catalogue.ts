@@ -1005,7 +1005,9 @@ export const requirements = [
     section: 'Limits',
     level: 'MUST',
     checks: ['suite', 'load'],
-    text: 'The limit is per client IP ("100 requests per minute per IP"): requests of several tokens from one address share one budget, and another address has a budget of its own.',
+    text:
+      'The limit is per client IP ("100 requests per minute per IP"): requests of several tokens from one address ' +
+      'share one budget, and another address has a budget of its own.',
   },
   {
     id: 'RATE-LIMIT-RESPONSE-SHAPE',

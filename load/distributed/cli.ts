@@ -9,21 +9,22 @@
  */
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { mergedLine, readRunnerResults, writeMerged } from './local.ts';
 import { mergeRunners, runnerFiles } from './merge.ts';
 
 const MERGE_USAGE = 'usage: occ load merge <dir> [--out dir]   (default --out: <dir>)';
 
 export function merge(argv: readonly string[]): number {
-  let parsed;
+  const config = {
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  } satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    parsed = parseArgs(config);
   } catch (e) {
     process.stderr.write(`load merge: ${(e as Error).message.split('\n')[0]}; ${MERGE_USAGE}\n`);
     return 2;

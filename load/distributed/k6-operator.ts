@@ -171,9 +171,9 @@ export function collectPod(options: ManifestOptions): Record<string, unknown> {
   };
 }
 
-const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.\/-]*$/;
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
 /** Strings YAML reads back as the same string unquoted; numbers, booleans and nulls in disguise stay quoted. */
-const PLAIN_VALUE = /^[A-Za-z_\/][A-Za-z0-9_.\/-]*$/;
+const PLAIN_VALUE = /^[A-Za-z_/][A-Za-z0-9_./-]*$/;
 const RESERVED = /^(y|n|yes|no|on|off|true|false|null)$/i;
 
 /** YAML for plain data: multi-line strings as literal blocks, every other string JSON-quoted (valid YAML). Pure. */

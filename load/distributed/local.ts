@@ -31,13 +31,11 @@ export function runnerAddresses(count: number, given: readonly string[] | undefi
   return Array.from({ length: count }, (_, i) => loopbackAddress(i));
 }
 
-export interface RunOne {
-  (extra: {
-    args: string[];
-    env: Record<string, string>;
-    extraTimeoutMs: number;
-  }): Promise<{ code: number; signal?: string | null; stderrTail: string }>;
-}
+export type RunOne = (extra: {
+  args: string[];
+  env: Record<string, string>;
+  extraTimeoutMs: number;
+}) => Promise<{ code: number; signal?: string | null; stderrTail: string }>;
 
 /** Time the k6 processes get to start before their set-ups begin together. */
 export const START_MARGIN_MS = 4_000;

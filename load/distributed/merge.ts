@@ -299,7 +299,8 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
   const perSecond: Array<{ second: number; accepted: number; refused: number }> = [];
   for (const r of present) {
     for (const p of r.summary!.chart?.perSecond ?? []) {
-      const slot = perSecond[p.second] ?? (perSecond[p.second] = { second: p.second, accepted: 0, refused: 0 });
+      const slot = perSecond[p.second] ?? { second: p.second, accepted: 0, refused: 0 };
+      perSecond[p.second] = slot;
       slot.accepted += p.accepted;
       slot.refused += p.refused;
     }
@@ -409,8 +410,8 @@ export function mergedJunit(merged: MergedSummary): string {
   // A threshold held on nothing observed is written as skipped: junitXml reads that from a rate metric without samples.
   const metrics: Record<string, SummaryMetric> = {};
   for (const t of merged.thresholds) {
-    const metric =
-      metrics[t.key] ?? (metrics[t.key] = { type: t.observed ? 'counter' : 'rate', values: {}, thresholds: {} });
+    const metric = metrics[t.key] ?? { type: t.observed ? 'counter' : 'rate', values: {}, thresholds: {} };
+    metrics[t.key] = metric;
     metric.thresholds![t.expression] = { ok: t.ok };
   }
   const meta = merged.thresholds.map((t) => ({ key: t.key, requirement: t.requirement, description: t.description }));
