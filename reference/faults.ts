@@ -430,13 +430,15 @@ export const faults = [
   {
     id: 'cdrs-default-till-midnight',
     description:
-      "Without till, GET /cdrs ends the window at the start of today (UTC midnight, a date-typed default) instead of now, so today's records are missing.",
+      'Without till, GET /cdrs ends the window at the start of today (UTC midnight, a date-typed default) ' +
+      "instead of now, so today's records are missing.",
     violates: ['CDRS-DEFAULT-WINDOW'],
   },
   {
     id: 'cdrs-default-from-midnight',
     description:
-      'Without from, GET /cdrs starts the window at the start of the UTC day of till ("today\'s calls") instead of 24 hours before.',
+      'Without from, GET /cdrs starts the window at the start of the UTC day of till ("today\'s calls") ' +
+      'instead of 24 hours before.',
     violates: ['CDRS-DEFAULT-WINDOW'],
   },
   {
@@ -447,7 +449,8 @@ export const faults = [
   {
     id: 'cdrs-ignores-offset',
     description:
-      'from and till with an offset (+05:30, -03:30) are read as UTC wall time: the offset is dropped, so the window moves by it.',
+      'from and till with an offset (+05:30, -03:30) are read as UTC wall time: the offset is dropped, ' +
+      'so the window moves by it.',
     violates: ['CDRS-TIMESTAMP-OFFSETS'],
   },
   {

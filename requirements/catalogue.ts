@@ -1018,7 +1018,10 @@ export const requirements = [
     section: 'Endpoints',
     level: 'MUST',
     checks: ['suite'],
-    text: 'Nothing of another account appears in any answer: GET /agents lists the SIP lines of the account and GET /cdrs its records, never an agent, record or SIP line of another account (the spec\'s "of the account", "belongs to the caller\'s account").',
+    text:
+      'Nothing of another account appears in any answer: GET /agents lists the SIP lines of the account and ' +
+      'GET /cdrs its records, never an agent, record or SIP line of another account (the spec\'s "of the ' +
+      'account", "belongs to the caller\'s account").',
   },
 ] as const satisfies readonly Requirement[];
 

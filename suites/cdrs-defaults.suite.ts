@@ -61,7 +61,7 @@ const query = (q: Record<string, string | number>): string =>
 
 describe('GET /cdrs: a default left out answers as the default written out', () => {
   check(
-    'GET /cdrs with till and no from answers the records of from = till − 24 h written out (or 400 when from is now − 24 h)',
+    'GET /cdrs with till and no from answers as with from = till − 24 h written out (or 400: from = now − 24 h)',
     {
       verifies: ['CDRS-DEFAULT-WINDOW', 'CDRS-DEFAULT-FROM-READING'],
       needs: { tokens: ['read:cdrs'] },
@@ -146,7 +146,7 @@ describe('GET /cdrs: a default left out answers as the default written out', () 
   );
 
   check(
-    'GET /cdrs without from and till answers the records of the last 24 hours written out, for a now between two clock readings',
+    'GET /cdrs without from and till answers as the last 24 hours written out, for a now between two clock readings',
     {
       verifies: ['CDRS-DEFAULT-WINDOW'],
       needs: { tokens: ['read:cdrs'] },

@@ -27,7 +27,7 @@ function widestWindow(): { from: string; till: string; limit: number } {
 
 describe("Account isolation: nothing of another account in this account's answers", () => {
   check(
-    "GET /agents lists none of another account's agents (read with that account's token) nor a configured foreign agent",
+    "GET /agents lists none of another account's agents (read with its own token) nor a configured foreign agent",
     {
       verifies: ['ACCOUNT-ISOLATION'],
       needs: { tokens: ['read:agents', 'noDialer'] },
