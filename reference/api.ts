@@ -94,6 +94,11 @@ export function parseLimit(raw: string | undefined | null, defaultLimit: number 
   return Math.min(limits.cdrLimitMax, Math.max(limits.cdrLimitMin, Number(raw.trim())));
 }
 
+/** The start of the UTC day of `ms` (the faults cdrs-default-till-midnight and cdrs-default-from-midnight). */
+function startOfUtcDay(ms: number): number {
+  return Math.floor(ms / (24 * HOUR_MS)) * 24 * HOUR_MS;
+}
+
 /**
  * One calendar month after `ms` (UTC; JS month arithmetic, Jan 31 + 1 month = Mar 3): the fault
  * cdrs-window-calendar-month.
@@ -255,7 +260,10 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
             'invalid_timestamp',
             `${name} is not an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`,
           );
-    const leniency: DateTimeLeniency = { rollOverDays: faults.has('cdrs-impossible-date-rolls-over') };
+    const leniency: DateTimeLeniency = {
+      rollOverDays: faults.has('cdrs-impossible-date-rolls-over'),
+      ignoreOffset: faults.has('cdrs-ignores-offset'),
+    };
     let fromMs =
       fromRaw === undefined
         ? undefined
@@ -272,12 +280,16 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       fromMs = Math.floor(fromMs / 60_000) * 60_000;
     if (Number.isNaN(fromMs)) return invalid('from');
     if (Number.isNaN(tillMs)) return invalid('till');
-    const till = tillMs ?? store.clock.now();
+    // cdrs-default-till-midnight: a date-typed default ("today") in place of now.
+    const now = store.clock.now();
+    const till = tillMs ?? (faults.has('cdrs-default-till-midnight') ? startOfUtcDay(now) : now);
     const defaultSpan = (faults.has('cdrs-default-window-48h') ? 48 : limits.cdrDefaultWindowHours) * HOUR_MS;
     // cdrs-default-from-now: "24 hours before now" read literally even when till is given.
     const from =
       fromMs ??
-      (tillMs !== undefined && store.variants.has('cdrs-default-from-now') ? store.clock.now() : till) - defaultSpan;
+      (faults.has('cdrs-default-from-midnight')
+        ? startOfUtcDay(till)
+        : (tillMs !== undefined && store.variants.has('cdrs-default-from-now') ? now : till) - defaultSpan);
     if (till <= from) return fail(reply, 400, 'till_must_be_after_from', 'till must be later than from');
     const span = till - from;
     const tooWide = faults.has('cdrs-window-31d-rejected')
@@ -299,7 +311,11 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const limitRaw = singleQuery(request.query, 'limit');
     let limit = parseLimit(
       limitRaw,
-      faults.has('cdrs-default-limit-99') ? limits.cdrLimitDefault - 1 : limits.cdrLimitDefault,
+      faults.has('cdrs-default-limit-99')
+        ? limits.cdrLimitDefault - 1
+        : faults.has('cdrs-default-limit-50')
+          ? 50
+          : limits.cdrLimitDefault,
     );
     if (faults.has('cdrs-limit-1000-capped-999')) limit = Math.min(limit, limits.cdrLimitMax - 1);
     if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw))
@@ -330,7 +346,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const leak = faults.has('agents-credentials-leaked');
     const agents: Array<Record<string, unknown>> = [];
     for (const a of store.state.agents.values()) {
-      if (a.account !== token.account) continue;
+      if (a.account !== token.account && !faults.has('agents-list-leaks-foreign')) continue;
       // Projection: only the documented fields ever leave; the SIP password stays here.
       const row: Record<string, unknown> = {
         id: faults.has('agents-id-number') ? Number(a.id) : a.id,

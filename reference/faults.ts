@@ -445,6 +445,39 @@ export const faults = [
     description: 'Deliveries (and pending retries) continue after the subscription is deleted.',
     violates: ['HOOKS-NO-DELIVERY-AFTER-DELETE'],
   },
+  // ── Defaults, offsets and account isolation: caught by the comparisons with the written-out form ──
+  {
+    id: 'cdrs-default-till-midnight',
+    description:
+      'Without till, GET /cdrs ends the window at the start of today (UTC midnight, a date-typed default) ' +
+      "instead of now, so today's records are missing.",
+    violates: ['CDRS-DEFAULT-WINDOW'],
+  },
+  {
+    id: 'cdrs-default-from-midnight',
+    description:
+      'Without from, GET /cdrs starts the window at the start of the UTC day of till ("today\'s calls") ' +
+      'instead of 24 hours before.',
+    violates: ['CDRS-DEFAULT-WINDOW'],
+  },
+  {
+    id: 'cdrs-default-limit-50',
+    description: "Without limit, GET /cdrs returns at most 50 records (a framework's page size, not the spec's 100).",
+    violates: ['CDRS-LIMIT-DEFAULT-100'],
+  },
+  {
+    id: 'cdrs-ignores-offset',
+    description:
+      'from and till with an offset (+05:30, -03:30) are read as UTC wall time: the offset is dropped, ' +
+      'so the window moves by it.',
+    violates: ['CDRS-TIMESTAMP-OFFSETS'],
+  },
+  {
+    id: 'agents-list-leaks-foreign',
+    description:
+      "GET /agents lists every account's agents (the account filter is lost from the query), not only the caller's.",
+    violates: ['ACCOUNT-ISOLATION'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

@@ -25,6 +25,8 @@ function daysInMonth(year: number, month: number): number {
 export interface DateTimeLeniency {
   /** cdrs-impossible-date-rolls-over: any day up to 31 is taken, and Date.UTC rolls it into the next month. */
   readonly rollOverDays?: boolean;
+  /** cdrs-ignores-offset: the offset is dropped, so the wall time is read as UTC. */
+  readonly ignoreOffset?: boolean;
 }
 
 /** Epoch milliseconds of an RFC 3339 date-time, or undefined when it is not one. */
@@ -53,6 +55,6 @@ export function parseDateTime(text: string, leniency: DateTimeLeniency = {}): nu
   // Date.UTC maps years 0..99 to 1900..1999; set the full year explicitly.
   const date = new Date(utc);
   if (year < 100) date.setUTCFullYear(year);
-  const value = date.getTime() - offsetMinutes * 60_000;
+  const value = date.getTime() - (leniency.ignoreOffset === true ? 0 : offsetMinutes) * 60_000;
   return Number.isFinite(value) ? value : undefined;
 }

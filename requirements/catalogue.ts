@@ -219,7 +219,7 @@ export const requirements = [
     id: 'CDRS-TIMESTAMP-OFFSETS',
     section: 'Endpoints › GET /cdrs',
     level: 'MUST',
-    checks: ['property'],
+    checks: ['suite', 'property'],
     text:
       'from and till with any UTC offset or Z, with or without ' +
       'fractional seconds, are read as the instants they denote.',
@@ -1070,6 +1070,18 @@ export const requirements = [
     text:
       'A previous version stays available 12 months after a new one ships; ' +
       'whether a v2 prefix answers is recorded.',
+  },
+
+  // ── Account isolation ────────────────────────────────────────────────────────────────
+  {
+    id: 'ACCOUNT-ISOLATION',
+    section: 'Endpoints',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'Nothing of another account appears in any answer: GET /agents lists the SIP lines of the account and ' +
+      'GET /cdrs its records, never an agent, record or SIP line of another account (the spec\'s "of the ' +
+      'account", "belongs to the caller\'s account").',
   },
 ] as const satisfies readonly Requirement[];
 

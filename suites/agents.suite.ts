@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { check } from '../harness/checks/check.ts';
 import type { AgentList } from '../contract/openapi.ts';
 import { credentialPaths } from './rules/agents.ts';
+import { describeLeaks, foreignAgentNeedles, leakedNeedles } from './rules/isolation.ts';
 
 describe('GET /agents', () => {
   check(
@@ -33,10 +34,12 @@ describe('GET /agents', () => {
     },
   );
 
+  // Also every run's proof of ACCOUNT-ISOLATION: no configured agent of another account is listed
+  // (isolation.suite.ts reads the other account's own lists, taking turns remotely).
   check(
-    'GET /agents never returns a credential of a line, at any depth',
+    'GET /agents never returns a credential of a line, at any depth, nor an agent of another account',
     {
-      verifies: ['AGENTS-NO-CREDENTIALS'],
+      verifies: ['AGENTS-NO-CREDENTIALS', 'ACCOUNT-ISOLATION'],
       needs: { tokens: ['read:agents'] },
       requests: 1,
     },
@@ -44,7 +47,16 @@ describe('GET /agents', () => {
       const response = await t.call({ method: 'GET', path: '/agents', token: t.token('read:agents'), validate: false });
       t.expectStatus(response, 200);
       const leaks = credentialPaths(response.json);
-      t.ensure(leaks.length === 0, `GET /agents returns credential fields: ${leaks.join(', ')}`);
+      t.verify(
+        'AGENTS-NO-CREDENTIALS',
+        leaks.length === 0,
+        `GET /agents returns credential fields: ${leaks.join(', ')}`,
+      );
+      const foreign = foreignAgentNeedles(t.target.agents);
+      const listed = leakedNeedles(response.json, foreign);
+      if (foreign.length === 0)
+        t.observe('ACCOUNT-ISOLATION', 'no agent of another account is configured (FOREIGN_AGENT_ID…) to look for');
+      else t.verify('ACCOUNT-ISOLATION', listed.length === 0, describeLeaks('GET /agents', listed));
     },
   );
 });

@@ -10,6 +10,7 @@ import {
   orderOf,
 } from '../harness/checks/verdicts.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
+import { secondProofTurn } from './data/second-proofs.ts';
 import { rowsOutside } from './rules/cdrs.ts';
 
 const HOUR_MS = 3_600_000;
@@ -141,6 +142,7 @@ describe('GET /cdrs', () => {
       verifies: ['CDRS-DEFAULT-WINDOW', 'CDRS-ROWS-IN-WINDOW', 'CDRS-TILL-AFTER-FROM', 'CDRS-DEFAULT-FROM-READING'],
       needs: { tokens: ['read:cdrs'] },
       requests: 1,
+      turn: secondProofTurn('only till 10 days ago, only from 40 days ago'),
     },
     async (t) => {
       const till = wholeSecond(Date.now() - 10 * DAY_MS);
@@ -183,6 +185,7 @@ describe('GET /cdrs', () => {
       verifies: ['CDRS-DEFAULT-WINDOW', 'CDRS-WINDOW-MAX-31D'],
       needs: { tokens: ['read:cdrs'] },
       requests: 1,
+      turn: secondProofTurn('only till 10 days ago, only from 40 days ago'),
     },
     async (t) => {
       const exchange = await t.call({

@@ -293,6 +293,30 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
       await other.close();
     }
   },
+  'cdrs-default-till-midnight': async (s) => {
+    // From a second ago and no till: till = now is after it.
+    const from = Math.floor((await now(s)) / 1000) * 1000 - 1000;
+    return (await api(s, 'GET', `/cdrs?from=${iso(from)}`, { token: tk(s).all })).status !== 200;
+  },
+  'cdrs-default-from-midnight': async (s) => {
+    // Till 00:01 UTC three days ago and no from: the 24 hours before it hold records of the day before.
+    const till = Math.floor((await now(s)) / DAY_MS) * DAY_MS - 3 * DAY_MS + 60_000;
+    const rows = (await cdrList(s, `?till=${iso(till)}&limit=1000`)).calls;
+    return !rows.some((c) => Date.parse(c.startTime) < till - 60_000);
+  },
+  'cdrs-default-limit-50': async (s) => (await cdrList(s, await window(s, 10 * DAY_MS))).calls.length === 50,
+  'cdrs-ignores-offset': async (s) => {
+    const till = Math.floor((await now(s)) / 1000) * 1000 - 2 * DAY_MS;
+    const inZ = (await cdrList(s, `?from=${iso(till - DAY_MS)}&till=${iso(till)}&limit=1000`)).calls;
+    // The same instants written +05:30 (from) and -03:30 (till).
+    const wall = (ms: number, minutes: number) => new Date(ms + minutes * 60_000).toISOString().slice(0, 19);
+    const offsets = `?from=${wall(till - DAY_MS, 330)}%2B05:30&till=${wall(till, -210)}-03:30&limit=1000`;
+    return JSON.stringify((await cdrList(s, offsets)).calls) !== JSON.stringify(inZ);
+  },
+  'agents-list-leaks-foreign': async (s) => {
+    const list = json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as Array<{ id: string }>;
+    return list.some((a) => a.id === s.fixtures.agents.foreign);
+  },
 };
 
 const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half', 'rate-limit-per-token', 'rate-limit-global']);
