@@ -75,7 +75,7 @@ describe('recordResult', () => {
     expect(after.after).toBe(before.after);
   });
 
-  it('adds a row for a new command at the end of the table, escaping pipes and joining lines, with this machine by default', () => {
+  it('adds a row for a new command at the end, escaping pipes and joining lines, with this machine by default', () => {
     const file = copy();
     const before = table(readFileSync(file, 'utf8'));
 

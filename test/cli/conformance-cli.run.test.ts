@@ -90,7 +90,10 @@ describe('npm run conformance, the command', () => {
         CONTROL_URL: 'http://127.0.0.1:1/_control',
         CONTROL_TOKEN: 'ctl_secret_never_shown',
       },
-      /^conformance: configuration error: CONTROL_URL: GET \/capabilities: no answer from CONTROL_URL \(ECONNREFUSED\); check CONTROL_URL and CONTROL_TOKEN/,
+      new RegExp(
+        /^conformance: configuration error: CONTROL_URL: GET \/capabilities: no answer from CONTROL_URL /.source +
+          /\(ECONNREFUSED\); check CONTROL_URL and CONTROL_TOKEN/.source,
+      ),
     ],
   ])('refuses %j %j with one line and exit code 2', (args, env, message) => {
     const { code, stderr } = runCli(args, env);
@@ -135,7 +138,7 @@ describe('npm run conformance against a remote target', () => {
     ['without CONTROL_URL', {}],
     ['with CONTROL_URL', { CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: 'ctl_dry_run_never_sent' }],
   ])(
-    '--dry-run with every fixture set, %s, lists every check with its planned requests, within the 150-request budget, and sends nothing',
+    "--dry-run, every fixture set, %s: lists each check's requests within the 150-request budget, sends nothing",
     { timeout: 300_000 },
     async (_label, control) => {
       let received = 0;
@@ -167,7 +170,11 @@ describe('npm run conformance against a remote target', () => {
         // With the endpoint the checks it unlocks are planned, not skipped.
         if ('CONTROL_URL' in control)
           expect(stdout).toMatch(
-            /^\s+1 {2}GET \/balance answers 500 internal_error when the upstream snapshot fetch fails {2}\[BALANCE-UPSTREAM-500\]$/m,
+            new RegExp(
+              /^\s+1 {2}GET \/balance answers 500 internal_error when the upstream snapshot fetch /.source +
+                /fails {2}\[BALANCE-UPSTREAM-500\]$/.source,
+              'm',
+            ),
           );
         expect(received).toBe(0);
       } finally {
@@ -176,7 +183,7 @@ describe('npm run conformance against a remote target', () => {
     },
   );
 
-  it('a run with every secret configured leaves none of them, nor a token or hook secret the target handed out, in any report file or output', {
+  it('with every secret set, a run leaves none, nor a token or hook secret the target gave, in a report or output', {
     timeout: 400_000,
   }, async () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));
@@ -225,7 +232,7 @@ describe('npm run conformance against a remote target', () => {
     }
   });
 
-  it('against a target that refuses its client with WWW-Authenticate: Basic realm="oauth", accepts a wrong secret and a Basic scheme, every report parses, names and target text are intact and no credential is left', {
+  it('against a target refusing its client (Basic realm="oauth"), every report parses intact, no credential left', {
     timeout: 300_000,
   }, async () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));

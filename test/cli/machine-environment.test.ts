@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 describe('the environment of a child run', () => {
-  it("keeps the machine's trust and proxy settings, and drops the suite's configuration, hand-offs and test markers", () => {
+  it("keeps the machine's trust and proxy settings, drops the suite's configuration, hand-offs, test markers", () => {
     Object.assign(process.env, {
       NODE_EXTRA_CA_CERTS: '/etc/ca.pem',
       HTTPS_PROXY: 'http://proxy:3128',

@@ -26,7 +26,7 @@ describe('occ', { timeout: 300_000 }, () => {
       expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 
-  it('occ run --evidence writes evidence.zip that occ verify accepts, and a changed report makes verify name it and exit 1', () => {
+  it('occ run --evidence writes evidence.zip that occ verify accepts; verify names a changed report, exit 1', () => {
     const reports = mkdtempSync(join(tmpdir(), 'occ-evidence-'));
     const run = occ('run', '--no-properties', '--only', 'ME-200-SHAPE', '--reports-dir', reports, '--evidence');
     expect(run.status, run.stderr).toBe(0);

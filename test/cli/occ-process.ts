@@ -14,7 +14,10 @@ export interface ProcessRun {
   stderr: string;
 }
 
-/** The machine's environment without the suite's configuration (cli/machine-environment.ts), in CI mode, plus `extra`. */
+/**
+ * The machine's environment without the suite's configuration (cli/machine-environment.ts),
+ * in CI mode, plus `extra`.
+ */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...machineEnvironment(), CI: 'true', ...extra };
 }

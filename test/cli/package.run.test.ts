@@ -75,7 +75,8 @@ beforeAll(() => {
   const installed = sh('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
   expect(
     installed.code,
-    `${installed.stderr}\n(npm ci --offline installs from the cache the repository's npm ci filled: run npm ci in the clone first)`,
+    `${installed.stderr}\n(npm ci --offline installs from the cache the repository's npm ci filled: ` +
+      'run npm ci in the clone first)',
   ).toBe(0);
 }, 240_000);
 
@@ -100,7 +101,7 @@ describe('the packed npm package', () => {
     expect(help.stdout).toMatch(/^ {2}run /m);
   }, 60_000);
 
-  it('npx occ run passes against the embedded reference with nothing configured, reports and evidence in the working folder', () => {
+  it('npx occ run passes on the embedded reference with nothing set, reports and evidence in the working dir', () => {
     const run = sh('npx', ['--no-install', 'occ', 'run', '--evidence'], project, 240_000);
     expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/conformance: \d+ MUST passed, 0 failed/);

@@ -44,7 +44,7 @@ describe('the full remote configuration with --with-load', () => {
     await reference?.close();
   });
 
-  it("is told the stand-in's rate window, counts the probes' requests in the dry run, and leaves 0 MUST requirements not verifiable and 0 failed", {
+  it("knows the stand-in's rate window, counts the probes' requests in the dry run; 0 MUST not verifiable, 0 failed", {
     timeout: 600_000,
   }, async () => {
     expect(env.RATE_LIMIT_WINDOW_MS).toBe(String(RATE_WINDOW_MS));
@@ -97,7 +97,7 @@ describe('the full remote configuration with --with-load', () => {
 });
 
 describe('the rate limit verified remotely fails against a fault of the stand-in', () => {
-  it('a stand-in that refuses at half the limit (fault rate-limit-half) fails RATE-LIMIT-100-PER-MIN by the k6 probe, and the run exits 1', {
+  it('a stand-in refusing at half the limit (rate-limit-half) fails RATE-LIMIT-100-PER-MIN by the k6 probe; exit 1', {
     timeout: 300_000,
   }, async () => {
     const faulty = await startRemoteReference({ rateWindowMs: RATE_WINDOW_MS, faults: ['rate-limit-half'] });

@@ -82,8 +82,9 @@ interface RecipeRun {
 }
 
 /**
- * Runs the README's recipe (the stand-in keeps running until afterAll, so its hooks can be inspected): its reference command (plus `referenceExtra`), its variables, and its
- * conformance command (plus `runExtra` and a reports directory).
+ * Runs the README's recipe (the stand-in keeps running until afterAll, so its hooks can be inspected):
+ * its reference command (plus `referenceExtra`), its variables, and its conformance command (plus
+ * `runExtra` and a reports directory).
  */
 async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = []): Promise<RecipeRun> {
   const recipe = parseRecipe(readFileSync('README.md', 'utf8'));
@@ -144,7 +145,7 @@ async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [])
 }
 
 describe("the README's remote webhook recipe", () => {
-  it('runs to the end: a full run (properties included) against a second reference process, exit 0, every hook deleted', {
+  it('runs to the end: a full run (properties included) against another reference process, exit 0, all hooks deleted', {
     timeout: 300_000,
   }, async () => {
     const { code, stdout, stderr, reports, fixtures } = await runRecipe();
@@ -180,7 +181,7 @@ describe("the README's remote webhook recipe", () => {
     }
   });
 
-  it('against a target that signs wrongly, the correlation check fails at once with the part of the signature that is wrong', {
+  it('with a target that signs wrongly, the correlation check fails at once, naming the wrong part of the signature', {
     timeout: 300_000,
   }, async () => {
     const { code, reports } = await runRecipe(
@@ -194,7 +195,10 @@ describe("the README's remote webhook recipe", () => {
     )!;
     expect(check.status).toBe('failed');
     expect(check.failure).toMatch(
-      /refused by the receiver with 401: signature_mismatch: .*the signed input is the raw body alone, without the `t\.` prefix/,
+      new RegExp(
+        /refused by the receiver with 401: signature_mismatch: .*/.source +
+          /the signed input is the raw body alone, without the `t\.` prefix/.source,
+      ),
     );
     expect(check.failure).not.toMatch(/undefined/);
     // The refusal ended the wait, not the budget a remote call.ended may take.

@@ -15,7 +15,7 @@ import { cleanEnv, runOcc } from './occ-process.ts';
 type Verdict = { id: string; status: string; source?: string };
 
 describe('occ run --with-load', () => {
-  it('runs the k6 probes after the checks and merges their verdicts: a target without a rate limit fails RATE-LIMIT-ENFORCED by the k6 probe, and the run exits 1', {
+  it('runs the k6 probes after the checks and merges verdicts: no rate limit fails RATE-LIMIT-ENFORCED by k6, exit 1', {
     timeout: 300_000,
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-with-load-'));

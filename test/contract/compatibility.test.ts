@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { compareDocuments, resolveRef } from '../../contract/compatibility.ts';
 import { openapi } from '../../contract/openapi.ts';
 
-type Doc = Record<string, any>;
-const copy = (): Doc => structuredClone(openapi) as Doc;
+type Json = Record<string, unknown>;
+const copy = (): Json => structuredClone(openapi) as Json;
+
+/** The value at `path` under `node`: the tests edit their copy of the document in place. */
+const member = (node: Json, path: string[]): unknown => path.reduce<unknown>((here, key) => (here as Json)[key], node);
+/** The object at `path` under `node`. */
+const at = (node: Json, ...path: string[]): Json => member(node, path) as Json;
+/** The array at `path` under `node`. */
+const list = (node: Json, ...path: string[]): unknown[] => member(node, path) as unknown[];
 
 describe('compareDocuments', () => {
   it('finds nothing between the bundled document and itself', () => {
@@ -18,25 +25,25 @@ describe('compareDocuments', () => {
 
   it('reports a removed operation as breaking', () => {
     const served = copy();
-    delete served.paths['/hooks/{id}'].delete;
+    delete at(served, 'paths', '/hooks/{id}').delete;
     expect(compareDocuments(openapi, served).breaking).toContain('DELETE /hooks/{id}: operation removed');
   });
 
   it('reports a removed response status as breaking', () => {
     const served = copy();
-    delete served.paths['/cdrs'].get.responses['409'];
+    delete at(served, 'paths', '/cdrs', 'get', 'responses')['409'];
     expect(compareDocuments(openapi, served).breaking).toContain('GET /cdrs: response 409 removed');
   });
 
   it('reports a removed schema property as breaking', () => {
     const served = copy();
-    delete served.components.schemas.Balance.properties.stale;
+    delete at(served, 'components', 'schemas', 'Balance', 'properties').stale;
     expect(compareDocuments(openapi, served).breaking.some((b) => b.includes('property "stale" removed'))).toBe(true);
   });
 
   it('reports a removed enum value as breaking and an added one as an addition', () => {
     const served = copy();
-    served.components.schemas.EventType.enum = [
+    at(served, 'components', 'schemas', 'EventType').enum = [
       'call.ended',
       'call.transferred',
       'disposition.set',
@@ -50,8 +57,11 @@ describe('compareDocuments', () => {
 
   it('reports a newly required request property and a new required parameter as breaking', () => {
     const served = copy();
-    served.components.schemas.CallCreate.required = [...served.components.schemas.CallCreate.required, 'fromNumber'];
-    served.paths['/cdrs'].get.parameters.push({
+    at(served, 'components', 'schemas', 'CallCreate').required = [
+      ...list(served, 'components', 'schemas', 'CallCreate', 'required'),
+      'fromNumber',
+    ];
+    list(served, 'paths', '/cdrs', 'get', 'parameters').push({
       name: 'account',
       in: 'query',
       required: true,
@@ -64,16 +74,22 @@ describe('compareDocuments', () => {
 
   it('reports a parameter made required as breaking', () => {
     const served = copy();
-    served.paths['/cdrs'].get.parameters[0].required = true;
+    at(served, 'paths', '/cdrs', 'get', 'parameters', '0').required = true;
     expect(compareDocuments(openapi, served).breaking).toContain('GET /cdrs: parameter query from newly required');
   });
 
   it('records additions: an operation, a status, an optional parameter, a response property', () => {
     const served = copy();
-    served.paths['/numbers'] = { get: { operationId: 'listNumbers', responses: { '200': { description: 'ok' } } } };
-    served.paths['/me'].get.responses['404'] = { description: 'new' };
-    served.paths['/cdrs'].get.parameters.push({ name: 'cursor', in: 'query', schema: { type: 'string' } });
-    served.components.schemas.Me.properties.timezone = { type: 'string' };
+    at(served, 'paths')['/numbers'] = {
+      get: { operationId: 'listNumbers', responses: { '200': { description: 'ok' } } },
+    };
+    at(served, 'paths', '/me', 'get', 'responses')['404'] = { description: 'new' };
+    list(served, 'paths', '/cdrs', 'get', 'parameters').push({
+      name: 'cursor',
+      in: 'query',
+      schema: { type: 'string' },
+    });
+    at(served, 'components', 'schemas', 'Me', 'properties').timezone = { type: 'string' };
     const result = compareDocuments(openapi, served);
     expect(result.breaking).toEqual([]);
     expect(result.additions).toEqual(
@@ -88,7 +104,7 @@ describe('compareDocuments', () => {
 
   it('reports a changed type as breaking', () => {
     const served = copy();
-    served.components.schemas.Balance.properties.balance = { type: 'string' };
+    at(served, 'components', 'schemas', 'Balance', 'properties').balance = { type: 'string' };
     expect(
       compareDocuments(openapi, served).breaking.some((b) => b.includes('.balance: type number became string')),
     ).toBe(true);
@@ -96,9 +112,9 @@ describe('compareDocuments', () => {
 
   it('reports a removed webhook payload field as breaking', () => {
     const served = copy();
-    const own = served.components.schemas.CallEndedEvent.allOf[1];
-    delete own.properties.durationSec;
-    own.required = own.required.filter((r: string) => r !== 'durationSec');
+    const own = at(served, 'components', 'schemas', 'CallEndedEvent', 'allOf', '1');
+    delete at(own, 'properties').durationSec;
+    own.required = list(own, 'required').filter((r) => r !== 'durationSec');
     const breaking = compareDocuments(openapi, served).breaking;
     expect(breaking.some((b) => b.includes('"durationSec" removed'))).toBe(true);
   });

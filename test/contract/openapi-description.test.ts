@@ -11,15 +11,18 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 type Description = Parameters<Validator['validate']>[0];
 
-/** Descriptions the library accepts and refuses for different reasons: a wrong type, a dangling $ref, another version. */
+/**
+ * Descriptions the library accepts and refuses for different reasons: a wrong type, a dangling $ref,
+ * another version.
+ */
 function descriptions(): Array<[string, unknown]> {
-  const wrongType = structuredClone(openapi) as Record<string, any>;
+  const wrongType: { info: { version: unknown } } = structuredClone(openapi);
   wrongType.info.version = 7;
-  const danglingRef = structuredClone(openapi) as Record<string, any>;
+  const danglingRef = structuredClone(openapi);
   danglingRef.paths['/me'].get.responses['200'].content['application/json'].schema = {
     $ref: '#/components/schemas/Nobody',
   };
-  const noPaths = structuredClone(openapi) as Record<string, any>;
+  const noPaths: { paths: unknown } = structuredClone(openapi);
   noPaths.paths = 'none';
   return [
     ['openapi.json', structuredClone(openapi)],
@@ -32,7 +35,7 @@ function descriptions(): Array<[string, unknown]> {
 }
 
 describe("the served description's validator", () => {
-  it("gives the library's own verdicts, errors and version, with the OpenAPI 3.1 schema kept between processes", async () => {
+  it("gives the library's verdicts, errors and version, keeping the OpenAPI 3.1 schema between processes", async () => {
     for (const [what, document] of descriptions()) {
       const library = new Validator();
       const expected = await library.validate(structuredClone(document) as Description);

@@ -88,7 +88,7 @@ describe('openapi.json validators kept as code between processes', () => {
     expect(verdicts(createContract({ cacheDirectory: join(blocker, 'below-a-file') }))).toEqual(expected);
   });
 
-  it('names the file after what the code is made from: another document, pointer list or option set is another file', () => {
+  it('names the file after its sources: another document, pointer list or option set is another file', () => {
     const base = { name: VALIDATORS_FILE, document: openapi, pointers: schemaPointers(), optionsKey: AJV_OPTIONS_KEY };
     const name = precompiledFileName(base);
     expect(precompiledFileName({ ...base })).toBe(name);

@@ -136,9 +136,8 @@ function runJob(job: Job, runId: string, store: string, artifacts: string): Nigh
         timeout: 240_000,
       });
       ok = result.status === 0;
-      log.push(
-        `run (${result.status}): ${step.run.trim()}${ok ? '' : `\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`}`,
-      );
+      const output = ok ? '' : `\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`;
+      log.push(`run (${result.status}): ${step.run.trim()}${output}`);
     } else if (step.uses?.startsWith('actions/checkout@') === true) {
       const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: repo, encoding: 'utf8' })
         .stdout.split('\0')

@@ -108,7 +108,7 @@ describe('API client against a target that answers garbage', () => {
     await api.close();
   });
 
-  it('returns a 429 received under the documented 100 per minute at once, as evidence; above it waits out Retry-After and retries; counts every 429', async () => {
+  it('returns a 429 under 100/min at once as evidence; above, retries after Retry-After; counts each 429', async () => {
     const api = client();
     rateLimitedOnce = false;
     const first = await api.send({ method: 'GET', path: '/limited' });
@@ -137,7 +137,7 @@ describe('API client against a target that answers garbage', () => {
     await api.close();
   });
 
-  it("weighs a 429 against the requests of the target's documented window (RATE_LIMIT_WINDOW_MS), not of the last minute", async () => {
+  it("weighs a 429 against the target's window (RATE_LIMIT_WINDOW_MS), not the last minute", async () => {
     const api = createApiClient({
       baseUrl,
       timeoutMs: 2_000,

@@ -29,7 +29,7 @@ describe('what a check claims', () => {
     expect(claimsOf(['balance-upstream-failing'])).toEqual(['check', 'alone']);
   });
 
-  it('holds webhooks, the claim every originating check holds, when it makes origination fail; it does not run alone', () => {
+  it('holds webhooks, as every originating check does, when it makes origination fail; it does not run alone', () => {
     expect(claimsOf(['originate-failing'])).toEqual(['check', 'webhooks']);
     expect(claimsOf(['engine-not-configured'])).toEqual(['check', 'webhooks']);
     expect(claimsOf(['engine-not-configured', 'event-emitted'])).toEqual(['check', 'webhooks']);
@@ -86,7 +86,7 @@ describe('what a request claims before it is sent', () => {
     expect(claimOf('/hooks/3f0c', { json: { event: 'call.ended', target_url: target } })).toBeUndefined();
   });
 
-  it("claims nothing for a subscription to the run's receiver by a check that never looks at what it receives, and webhooks for any other target", () => {
+  it("claims nothing if a check never reads the run's receiver it subscribes; webhooks for any other target", () => {
     const receiver = 'https://127.0.0.1:4443';
     const subscribe = (url: string) =>
       requestClaim(
@@ -147,7 +147,7 @@ describe('the gate', () => {
     expect(await settled(later)).toBe(true);
   });
 
-  it('lets the next check of a file whose check ran alone go first, so its checks that run alone run back to back', async () => {
+  it('lets the next check of a file whose check ran alone go first, so its solo checks run back to back', async () => {
     const gate = new Gate(() => 0);
     await gate.enter('delivery-1', 'delivery.suite.ts', ['check', 'alone']);
     const property = gate.enter('property', 'p.property.ts', ['check', 'webhooks']);
@@ -178,7 +178,7 @@ describe('the gate', () => {
     expect(await settled(next)).toBe(true);
   });
 
-  it('lets a check that claims nothing (a server of its own) run beside one that runs alone, either way round', async () => {
+  it('lets a check claiming nothing (its own server) run beside one that runs alone, either way round', async () => {
     const gate = new Gate(() => 0);
     await gate.enter('alone', 'a.suite.ts', ['check', 'alone']);
     expect(await settled(gate.enter('own', 'rate-limit.suite.ts', claimsOf([], true)))).toBe(true);
@@ -187,7 +187,7 @@ describe('the gate', () => {
     expect(gate.runningNow().sort()).toEqual(['alone-2', 'own']);
   });
 
-  it('runs a check that makes origination fail beside a plain check, but never while another check may originate', async () => {
+  it('runs a check that makes origination fail beside a plain check, never while another may originate', async () => {
     const gate = new Gate(() => 0);
     await gate.enter('cdr-property', 'cdrs.property.ts', claimsOf());
     expect(await settled(gate.enter('originate-fails', 'calls.suite.ts', claimsOf(['originate-failing'])))).toBe(true);
@@ -227,7 +227,7 @@ describe('the gate', () => {
     expect(await settled(subscribing)).toBe(true);
   });
 
-  it("keeps a project's file order: open files first, judge files after every other file of their project", async () => {
+  it("keeps a project's file order: open files first, judge files after the project's other files", async () => {
     const gate = new Gate(() => 0);
     gate.setFiles([
       { project: 'conformance', file: '/s/watch.open.suite.ts' },

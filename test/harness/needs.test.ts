@@ -31,11 +31,12 @@ const remote = (control: RunTarget['control']): RunTarget => ({
 });
 
 describe('control needs', () => {
-  it('without CONTROL_URL names the variables and the capabilities; with one that lacks a state, names the state', () => {
+  it('without CONTROL_URL names the variables and capabilities; with one lacking a state, names the state', () => {
     const needs = { control: ['account-without-trunk', 'clock'] } as const;
     const without = notVerifiableReason(needs, remote(undefined))!;
     expect(without).toBe(
-      'not verifiable with this configuration: needs CONTROL_URL and CONTROL_TOKEN (a test-control endpoint offering account-without-trunk, clock: see control-openapi.json)',
+      'not verifiable with this configuration: needs CONTROL_URL and CONTROL_TOKEN ' +
+        '(a test-control endpoint offering account-without-trunk, clock: see control-openapi.json)',
     );
     expect(unverifiable(needs, remote(undefined))!.missingCapabilities).toEqual(['account-without-trunk', 'clock']);
     const partial = notVerifiableReason(

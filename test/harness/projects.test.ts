@@ -24,7 +24,7 @@ describe('the part a check belongs to in reports', () => {
 });
 
 describe('how the target project runs', () => {
-  it("in worker threads only when the caller asks (the self-proof's runners), else in forked workers, which may take V8 flags", () => {
+  it("in worker threads only if asked (the self-proof's runners), else in forks, which may take V8 flags", () => {
     const saved = { ...process.env };
     try {
       enableTargetProject({ threads: true });

@@ -86,14 +86,14 @@ describe('structured redaction', () => {
     ).toBe('{"error":"invalid_client","error_description":"Client authentication failed (HTTP Basic)"}');
   });
 
-  it('a whsec_ value is a secret wherever it occurs; a known secret inside a prose value is replaced, the prose kept', () => {
+  it('a whsec_ value is a secret wherever it occurs; a known secret in prose is replaced, the prose kept', () => {
     const redact = createRedactor([apiToken]);
     expect(redact(`signed with ${hookSecret}.`)).toBe(`signed with whsec_${REDACTED}`);
     expect(redact(`the target echoed ${apiToken} in its error`)).toBe(`the target echoed ${REDACTED} in its error`);
     expect(redact.body('not json: {"secret": "plain"')).toBe('not json: {"secret": "plain"');
   });
 
-  it('learns the credential fields of responses (hook secrets, access tokens) and the tokens the suite sends, never short words', () => {
+  it('learns the credentials of responses (hook secrets, access tokens) and the tokens sent, never short words', () => {
     const redact = createRedactor();
     const opaque = 'opaque-access-token-value';
     expect(redact(`x ${opaque} y`)).toBe(`x ${opaque} y`);
@@ -123,7 +123,8 @@ describe('structured redaction', () => {
     expect(Object.keys(record.responseHeaders)).toHaveLength(exchangeCaps.headers);
     expect(record.responseHeaders['x-h0']).toHaveLength(exchangeCaps.headerChars);
     expect(record.truncated).toBe(
-      `${exchangeCaps.headers} of 100 response headers kept; 1 response header cut at ${exchangeCaps.headerChars} characters; ` +
+      `${exchangeCaps.headers} of 100 response headers kept; ` +
+        `1 response header cut at ${exchangeCaps.headerChars} characters; ` +
         `response body cut at ${exchangeCaps.bodyBytes} of ${100_000 + Buffer.byteLength(REDACTED)} bytes`,
     );
   });

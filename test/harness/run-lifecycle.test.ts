@@ -56,7 +56,7 @@ describe('the run of a process', () => {
     await releaseRun(next);
   });
 
-  it('started before vitest (as occ run does), is the one the global set-up provides, and outlives its teardown', async () => {
+  it('started before vitest (as occ run does), is what the global set-up provides; outlives its teardown', async () => {
     const started = await acquireRun(options);
     expect(started.context.target).toMatchObject({
       kind: 'embedded',

@@ -41,7 +41,7 @@ describe('throttle', () => {
     expect(throttle.stats.sent).toBe(200);
   });
 
-  it("keeps the same guarantee per the target's documented window when it is not the spec's minute (RATE_LIMIT_WINDOW_MS)", async () => {
+  it("keeps the guarantee for a target window other than the spec's minute (RATE_LIMIT_WINDOW_MS)", async () => {
     const throttle = createThrottle({ requestsPerMinute: 80, windowMs: 2_500 });
     const times = await drive(throttle, 200, 3 * 2_500);
     expect(times).toHaveLength(200);
@@ -83,7 +83,7 @@ describe('throttle', () => {
     expect(retryAfterMs(undefined)).toBeUndefined();
   });
 
-  it('computes what a number of requests costs at a rate: the burst at once, then one per 60/rate seconds', async () => {
+  it('computes what n requests cost at a rate: the burst at once, then one per 60/rate seconds', async () => {
     vi.useRealTimers();
     // 80/min: a burst of 10 (an eighth of the rate), then one every 750 ms.
     expect(await throttledDurationMs(10, { requestsPerMinute: 80 })).toBe(0);

@@ -74,10 +74,27 @@ function run(args: string[], killAfterMs = 180_000, env: Record<string, string> 
   });
 }
 
-function report(
-  r: Run,
-  probe: string,
-): { passed: boolean; failedThresholds: string[]; observations: Record<string, any>; chart: Record<string, any> } {
+/** What these tests read of each probe's k6-<probe>.json (written by load/rate-limit.ts and load/webhook-retry.ts). */
+interface ProbeReports {
+  'rate-limit': {
+    passed: boolean;
+    failedThresholds: string[];
+    observations: {
+      configured: { limit: number; windowMs: number };
+      estimate: { limit: number; model: string; windowsUsed: number };
+      'RATE-LIMIT-RESPONSE-SHAPE': { refusal: { status: number } } | null;
+      'RATE-LIMIT-WINDOW-BEHAVIOUR': { servedAgainAfterRefusal: boolean };
+    };
+  };
+  'webhook-retry': {
+    passed: boolean;
+    failedThresholds: string[];
+    observations: { plans: Array<{ plan: string; attempts: number; intervalsS: number[] }> };
+    chart: { series: Array<{ plan: string; attemptAtS: number[] }> };
+  };
+}
+
+function report<P extends keyof ProbeReports>(r: Run, probe: P): ProbeReports[P] {
   return JSON.parse(readFileSync(join(r.reportDir, `k6-${probe}.json`), 'utf8'));
 }
 
@@ -104,7 +121,8 @@ async function rateRun(args: string[], env: Record<string, string> = {}): Promis
     }
     if (!crossed.some((key) => COULD_NOT_KEEP_ITS_RATE.has(key))) return r;
     console.info(
-      `rate-limit ${args.join(' ')}: the probe could not keep its rate (${crossed.join(', ')}), attempt ${attempt} of ${RATE_ATTEMPTS}`,
+      `rate-limit ${args.join(' ')}: the probe could not keep its rate (${crossed.join(', ')}), ` +
+        `attempt ${attempt} of ${RATE_ATTEMPTS}`,
     );
   }
   return r!;
@@ -145,7 +163,7 @@ afterAll(() => {
 });
 
 describe('a timed-runs file (vitest.config.ts)', () => {
-  it("runs at vitest's own priority, not the lower one of the CPU-bound batches beside it: its probe sends on a real-time schedule", () => {
+  it("runs at vitest's own priority, not the batches' lower one: its probe sends on a real-time schedule", () => {
     expect(getPriority()).toBe(getPriority(process.ppid));
   });
 });
@@ -187,7 +205,9 @@ describe('load/run.ts arguments', () => {
     });
     expect(r.code, describeRun(r)).toBe(2);
     expect(r.stderr.trim()).toBe(
-      'load: webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
+      'load: webhook-retry uses a receiver on this machine, not a deployed one: ' +
+        'unset RECEIVER_URL and RECEIVER_TOKEN, and point WEBHOOK_PUBLIC_URL at this machine ' +
+        '(a tunnel or RECEIVER_TLS_CERT)',
     );
   }, 180_000);
 });
@@ -201,17 +221,18 @@ describe.concurrent('k6 probes against the reference server', () => {
     const estimate = observations.estimate.limit as number;
     // Figures for load/README.md.
     console.info(
-      `rate-limit: configured ${configured} per ${observations.configured.windowMs} ms, estimated ${estimate} over ${observations.estimate.windowsUsed} windows, probe ${r.ms} ms`,
+      `rate-limit: configured ${configured} per ${observations.configured.windowMs} ms, ` +
+        `estimated ${estimate} over ${observations.estimate.windowsUsed} windows, probe ${r.ms} ms`,
     );
     expect(Math.abs(estimate - configured)).toBeLessThanOrEqual(2);
     expect(observations.estimate.windowsUsed).toBeLessThanOrEqual(2);
-    expect(observations['RATE-LIMIT-RESPONSE-SHAPE'].refusal.status).toBe(429);
+    expect(observations['RATE-LIMIT-RESPONSE-SHAPE']!.refusal.status).toBe(429);
     expect(observations['RATE-LIMIT-WINDOW-BEHAVIOUR'].servedAgainAfterRefusal).toBe(true);
   }, 600_000);
 
   // Sliding or fixed is not said: a fixed window aligned to the clock (up to twice the limit in a
   // rolling window across a boundary) is conformant, and the probe must pass it.
-  it('rate-limit passes a fixed-window limiter aligned to the clock (a conformant variant), counting the limit per window found', async () => {
+  it('rate-limit passes a clock-aligned fixed window (conformant), counting the limit per window found', async () => {
     const r = await inLane('rate-b', () => rateRun([], { OCC_REFERENCE_VARIANTS: 'rate-limit-fixed-window' }));
     expect(r.code, describeRun(r)).toBe(0);
     const { observations } = report(r, 'rate-limit');
@@ -241,9 +262,10 @@ describe.concurrent('k6 probes against the reference server', () => {
     const r = await inLane('webhook', () => run(['webhook-retry']));
     expect(r.code, describeRun(r)).toBe(0);
     const { observations, chart } = report(r, 'webhook-retry');
-    const server5xx = observations.plans.find((p: { plan: string }) => p.plan === 'server5xx');
+    const server5xx = observations.plans.find((p) => p.plan === 'server5xx')!;
     console.info(
-      `webhook-retry: server5xx ${server5xx.attempts} attempts, intervals ${server5xx.intervalsS.join(', ')} s (virtual), probe ${r.ms} ms`,
+      `webhook-retry: server5xx ${server5xx.attempts} attempts, ` +
+        `intervals ${server5xx.intervalsS.join(', ')} s (virtual), probe ${r.ms} ms`,
     );
     expect(server5xx.attempts).toBe(10);
     expect(chart.series.length).toBeGreaterThan(0);
@@ -257,7 +279,7 @@ describe.concurrent('k6 probes against the reference server', () => {
     }, 600_000);
   }
 
-  it('webhook-retry against a remote target whose receiver serves a user-supplied certificate reaches that receiver (no x509 error) and passes', async () => {
+  it('webhook-retry reaches a remote receiver with a user-supplied certificate (no x509 error), passes', async () => {
     // RECEIVER_TLS_CERT is issued by a CA only the target trusts; k6 never sees it. The stand-in
     // runs its clock 1000× so ten attempts of 60 s doubling (8.5 h) take about 31 s, with
     // intervals long enough (60 ms and up) that scheduling jitter can't reorder them.

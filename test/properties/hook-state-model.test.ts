@@ -12,7 +12,7 @@ describe('hook state model', () => {
     expect(deleteTransition('disabled')).toEqual({ expected: { status: 404, code: 'not_found' }, next: 'disabled' });
   });
 
-  it('a delivery failing k < 10 times then acknowledged: k + 1 attempts, still active, the run of failures ended', () => {
+  it('a delivery failing k < 10 times then acknowledged: k + 1 attempts, still active, failures back to 0', () => {
     for (let k = 0; k < AUTO_DISABLE_AFTER; k++) {
       expect(deliveryTransition({ state: 'active', failures: 0 }, k)).toEqual({
         attempts: k + 1,

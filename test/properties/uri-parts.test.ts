@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { webFragments, webPath, webQueryParameters } from '../../properties/arbitraries/uri-parts.ts';
 
-// RFC 3986 §3.3 path-abempty and §3.4/3.5 query / fragment, with fast-check's percent-encodings (lower-case hex included).
+// RFC 3986 §3.3 path-abempty and §3.4/3.5 query / fragment, with fast-check's percent-encodings
+// (lower-case hex included).
 const pchar = String.raw`(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})`;
 const pathGrammar = new RegExp(`^(?:/${pchar}*)*$`);
 const queryGrammar = new RegExp(`^(?:${pchar}|[/?])*$`);
@@ -42,7 +43,7 @@ describe('uri parts: the values of fast-check’s webPath / webQueryParameters /
       expect(fragment.canShrinkWithoutContext(value), value).toBe(true);
   });
 
-  it('explores the same kinds of path as fc.webPath(): empty, alphanumeric, delimiters, percent-encoded code points of every width', () => {
+  it('explores the paths fc.webPath() does: empty, alphanumeric, delimiters, percent-encodings of every width', () => {
     const ours = fc.sample(webPath(), { numRuns: 2000, seed: 7 });
     const theirs = fc.sample(fc.webPath(), { numRuns: 2000, seed: 7 });
     for (const path of theirs) expect(path).toMatch(pathGrammar);

@@ -36,7 +36,7 @@ describe('auth', () => {
     scope: o.scope,
   }));
 
-  it('refuses a missing header, another scheme, unknown, revoked and expired tokens on every operation with 401 unauthorized', async () => {
+  it('every operation: 401 unauthorized for no header, another scheme, unknown, revoked, expired tokens', async () => {
     for (const { method, path } of requests) {
       const variants: Array<Record<string, string>> = [
         {},
@@ -132,7 +132,7 @@ describe('OAuth client_credentials', () => {
     });
   });
 
-  it('issues a bearer token by Basic and by body credentials; the API accepts it with the same scope rules', async () => {
+  it('issues a bearer token for Basic and body credentials; the API accepts it with the same scope rules', async () => {
     const { clientId, clientSecret } = server.fixtures.oauth;
     const a = await token('grant_type=client_credentials', { authorization: basic(clientId, clientSecret) });
     expect(a.status).toBe(200);
@@ -284,7 +284,8 @@ describe('GET /cdrs', () => {
     const till = await now();
     const a = (
       await cdrs(
-        `?from=${encodeURIComponent('2020-01-01T02:00:00+02:00')}&till=${encodeURIComponent('2020-01-01T00:30:00.123456Z')}`,
+        `?from=${encodeURIComponent('2020-01-01T02:00:00+02:00')}` +
+          `&till=${encodeURIComponent('2020-01-01T00:30:00.123456Z')}`,
       )
     ).json as List;
     expect(a.count).toBe(0);

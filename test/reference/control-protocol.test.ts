@@ -46,7 +46,7 @@ describe('the test-control protocol of the reference server', () => {
     await expect(wrong.capabilities()).rejects.toThrow(/401: CONTROL_TOKEN is missing or wrong/);
   });
 
-  it('answers the documented error codes: unknown_state, unknown_inspection, invalid_params, invalid_request', async () => {
+  it('answers the documented errors: unknown_state, unknown_inspection, invalid_params, invalid_request', async () => {
     expect((await post('/states', { state: 'account-on-fire' })).json).toMatchObject({ error: 'unknown_state' });
     expect((await post('/states', { state: 'clock-advanced', params: { ms: -1 } })).json).toMatchObject({
       error: 'invalid_params',
@@ -69,7 +69,7 @@ describe('the test-control protocol of the reference server', () => {
     );
   });
 
-  it('account states return a token and an agent of an account where only that condition holds; teardown revokes the token', async () => {
+  it('account states: a token and agent of an account with only that condition; teardown revokes it', async () => {
     const cases = [
       ['account-without-trunk', 409, 'account_not_provisioned'],
       ['account-without-dialer', 409, 'dialer_required'],

@@ -32,6 +32,7 @@ import type {
 } from '../../reference/webhooks/dispatcher.ts';
 
 const HOUR = 60 * 60 * 1000;
+const DISABLE_AFTER = limits.webhookAutoDisableAfterConsecutiveFailures;
 
 let tls: { caCertPem: string; cert: string; key: string };
 let receiver: Receiver;
@@ -249,7 +250,7 @@ describe('delivery over HTTPS', () => {
     expect(sub.status).toBe('active');
   });
 
-  it('500 ×3 then 200: four attempts, growing intervals (default 60 s × 2), same eventId and body, every signature valid', async () => {
+  it('500 ×3 then 200: four attempts at growing intervals, same eventId and body, every signature valid', async () => {
     // A frozen clock moved from one retry to the next: on a clock running 500× (60 virtual s = 120
     // real ms), a busy machine's timer lateness of 150 ms made one interval shorter than the one
     // before it (red in .ci/run). Here the schedule itself is what the test sees.
@@ -279,7 +280,7 @@ describe('delivery over HTTPS', () => {
     expect(sub.consecutiveFailures).toBe(0);
   });
 
-  it('a pause of the whole process longer than the timeout, during an attempt, is not a timeout: the answer is read', async () => {
+  it('a process pause longer than the timeout during an attempt is not a timeout: the answer is read', async () => {
     // The embedded run's receiver shares the reference's process: a busy host that pauses it
     // delays the answer and the deadline alike. A wall-clock deadline gave up here.
     const { dispatcher } = setup({ scale: 0, timeoutMs: 100 });
@@ -343,7 +344,7 @@ describe('delivery over HTTPS', () => {
 });
 
 describe('auto-disable and horizon', () => {
-  it(`${limits.webhookAutoDisableAfterConsecutiveFailures} consecutive failures disable the subscription (auto_disabled) and there is no 11th attempt`, async () => {
+  it(`${DISABLE_AFTER} consecutive failures disable the subscription (auto_disabled); no 11th attempt`, async () => {
     const { clock, dispatcher } = setup({ scale: 100, backoff: { firstIntervalMs: 1000, factor: 1 } });
     const { path, sub } = hook([{ status: 503 }]);
     const r = dispatcher.dispatch(sub, event());
@@ -381,7 +382,7 @@ describe('auto-disable and horizon', () => {
     expect(receiver.deliveries(path)).toHaveLength(limits.webhookAutoDisableAfterConsecutiveFailures);
   });
 
-  it('a receiver that recovers before the 10th failure gets the event; the counter resets and the subscription stays active', async () => {
+  it('a receiver recovering before the 10th failure gets the event; counter reset, still active', async () => {
     const { dispatcher } = setup({ scale: 100, backoff: { firstIntervalMs: 1000, factor: 1 } });
     const failures = limits.webhookAutoDisableAfterConsecutiveFailures - 1;
     const { path, sub } = hook([{ status: 500, times: failures }, { status: 200 }]);
@@ -396,7 +397,7 @@ describe('auto-disable and horizon', () => {
     expect(receiver.deliveries(path).at(-1)?.answeredStatus).toBe(200);
   });
 
-  it('the 24 h horizon stops retries before 10 failures (5 h × 1: attempts at 0, 5, 10, 15, 20 h, then gave_up)', async () => {
+  it('the 24 h horizon stops retries before 10 failures (5 h apart: 0, 5, 10, 15, 20 h, then gave_up)', async () => {
     // A frozen clock moved from one retry to the next: on a running clock scaled so that 5 h took
     // 50 real ms, every real millisecond an attempt took on a busy machine added 6 virtual minutes,
     // and a few slow attempts pushed the fifth past the 24 h horizon (4 attempts, red).
@@ -573,7 +574,7 @@ describe('faults change the behaviour they name', () => {
     expect(intervals(r)).toEqual([60_000, 60_000, 60_000]);
   });
 
-  it('(control for backoff-constant) without the fault the frozen-clock schedule is exactly 60 s, 120 s, 240 s', async () => {
+  it('(control for backoff-constant) without the fault the frozen-clock schedule is 60 s, 120 s, 240 s', async () => {
     const { clock, dispatcher } = setup({ scale: 0 });
     const { sub } = hook([{ status: 500, times: 3 }, { status: 200 }]);
     const r = dispatcher.dispatch(sub, event());

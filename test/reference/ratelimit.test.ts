@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('rate limit over HTTP', () => {
-  it('admits perWindow requests across endpoints, refuses the excess with 429 rate_limited, and recovers after the window', async () => {
+  it('admits perWindow requests across endpoints, refuses more with 429 rate_limited, then recovers', async () => {
     const token = server.fixtures.tokens.all;
     const paths = ['/me', '/balance', '/agents', '/nope', '/openapi.json'];
     for (const [i, path] of paths.entries()) {

@@ -87,7 +87,7 @@ describe('deliveries', () => {
     }
   });
 
-  it('call.ended carries the callId POST /calls returned, once the call ends; creating/deleting hooks emits nothing', async () => {
+  it('call.ended carries the callId of POST /calls once the call ends; hook create/delete emits nothing', async () => {
     const hook = await subscribe(frozen, 'call.ended');
     const other = await subscribe(frozen, 'dnc.added');
     const res = await postJson(frozen, '/calls', frozen.fixtures.tokens.all, {

@@ -16,7 +16,8 @@ import { markdownTableProblems, parseXml } from './parse-back.ts';
 const basicName = 'GET /me answers 401 unauthorized to a Basic scheme carrying a valid token, and to a bare "Bearer"';
 const bearerName = 'GET /me answers 401 unauthorized to a bearer token it never issued';
 const observation =
-  'the token endpoint accepts HTTP Basic client authentication (client_secret_basic) and answers "Basic realm=\\"oauth\\""';
+  'the token endpoint accepts HTTP Basic client authentication (client_secret_basic) ' +
+  'and answers "Basic realm=\\"oauth\\""';
 const failure = 'POST /oauth/token: expected 200, got 401 invalid_client\nWWW-Authenticate: Basic realm="oauth"';
 
 const report = buildReport({

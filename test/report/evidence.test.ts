@@ -51,7 +51,7 @@ function makeRun() {
 }
 
 describe('evidence.zip', () => {
-  it('lists each report with its SHA-256, the contract hashes, the origin, the variables set (names only) and the waiver mode', () => {
+  it("lists each report's SHA-256, the contract hashes, origin, variables set (names only) and waiver mode", () => {
     const { manifest, zip } = makeRun();
     expect(manifest.files.map((f) => f.name).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
     const files = unzipSync(zip);

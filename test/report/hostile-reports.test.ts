@@ -219,14 +219,18 @@ function buildCase(c: Case, index: number): { report: RunReport; names: string[]
     const raw: Exchange = {
       seq: i,
       method: 'POST',
-      url: `https://api.example.com/v1/oauth/token?client_secret=${encodeURIComponent(secrets.clientSecret)}&q=${Buffer.from(check.body.slice(0, 50)).toString('hex')}`,
+      url:
+        `https://api.example.com/v1/oauth/token?client_secret=${encodeURIComponent(secrets.clientSecret)}` +
+        `&q=${Buffer.from(check.body.slice(0, 50)).toString('hex')}`,
       requestHeaders: {
         authorization: `Bearer ${secrets.token}`,
         cookie: `s=${secrets.controlToken}`,
         'content-type': 'application/x-www-form-urlencoded',
         ...Object.fromEntries(check.headers.slice(0, 2)),
       },
-      requestBody: `grant_type=client_credentials&client_secret=${encodeURIComponent(secrets.clientSecret)}&note=${Buffer.from(check.body.slice(0, 100)).toString('base64url')}&x=%ZZ%00`,
+      requestBody:
+        `grant_type=client_credentials&client_secret=${encodeURIComponent(secrets.clientSecret)}` +
+        `&note=${Buffer.from(check.body.slice(0, 100)).toString('base64url')}&x=%ZZ%00`,
       status: 401,
       responseHeaders: Object.fromEntries([
         ['content-type', 'application/json'],
@@ -306,7 +310,9 @@ function buildCase(c: Case, index: number): { report: RunReport; names: string[]
 }
 
 function assertNoSecret(text: string, secrets: readonly string[], file: string): void {
-  for (const secret of secrets) expect(text.includes(secret), `${secret.slice(0, 8)}… survived in ${file}`).toBe(false);
+  for (const secret of secrets) {
+    expect(text.includes(secret), `${secret.slice(0, 8)}… survived in ${file}`).toBe(false);
+  }
   expect(text, `a whsec_ value survived in ${file}`).not.toMatch(/whsec_(?!\[REDACTED\])[A-Za-z0-9]/);
 }
 

@@ -92,6 +92,7 @@ describe('report.html in a headless browser', () => {
         'failed',
       );
       expect(await matrix.locator('tr[data-requirement="ME-200-SHAPE"]').getAttribute('data-status')).toBe('passed');
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText is what a person sees (hidden text excluded)
       expect(await page.locator('#failures').innerText()).toContain('expected 400 window_too_wide, got 200');
       expect(await page.locator('#trend svg').count()).toBe(1);
       expect(await page.title()).toContain('Conformance report');
@@ -102,7 +103,7 @@ describe('report.html in a headless browser', () => {
     }
   });
 
-  it('groups requirements by section with counts, filters by status without script, keeps seeds in the check details, and fits a laptop and a phone', {
+  it('sections with counts, status filters without script, seeds in check details, fits a laptop and a phone', {
     timeout: 90_000,
   }, async () => {
     const applied = applyWaivers(
@@ -122,7 +123,9 @@ describe('report.html in a headless browser', () => {
               responseHeaders: {},
               rawBody: '{}',
               durationMs: 3,
-              curl: `curl -sS -i -X GET 'https://api.example.com/v1/cdrs?from=a&till=b' -H 'authorization: Bearer '"$TOKEN_READ_CDRS"`,
+              curl:
+                `curl -sS -i -X GET 'https://api.example.com/v1/cdrs?from=a&till=b' ` +
+                `-H 'authorization: Bearer '"$TOKEN_READ_CDRS"`,
             },
           ],
         }),
@@ -153,7 +156,9 @@ describe('report.html in a headless browser', () => {
           observations: [
             {
               requirement: 'CDRS-INVALID-TIMESTAMP',
-              text: 'property seed 424242, 5 run(s); replay: PROPERTY_SEED=424242 npx vitest run --project properties -t "GET /cdrs answers every generated window"',
+              text:
+                'property seed 424242, 5 run(s); replay: PROPERTY_SEED=424242 npx vitest run --project properties ' +
+                '-t "GET /cdrs answers every generated window"',
             },
           ],
         }),
@@ -200,9 +205,13 @@ describe('report.html in a headless browser', () => {
       expect(await sections.count()).toBe(sectionNames.length);
       const endpoints = page.locator('details.section[data-section="Endpoints"] > summary');
       const endpointRows = requirements.filter((r) => r.section.split(' › ')[0] === 'Endpoints').length;
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText is what a person sees (hidden text excluded)
       expect(await endpoints.innerText()).toContain(`${endpointRows} requirement`);
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText is what a person sees (hidden text excluded)
       expect(await endpoints.innerText()).toMatch(/1 not verifiable/);
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText is what a person sees (hidden text excluded)
       expect(await page.locator('details.section[data-section="Limits"] > summary').innerText()).toMatch(/1 failed/);
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText is what a person sees (hidden text excluded)
       expect(await page.locator('details.section[data-section="Authentication"] > summary').innerText()).toMatch(
         /1 waived/,
       );
@@ -213,9 +222,11 @@ describe('report.html in a headless browser', () => {
       await page.screenshot({ path: join(shots, 'report-laptop.png'), fullPage: false });
 
       // The seed and replay command are in the property check's details, not in the observations.
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText is what a person sees (hidden text excluded)
       expect(await page.locator('#observations').innerText()).not.toContain('property seed');
       const propertyRow = page.locator('tr[data-requirement="CDRS-INVALID-TIMESTAMP"]');
       await propertyRow.locator('details summary').click();
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText is what a person sees (hidden text excluded)
       expect(await propertyRow.locator('code.replay').innerText()).toContain(
         'PROPERTY_SEED=424242 npx vitest run --project properties',
       );

@@ -26,7 +26,7 @@ function input(checks: ReportInput['checks'], previous: ReportInput['previous'] 
 }
 
 describe('requirement verdicts', () => {
-  it('a probe that did not finish keeps no verdict: its requirements are not run, never failed, unless a check decided them', () => {
+  it('an unfinished probe gives no verdict: its requirements are not run (never failed) unless a check decided', () => {
     const enforced = requirements.find((r) => r.id === 'RATE-LIMIT-ENFORCED')!;
     const partial = {
       probe: 'rate-limit',
@@ -62,7 +62,7 @@ describe('requirement verdicts', () => {
     expect(verdict.checks).toEqual(['a', 'b']);
   });
 
-  it('a check failed by per-requirement verdicts fails only the requirements they name; a plain failure fails every tagged one', () => {
+  it('per-requirement verdicts fail only the requirements they name; a plain failure fails every tagged one', () => {
     const other = requirements.find((r) => r.id === 'CDRS-COUNT-MATCHES-ROWS')!;
     const split = checkResult({
       name: 'split',

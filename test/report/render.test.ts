@@ -89,7 +89,7 @@ describe('report renderers', () => {
     expect(xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '')).not.toContain('<script>');
   });
 
-  it('writes what XML 1.0 cannot carry visibly as \\uXXXX, and what a reader cannot show as pictures, keeping everything else', () => {
+  it('writes what XML 1.0 cannot carry as \\uXXXX, what a reader cannot show as pictures, keeping the rest', () => {
     expect(xmlText('a\u0000b\uD800c\uD83D\uDE00\u0007\t\n\uFFFE')).toEqual({
       text: 'a\\u0000b\\uD800c\uD83D\uDE00\\u0007\t\n\\uFFFE',
       escaped: true,

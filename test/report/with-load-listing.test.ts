@@ -112,7 +112,7 @@ describe('what --with-load would decide, in the reports', () => {
     expect(loadDecides(horizon, 'remote')).toEqual([]);
   });
 
-  it('without --with-load, report.json, report.md, report.html and junit.xml name the requirements the probes would decide, and the missing control states', () => {
+  it('without --with-load, every report names what the probes would decide, and the missing control states', () => {
     const report = buildReport(input({}));
     const expected = loadDecides(report.requirements, 'remote');
     expect(expected).toEqual(expect.arrayContaining(rateLimitIds));
@@ -163,7 +163,7 @@ describe('a k6 probe that could not do its own job', () => {
       ],
     });
 
-  it('proves no requirement passed (requests sent late prove nothing), while the failures it saw stand and the report says why', () => {
+  it('passes no requirement (late requests prove nothing); the failures it saw stand, and the report says why', () => {
     const valid = summary(true);
     expect(valid.requirements).toMatchObject({ 'RATE-LIMIT-100-PER-MIN': 'passed', 'RATE-LIMIT-ENFORCED': 'failed' });
     const invalid = summary(false);
@@ -270,7 +270,7 @@ describe('a k6 summary another run left in reports/latest', () => {
     observations: { 'RATE-LIMIT-RESPONSE-SHAPE': { status: 429 } },
   });
 
-  it('is charted, never counted: an earlier `npm run load:*` (maybe against another target) decides nothing in this run', () => {
+  it('is charted, never counted: an earlier `npm run load:*` (perhaps another target) decides nothing here', () => {
     for (const since of [undefined, '2026-11-22T10:00:00.001Z']) {
       const stale = chartOnlyUnlessSince(summary, since);
       expect(stale.requirements).toEqual({});

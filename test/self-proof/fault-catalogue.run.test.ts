@@ -98,7 +98,7 @@ describe('the fault catalogue', () => {
     ).toBe(4);
   });
 
-  it("runs a fault's checks only from the files holding a check tagged with a violated requirement, with the tag filter of --only", () => {
+  it('runs only the files with a check tagged with a violated requirement, filtered by tag as --only does', () => {
     const tags = new Map([
       ['a.suite.ts', new Set(['A-1', 'B-2'])],
       ['b.suite.ts', new Set(['C-3'])],
@@ -110,7 +110,7 @@ describe('the fault catalogue', () => {
     expect(onlyFilter(['A-1', 'C-3'])).toEqual(['A-1 || C-3']);
   });
 
-  it("judges a runner's run like a process of its own: caught only with exit 1, a cut-short run is a problem, and prints the documented line", () => {
+  it("judges a runner's run: caught only on exit 1, cut short a problem; prints the documented line", () => {
     const failing = {
       checks: [{ name: 'GET /me answers 200', status: 'failed', requirements: ['ME-200-SHAPE'], observations: [] }],
       interrupted: false,
@@ -125,7 +125,7 @@ describe('the fault catalogue', () => {
     expect(verdictLine(cut)).toMatch(/^✗ me-missing-field +0\.0 s {2}NOT CAUGHT the run was cut short/);
   });
 
-  it('between two faults the embedded run gets a fresh reference with exactly the new fault on: the previous server, its fault and its advanced clock are gone', {
+  it("each fault's embedded run gets a fresh reference with only that fault: no previous server, fault or clock", {
     timeout: 60_000,
   }, async () => {
     const saved = { ...process.env };
@@ -168,7 +168,7 @@ describe('the fault catalogue', () => {
 
   // One test for both (a runner's start and end are about 2.5 CPU-seconds of npm test): the failed fault ends its
   // runner, and the new runner then runs two faults one after another.
-  it("a runner whose fault run fails is ended and reported with the reason; a new runner takes the next faults one after another, and none stays on into the next fault's run", {
+  it('a failing runner is ended and its reason reported; new runners take the next faults in turn, none lingering', {
     timeout: 400_000,
   }, async () => {
     const verdicts: FaultVerdict[] = [];
@@ -198,7 +198,7 @@ describe('the fault catalogue', () => {
     expect(verdicts[2]!.problem).toBeUndefined();
   });
 
-  it('remotely (the reference as a separate process, every fixture, CONTROL_URL): faults seen only through the control endpoint or the new fixtures are caught; the rate limit is set aside', {
+  it('remotely with every fixture and CONTROL_URL: faults only they reveal are caught; the rate limit is set aside', {
     timeout: 400_000,
   }, () => {
     const only = ['balance-upstream-failure-hidden', 'calls-dialer-not-checked', 'no-retry-after-5xx', 'no-rate-limit'];
@@ -211,7 +211,8 @@ describe('the fault catalogue', () => {
       /kill rate \(remote target\): 3\/3 faults caught \(100\.0 %\), 1 not verifiable remotely/,
     );
     expect(result.stdout).toMatch(/^- no-rate-limit .* not verifiable remotely: .*embedded reference server/m);
-    expect(result.stdout).toMatch(/^✓ calls-dialer-not-checked .*caught by: POST \/calls answers 409 dialer_required/m);
+    const dialerCaught = /^✓ calls-dialer-not-checked .*caught by: POST \/calls answers 409 dialer_required/m;
+    expect(result.stdout).toMatch(dialerCaught);
     expect(result.status).toBe(0);
   });
 });

@@ -81,7 +81,7 @@ describe('webhook-watch.judge.suite.ts: attemptsByEvent', () => {
   });
 });
 
-describe('webhook-watch.judge.suite.ts: deletedSubscriptionDeliveries (HOOKS-NO-DELIVERY-AFTER-DELETE, HOOKS-NO-DIRECT-EMIT)', () => {
+describe('webhook-watch.judge.suite.ts: deletedSubscriptionDeliveries (delivery after DELETE, direct emit)', () => {
   function view(byRole: Array<[WatchRole, Delivery]>): WatchView {
     const all = byRole.map(([role, d]) => ({ delivery: d, watched: { role } }));
     return {
@@ -176,7 +176,7 @@ describe('webhook-watch.judge.suite.ts: gapsAfter503 and growsGeometrically (WEB
     expect(growsGeometrically([1000, 900, 1600])).toBe(true);
   });
 
-  it('refuses a constant or shrinking backoff, a dip below 80 % of the interval before, and fewer than two intervals', () => {
+  it('refuses constant or shrinking backoff, a dip below 80 % of the last interval, fewer than two intervals', () => {
     expect(growsGeometrically([1000, 1000, 1000])).toBe(false);
     expect(growsGeometrically([1000, 1100, 1400])).toBe(false);
     expect(growsGeometrically([4000, 2000, 1000])).toBe(false);

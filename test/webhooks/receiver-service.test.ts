@@ -120,7 +120,7 @@ describe('npm run receiver as a service (RECEIVER_TOKEN), the suite polling it',
     expect(await put.body.text()).toMatch(/store-only and never takes a secret/);
   });
 
-  it('stores bytes and headers as received; the suite verifies: good deliveries parsed, a bad one refused with its reason', async () => {
+  it('keeps bytes and headers as received; the suite parses good ones, refuses a bad one with its reason', async () => {
     const path = '/hooks/call.ended/s2';
     await client.register(path, { secret: SECRET });
     const good = Buffer.from('{"eventId":"evt_s2","callId":"c2","note":"caf\u00e9 \u260e"}', 'utf8');
@@ -166,7 +166,7 @@ describe('npm run receiver as a service (RECEIVER_TOKEN), the suite polling it',
 });
 
 describe('the service keeps a bounded store', () => {
-  it('RECEIVER_MAX_DELIVERIES keeps only the newest; RECEIVER_MAX_AGE_S forgets deliveries and paths older than that', async () => {
+  it('RECEIVER_MAX_DELIVERIES keeps the newest; RECEIVER_MAX_AGE_S forgets older deliveries and paths', async () => {
     const service = await startService({ RECEIVER_MAX_DELIVERIES: '3', RECEIVER_MAX_AGE_S: '1' });
     try {
       const client = createReceiverClient({
@@ -266,7 +266,8 @@ describe('configuration of a deployed receiver, one line each', () => {
     expect(parseCliConfig({ RECEIVER_HOST: '0.0.0.0' }, [])).toEqual({
       ok: false,
       message:
-        'RECEIVER_HOST=0.0.0.0 is not loopback: set RECEIVER_TOKEN so the deliveries and the pull API are not open to anyone who can reach it',
+        'RECEIVER_HOST=0.0.0.0 is not loopback: set RECEIVER_TOKEN so the deliveries and the pull API ' +
+        'are not open to anyone who can reach it',
     });
     expect(parseCliConfig({ RECEIVER_HOST: '0.0.0.0', RECEIVER_TOKEN: TOKEN }, [])).toMatchObject({
       ok: true,

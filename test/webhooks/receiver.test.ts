@@ -158,7 +158,7 @@ describe('TLS with the run-time CA', () => {
 });
 
 describe('valid deliveries', () => {
-  it('answers 200 and records the raw body, lower-case headers, parsed JSON, eventId, signature timestamp', async () => {
+  it('answers 200, recording the raw body, lower-case headers, parsed JSON, eventId, signature timestamp', async () => {
     const path = freshPath();
     receiver.register(path, { secret: SECRET });
     const t = now();
