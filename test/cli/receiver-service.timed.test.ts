@@ -1,5 +1,5 @@
 /**
- * Webhooks from a CI runner with no inbound traffic (issue 9 §3), end to end: the receiver runs
+ * Webhooks from a CI runner with no inbound traffic, end to end: the receiver runs
  * as a service next to the target (`npm run receiver` with RECEIVER_TOKEN, its own process, a
  * certificate the target trusts), a second reference process-like server stands in for staging,
  * and `npm run conformance` polls the service with RECEIVER_URL + RECEIVER_TOKEN. The service

@@ -1,5 +1,5 @@
 /**
- * Issue 9's "done when", end to end: a second reference process stands in for staging, configured
+ * The full remote configuration, end to end: a second reference process stands in for staging, configured
  * as a staging team would (every fixture, a receiver it reaches over TLS, CONTROL_URL), with a
  * real rate limit: the spec's 100 requests per a 2.5 s window, the stand-in's documented time
  * scale (`npm run reference -- --rate-window-ms 2500`), which the run is told through

@@ -1,5 +1,5 @@
 /**
- * The corruption a vendor met (issue 11): a failing exchange carrying
+ * The corruption a vendor met: a failing exchange carrying
  * `WWW-Authenticate: Basic realm="oauth"` (RFC 6749 §5.2 for 401 invalid_client) and an
  * observation that mentions "HTTP Basic" made report.json invalid JSON and junit.xml ill-formed,
  * and redaction rewrote check names. Every file must parse and keep the text verbatim.

@@ -1,5 +1,5 @@
 /**
- * Every report writer driven with hostile target data (issue 11), and every file parsed back
+ * Every report writer driven with hostile target data, and every file parsed back
  * with a real parser: report.json with JSON.parse, junit.xml with saxes (strict XML 1.0
  * well-formedness), report.md as strict UTF-8 whose tables keep their shape, report.html in
  * chromium (one browser for a batch of generated reports). No secret value may survive in any

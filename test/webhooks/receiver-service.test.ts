@@ -1,5 +1,5 @@
 /**
- * The receiver deployed as a service next to the target (issue 9 §3): `npm run receiver` with
+ * The receiver deployed as a service next to the target: `npm run receiver` with
  * RECEIVER_TOKEN, in its own process, and the suite's ReceiverClient against its pull API. The
  * service stores bytes and headers as received and never holds a secret; the suite verifies.
  */
