@@ -5,7 +5,8 @@
  * WEBHOOK_PUBLIC_URL with a certificate it trusts). Used by `npm run self-proof -- --remote` and
  * by `npm run conformance:remote-reference` (the measurement behind README's variable table).
  *
- *   node cli/remote-reference.ts [--no-control] [--rate-window-ms n] [--faults id,id] [-- <npm run conformance options>]
+ *   node cli/remote-reference.ts [--no-control] [--rate-window-ms n] [--faults id,id] [--variants id,id]
+ *     [-- <npm run conformance options>]
  *
  * By default the stand-in runs with its rate limit off (a run's throttle would only slow it down).
  * With --rate-window-ms it enforces the spec's 100 requests per that window (60000: the real
@@ -75,6 +76,8 @@ export function fixtureEnv(
 
 export interface RemoteReferenceOptions {
   readonly faults?: readonly string[];
+  /** Conformant variants the stand-in runs with (reference/variants.ts). */
+  readonly variants?: readonly string[];
   readonly withControl?: boolean;
   /** Enforce the spec's 100 requests per this window (ms) instead of no limit; the run is told it (RATE_LIMIT_WINDOW_MS). */
   readonly rateWindowMs?: number;
@@ -116,6 +119,8 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
     join(dir, 'ca.pem'),
   ];
   if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
+  if (options.variants !== undefined && options.variants.length > 0)
+    args.push('--variants', options.variants.join(','));
   const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '' },
@@ -197,6 +202,7 @@ async function main(): Promise<number> {
     options: {
       'no-control': { type: 'boolean', default: false },
       faults: { type: 'string' },
+      variants: { type: 'string' },
       'rate-window-ms': { type: 'string' },
     },
     allowPositionals: true,
@@ -211,6 +217,7 @@ async function main(): Promise<number> {
   const reference = await startRemoteReference({
     withControl: !values['no-control'],
     faults: values.faults?.split(',').filter((id) => id !== '') ?? [],
+    variants: values.variants?.split(',').filter((id) => id !== '') ?? [],
     ...(rateWindowMs === undefined ? {} : { rateWindowMs }),
   });
   try {

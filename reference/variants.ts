@@ -62,6 +62,26 @@ export const variants = [
       'Responses carry additional fields (allowed: additive changes ship in place): Me, Balance, CdrList, each Cdr and Agent, CallQueued and HookCreated get one more field.',
   },
   { id: 'balance-no-credit-limit', description: 'GET /balance omits creditLimit (it is not required).' },
+  // Choices control-openapi.json leaves to the implementer (its **either**): the test-control
+  // endpoint's, so they are proven by runs against a remote target WITH CONTROL_URL.
+  {
+    id: 'control-virtual-clock-signing',
+    description:
+      'Webhook signatures (t of X-Service-Signature) are made with the virtual clock, as payload timestamps are: ' +
+      'after clock-advanced they are hours ahead of real time (control-openapi.json, Time: either).',
+  },
+  {
+    id: 'control-foreign-events',
+    description:
+      'Each event-emitted setup also delivers another event of the same kind and account (real activity: another ' +
+      'eventId, not in the answer) to the same subscriptions, just before the requested one.',
+  },
+  {
+    id: 'control-event-sets',
+    description:
+      "event-emitted emits a call's set (the requested kind, call.ended, disposition.set, lead.completed, one each, " +
+      'one callId) and answers {eventId, eventIds} with every eventId in emission order, without deliveries.',
+  },
 ] as const satisfies readonly Variant[];
 
 export type VariantId = (typeof variants)[number]['id'];
