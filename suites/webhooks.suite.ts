@@ -11,8 +11,10 @@ import type { Delivery } from '../harness/webhooks/receiver.ts';
 import {
   additionalKeys,
   payloadOf,
+  signatureClock,
   signatureDiagnosis,
   signatureFreshnessProblem,
+  signingClockObservation,
   timestampKeys,
 } from '../harness/checks/delivery-verdicts.ts';
 import { parseSignatureHeader, SIGNATURE_HEADER } from '../contract/signature.ts';
@@ -91,7 +93,10 @@ describe('Webhook deliveries of each event', () => {
               `${header === undefined ? 'missing' : `malformed: ${header.replace(/v1=[0-9a-f]+/gi, 'v1=…')}`}, ` +
               `must be t=<unix>,v1=<hex>`,
           );
-          const problem = signatureDiagnosis(delivery, hook.secret) ?? signatureFreshnessProblem(delivery, hook.secret);
+          // Fresh against real time or the clock the target reports (it may sign with a virtual clock).
+          const problem =
+            signatureDiagnosis(delivery, hook.secret) ??
+            signatureFreshnessProblem(delivery, hook.secret, undefined, session().targetClock.fresh);
           t.ensure(
             problem === undefined,
             `a ${event} delivery's signature does not verify with the secret POST /hooks returned: ${problem}`,
@@ -126,6 +131,10 @@ describe('Webhook deliveries of each event', () => {
           duplicates(ids).length === 0,
           `two distinct ${event} events carry the same eventId ${String(duplicates(ids)[0])}`,
         );
+        const clock = session().targetClock;
+        await clock.cover(Math.max(...deliveries.map((d) => d.receivedAt)));
+        const clocks = deliveries.map((d) => signatureClock(d, hook.secret, undefined, clock.fresh));
+        t.observe('WEBHOOK-SIGNATURE-FRESH', `${event}: ${signingClockObservation(clocks)}`);
         t.observe(
           'EVENT-TIMESTAMP-FIELD',
           `${event}: date-time fields ${timestampKeys(payloads[0]!).join(', ') || 'none'}`,
