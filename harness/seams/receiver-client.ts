@@ -39,8 +39,11 @@ export interface ReceivedDelivery extends Delivery {
 export interface ReceiverClient {
   /** The https URL a hook must target for deliveries to reach `path`. */
   targetFor(path: string): string;
-  /** Registers a path with its response plan; the secret stays in this process (and goes to a local receiver only). */
-  register(path: string, setup: { secret?: string; plan?: ResponsePlan }): Promise<void>;
+  /**
+   * Registers a path with its response plan (`perEvent`: each eventId goes through the plan on its
+   * own); the secret stays in this process (and goes to a local receiver only).
+   */
+  register(path: string, setup: { secret?: string; plan?: ResponsePlan; perEvent?: boolean }): Promise<void>;
   /** Every request that reached `path`, verified here, refused ones included (with `refusal`). */
   deliveries(path: string): Promise<ReceivedDelivery[]>;
   /**
@@ -223,7 +226,8 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
     targetFor: (path) => `${publicUrl}${path}`,
     async register(path, setup) {
       if (setup.secret !== undefined) secrets.set(path, setup.secret);
-      const sent = remote ? { ...(setup.plan === undefined ? {} : { plan: setup.plan }) } : setup;
+      const { secret: _, ...withoutSecret } = setup;
+      const sent = remote ? withoutSecret : setup;
       await call('PUT', `/_receiver/paths?path=${encodeURIComponent(path)}`, sent);
     },
     deliveries,
