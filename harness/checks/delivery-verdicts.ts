@@ -25,6 +25,27 @@ export function payloadOf(delivery: Pick<Delivery, 'rawBody'>): Record<string, u
   }
 }
 
+/** The eventId a delivery's body carries, read as sent (authentic or not); undefined when none. */
+export function eventIdOf(delivery: Pick<Delivery, 'rawBody'>): string | undefined {
+  const id = payloadOf(delivery)?.eventId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * The deliveries of the events an event-emitted setup returned (eventIds), in arrival order: the
+ * target may deliver other events of the account to the same subscription (control-openapi.json,
+ * Events), and a check counts only its own.
+ */
+export function deliveriesOf<T extends Pick<Delivery, 'rawBody'>>(
+  list: readonly T[],
+  eventIds: readonly string[],
+): T[] {
+  return list.filter((d) => {
+    const id = eventIdOf(d);
+    return id !== undefined && eventIds.includes(id);
+  });
+}
+
 /** WEBHOOK-POST-JSON: delivered by POST with a JSON content type and a JSON object body. */
 export function postJsonProblem(delivery: Received): string | undefined {
   if (delivery.method !== 'POST') return `came as ${delivery.method}, must be POST`;

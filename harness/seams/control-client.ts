@@ -206,11 +206,16 @@ export interface ControlClient {
       | 'originate-failing'
       | 'engine-not-configured',
   ): Promise<AccountStateValues>;
+  /**
+   * Emits an event: `eventId` is the event of the requested kind, `eventIds` every event the
+   * setup emitted (a call-shaped set), eventId among them. Checks count only deliveries of
+   * these: the target may deliver other events of the account to the same subscriptions.
+   */
   emit(
     event: string,
     fields?: Record<string, unknown>,
     account?: string,
-  ): Promise<{ eventId: string; deliveries: number | undefined }>;
+  ): Promise<{ eventId: string; eventIds: readonly string[]; deliveries: number | undefined }>;
   /** Moves the target's virtual clock, reading it first (a bound of what the timers that fire sign with). */
   advanceClock(ms: number): Promise<void>;
   mintToken(scopes: readonly string[]): Promise<string>;
@@ -311,8 +316,12 @@ export function createControlClient(scope: ControlScope): ControlClient {
         ...(fields === undefined ? {} : { fields }),
         ...(account === undefined ? {} : { account }),
       });
+      const eventId = need(values.eventId, 'eventId', 'event-emitted', isString);
+      // A single eventId is all a target emitting one event need answer; a set lists every event.
+      const listed = Array.isArray(values.eventIds) ? values.eventIds.filter(isString) : [];
       return {
-        eventId: need(values.eventId, 'eventId', 'event-emitted', isString),
+        eventId,
+        eventIds: [...new Set(listed.includes(eventId) ? listed : [eventId, ...listed])],
         deliveries: typeof values.deliveries === 'number' ? values.deliveries : undefined,
       };
     },
