@@ -54,6 +54,9 @@ export interface StoreOptions {
   deliveryTimeoutMs?: number;
 }
 
+/** The backoff of the variant webhook-backoff-slow-start (./variants.ts): 12 min, then × 1.5. */
+const SLOW_START_BACKOFF = { firstIntervalMs: 12 * 60_000, factor: 1.5 };
+
 /** Bounds so a long load run can't grow memory without end. */
 const MAX_CALLS_KEPT = 10_000;
 const MAX_OAUTH_TOKENS = 50_000;
@@ -86,6 +89,7 @@ export class ReferenceStore {
       clock: this.clock,
       faults: this.faults,
       variants: this.variants,
+      ...(this.variants.has('webhook-backoff-slow-start') ? { backoff: SLOW_START_BACKOFF } : {}),
       ...(this.options.trustedCaPem !== undefined ? { trustedCaPem: this.options.trustedCaPem } : {}),
       ...(this.options.deliveryTimeoutMs !== undefined ? { timeoutMs: this.options.deliveryTimeoutMs } : {}),
     });

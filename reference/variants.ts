@@ -65,6 +65,12 @@ export const variants = [
   // Choices control-openapi.json leaves to the implementer (its **either**): the test-control
   // endpoint's, so they are proven by runs against a remote target WITH CONTROL_URL.
   {
+    id: 'webhook-backoff-slow-start',
+    description:
+      'Retries start 12 minutes after the first attempt and grow by 1.5 (12, 18, 27, 40.5 min …): ten attempts ' +
+      'still fall within the 24 hours (virtual time; proven with CONTROL_URL, which drives it).',
+  },
+  {
     id: 'control-virtual-clock-signing',
     description:
       'Webhook signatures (t of X-Service-Signature) are made with the virtual clock, as payload timestamps are: ' +
