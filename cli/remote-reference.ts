@@ -6,7 +6,7 @@
  * by `npm run conformance:remote-reference` (the measurement behind README's variable table).
  *
  *   node cli/remote-reference.ts [--no-control] [--rate-window-ms n] [--faults id,id]
- *                                [-- <npm run conformance options>]
+ *                                [--variants id,id] [-- <npm run conformance options>]
  *
  * By default the stand-in runs with its rate limit off (a run's throttle would only slow it down).
  * With --rate-window-ms it enforces the spec's 100 requests per that window (60000: the real
@@ -76,6 +76,8 @@ export function fixtureEnv(
 
 export interface RemoteReferenceOptions {
   readonly faults?: readonly string[];
+  /** Conformant variants the stand-in runs with (reference/variants.ts). */
+  readonly variants?: readonly string[];
   readonly withControl?: boolean;
   /**
    * Enforce the spec's 100 requests per this window (ms) instead of no limit; the run is told it
@@ -120,6 +122,8 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
     join(dir, 'ca.pem'),
   ];
   if (options.faults !== undefined && options.faults.length > 0) args.push('--faults', options.faults.join(','));
+  if (options.variants !== undefined && options.variants.length > 0)
+    args.push('--variants', options.variants.join(','));
   const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '' },
@@ -201,6 +205,7 @@ async function main(): Promise<number> {
     options: {
       'no-control': { type: 'boolean', default: false },
       faults: { type: 'string' },
+      variants: { type: 'string' },
       'rate-window-ms': { type: 'string' },
     },
     allowPositionals: true,
@@ -215,6 +220,7 @@ async function main(): Promise<number> {
   const reference = await startRemoteReference({
     withControl: !values['no-control'],
     faults: values.faults?.split(',').filter((id) => id !== '') ?? [],
+    variants: values.variants?.split(',').filter((id) => id !== '') ?? [],
     ...(rateWindowMs === undefined ? {} : { rateWindowMs }),
   });
   try {

@@ -153,6 +153,7 @@ interface ReceiverDelivery {
   seq: number;
   path: string;
   receivedAt: number;
+  json?: unknown;
   eventId?: string;
   signature: { ok: boolean; reason?: string };
   answeredStatus: number | 'no-answer';
@@ -185,11 +186,16 @@ interface Hook {
   path: string;
 }
 
-function receiverDeliveries(path: string): ReceiverDelivery[] {
+/**
+ * What reached `path`; remotely only the call.ended of the probe's call (`callId`): another call of
+ * the account may end meanwhile and its call.ended reach these subscriptions too.
+ */
+function receiverDeliveries(path: string, callId?: string): ReceiverDelivery[] {
   const res = http.get(`${RECEIVER_URL}/_receiver/deliveries?path=${encodeURIComponent(path)}`, {
     tags: { name: 'receiver deliveries' },
   });
-  return parse<{ deliveries: ReceiverDelivery[] }>(res.body)?.deliveries ?? [];
+  const all = parse<{ deliveries: ReceiverDelivery[] }>(res.body)?.deliveries ?? [];
+  return callId === undefined ? all : all.filter((d) => (d.json as { callId?: unknown } | null)?.callId === callId);
 }
 
 function control<T>(method: 'GET' | 'POST', path: string, body?: unknown): T | undefined {
@@ -261,20 +267,21 @@ function driveReference(hooks: Hook[]): { steps: number; finished: boolean } {
 }
 
 /** Remote: watch the receiver until the budget is spent or the 5xx subscription is disabled. */
-function watchRemote(hooks: Hook[]): { polls: number } {
+function watchRemote(hooks: Hook[], callId: string | undefined): { polls: number } {
   const deadline = Date.now() + TIME_BUDGET_S * 1000;
   const maxPolls = Math.ceil(TIME_BUDGET_S / POLL_INTERVAL_S) + 1;
   const server5xx = hooks.find((h) => h.plan.name === 'server5xx');
   let polls = 0;
   while (polls < maxPolls && Date.now() < deadline) {
     polls++;
-    if (server5xx !== undefined && receiverDeliveries(server5xx.path).length >= AUTO_DISABLE_AFTER) break;
+    if (server5xx !== undefined && receiverDeliveries(server5xx.path, callId).length >= AUTO_DISABLE_AFTER) break;
     sleep(Math.min(POLL_INTERVAL_S, Math.max(0, (deadline - Date.now()) / 1000)));
   }
   return { polls };
 }
 
-function trigger(): string | undefined {
+/** Makes the event happen: its eventId (reference), or the callId of the call whose call.ended it is (remote). */
+function trigger(): { eventId?: string; callId?: string } {
   if (REFERENCE) {
     const emitted = control<{ eventId: string; deliveries: number }>('POST', '/events', { event: EVENT });
     req(
@@ -282,7 +289,7 @@ function trigger(): string | undefined {
       `POST /_reference/events reaches every subscription (${plans.length})`,
       emitted?.deliveries === plans.length,
     );
-    return emitted?.eventId;
+    return emitted === undefined ? {} : { eventId: emitted.eventId };
   }
   const res = http.post(
     `${BASE_URL}/calls`,
@@ -290,7 +297,8 @@ function trigger(): string | undefined {
     { headers: auth, tags: { name: 'POST /calls' } },
   );
   req('probe', 'POST /calls queues the call that makes the event happen', res.status === 200);
-  return undefined;
+  const callId = parse<{ callId?: unknown }>(res.body)?.callId;
+  return typeof callId === 'string' ? { callId } : {};
 }
 
 function intervalsOf(times: number[]): number[] {
@@ -302,13 +310,13 @@ export default function (): void {
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
   const hooks = createHooks(runId);
   if (hooks.length !== plans.length) return;
-  const eventId = trigger();
+  const { eventId, callId } = trigger();
   if (REFERENCE) driveReference(hooks);
-  else watchRemote(hooks);
+  else watchRemote(hooks, callId);
 
   for (const hook of hooks) {
     const name = hook.plan.name;
-    const received = receiverDeliveries(hook.path);
+    const received = receiverDeliveries(hook.path, callId);
     const record = REFERENCE ? control<ControlHook>('GET', `/hooks/${hook.id}`) : undefined;
     const delivery = record?.deliveries[0];
     // Attempt times: the dispatcher's virtual ms (reference) or the receiver's arrival times.

@@ -25,6 +25,7 @@ import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts
 import { assertProperty } from '../harness/checks/property.ts';
 import { session } from '../harness/run/session.ts';
 import {
+  attemptTransition,
   AUTO_DISABLE_AFTER,
   DELETE_NON_UUID,
   DELETE_UNKNOWN,
@@ -35,6 +36,9 @@ import {
   type ModelHook,
 } from './models/hook-state-model.ts';
 import { titles } from './titles.ts';
+import { deliveriesOf } from '../harness/checks/delivery-verdicts.ts';
+import { driveHook } from '../harness/seams/delivery-driver.ts';
+import type { Delivery } from '../harness/webhooks/receiver.ts';
 
 const target = session().target;
 const numRuns = target.propertyNumRuns;
@@ -59,6 +63,8 @@ interface RealHook {
   readonly path: string;
   /** Set once a 204 or 404 told us it is gone (journaled). */
   gone: boolean;
+  /** The receiver's seq of the last delivery to it the model took in. */
+  seen: number;
 }
 
 interface Real {
@@ -123,7 +129,7 @@ class CreateHook implements fc.AsyncCommand<Model, Real> {
     expectAnswer(t, exchange, { status: 200 }, `POST /hooks {event: ${this.event}}`);
     const { id, secret } = exchange.json as { id: string; secret: string };
     journalCreated(t.target.hookJournal, id, TOKEN);
-    real.hooks.push({ id, path, gone: false });
+    real.hooks.push({ id, path, gone: false, seen: 0 });
     model.hooks.push({ state: 'active', failures: 0 });
     model.events.push(this.event);
     if (t.target.receiverLocalUrl !== undefined) await t.receiver.register(path, { secret, plan: [{ status: 200 }] });
@@ -231,26 +237,32 @@ async function settle(model: Model, real: Real): Promise<void> {
   }
 }
 
-// ── Deliveries (embedded reference only: the control API moves the virtual clock) ──────────
+// ── Deliveries (the control API moves the virtual clock) ───────────────────────────────────
+//
+// The target may deliver other events of the account to the same subscriptions (control-openapi.json,
+// Events), and their attempts count toward auto-disable as ours do: the model takes in every
+// attempt that reached a hook (what the receiver answered), ours and the others, in arrival order.
 
-/** Emits one event and drives its delivery to the end through the virtual clock; bounded. */
-async function deliverOnce(t: CheckTools, hookId: string, event: EventType): Promise<void> {
-  const { eventId } = await t.control.emit(event);
-  for (let step = 0; step < 4 * AUTO_DISABLE_AFTER; step++) {
-    await t.control.idle();
-    const view = await t.control.hook(hookId);
-    const delivery = view?.deliveries.find((d) => d.eventId === eventId);
-    if (delivery === undefined || delivery.state !== 'pending') return;
-    if (delivery.nextAttemptAt === undefined) {
-      await new Promise((resolve) => setTimeout(resolve, 10)); // an attempt in flight
-      continue;
-    }
-    await t.control.advanceClock(Math.max(0, delivery.nextAttemptAt - (await t.control.clock())) + 1);
-  }
-  t.fail(
-    `the delivery of ${event} ${eventId} to hook ${hookId} was still pending after ${4 * AUTO_DISABLE_AFTER} ` +
-      `steps of the virtual clock`,
-  );
+/** Emits one event and drives every delivery of the hook to its end through the virtual clock; bounded. */
+async function deliverOnce(t: CheckTools, hookId: string, event: EventType): Promise<readonly string[]> {
+  const { eventId, eventIds } = await t.control.emit(event);
+  const view = await driveHook(t.control, hookId, () => false, 8 * AUTO_DISABLE_AFTER);
+  if (view?.deliveries.some((d) => d.state === 'pending') === true)
+    t.fail(
+      `the delivery of ${event} ${eventId} to hook ${hookId} was still pending after ${8 * AUTO_DISABLE_AFTER} ` +
+        `steps of the virtual clock`,
+    );
+  return eventIds;
+}
+
+/** The attempts that reached a hook since the model last looked, and the model hook after them. */
+async function takeIn(real: Real, hook: RealHook, model: ModelHook): Promise<{ arrived: Delivery[]; next: ModelHook }> {
+  const arrived = (await real.t.receiver.deliveries(hook.path)).filter((d) => d.seq > hook.seen);
+  hook.seen = Math.max(hook.seen, ...arrived.map((d) => d.seq));
+  let next = model;
+  for (const d of arrived)
+    next = attemptTransition(next, typeof d.answeredStatus === 'number' && d.answeredStatus < 300);
+  return { arrived, next };
 }
 
 class FailingDelivery implements fc.AsyncCommand<Model, Real> {
@@ -267,19 +279,33 @@ class FailingDelivery implements fc.AsyncCommand<Model, Real> {
     const { t } = real;
     const index = nth(model, 'active', this.pick)!;
     const hook = real.hooks[index]!;
-    const { attempts, next } = deliveryTransition(model.hooks[index]!, this.failing);
+    // Other events that reached it meanwhile (acknowledged: its plan is 200 between deliveries).
+    const before = (await takeIn(real, hook, model.hooks[index]!)).next;
+    const { attempts, next } = deliveryTransition(before, this.failing);
     const plan = this.failing === 0 ? [{ status: 200 }] : [{ status: 500, times: this.failing }, { status: 200 }];
-    await t.receiver.register(hook.path, { plan });
-    const before = (await t.receiver.deliveries(hook.path)).length;
-    await deliverOnce(t, hook.id, model.events[index]!);
-    const arrived = (await t.receiver.deliveries(hook.path)).length - before;
-    t.ensure(
-      arrived === attempts,
-      `a receiver failing the first ${this.failing} attempt(s) of a delivery got ${arrived} attempt(s); the ` +
-        `model expects ${attempts} (retried until acknowledged, disabled after ${AUTO_DISABLE_AFTER} consecutive ` +
-        `failures${next.state === 'disabled' ? ', which these reach' : ''})`,
-    );
-    model.hooks[index] = next;
+    // Per event: another event of the account cannot take our event's failures.
+    await t.receiver.register(hook.path, { plan, perEvent: true });
+    const ours = await deliverOnce(t, hook.id, model.events[index]!);
+    await t.receiver.register(hook.path, { plan: [{ status: 200 }] });
+    const { arrived, next: observed } = await takeIn(real, hook, before);
+    const got = deliveriesOf(arrived, ours).length;
+    if (got === arrived.length)
+      t.ensure(
+        got === attempts,
+        `a receiver failing the first ${this.failing} attempt(s) of a delivery got ${got} attempt(s); the ` +
+          `model expects ${attempts} (retried until acknowledged, disabled after ${AUTO_DISABLE_AFTER} consecutive ` +
+          `failures${next.state === 'disabled' ? ', which these reach' : ''})`,
+      );
+    // Other events' attempts came between ours: the model, fed every attempt in arrival order,
+    // says whether the subscription ended disabled; ours must have gone on until then or until acknowledged.
+    else
+      t.ensure(
+        observed.state === 'active' ? got === this.failing + 1 : got <= this.failing + 1,
+        `a receiver failing the first ${this.failing} attempt(s) of a delivery got ${got} attempt(s) of it among ` +
+          `${arrived.length} to the subscription; retried until acknowledged (${this.failing + 1}) unless ` +
+          `${AUTO_DISABLE_AFTER} consecutive failures of any events disable it first`,
+      );
+    model.hooks[index] = got === arrived.length ? next : observed;
   }
   toString(): string {
     return `failDelivery(${this.pick}, ${this.failing} × 500 then 200)`;

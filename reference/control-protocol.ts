@@ -135,7 +135,15 @@ export function registerControlProtocol(
         const name = params.account ?? 'main';
         if (typeof name !== 'string' || !accountNames.includes(name as AccountName))
           invalid(`params.account must be one of ${accountNames.join(', ')}`);
-        return store.emit(name as AccountName, event as EventType, fields as Params);
+        const account = name as AccountName;
+        const kind = event as EventType;
+        // Conformant variants (./variants.ts): real activity reaches the same subscriptions; a call's set.
+        if (store.variants.has('control-foreign-events')) store.emit(account, kind, {});
+        if (store.variants.has('control-event-sets')) {
+          const { eventIds } = store.emitSet(account, kind, fields as Params);
+          return { eventId: eventIds[0], eventIds };
+        }
+        return store.emit(account, kind, fields as Params);
       }
       case 'token-issued': {
         const wanted = params.scopes;

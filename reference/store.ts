@@ -54,6 +54,9 @@ export interface StoreOptions {
   deliveryTimeoutMs?: number;
 }
 
+/** The backoff of the variant webhook-backoff-slow-start (./variants.ts): 12 min, then × 1.5. */
+const SLOW_START_BACKOFF = { firstIntervalMs: 12 * 60_000, factor: 1.5 };
+
 /** Bounds so a long load run can't grow memory without end. */
 const MAX_CALLS_KEPT = 10_000;
 const MAX_OAUTH_TOKENS = 50_000;
@@ -85,6 +88,8 @@ export class ReferenceStore {
     return createDispatcher({
       clock: this.clock,
       faults: this.faults,
+      variants: this.variants,
+      ...(this.variants.has('webhook-backoff-slow-start') ? { backoff: SLOW_START_BACKOFF } : {}),
       ...(this.options.trustedCaPem !== undefined ? { trustedCaPem: this.options.trustedCaPem } : {}),
       ...(this.options.deliveryTimeoutMs !== undefined ? { timeoutMs: this.options.deliveryTimeoutMs } : {}),
     });
@@ -301,7 +306,25 @@ export class ReferenceStore {
     event: EventType,
     fields: Record<string, unknown>,
   ): { eventId: string; deliveries: number } {
-    const payload = this.buildPayload(event, fields);
+    return this.#deliver(account, this.buildPayload(event, fields));
+  }
+
+  /**
+   * The control-event-sets variant (./variants.ts): the requested event, then the rest of a call's
+   * set (call.ended, disposition.set, lead.completed; one of each kind), all with its base fields.
+   */
+  emitSet(account: AccountName, event: EventType, fields: Record<string, unknown>): { eventIds: string[] } {
+    const first = this.buildPayload(event, fields);
+    const base = Object.fromEntries(
+      ['callId', 'contactId', 'phone', 'dispositionCode', 'actor'].map((key) => [key, first[key]]),
+    );
+    const rest = (['call.ended', 'disposition.set', 'lead.completed'] as const).filter((kind) => kind !== event);
+    const payloads = [first, ...rest.map((kind) => this.buildPayload(kind, base))];
+    return { eventIds: payloads.map((payload) => this.#deliver(account, payload).eventId) };
+  }
+
+  #deliver(account: AccountName, payload: Record<string, unknown>): { eventId: string; deliveries: number } {
+    const event = payload.event as EventType;
     const anyKind = this.faults.has('hooks-wrong-event-delivered');
     const afterDelete = this.faults.has('delivery-after-delete');
     let deliveries = 0;

@@ -12,6 +12,11 @@ export interface Variant {
   readonly id: string;
   /** The reading of the spec this variant takes (the reference's own is in docs/decisions.md). */
   readonly description: string;
+  /**
+   * Proven by runs WITH CONTROL_URL: a choice control-openapi.json leaves to the target, or one
+   * only its control endpoint drives into view (virtual time).
+   */
+  readonly control?: true;
 }
 
 export const variants = [
@@ -68,6 +73,36 @@ export const variants = [
       'Me, Balance, CdrList, each Cdr and Agent, CallQueued and HookCreated get one more field.',
   },
   { id: 'balance-no-credit-limit', description: 'GET /balance omits creditLimit (it is not required).' },
+  // Choices control-openapi.json leaves to the implementer (its **either**): the test-control
+  // endpoint's, so they are proven by runs against a remote target WITH CONTROL_URL.
+  {
+    id: 'webhook-backoff-slow-start',
+    description:
+      'Retries start 12 minutes after the first attempt and grow by 1.5 (12, 18, 27, 40.5 min …): ten attempts ' +
+      'still fall within the 24 hours (virtual time).',
+    control: true,
+  },
+  {
+    id: 'control-virtual-clock-signing',
+    description:
+      'Webhook signatures (t of X-Service-Signature) are made with the virtual clock, as payload timestamps are: ' +
+      'after clock-advanced they are hours ahead of real time (control-openapi.json, Time: either).',
+    control: true,
+  },
+  {
+    id: 'control-foreign-events',
+    description:
+      'Each event-emitted setup also delivers another event of the same kind and account (real activity: another ' +
+      'eventId, not in the answer) to the same subscriptions, just before the requested one.',
+    control: true,
+  },
+  {
+    id: 'control-event-sets',
+    description:
+      "event-emitted emits a call's set (the requested kind, call.ended, disposition.set, lead.completed, one each, " +
+      'one callId) and answers {eventId, eventIds} with every eventId in emission order, without deliveries.',
+    control: true,
+  },
 ] as const satisfies readonly Variant[];
 
 export type VariantId = (typeof variants)[number]['id'];

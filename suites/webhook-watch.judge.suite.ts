@@ -15,7 +15,9 @@ import {
   postJsonProblem,
   signatureDiagnosis,
   signatureFormatProblem,
+  signatureClock,
   signatureFreshnessProblem,
+  signingClockObservation,
   timestampKeys,
 } from '../harness/checks/delivery-verdicts.ts';
 import {
@@ -67,11 +69,15 @@ const where = ({ delivery, watched }: { delivery: Delivery; watched: Watched }) 
   `a ${watched.subscription.event} delivery (#${delivery.seq}, ` +
   `${watched.role === 'kind' ? 'subscription' : `${watched.role} subscription`})`;
 
-/** One rule over every delivery: stops waiting at the first that breaks it, or when the caused events arrived. */
+/**
+ * One rule over every delivery: stops waiting at the first that breaks it, or when the caused
+ * events arrived; `observe` records what the deliveries judged show where the rule leaves a choice.
+ */
 function everyDelivery(
   title: string,
   options: { verifies: readonly [RequirementId, ...RequirementId[]] },
   problem: (delivery: Delivery, watched: Watched) => string | undefined,
+  observe?: (t: CheckTools, judged: ReadonlyArray<{ delivery: Delivery; watched: Watched }>) => Promise<void>,
 ): void {
   check(
     title,
@@ -89,6 +95,7 @@ function everyDelivery(
       const all = judged(view);
       if (all.length === 0) t.notVerifiable(notObserved('a delivery'));
       const bad = broken(view);
+      await observe?.(t, all);
       t.ensure(
         bad.length === 0,
         `${bad.length} of ${all.length} deliveries break the rule; first: ${bad
@@ -158,7 +165,17 @@ describe('Deliveries watched across the run: the delivery rules, on every delive
     {
       verifies: ['WEBHOOK-SIGNATURE-FRESH'],
     },
-    (d, w) => signatureFreshnessProblem(d, w.subscription.secret),
+    // On real time or on the clock the target reports: after clock-advanced it may sign with either.
+    (d, w) => signatureFreshnessProblem(d, w.subscription.secret, undefined, session().targetClock.fresh),
+    async (t, judged) => {
+      const clock = session().targetClock;
+      // Read the target's clock after the last of them, so each is judged against both clocks.
+      if (judged.length > 0) await clock.cover(Math.max(...judged.map(({ delivery }) => delivery.receivedAt)));
+      const clocks = judged.map(({ delivery, watched }) =>
+        signatureClock(delivery, watched.subscription.secret, undefined, clock.fresh),
+      );
+      t.observe('WEBHOOK-SIGNATURE-FRESH', signingClockObservation(clocks));
+    },
   );
   everyDelivery(
     'Every delivery carries the base fields as strings and an eventId',

@@ -204,6 +204,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
         });
       },
       remember: (secret) => api.redact.remember(secret),
+      onClockReading: (reading) => session().targetClock.record(reading),
       fail,
     });
 

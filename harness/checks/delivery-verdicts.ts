@@ -9,6 +9,7 @@ import type { EventType } from '../../contract/openapi.ts';
 import type { Delivery } from '../webhooks/receiver.ts';
 import { parseSignatureHeader, SIGNATURE_HEADER, signPayload, verifySignature } from '../../contract/signature.ts';
 import { isJsonContentType } from './verdicts.ts';
+import type { TargetClockFreshness } from '../seams/target-clock.ts';
 
 type Received = Pick<Delivery, 'method' | 'headers' | 'rawBody' | 'receivedAt'>;
 
@@ -22,6 +23,27 @@ export function payloadOf(delivery: Pick<Delivery, 'rawBody'>): Record<string, u
   } catch {
     return undefined;
   }
+}
+
+/** The eventId a delivery's body carries, read as sent (authentic or not); undefined when none. */
+export function eventIdOf(delivery: Pick<Delivery, 'rawBody'>): string | undefined {
+  const id = payloadOf(delivery)?.eventId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * The deliveries of the events an event-emitted setup returned (eventIds), in arrival order: the
+ * target may deliver other events of the account to the same subscription (control-openapi.json,
+ * Events), and a check counts only its own.
+ */
+export function deliveriesOf<T extends Pick<Delivery, 'rawBody'>>(
+  list: readonly T[],
+  eventIds: readonly string[],
+): T[] {
+  return list.filter((d) => {
+    const id = eventIdOf(d);
+    return id !== undefined && eventIds.includes(id);
+  });
 }
 
 /** WEBHOOK-POST-JSON: delivered by POST with a JSON content type and a JSON object body. */
@@ -76,22 +98,63 @@ export function signatureDiagnosis(
 }
 
 /**
+ * Which clock an authentic signature's `t` is fresh against when the delivery arrived: real time,
+ * and the clock the target reports (after clock-advanced a target may sign with its virtual clock:
+ * control-openapi.json, Time; undefined when unknown). Undefined when the signature is not authentic.
+ */
+export function signatureClock(
+  delivery: Received,
+  secret: string,
+  toleranceSeconds = 300,
+  targetClock?: TargetClockFreshness,
+): { real: boolean; target: boolean | undefined } | undefined {
+  if (signatureDiagnosis(delivery, secret) !== undefined) return undefined;
+  const parsed = parseSignatureHeader(delivery.headers[SIGNATURE_HEADER]!);
+  if (!parsed.ok) return undefined;
+  return {
+    real: Math.abs(Math.round(delivery.receivedAt / 1000) - parsed.timestamp) <= toleranceSeconds,
+    target: targetClock?.(parsed.timestamp, delivery.receivedAt, toleranceSeconds),
+  };
+}
+
+/**
  * WEBHOOK-SIGNATURE-FRESH: the signed timestamp is within `toleranceSeconds` of when the
- * delivery arrived (both ways; the spec names no tolerance, 300 s is the scheme's usual one).
- * Only judged on an authentic signature: a forged one says nothing about freshness.
+ * delivery arrived (both ways; the spec names no tolerance, 300 s is the scheme's usual one), on
+ * real time or on the clock the target reports (`targetClock`). Only judged on an authentic
+ * signature: a forged one says nothing about freshness.
  */
 export function signatureFreshnessProblem(
   delivery: Received,
   secret: string,
   toleranceSeconds = 300,
+  targetClock?: TargetClockFreshness,
 ): string | undefined {
-  if (signatureDiagnosis(delivery, secret) !== undefined) return undefined;
+  const fresh = signatureClock(delivery, secret, toleranceSeconds, targetClock);
+  if (fresh === undefined || fresh.real || fresh.target === true) return undefined;
   const parsed = parseSignatureHeader(delivery.headers[SIGNATURE_HEADER]!);
   if (!parsed.ok) return undefined;
   const skew = Math.round(delivery.receivedAt / 1000) - parsed.timestamp;
-  if (Math.abs(skew) <= toleranceSeconds) return undefined;
-  const when = skew > 0 ? 'before' : 'after';
-  return `was signed with t ${Math.abs(skew)} s ${when} it arrived (tolerance ${toleranceSeconds} s)`;
+  const target = fresh.target === false ? ', nor of the clock the target reports' : '';
+  const when = `${Math.abs(skew)} s ${skew > 0 ? 'before' : 'after'} it arrived`;
+  return `was signed with t ${when} (tolerance ${toleranceSeconds} s)${target}`;
+}
+
+/**
+ * What the signatures say about the clock the target signs with (an observation of
+ * WEBHOOK-SIGNATURE-FRESH: after clock-advanced either is allowed). Pure.
+ */
+export function signingClockObservation(clocks: ReadonlyArray<ReturnType<typeof signatureClock>>): string {
+  const count = (real: boolean, target: boolean | undefined) =>
+    clocks.filter((c) => c !== undefined && c.real === real && c.target === target).length;
+  const [realOnly, targetOnly, both] = [count(true, false), count(false, true), count(true, true)];
+  if (targetOnly > 0 && realOnly === 0)
+    return `signed with its own (virtual) clock: ${targetOnly} signature(s) fresh only against the clock it reports`;
+  if (realOnly > 0 && targetOnly === 0)
+    return `signed with real time: ${realOnly} signature(s) fresh only against real time, not the target's moved clock`;
+  if (realOnly > 0)
+    return `signed with both clocks: ${realOnly} fresh only against real time, ${targetOnly} only against the target's`;
+  if (both > 0) return `${both} signature(s) fresh against real time and the target's clock alike (not moved then)`;
+  return count(true, undefined) > 0 ? 'signed with real time (the target reports no clock)' : 'no fresh signature seen';
 }
 
 /** The spec's Events table: base fields, eventId, and each kind's own fields. */

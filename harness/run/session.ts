@@ -10,6 +10,7 @@ import { secretVariables } from '../report/curl.ts';
 import { createControlTransport, type ControlTransport } from '../seams/control-client.ts';
 import type { RunContext, RunTarget } from './context.ts';
 import { createReceiverClient, type ReceiverClient } from '../seams/receiver-client.ts';
+import { clockLogOf, createTargetClock, type TargetClock } from '../seams/target-clock.ts';
 
 export interface Session {
   readonly context: RunContext;
@@ -20,6 +21,8 @@ export interface Session {
   /** The test-control endpoint's transport; each check gets its own client over it (harness/checks/check.ts). */
   readonly control: ControlTransport | undefined;
   readonly receiver: ReceiverClient | undefined;
+  /** The target's clock as the run read it: signature freshness is judged against it or real time. */
+  readonly targetClock: TargetClock;
 }
 
 let current: Session | undefined;
@@ -28,6 +31,19 @@ export function session(): Session {
   if (current !== undefined) return current;
   const context = inject('run');
   const { target } = context;
+  const control = target.control === undefined ? undefined : createControlTransport(target.control);
+  const targetClock = createTargetClock({
+    file: clockLogOf(target.controlJournal),
+    url: target.control?.url,
+    read:
+      control === undefined || !target.control!.offered.includes('clock')
+        ? undefined
+        : async () => {
+            const now = (await control.inspect('clock'))?.now;
+            if (typeof now !== 'number') throw new Error('the clock inspection answered without a numeric now');
+            return now;
+          },
+  });
   current = {
     context,
     target,
@@ -40,7 +56,8 @@ export function session(): Session {
       secretVariables: secretVariables(target.tokens, target.oauth),
     }),
     contract: createContract(),
-    control: target.control === undefined ? undefined : createControlTransport(target.control),
+    control,
+    targetClock,
     receiver:
       target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
         ? undefined
@@ -50,6 +67,7 @@ export function session(): Session {
             caPem: target.receiverCaPem,
             token: target.receiverToken,
             remote: target.receiverRemote,
+            clock: targetClock,
           }),
   };
   return current;

@@ -19,6 +19,7 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { controlCapabilities, type ControlCapability } from '../../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from '../seams/control-client.ts';
+import { appendReading, clockLogOf } from '../seams/target-clock.ts';
 import { sweepStates } from '../seams/control-journal.ts';
 import { sweepHooks } from '../seams/hook-journal.ts';
 import { checkReceiverService } from '../seams/receiver-client.ts';
@@ -75,6 +76,36 @@ export interface RunOptions {
 }
 
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
+/**
+ * Tolerance of the run's own receiver for a signature's timestamp where the run may move the
+ * target's clock (it offers clock-advanced): none. After an advance the target may sign with its
+ * virtual clock (control-openapi.json, Time), and a 401 for that would end the delivery (a 4xx is
+ * permanent); the suite judges freshness itself, against real time or the clock the target reports.
+ */
+const ANY_TIMESTAMP_S = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The run's first reading of the target's clock, before any check (../seams/target-clock.ts): a
+ * clock an earlier run moved stays moved, and a delivery signed with it is judged against it.
+ */
+async function readClockAtStart(target: RunTarget): Promise<void> {
+  if (target.dryRun || target.control === undefined || !target.control.offered.includes('clock')) return;
+  const sent = Date.now();
+  // A clock the endpoint fails to report is unknown: deliveries are then judged on real time.
+  const now = (
+    await createControlTransport(target.control)
+      .inspect('clock')
+      .catch(() => undefined)
+  )?.now;
+  if (typeof now === 'number')
+    appendReading(clockLogOf(target.controlJournal), {
+      url: target.control.url,
+      kind: 'clock',
+      sent,
+      answered: Date.now(),
+      now,
+    });
+}
 
 /**
  * What the control endpoint offers, read once per run: given
@@ -179,31 +210,34 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
   if (config.target.kind === 'embedded') {
     if (!dryRun) {
       // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
-      receiver = await startReceiver({ tls: await cachedTlsMaterial() });
+      // The reference offers clock-advanced: the suite judges signature freshness, not the receiver.
+      receiver = await startReceiver({ tls: await cachedTlsMaterial(), toleranceSeconds: ANY_TIMESTAMP_S });
       reference = await startReference(initialFaults);
     }
     target = await embeddedTarget(initialFaults);
   } else {
     const service = config.receiverService;
+    const offered =
+      config.control === undefined
+        ? undefined
+        : await offeredCapabilities(config.control, dryRun, options.controlCapabilities);
     if (service !== undefined) {
       // A receiver deployed next to the target: polled over its pull API, never sent a secret.
       if (!dryRun) await checkReceiverService(service.url, service.token);
     } else if (!dryRun && config.webhookPublicUrl !== undefined) {
       // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
-      receiver = await startReceiver({ ...config.receiver, publicUrl: config.webhookPublicUrl });
+      receiver = await startReceiver({
+        ...config.receiver,
+        publicUrl: config.webhookPublicUrl,
+        ...(offered?.includes('clock-advanced') ? { toleranceSeconds: ANY_TIMESTAMP_S } : {}),
+      });
     }
     target = {
       ...common,
       kind: 'remote',
       baseUrl: config.target.baseUrl,
       authUrl: config.target.authUrl,
-      control:
-        config.control === undefined
-          ? undefined
-          : {
-              ...config.control,
-              offered: await offeredCapabilities(config.control, dryRun, options.controlCapabilities),
-            },
+      control: config.control === undefined ? undefined : { ...config.control, offered: offered ?? [] },
       receiverLocalUrl: service?.url ?? receiver?.localUrl,
       receiverPublicUrl:
         service === undefined
@@ -220,6 +254,7 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       secrets: config.secrets,
     };
   }
+  await readClockAtStart(target);
   // What the run left on the target: control states, then hooks (the journals are emptied).
   const sweep = async (): Promise<void> => {
     if (dryRun) return;
@@ -258,7 +293,9 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       await reference?.close();
       receiver?.clear();
       reference = await startReference(faults);
-      provide({ ...run.context, target: await embeddedTarget(faults) });
+      const next = await embeddedTarget(faults);
+      await readClockAtStart(next);
+      provide({ ...run.context, target: next });
     },
     setSeed(seed) {
       provide({ ...run.context, seed });

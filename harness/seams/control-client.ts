@@ -18,6 +18,7 @@ import {
   type ControlInspection,
   type ControlState,
 } from '../../contract/control.ts';
+import type { ClockReading } from './target-clock.ts';
 
 export interface ControlEndpoint {
   /** CONTROL_URL, without a trailing slash. */
@@ -203,11 +204,17 @@ export interface ControlClient {
       | 'originate-failing'
       | 'engine-not-configured',
   ): Promise<AccountStateValues>;
+  /**
+   * Emits an event: `eventId` is the event of the requested kind, `eventIds` every event the
+   * setup emitted (a call-shaped set), eventId among them. Checks count only deliveries of
+   * these: the target may deliver other events of the account to the same subscriptions.
+   */
   emit(
     event: string,
     fields?: Record<string, unknown>,
     account?: string,
-  ): Promise<{ eventId: string; deliveries: number | undefined }>;
+  ): Promise<{ eventId: string; eventIds: readonly string[]; deliveries: number | undefined }>;
+  /** Moves the target's virtual clock, reading it first (a bound of what the timers that fire sign with). */
   advanceClock(ms: number): Promise<void>;
   mintToken(scopes: readonly string[]): Promise<string>;
   revokeToken(token: string): Promise<void>;
@@ -236,6 +243,8 @@ export interface ControlScope {
   onSetup(state: ControlState, params: Values, values: Values): void;
   /** A secret met in a state's values (a token), for redaction. */
   remember(secret: string): void;
+  /** A reading of the target's clock (the clock inspection, clock-advanced's answer): ./target-clock.ts. */
+  onClockReading?(reading: Omit<ClockReading, 'url'>): void;
   fail(message: string): never;
 }
 
@@ -282,6 +291,13 @@ export function createControlClient(scope: ControlScope): ControlClient {
     return offered;
   };
   const idle = async (): Promise<boolean> => (await inspect('deliveries-idle'))?.idle === true;
+  const readClock = async (): Promise<number> => {
+    const sent = Date.now();
+    const now = (await inspect('clock'))?.now;
+    if (typeof now !== 'number') return scope.fail('control: inspection clock answered without a numeric now');
+    scope.onClockReading?.({ kind: 'clock', sent, answered: Date.now(), now });
+    return now;
+  };
 
   return {
     offers,
@@ -299,14 +315,23 @@ export function createControlClient(scope: ControlScope): ControlClient {
         ...(fields === undefined ? {} : { fields }),
         ...(account === undefined ? {} : { account }),
       });
+      const eventId = need(values.eventId, 'eventId', 'event-emitted', isString);
+      // A single eventId is all a target emitting one event need answer; a set lists every event.
+      const listed = Array.isArray(values.eventIds) ? values.eventIds.filter(isString) : [];
       return {
-        eventId: need(values.eventId, 'eventId', 'event-emitted', isString),
+        eventId,
+        eventIds: [...new Set(listed.includes(eventId) ? listed : [eventId, ...listed])],
         deliveries: typeof values.deliveries === 'number' ? values.deliveries : undefined,
       };
     },
     async advanceClock(ms) {
-      await state('clock-advanced', { ms });
+      // A target offering clock-advanced offers clock too (occ run refuses one that does not).
+      if (offers('clock')) await readClock();
+      const sent = Date.now();
+      const values = await state('clock-advanced', { ms });
       clockAdvances.push(Date.now());
+      if (typeof values.now === 'number')
+        scope.onClockReading?.({ kind: 'advance', sent, answered: Date.now(), now: values.now });
     },
     async mintToken(scopes) {
       return need((await state('token-issued', { scopes: [...scopes] })).token, 'token', 'token-issued', isString);
@@ -322,10 +347,7 @@ export function createControlClient(scope: ControlScope): ControlClient {
       if (offers('deliveries-idle') && (await idle())) return;
       await new Promise((resolve) => setTimeout(resolve, ms));
     },
-    async clock() {
-      const now = (await inspect('clock'))?.now;
-      return typeof now === 'number' ? now : scope.fail('control: inspection clock answered without a numeric now');
-    },
+    clock: readClock,
     async tokenUsage(token) {
       return (await inspect('token-last-used', { token })) as TokenUsage | undefined;
     },

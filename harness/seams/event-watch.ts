@@ -65,12 +65,15 @@ export const WATCH_METADATA_MARKER = 'occ-watch-metadata-marker';
 
 /**
  * Remote runs read the retry rules from how the receiver answers; the embedded run does it in
- * virtual time, and answers 200 everywhere. The call.ended subscription answers 410 (a 4xx must
- * not be retried; every other rule is judged on that same first attempt); the failing one 503
+ * virtual time, and answers 200 everywhere. The call.ended subscription answers its first
+ * delivery 410 (a 4xx must not be retried; every other rule is judged on that same first attempt)
+ * and the others 200: other call.ended events of the account (a call's set, real activity:
+ * control-openapi.json, Events) may reach it too, and ten 410s in a row would disable it before
+ * the originated call's arrives (a 4xx may count as a failure). The failing one 503
  * three times (the backoff between them is judged), then leaves one attempt unanswered (a
  * timeout), then 503 again: one subscription shows both retry rules.
  */
-const LIVE_CALL_ENDED_PLAN: ResponsePlan = [{ status: 410 }];
+const LIVE_CALL_ENDED_PLAN: ResponsePlan = [{ status: 410, times: 1 }, { status: 200 }];
 const FAILING_PLAN: ResponsePlan = [{ status: 503, times: 3 }, { hang: true, times: 1 }, { status: 503 }];
 
 /**

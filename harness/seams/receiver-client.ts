@@ -7,13 +7,20 @@
  *   it is never sent a secret.
  * Either way the verdict the checks use is computed HERE, in the suite's process, where the
  * secrets are: each delivery's signature is verified on its exact bytes (bodyBase64) with the
- * secret POST /hooks returned, at the time the receiver got it. A delivery that fails (or that
- * the receiver refused) carries a `refusal`, and `waitFor` fails at once with its reason instead
- * of waiting out its timeout.
+ * secret POST /hooks returned, at the time the receiver got it, its timestamp fresh against real
+ * time or against the clock the target reports (./target-clock.ts: after clock-advanced a target
+ * may sign with its virtual clock). A delivery that fails (or that the receiver refused) carries a
+ * `refusal`, and `waitFor` fails at once with its reason instead of waiting out its timeout.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { SIGNATURE_HEADER, verifySignature } from '../../contract/signature.ts';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  parseSignatureHeader,
+  SIGNATURE_HEADER,
+  verifySignature,
+} from '../../contract/signature.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
+import type { TargetClock, TargetClockFreshness } from './target-clock.ts';
 
 /** Why a delivery was not accepted, and who decided: the receiver, or the suite's verification. */
 export interface Refusal {
@@ -32,8 +39,11 @@ export interface ReceivedDelivery extends Delivery {
 export interface ReceiverClient {
   /** The https URL a hook must target for deliveries to reach `path`. */
   targetFor(path: string): string;
-  /** Registers a path with its response plan; the secret stays in this process (and goes to a local receiver only). */
-  register(path: string, setup: { secret?: string; plan?: ResponsePlan }): Promise<void>;
+  /**
+   * Registers a path with its response plan (`perEvent`: each eventId goes through the plan on its
+   * own); the secret stays in this process (and goes to a local receiver only).
+   */
+  register(path: string, setup: { secret?: string; plan?: ResponsePlan; perEvent?: boolean }): Promise<void>;
   /** Every request that reached `path`, verified here, refused ones included (with `refusal`). */
   deliveries(path: string): Promise<ReceivedDelivery[]>;
   /**
@@ -72,12 +82,14 @@ const RECEIVER_MESSAGES: Record<string, string> = {
 
 /**
  * The suite's verdict on one stored delivery (pure). `secret` is the path's secret when this
- * process registered it; without one the receiver's own verdict stands.
+ * process registered it; without one the receiver's own verdict stands. A timestamp outside the
+ * tolerance of real time is still fresh when `targetClock` says it is fresh against the target's.
  */
 export function judgeDelivery(
   stored: Delivery,
   secret: string | undefined,
-  toleranceSeconds?: number,
+  toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS,
+  targetClock?: TargetClockFreshness,
 ): ReceivedDelivery {
   const bare = { ...stored, json: undefined, eventId: undefined };
   if (stored.error !== undefined) {
@@ -90,7 +102,7 @@ export function judgeDelivery(
   }
   if (secret === undefined) return stored;
   const body = Buffer.from(stored.bodyBase64, 'base64');
-  const verdict = verifySignature({
+  let verdict = verifySignature({
     header: stored.headers[SIGNATURE_HEADER],
     rawBody: body,
     secret,
@@ -98,6 +110,11 @@ export function judgeDelivery(
     // Freshness is judged against when the receiver got it, not when the suite reads it.
     nowSeconds: Math.floor(stored.receivedAt / 1000),
   });
+  if (!verdict.ok && verdict.reason === 'timestamp_outside_tolerance') {
+    const t = parseSignatureHeader(stored.headers[SIGNATURE_HEADER]!);
+    if (t.ok && targetClock?.(t.timestamp, stored.receivedAt, toleranceSeconds) === true)
+      verdict = { ok: true, timestamp: t.timestamp };
+  }
   if (!verdict.ok) {
     return {
       ...bare,
@@ -122,6 +139,13 @@ export function judgeDelivery(
   return { ...stored, signature, json, eventId: typeof id === 'string' && id !== '' ? id : undefined };
 }
 
+/** Whether a delivery's signed `t`, when it has one, is within the tolerance of its arrival (pure). */
+function freshAgainstRealTime(d: Delivery): boolean {
+  const header = d.headers[SIGNATURE_HEADER];
+  const parsed = header === undefined ? undefined : parseSignatureHeader(header);
+  return !parsed?.ok || Math.abs(Math.floor(d.receivedAt / 1000) - parsed.timestamp) <= DEFAULT_TOLERANCE_SECONDS;
+}
+
 /** Marks repeats of an eventId among authentic deliveries, in arrival order (pure). */
 function markDuplicates(list: ReceivedDelivery[]): ReceivedDelivery[] {
   const seen = new Set<string>();
@@ -144,10 +168,12 @@ export interface ReceiverConnection {
   readonly token?: string | undefined;
   /** A remote, store-only receiver: never sent a secret; polled less often. */
   readonly remote: boolean;
+  /** The target's clock as the run read it: a timestamp fresh against it is fresh. */
+  readonly clock?: TargetClock | undefined;
 }
 
 export function createReceiverClient(connection: ReceiverConnection): ReceiverClient {
-  const { queryUrl, publicUrl, caPem, token, remote } = connection;
+  const { queryUrl, publicUrl, caPem, token, remote, clock } = connection;
   // Our own loopback receiver with a user-supplied certificate: we may not hold its CA. A remote
   // receiver is verified like any https server (NODE_EXTRA_CA_CERTS adds a private CA).
   const dispatcher = new Agent({
@@ -190,13 +216,20 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
     const { deliveries: stored } = (await call('GET', `/_receiver/deliveries?path=${encodeURIComponent(path)}`)) as {
       deliveries: Delivery[];
     };
-    return markDuplicates(stored.map((d) => judgeDelivery(d, secrets.get(path))));
+    // A timestamp stale against real time may be fresh against the target's clock: have it read
+    // after the last such arrival, so the target's clock then is bracketed.
+    const stale = stored.filter((d) => !freshAgainstRealTime(d)).map((d) => d.receivedAt);
+    if (clock?.offered === true && stale.length > 0) await clock.cover(Math.max(...stale));
+    return markDuplicates(
+      stored.map((d) => judgeDelivery(d, secrets.get(path), DEFAULT_TOLERANCE_SECONDS, clock?.fresh)),
+    );
   };
   return {
     targetFor: (path) => `${publicUrl}${path}`,
     async register(path, setup) {
       if (setup.secret !== undefined) secrets.set(path, setup.secret);
-      const sent = remote ? { ...(setup.plan === undefined ? {} : { plan: setup.plan }) } : setup;
+      const { secret: _, ...withoutSecret } = setup;
+      const sent = remote ? withoutSecret : setup;
       await call('PUT', `/_receiver/paths?path=${encodeURIComponent(path)}`, sent);
     },
     deliveries,

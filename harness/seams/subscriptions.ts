@@ -24,7 +24,15 @@ export interface Subscription {
 
 export async function subscribe(
   t: CheckTools,
-  options: { event: EventType; tokenName?: TokenName; plan?: ResponsePlan; targetUrl?: string; contentType?: string },
+  options: {
+    event: EventType;
+    tokenName?: TokenName;
+    plan?: ResponsePlan;
+    /** Each event goes through the plan on its own (other events of the account may reach the hook). */
+    perEvent?: boolean;
+    targetUrl?: string;
+    contentType?: string;
+  },
 ): Promise<Subscription> {
   const tokenName = options.tokenName ?? 'all';
   const path = `/hooks/${options.event}/${randomUUID().slice(0, 8)}`;
@@ -50,7 +58,11 @@ export async function subscribe(
     if (!remove.done()) await remove();
   });
   if (t.target.receiverLocalUrl !== undefined && options.targetUrl === undefined) {
-    await t.receiver.register(path, { secret, ...(options.plan === undefined ? {} : { plan: options.plan }) });
+    await t.receiver.register(path, {
+      secret,
+      ...(options.plan === undefined ? {} : { plan: options.plan }),
+      ...(options.perEvent === true ? { perEvent: true } : {}),
+    });
   }
   return { id, secret, event: options.event, path, creation, remove };
 }

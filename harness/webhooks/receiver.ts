@@ -20,9 +20,11 @@
  *                                                      (seq order; since = seq strictly greater)
  *   DELETE /_receiver/deliveries                     → 204, forgets deliveries and seen eventIds
  *   GET    /_receiver/paths                          → 200 {paths: [{path, hasSecret, plan}]}
- *   PUT    /_receiver/paths?path=/hooks/x  {secret?, plan?}
- *                                                    → 200 {path, hasSecret, plan}; registers the path, or
- *                                                      updates only the fields given (a new plan restarts)
+ *   PUT    /_receiver/paths?path=/hooks/x  {secret?, plan?, perEvent?}
+ *                                                    → 200 {path, hasSecret, plan, perEvent}; registers the path,
+ *                                                      or updates only the fields given (a new plan restarts);
+ *                                                      perEvent: each eventId goes through the plan on its own
+ *                                                      (other events of the account may reach the same path)
  *   Errors: 400/401/404/405 {error, message}. Secrets are write-only: no route ever returns one
  *   (only `hasSecret`), and nothing here logs.
  *   With `token`, every route but health needs `Authorization: Bearer <token>` (401 otherwise).
@@ -110,7 +112,8 @@ export interface Receiver {
   queryUrl: string | undefined;
   /** CA that signed the generated (or cached) server certificate; undefined with user-supplied tls. */
   caCertPem: string | undefined;
-  register(path: string, setup: { secret?: string; plan?: ResponsePlan }): void;
+  /** `perEvent`: each eventId takes the plan from its first step (default: one plan for the path's arrivals). */
+  register(path: string, setup: { secret?: string; plan?: ResponsePlan; perEvent?: boolean }): void;
   setPlan(path: string, plan: ResponsePlan): void;
   deliveries(path?: string): Delivery[];
   clear(): void;
@@ -322,7 +325,24 @@ export async function generateTlsMaterial(): Promise<{ caCertPem: string; cert: 
 interface Registration {
   secret: string | undefined;
   cursor: PlanCursor;
+  /** The plan per eventId (perEvent), oldest first; bounded by MAX_EVENT_CURSORS. */
+  byEvent: Map<string, PlanCursor> | undefined;
   registeredAt: number;
+}
+
+/** Events a perEvent registration keeps a plan position for; the oldest is forgotten first. */
+const MAX_EVENT_CURSORS = 1_000;
+
+/** The plan position an arrival takes its answer from: its event's own under perEvent, else the path's. */
+function cursorFor(reg: Registration, eventId: string | undefined): PlanCursor {
+  if (reg.byEvent === undefined || eventId === undefined) return reg.cursor;
+  let cursor = reg.byEvent.get(eventId);
+  if (cursor === undefined) {
+    cursor = { plan: reg.cursor.plan, index: 0, usedInStep: 0 };
+    reg.byEvent.set(eventId, cursor);
+    if (reg.byEvent.size > MAX_EVENT_CURSORS) reg.byEvent.delete(reg.byEvent.keys().next().value as string);
+  }
+  return cursor;
 }
 
 /** A delivery as the handler knows it: the body as bytes; the log keeps its wire form. */
@@ -460,7 +480,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     }
   }
 
-  function register(path: string, setup: { secret?: string; plan?: ResponsePlan }): void {
+  function register(path: string, setup: { secret?: string; plan?: ResponsePlan; perEvent?: boolean }): void {
     const p = validatePath(path);
     if (!p.ok) throw new TypeError(p.message);
     if (setup.secret !== undefined && (typeof setup.secret !== 'string' || setup.secret === '')) {
@@ -476,8 +496,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const cursor = plan
       ? { plan: plan.value, index: 0, usedInStep: 0 }
       : (existing?.cursor ?? { plan: DEFAULT_PLAN, index: 0, usedInStep: 0 });
+    // A new plan is for the path unless it says perEvent; without a plan, perEvent keeps its setting.
+    const perEvent = plan ? setup.perEvent === true : (setup.perEvent ?? existing?.byEvent !== undefined);
+    const byEvent = !perEvent ? undefined : plan || existing?.byEvent === undefined ? new Map() : existing.byEvent;
     registrations.delete(path); // re-insert: the Map stays in registration order for expiry
-    registrations.set(path, { secret, cursor, registeredAt: Date.now() });
+    registrations.set(path, { secret, cursor, byEvent, registeredAt: Date.now() });
     if (registrations.size > maxPaths) registrations.delete(registrations.keys().next().value as string);
   }
 
@@ -486,9 +509,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     register(path, { plan });
   }
 
-  function describe(path: string): { path: string; hasSecret: boolean; plan: ResponsePlan } {
+  function describe(path: string): { path: string; hasSecret: boolean; plan: ResponsePlan; perEvent: boolean } {
     const r = registrations.get(path) as Registration;
-    return { path, hasSecret: r.secret !== undefined, plan: r.cursor.plan };
+    return { path, hasSecret: r.secret !== undefined, plan: r.cursor.plan, perEvent: r.byEvent !== undefined };
   }
 
   function record(d: Omit<Stored, 'seq'>): void {
@@ -588,7 +611,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     }
     const eventId = extractEventId(json);
     const duplicate = eventId !== undefined && seenEvents.seen(`${pathname}\n${eventId}`);
-    const step = takeStep(reg.cursor);
+    const step = takeStep(cursorFor(reg, eventId));
     const accepted = { ...base, body, json, ...jsonError, signature, eventId, duplicate };
     if ('hang' in step) {
       record({ ...accepted, answeredStatus: 'no-answer' });
@@ -650,7 +673,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         return sendJson(res, 400, { error: 'invalid_input', message: 'Body must be a JSON object {secret?, plan?}.' });
       }
-      const { secret, plan } = body as { secret?: unknown; plan?: unknown };
+      const { secret, plan, perEvent } = body as { secret?: unknown; plan?: unknown; perEvent?: unknown };
       if (secret !== undefined && storeOnly) {
         return sendJson(res, 400, {
           error: 'invalid_input',
@@ -663,7 +686,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       const checkedPlan = plan === undefined ? undefined : validatePlan(plan);
       if (checkedPlan && !checkedPlan.ok)
         return sendJson(res, 400, { error: 'invalid_input', message: `${checkedPlan.message}.` });
-      register(path.value, { secret, plan: checkedPlan?.value });
+      if (perEvent !== undefined && typeof perEvent !== 'boolean')
+        return sendJson(res, 400, { error: 'invalid_input', message: 'perEvent must be true or false.' });
+      register(path.value, {
+        secret,
+        plan: checkedPlan?.value,
+        ...(perEvent === undefined ? {} : { perEvent }),
+      });
       return sendJson(res, 200, describe(path.value));
     }
     const known = route === 'health' || route === 'deliveries' || route === 'paths';

@@ -50,6 +50,17 @@ export function deliveryTransition(hook: Readonly<ModelHook>, failing: number): 
   return { attempts: failing + 1, next: { state: 'active', failures: 0 } };
 }
 
+/**
+ * One delivery attempt that reached an active hook, of any event: an acknowledgement ends a run of
+ * failures, a failure extends it and the limit disables the hook. A disabled hook stays disabled.
+ */
+export function attemptTransition(hook: Readonly<ModelHook>, acknowledged: boolean): ModelHook {
+  if (hook.state !== 'active') return { ...hook };
+  if (acknowledged) return { state: 'active', failures: 0 };
+  const failures = hook.failures + 1;
+  return { state: failures >= AUTO_DISABLE_AFTER ? 'disabled' : 'active', failures };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a path id is UUID-shaped (any version, any case): those must not be sent as "non-UUID". */

@@ -48,7 +48,8 @@
  *                      used, so with no CA configured no https target is trusted.
  *   Request            POST, `content-type: application/json`, `user-agent: USER_AGENT`,
  *                      `x-service-signature` signed with the WALL clock (unix seconds at sending,
- *                      so receivers can check freshness), a fresh signature per attempt, the same
+ *                      so receivers can check freshness; the virtual clock under the variant
+ *                      control-virtual-clock-signing), a fresh signature per attempt, the same
  *                      body (same eventId) on every attempt. Response bodies are read and
  *                      discarded (at most 64 KiB, then the connection is dropped).
  *   Bounds             At most one attempt in flight per delivery; at most MAX_ATTEMPTS_PER_DELIVERY
@@ -151,6 +152,8 @@ export interface BackoffOptions {
 export interface DispatcherOptions {
   clock: Clock;
   faults: { has(id: string): boolean };
+  /** Conformant variants (../variants.ts): control-virtual-clock-signing signs with the virtual clock. */
+  variants?: { has(id: string): boolean };
   /** PEM CA certificates trusted for https targets; nothing else is trusted. */
   trustedCaPem?: string[];
   /** Real ms per attempt; default DEFAULT_TIMEOUT_MS. */
@@ -384,10 +387,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const attempt = d.record.attempts.length + 1;
     const wallAt = Date.now();
     const body = bodyForAttempt(d, attempt);
+    const signedAt = options.variants?.has('control-virtual-clock-signing') === true ? at : wallAt;
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signatureFor(sub.secret, Math.floor(wallAt / 1000), body),
+      [SIGNATURE_HEADER]: signatureFor(sub.secret, Math.floor(signedAt / 1000), body),
     };
     const abort = new AbortController();
     const started = performance.now();

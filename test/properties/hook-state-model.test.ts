@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  attemptTransition,
   AUTO_DISABLE_AFTER,
   deleteTransition,
   deliveryTransition,
@@ -35,6 +36,23 @@ describe('hook state model', () => {
       attempts: 0,
       next: { state: 'disabled', failures: 10 },
     });
+  });
+
+  it('attempt by attempt, of any event: the delivery transition is the fold of its attempts', () => {
+    for (const [failures, k] of [
+      [0, 3],
+      [7, 5],
+      [0, 12],
+    ] as const) {
+      let hook = { state: 'active' as const, failures } as Parameters<typeof attemptTransition>[0];
+      const { attempts, next } = deliveryTransition(hook, k);
+      for (let n = 1; n <= attempts; n++) hook = attemptTransition(hook, n > k);
+      expect(hook).toEqual(next);
+    }
+    // Another event acknowledged between two failures ends the run of failures.
+    const interleaved = [false, true, false].reduce(attemptTransition, { state: 'active', failures: 8 });
+    expect(interleaved).toEqual({ state: 'active', failures: 1 });
+    expect(attemptTransition({ state: 'disabled', failures: 10 }, true)).toEqual({ state: 'disabled', failures: 10 });
   });
 
   it('tells UUIDs (any version, any case) from other ids', () => {

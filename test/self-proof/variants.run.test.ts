@@ -7,6 +7,12 @@
  * every variant on at once against the embedded reference, where the checks that need its
  * control API (and the embedded-only properties) run too.
  *
+ * The variants that take a choice control-openapi.json leaves to the target (or that only its
+ * control endpoint drives into view) run as a remote target WITH CONTROL_URL and a receiver the
+ * stand-in trusts (cli/remote-reference.ts), twice against the same process with consecutive
+ * seeds: the delivery checks that take turns across runs all run, and the second run meets a
+ * clock the first one moved.
+ *
  * The runs are independent (each has its own target process, reports folder and ephemeral ports)
  * and mostly wait on their request throttle, so three go side by side; a test's vitest timeout
  * also covers its wait for a turn, the kill timer of each run only the run.
@@ -20,6 +26,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenVariable, type TokenName } from '../../harness/config/tokens.ts';
 import type { ReferenceFixtures } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
+import { startRemoteReference } from '../../cli/remote-reference.ts';
 import { cleanEnv } from '../cli/occ-process.ts';
 import { secondProofs } from '../../suites/data/second-proofs.ts';
 
@@ -150,7 +157,7 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
     expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
   });
 
-  it.each(variants.map((v) => [v.id, v.description]))(
+  it.each(variants.filter((v) => !('control' in v)).map((v) => [v.id, v.description]))(
     '%s, run as a remote target, passes every check (%s)',
     { timeout: 600_000 },
     async (id) => {
@@ -178,6 +185,37 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
       if (id === 'oauth-basic-only')
         expect(outcome.observations['AUTH-OAUTH-CLIENT-AUTH-METHODS']!.join(' ')).toMatch(
           /client_secret_post is not advertised/,
+        );
+    },
+  );
+
+  // Even, then odd: both halves of every two-way turn (the retried-delete check, the 2xx/4xx pair).
+  const CONTROL_SEED = 2;
+  it.each(variants.filter((v) => 'control' in v).map((v) => [v.id, v.description]))(
+    '%s, run twice as a remote target with CONTROL_URL, passes every check (%s)',
+    { timeout: 600_000 },
+    async (id) => {
+      const outcomes = await inTurn(async () => {
+        const reference = await startRemoteReference({ variants: [id] });
+        try {
+          // A short watch: the control endpoint emits every kind, nothing waits for real time.
+          const env = { ...reference.env, WEBHOOK_BUDGET_S: '10', PROPERTY_NUM_RUNS: '5' };
+          const runs: RunOutcome[] = [];
+          for (const seed of [CONTROL_SEED, CONTROL_SEED + 1])
+            runs.push(await runConformance(env, 140_000, ['--seed', String(seed)]));
+          return runs;
+        } finally {
+          await reference.close();
+        }
+      });
+      for (const outcome of outcomes) {
+        expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
+        expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
+      }
+      // The clock it signs with is recorded, not failed.
+      if (id === 'control-virtual-clock-signing')
+        expect(outcomes.flatMap((o) => o.observations['WEBHOOK-SIGNATURE-FRESH'] ?? []).join(' ')).toMatch(
+          /signed with its own \(virtual\) clock/,
         );
     },
   );

@@ -392,6 +392,20 @@ describe('response plans', () => {
     expect(receiver.deliveries(path).map((d) => d.duplicate)).toEqual([false, true, true, true, true, true]);
   });
 
+  it('perEvent: each eventId goes through the plan from its first step, whatever else arrives', async () => {
+    const path = freshPath();
+    receiver.register(path, { secret: SECRET, plan: [{ status: 500, times: 1 }, { status: 200 }], perEvent: true });
+    const statuses: number[] = [];
+    for (const eventId of ['other', 'ours', 'other', 'ours']) statuses.push((await deliver(path, { eventId })).status);
+    expect(statuses).toEqual([500, 500, 200, 200]);
+    // A secret-only update keeps it; a new plan without perEvent is the path's again.
+    receiver.register(path, { secret: SECRET });
+    expect((await deliver(path, { eventId: 'third' })).status).toBe(500);
+    receiver.register(path, { plan: [{ status: 500, times: 1 }, { status: 200 }] });
+    expect((await deliver(path, { eventId: 'fourth' })).status).toBe(500);
+    expect((await deliver(path, { eventId: 'fifth' })).status).toBe(200);
+  });
+
   it('always 404', async () => {
     const path = freshPath();
     receiver.register(path, { secret: SECRET, plan: [{ status: 404 }] });
@@ -546,7 +560,12 @@ describe('query API under /_receiver/', () => {
       body: JSON.stringify({ secret: SECRET, plan: [{ status: 500, times: 1 }, { status: 200 }] }),
     });
     expect(put.status).toBe(200);
-    expect(put.json).toEqual({ path, hasSecret: true, plan: [{ status: 500, times: 1 }, { status: 200 }] });
+    expect(put.json).toEqual({
+      path,
+      hasSecret: true,
+      plan: [{ status: 500, times: 1 }, { status: 200 }],
+      perEvent: false,
+    });
     expect(put.text).not.toContain(SECRET);
     expect((await deliver(path, { eventId: 'q' })).status).toBe(500);
     expect((await deliver(path, { eventId: 'q' })).status).toBe(200);
@@ -574,6 +593,7 @@ describe('query API under /_receiver/', () => {
       ['/_receiver/paths?path=/hooks/z', '[1]'],
       ['/_receiver/paths?path=/hooks/z', '{"secret":""}'],
       ['/_receiver/paths?path=/hooks/z', '{"plan":[{"status":"200"}]}'],
+      ['/_receiver/paths?path=/hooks/z', '{"perEvent":"yes"}'],
     ] as const;
     for (const [url, body] of bad) {
       const answer = await send(url, { method: 'PUT', body });
