@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
@@ -60,17 +61,32 @@ function testClassRank(moduleId: string): number {
 // than compute, so more workers than cores keep the cores busy (vitest's default is one per core but one).
 const TEST_WORKERS = 6;
 
-// By class, then a run's file order (harness/scheduling/run-order.ts: what a run watches is
+/**
+ * The longest hang guard a whole-run file declares (`timeout: N`): what its author expects it to
+ * need on a busy machine, and so a stand-in for its length where vitest has no recorded duration.
+ */
+function declaredTimeout(moduleId: string): number {
+  if (testClassRank(moduleId) === 2) return 0;
+  const text = readFileSync(moduleId, 'utf8');
+  // `{ timeout: N }` options, and the positional form `it(name, fn, N)` / `beforeAll(fn, N)`.
+  const declared = [...text.matchAll(/timeout:\s*([\d_]+)|\}, ([\d_]{5,})\)/gi)];
+  return Math.max(0, ...declared.map((m) => Number((m[1] ?? m[2])!.replaceAll('_', ''))));
+}
+
+// By class, then, within a class, the longest declared hang guard first (so that a long file does
+// not start last), then a run's file order (harness/scheduling/run-order.ts: what a run watches is
 // opened first and judged last), then vitest's own order: the durations it recorded last time,
 // longest first, or the file size where it has none (a fresh clone).
 class TestClassSequencer extends RunOrderSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const base = await super.sort(files);
     const position = new Map(base.map((spec, index) => [spec, index]));
+    const budget = new Map(base.map((spec) => [spec, declaredTimeout(spec.moduleId)]));
     return [...base].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
         testClassRank(a.moduleId) - testClassRank(b.moduleId) ||
+        budget.get(b)! - budget.get(a)! ||
         position.get(a)! - position.get(b)!,
     );
   }
