@@ -27,7 +27,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import junitModule, { type Builder } from 'junit-report-builder';
-import { request, type Dispatcher } from 'undici';
 import { ConfigError, loadControlEndpointFromEnvironment } from '../harness/config/config.ts';
 import {
   controlInspections,
@@ -40,7 +39,12 @@ import {
 } from '../contract/control.ts';
 import { createRedactor, type Redactor } from '../harness/http/redact.ts';
 import { xmlText } from '../harness/report/junit.ts';
-import { ControlError, type Capabilities, type ControlEndpoint } from '../harness/seams/control-client.ts';
+import {
+  ControlError,
+  controlExchange,
+  type Capabilities,
+  type ControlEndpoint,
+} from '../harness/seams/control-client.ts';
 import {
   CONTROL_DOCUMENT_VERSION,
   CONTROL_PROTOCOL,
@@ -102,7 +106,6 @@ interface Answer {
   readonly text: string;
 }
 
-const TIMEOUT_MS = 15_000; // the protocol's bound on an answer (deliveries-idle waits up to 10 s)
 const UNKNOWN_NAME = 'occ-control-check-unknown-name';
 const wrongToken = (): string => `occ_wrong_${randomBytes(12).toString('base64url')}`;
 
@@ -138,27 +141,7 @@ async function send(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await request(`${endpoint.url}${path}`, {
-      method,
-      headers,
-      body: options.body,
-      headersTimeout: TIMEOUT_MS,
-      bodyTimeout: TIMEOUT_MS,
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ControlError(`${method} ${path}: no answer from CONTROL_URL (${code})`);
-  }
-  const text = await response.body.text();
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.statusCode, json, text };
+  return controlExchange(endpoint.url, method, path, headers, options.body);
 }
 
 /** The probes and the verdicts of one check of an endpoint. */

@@ -68,42 +68,65 @@ function describeAnswer(status: number, text: string): string {
   }
 }
 
+/**
+ * One request to a control endpoint as it is sent (the caller chooses the headers: the client
+ * sends its token, `occ control-check` also sends none or a wrong one) and its answer, the body
+ * parsed where it is JSON. Throws a ControlError (a configuration matter) when nothing answers.
+ */
+export async function controlExchange(
+  url: string,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; json: unknown; text: string }> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(`${url}${path}`, {
+      method,
+      headers,
+      body,
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+    });
+  } catch (error) {
+    const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ControlError(`${method} ${path}: no answer from CONTROL_URL (${cause})`);
+  }
+  const text = await response.body.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.statusCode, json, text };
+}
+
 export function createControlTransport(endpoint: ControlEndpoint): ControlTransport {
   const send = async (
     method: 'GET' | 'POST',
     path: string,
     body?: unknown,
   ): Promise<{ status: number; json: unknown; text: string }> => {
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(`${endpoint.url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${endpoint.token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: TIMEOUT_MS,
-        bodyTimeout: TIMEOUT_MS,
-      });
-    } catch (error) {
-      const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new ControlError(`${method} ${path}: no answer from CONTROL_URL (${cause})`);
-    }
-    const text = await response.body.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    if (response.statusCode === 401)
+    const headers = {
+      authorization: `Bearer ${endpoint.token}`,
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    const answer = await controlExchange(
+      endpoint.url,
+      method,
+      path,
+      headers,
+      body === undefined ? undefined : JSON.stringify(body),
+    );
+    if (answer.status === 401)
       throw new ControlError(
         `${method} ${path} answered 401: CONTROL_TOKEN is missing or wrong for this endpoint`,
         401,
       );
-    return { status: response.statusCode, json, text };
+    return answer;
   };
   const object = (json: unknown): Values =>
     json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Values) : {};
