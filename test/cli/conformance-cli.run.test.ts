@@ -18,7 +18,7 @@ import { REPORT_FILES } from '../../harness/report/files.ts';
 import { markdownTableProblems, parseXml } from '../report/parse-back.ts';
 import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './recording-proxy.ts';
 // The environment of a CI job: none of the developer's configuration leaks in.
-import { cleanEnv } from './occ-process.ts';
+import { cleanEnv, type ProcessRun, runProcess } from './occ-process.ts';
 
 function runCli(args: string[], extra: Record<string, string> = {}, timeout = 240_000) {
   const result = spawnSync(process.execPath, ['cli/conformance.ts', ...args], {
@@ -30,27 +30,8 @@ function runCli(args: string[], extra: Record<string, string> = {}, timeout = 24
 }
 
 /** Asynchronous, for runs against a server in this very process (spawnSync would starve it). */
-function runCliAsync(
-  args: string[],
-  extra: Record<string, string>,
-  timeout: number,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(extra) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runCliAsync(args: string[], extra: Record<string, string>, timeout: number): Promise<ProcessRun> {
+  return runProcess(process.execPath, ['cli/conformance.ts', ...args], extra, { timeoutMs: timeout });
 }
 
 function filesUnder(dir: string): string[] {

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
-import { cleanEnv } from './occ-process.ts';
+import { cleanEnv, type ProcessRun, runProcess } from './occ-process.ts';
 
 const TOKEN = 'rcv_ci_token_9f8e7d6c5b4a39281706';
 
@@ -26,26 +26,8 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 110_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runCli(args: string[], env: Record<string, string>): Promise<ProcessRun> {
+  return runProcess(process.execPath, ['cli/conformance.ts', ...args], env, { timeoutMs: 110_000 });
 }
 
 describe('npm run conformance with a receiver deployed next to the target (RECEIVER_URL)', () => {

@@ -4,13 +4,12 @@
  * embedded reference with the `no-rate-limit` fault, so the merge is proved by a verdict only a
  * probe can give (the checks are limited with --only to one unrelated requirement).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseXml } from '../report/parse-back.ts';
-import { cleanEnv, runOcc } from './occ-process.ts';
+import { type ProcessRun, runOcc } from './occ-process.ts';
 
 type Verdict = { id: string; status: string; source?: string };
 
@@ -59,47 +58,19 @@ describe('occ run --with-load', () => {
  * SIGTERM at a point of a `--with-load` run against a conformant target (the embedded reference):
  * `marker` is the line (stdout or stderr) after which, plus `delayMs`, the signal is sent.
  */
-function interruptedRun(
+async function interruptedRun(
   marker: RegExp,
   delayMs: number,
-): Promise<{ code: number | null; stdout: string; stderr: string; dir: string; signalled: boolean }> {
+): Promise<ProcessRun & { dir: string; signalled: boolean }> {
   const dir = mkdtempSync(join(tmpdir(), 'occ-with-load-signal-'));
-  const child = spawn(
-    process.execPath,
-    [
-      join(import.meta.dirname, '../../bin/occ.js'),
-      'run',
-      '--with-load',
-      '--no-properties',
-      '--only',
-      'ME-200-SHAPE,HOOKS-CREATE',
-    ],
-    { cwd: dir, env: cleanEnv({}) },
-  );
-  let stdout = '';
-  let stderr = '';
   let signalled = false;
-  const watch = () => {
-    if (!signalled && marker.test(stdout + stderr)) {
-      signalled = true;
-      setTimeout(() => child.kill('SIGTERM'), delayMs);
-    }
-  };
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    watch();
+  const args = ['run', '--with-load', '--no-properties', '--only', 'ME-200-SHAPE,HOOKS-CREATE'];
+  const run = await runOcc(args, {}, dir, 120_000, (output, child) => {
+    if (signalled || !marker.test(output)) return;
+    signalled = true;
+    setTimeout(() => child.kill('SIGTERM'), delayMs);
   });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    watch();
-  });
-  const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(guard);
-      resolve({ code, stdout, stderr, dir, signalled });
-    }),
-  );
+  return { ...run, dir, signalled };
 }
 
 describe('occ run --with-load, interrupted', () => {
