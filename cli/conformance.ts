@@ -24,7 +24,8 @@ import {
   writeReports,
 } from '../harness/report/files.ts';
 import { buildReport, exitCodeOf } from '../harness/report/model.ts';
-import { configurationFingerprint, documentedVariables, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
+import { documentedVariables } from '../harness/config/documented.ts';
+import { configurationFingerprint, gitCommit, writeEvidence } from '../harness/report/evidence.ts';
 import {
   applyWaivers,
   describeWaiver,

@@ -7,11 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { documentedVariables } from '../harness/config/documented.ts';
 import { packageRoot } from './package-root.ts';
 
-const documented = new Set(
-  [...readFileSync(join(packageRoot, '.env.example'), 'utf8').matchAll(/^#?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!),
-);
+const documented = new Set(documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')));
 
 /** What vitest sets in its own workers, which must not make a child think it is one. */
 const testRunnerMarkers = /^(VITEST.*|TEST|NODE_ENV)$/;

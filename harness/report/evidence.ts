@@ -47,11 +47,6 @@ export function catalogueSha256(): string {
   return sha256(JSON.stringify(requirements));
 }
 
-/** The variables .env.example documents: the suite's whole configuration surface. */
-export function documentedVariables(envExample: string): string[] {
-  return [...new Set([...envExample.matchAll(/^#?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!))].sort();
-}
-
 /** Names of the documented variables that are set (non-empty), and a SHA-256 of that list. Never values. */
 export function configurationFingerprint(
   documented: readonly string[],

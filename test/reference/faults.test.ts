@@ -12,6 +12,7 @@ import type { FaultId } from '../../reference/faults.ts';
 import { isRequirementId } from '../../requirements/catalogue.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
+import { DISPATCHER_FAULT_IDS } from '../../reference/webhooks/dispatcher.ts';
 import { api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
@@ -320,17 +321,8 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
 };
 
 const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half', 'rate-limit-per-token', 'rate-limit-global']);
-const dispatcherFaults = new Set<FaultId>([
-  'signature-without-timestamp',
-  'signature-wrong-key',
-  'retry-after-4xx',
-  'no-retry-after-5xx',
-  'no-auto-disable',
-  'auto-disable-early',
-  'backoff-constant',
-  'retries-new-event-id',
-  'delivery-after-delete',
-]);
+// The dispatcher's own faults are probed in dispatcher.test.ts.
+const dispatcherFaults = new Set<FaultId>(DISPATCHER_FAULT_IDS);
 
 describe('catalogue', () => {
   it('has at least 40 faults, unique ids, real requirement ids, and a probe for every server-side fault', () => {
