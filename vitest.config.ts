@@ -95,6 +95,9 @@ class TestClassSequencer extends RunOrderSequencer {
 // Hang guards, not speed limits: a busy machine may take many times as long, and must stay green.
 const busyMachineTimeouts = { testTimeout: 60_000, hookTimeout: 120_000 };
 
+// npm test's temporary folders, all in one of this run, removed at its end (test/scratch-folder.ts).
+const scratchFolder = 'test/scratch-folder.ts';
+
 // The HMAC round trips prove our own signer and verifier, not the target: they belong to the
 // project's tests, not to a conformance run.
 const harnessProperties = [`properties/hmac-signing.property.${ext}`];
@@ -133,6 +136,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts', ...harnessProperties],
           exclude: [wholeRuns, timedRuns],
+          globalSetup: [scratchFolder],
           maxWorkers: TEST_WORKERS,
           // One worker serves many unit files instead of a fresh one each: no unit file mocks
           // modules, and the few that set variables, fake timers or the environment put them back.
@@ -161,7 +165,7 @@ export default defineConfig({
           name: 'whole-runs',
           include: [wholeRuns],
           // Before any file starts: one short run that fills Node's compile cache (test/compile-cache-warm-up.ts).
-          globalSetup: ['test/compile-cache-warm-up.ts'],
+          globalSetup: [scratchFolder, 'test/compile-cache-warm-up.ts'],
           setupFiles: ['test/batch-priority.ts'],
           maxWorkers: TEST_WORKERS,
           sequence: { groupOrder: 1 },
@@ -172,6 +176,7 @@ export default defineConfig({
         test: {
           name: 'timed-runs',
           include: [timedRuns],
+          globalSetup: [scratchFolder],
           maxWorkers: TEST_WORKERS,
           sequence: { groupOrder: 1 },
           ...busyMachineTimeouts,
