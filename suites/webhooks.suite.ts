@@ -4,6 +4,7 @@ import { check, type CheckTools } from '../harness/checks/check.ts';
 import { canEmit } from '../harness/seams/event-watch.ts';
 import { turnOf } from '../harness/scheduling/rotation.ts';
 import { session } from '../harness/run/session.ts';
+import { EMITTED_DELIVERY_WAIT_MS } from '../harness/seams/control-client.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
 import { driveDelivery } from '../harness/seams/delivery-driver.ts';
@@ -35,12 +36,16 @@ async function awaitEvents(
   times = 1,
 ): Promise<Delivery[]> {
   const arrivals = (list: readonly Delivery[], id: string) => list.filter((d) => eventIdOf(d) === id).length;
-  const list = await t.receiver.waitFor(path, (l) => eventIds.every((id) => arrivals(l, id) >= times), 3_000);
+  const list = await t.receiver.waitFor(
+    path,
+    (l) => eventIds.every((id) => arrivals(l, id) >= times),
+    EMITTED_DELIVERY_WAIT_MS,
+  );
   const arrived = eventIds.filter((id) => arrivals(list, id) >= times).length;
   t.ensure(
     arrived === eventIds.length,
     `${what}: ${arrived} of the ${eventIds.length} emitted event(s) arrived${times > 1 ? ` ${times} times` : ''} ` +
-      `within 3 s`,
+      `within ${EMITTED_DELIVERY_WAIT_MS / 1000} s`,
   );
   return list;
 }
