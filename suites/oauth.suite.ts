@@ -4,6 +4,7 @@ import { session } from '../harness/run/session.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
 import { operations, scopes } from '../contract/openapi.ts';
 import { harmlessRequest } from './data/harmless-requests.ts';
+import { secondProofTurn } from './data/second-proofs.ts';
 import {
   advertisedAuthMethods,
   discoveryProblems,
@@ -124,13 +125,15 @@ describe('OAuth 2.0 client_credentials', () => {
   );
 
   // The body method (client_secret_post) is optional (RFC 6749 §2.3.1: MAY, NOT RECOMMENDED):
-  // required only when the metadata advertises it; otherwise the answer is recorded.
+  // required only when the metadata advertises it; otherwise the answer is recorded. A second proof
+  // of its requirements (the Basic grant and the discovery check prove them every run).
   check(
     'A client_credentials grant with the credentials in the body works when the metadata advertises client_secret_post',
     {
       verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'],
       needs: { oauth: true },
       requests: 2,
+      turn: secondProofTurn('OAuth credentials in the body'),
     },
     async (t) => {
       const metadata = await metadataOf(t);

@@ -28,7 +28,7 @@ import type { ReferenceFixtures } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
 import { startRemoteReference } from '../../cli/remote-reference.ts';
 import { cleanEnv } from '../cli/occ-process.ts';
-import { secondProofs } from '../../suites/data/second-proofs.ts';
+import { secondProofs, type SecondProof } from '../../suites/data/second-proofs.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 
 interface RunOutcome {
@@ -76,6 +76,7 @@ function remoteEnv(f: ReferenceFixtures, requestsPerMinute: number): Record<stri
     AUTH_URL: f.authUrl,
     OAUTH_CLIENT_ID: f.oauth.clientId,
     OAUTH_CLIENT_SECRET: f.oauth.clientSecret,
+    OAUTH_CLIENT_SCOPES: f.oauth.scopes.join(' '),
     TEST_AGENT_ID: f.agents.provisioned,
     TEST_UNPROVISIONED_AGENT_ID: f.agents.unprovisioned,
     FOREIGN_AGENT_ID: f.agents.foreign,
@@ -89,13 +90,18 @@ function remoteEnv(f: ReferenceFixtures, requestsPerMinute: number): Record<stri
 }
 
 /**
- * The default-reading check of GET /cdrs takes turns with other second proofs remotely: the
- * variant that reads "24 hours before now" literally runs on a seed whose turn sends it, so its
- * reading is recorded (any seed of that residue does; the rest stay random).
+ * The default-reading check of GET /cdrs and the OAuth grant with the credentials in the body take
+ * turns with other second proofs remotely: the variant that reads "24 hours before now" literally,
+ * and the one that supports only HTTP Basic, run on a seed whose turn sends the check that records
+ * their reading (any seed of that residue does; the rest stay random).
  */
 function seedArgs(id: string): string[] {
-  if (id !== 'cdrs-default-from-now') return [];
-  const member = secondProofs.indexOf('only till 10 days ago, only from 40 days ago');
+  const proof: Partial<Record<string, SecondProof>> = {
+    'cdrs-default-from-now': 'only till 10 days ago, only from 40 days ago',
+    'oauth-basic-only': 'OAuth credentials in the body',
+  };
+  const member = proof[id] === undefined ? -1 : secondProofs.indexOf(proof[id]);
+  if (member < 0) return [];
   return ['--seed', String(Math.floor(Math.random() * 1_000_000) * secondProofs.length + member)];
 }
 
