@@ -39,7 +39,8 @@ describe('OAuth needs', () => {
     );
     const client = { ...remote(undefined), authUrl: 'https://auth.example.com' };
     expect(notVerifiableReason(scopes, { ...client, oauth: { clientId: 'c', clientSecret: 's' } })).toBe(
-      'not verifiable with this configuration: needs OAUTH_CLIENT_SCOPES (the scopes the OAuth client is registered for)',
+      'not verifiable with this configuration: needs ' +
+        'OAUTH_CLIENT_SCOPES (the scopes the OAuth client is registered for)',
     );
     const registered = { clientId: 'c', clientSecret: 's', scopes: ['read:cdrs'] };
     expect(notVerifiableReason(scopes, { ...client, oauth: registered })).toBeUndefined();

@@ -189,7 +189,7 @@ describe('OAuth client_credentials', () => {
     expect([json.status, (json.json as { error: string }).error]).toEqual([400, 'invalid_request']);
   });
 
-  it('variants: a grant beyond the registration narrowed and said; scope omitted when exactly the request', async () => {
+  it('variants: a grant beyond the registration is narrowed, said; scope omitted when it is the request', async () => {
     const other = await startReferenceServer({
       rateLimit: false,
       variants: ['oauth-scope-narrowed', 'oauth-scope-omitted-when-requested'],
