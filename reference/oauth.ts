@@ -16,8 +16,8 @@
  *                                (variant oauth-scope-narrowed: the request narrowed to the
  *                                registration instead, refused only when nothing of it remains)
  * Checks run in that order (request shape, client, grant, scope). Success: 200
- * {access_token, token_type: 'Bearer', expires_in, scope} (variant oauth-scope-omitted-when-requested:
- * no scope when it is exactly the one requested) with Cache-Control: no-store and
+ * {access_token, token_type: 'Bearer', expires_in, scope} (variant oauth-scope-narrowed: no scope
+ * when it is exactly the one requested) with Cache-Control: no-store and
  * Pragma: no-cache. Tokens are opaque (`oc_at_` + 32 base64url chars) and expire after
  * tokenLifetimeSeconds on the virtual clock. These routes are exempt from the /v1 rate limit.
  */
@@ -144,7 +144,7 @@ export function registerOAuth(
         granted = minted = asked;
       }
       // RFC 6749 §5.1: scope is optional when it is exactly the one requested.
-      sayScope = !(store.variants.has('oauth-scope-omitted-when-requested') && granted.length === asked.length);
+      sayScope = !(store.variants.has('oauth-scope-narrowed') && granted.length === asked.length);
     }
     const lifetime = options.tokenLifetimeSeconds;
     const token = store.mintToken(

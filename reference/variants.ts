@@ -53,11 +53,8 @@ export const variants = [
     id: 'oauth-scope-narrowed',
     description:
       "A grant asking for scopes beyond the client's registration is narrowed to the registered ones and " +
-      'says so in `scope` (RFC 6749 §3.3), instead of being refused with invalid_scope.',
-  },
-  {
-    id: 'oauth-scope-omitted-when-requested',
-    description: 'A token answer omits `scope` when it grants exactly the scope requested (RFC 6749 §5.1: optional).',
+      'says so in `scope` (RFC 6749 §3.3), instead of being refused with invalid_scope; a token answer ' +
+      'omits `scope` when it grants exactly the scope requested (RFC 6749 §5.1: optional then).',
   },
   {
     id: 'calls-agent-first',

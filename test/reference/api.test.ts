@@ -192,7 +192,7 @@ describe('OAuth client_credentials', () => {
   it('variants: a grant beyond the registration is narrowed, said; scope omitted when it is the request', async () => {
     const other = await startReferenceServer({
       rateLimit: false,
-      variants: ['oauth-scope-narrowed', 'oauth-scope-omitted-when-requested'],
+      variants: ['oauth-scope-narrowed'],
     });
     try {
       const { clientId, clientSecret } = other.fixtures.oauth;

@@ -189,10 +189,12 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
         expect(outcome.observations['CDRS-DEFAULT-FROM-READING']!.join(' ')).toMatch(/24 hours before now/);
       if (id === 'cdrs-count-total')
         expect(outcome.observations['CDRS-COUNT-READING']!.join(' ')).toMatch(/total in the window/);
-      if (id === 'oauth-scope-narrowed')
+      if (id === 'oauth-scope-narrowed') {
         expect(outcome.observations['AUTH-OAUTH-NO-WIDENING']!.join(' ')).toMatch(
           /issued a token with scope "read:balance read:cdrs"/,
         );
+        expect(outcome.observations['AUTH-OAUTH-TOKEN-LIFETIME']!.join(' ')).toMatch(/granted scope undefined/);
+      }
       if (id === 'oauth-basic-only')
         expect(outcome.observations['AUTH-OAUTH-CLIENT-AUTH-METHODS']!.join(' ')).toMatch(
           /client_secret_post is not advertised/,
