@@ -45,9 +45,10 @@ const groups: ReadonlyArray<{ label: string; variables: readonly string[] }> = [
     variables: ['ALLOW_ORIGINATE', 'TEST_DESTINATION_NUMBER'],
   },
   {
-    label: '`AUTH_URL` + `OAUTH_CLIENT_ID` + `OAUTH_CLIENT_SECRET`',
-    variables: ['AUTH_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET'],
+    label: '`AUTH_URL` + `OAUTH_CLIENT_ID` + `OAUTH_CLIENT_SECRET` (+ `OAUTH_CLIENT_SCOPES`)',
+    variables: ['AUTH_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET', 'OAUTH_CLIENT_SCOPES'],
   },
+  { label: '`OAUTH_CLIENT_SCOPES` (the client kept)', variables: ['OAUTH_CLIENT_SCOPES'] },
   {
     label: '`TOKEN_SUSPENDED`, `TOKEN_REVOKED`, `TOKEN_EXPIRED`',
     variables: ['TOKEN_SUSPENDED', 'TOKEN_REVOKED', 'TOKEN_EXPIRED'],

@@ -73,7 +73,7 @@ export function judgeFault(violates: readonly string[], report: Pick<RunReport, 
 }
 
 /** A bound on the remote runs of one fault (consecutive seeds, one per slice of the rotation). */
-const MAX_REMOTE_SEEDS = 8;
+const MAX_REMOTE_SEEDS = 9;
 
 /** How many slices the run's rotating checks reported ("slice i of k"); 1 when none rotated. Pure. */
 export function slicesReported(report: Pick<RunReport, 'checks'>): number {

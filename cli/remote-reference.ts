@@ -1,7 +1,7 @@
 /**
  * A reference server run as a SEPARATE PROCESS standing in for a staging deployment: the suite
  * reaches it only through the variables a staging team would set (API_BASE_URL, every TOKEN_*,
- * the agent ids, the OAuth client, CONTROL_URL/CONTROL_TOKEN, a receiver it can reach through
+ * the agent ids, the OAuth client and its registered scopes, CONTROL_URL/CONTROL_TOKEN, a receiver it can reach through
  * WEBHOOK_PUBLIC_URL with a certificate it trusts). Used by `npm run self-proof -- --remote` and
  * by `npm run conformance:remote-reference` (the measurement behind README's variable table).
  *
@@ -60,6 +60,7 @@ export function fixtureEnv(
     AUTH_URL: fixtures.authUrl,
     OAUTH_CLIENT_ID: fixtures.oauth.clientId,
     OAUTH_CLIENT_SECRET: fixtures.oauth.clientSecret,
+    OAUTH_CLIENT_SCOPES: fixtures.oauth.scopes.join(' '),
     TEST_AGENT_ID: fixtures.agents.provisioned,
     TEST_UNPROVISIONED_AGENT_ID: fixtures.agents.unprovisioned,
     FOREIGN_AGENT_ID: fixtures.agents.foreign,

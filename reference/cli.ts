@@ -181,7 +181,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     `  variants     ${parsed.options.variants?.length ? parsed.options.variants.join(', ') : 'none'}`,
     '  tokens',
     ...Object.entries(f.tokens).map(([name, token]) => `    ${name.padEnd(14)} ${token}`),
-    `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}`,
+    `  OAuth client  id ${f.oauth.clientId}  secret ${f.oauth.clientSecret}  scopes ${f.oauth.scopes.join(' ')}`,
     `  agents        provisioned ${f.agents.provisioned}  unprovisioned ${f.agents.unprovisioned}  ` +
       `foreign ${f.agents.foreign}  noTrunk ${f.agents.noTrunk}  noDialer ${f.agents.noDialer}`,
     'Ctrl-C to stop.',

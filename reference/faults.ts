@@ -97,6 +97,27 @@ export const faults = [
     description: 'The OAuth token endpoint issues a token for a wrong client secret.',
     violates: ['AUTH-OAUTH-BAD-CLIENT'],
   },
+  {
+    id: 'oauth-metadata-token-endpoint-elsewhere',
+    description:
+      "The discovery metadata names {auth_url}/token (a framework's default path) as token_endpoint, " +
+      'while tokens are served at {auth_url}/oauth/token.',
+    violates: ['AUTH-OAUTH-METADATA-TOKEN-ENDPOINT'],
+  },
+  {
+    id: 'oauth-token-widened',
+    description:
+      'The token endpoint checks a requested scope against every scope the service knows instead of ' +
+      "the client's registration: a client gets any scope it asks for.",
+    violates: ['AUTH-OAUTH-NO-WIDENING'],
+  },
+  {
+    id: 'oauth-narrowed-answer-wide-token',
+    description:
+      "The token answer's scope is narrowed to the client's registration, but the token is minted with " +
+      'every known scope of the request, so the API accepts it beyond the registration.',
+    violates: ['AUTH-OAUTH-NO-WIDENING'],
+  },
   // ── GET /cdrs ──
   {
     id: 'cdrs-window-31d-rejected',

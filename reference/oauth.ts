@@ -12,9 +12,12 @@
  *   401 invalid_client           no / unknown / wrong client credentials (WWW-Authenticate: Basic when
  *                                Basic was used or no authentication was given)
  *   400 unsupported_grant_type   grant_type other than client_credentials
- *   400 invalid_scope            a scope the client doesn't have, or an empty scope
+ *   400 invalid_scope            a scope the client isn't registered for, or an empty scope
+ *                                (variant oauth-scope-narrowed: the request narrowed to the
+ *                                registration instead, refused only when nothing of it remains)
  * Checks run in that order (request shape, client, grant, scope). Success: 200
- * {access_token, token_type: 'Bearer', expires_in, scope} with Cache-Control: no-store and
+ * {access_token, token_type: 'Bearer', expires_in, scope} (variant oauth-scope-narrowed: no scope
+ * when it is exactly the one requested) with Cache-Control: no-store and
  * Pragma: no-cache. Tokens are opaque (`oc_at_` + 32 base64url chars) and expire after
  * tokenLifetimeSeconds on the virtual clock. These routes are exempt from the /v1 rate limit.
  */
@@ -64,7 +67,10 @@ export function registerOAuth(
     const issuer = options.authUrl();
     return reply.send({
       issuer,
-      token_endpoint: `${issuer}/oauth/token`,
+      // oauth-metadata-token-endpoint-elsewhere: a framework's default path, not the one served.
+      token_endpoint: store.faults.has('oauth-metadata-token-endpoint-elsewhere')
+        ? `${issuer}/token`
+        : `${issuer}/oauth/token`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: store.variants.has('oauth-basic-only')
         ? ['client_secret_basic']
@@ -111,24 +117,49 @@ export function registerOAuth(
       return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
 
     let granted: readonly string[] = client.scopes;
+    let minted = granted;
+    let sayScope = true;
     const scopeParam = params.get('scope');
     if (scopeParam !== null) {
-      const asked = scopeParam.split(' ').filter((s) => s !== '');
-      const unknown = asked.filter((s) => !client.scopes.includes(s));
+      const asked = [...new Set(scopeParam.split(' ').filter((s) => s !== ''))];
       if (asked.length === 0) return oauthError(reply, 400, 'invalid_scope', 'scope is empty');
-      if (unknown.length > 0)
-        return oauthError(reply, 400, 'invalid_scope', `scope not allowed for this client: ${unknown.join(' ')}`);
-      granted = [...new Set(asked)];
+      // oauth-token-widened: a requested scope is checked against every scope the service knows,
+      // not against the client's registration.
+      const allowed = store.faults.has('oauth-token-widened') ? allScopes : client.scopes;
+      const registeredAsked = asked.filter((s) => client.scopes.includes(s));
+      if (store.variants.has('oauth-scope-narrowed') || store.faults.has('oauth-narrowed-answer-wide-token')) {
+        // RFC 6749 §3.3: the request narrowed to the registration, said in `scope`.
+        if (registeredAsked.length === 0)
+          return oauthError(reply, 400, 'invalid_scope', `scope not allowed for this client: ${asked.join(' ')}`);
+        granted = registeredAsked;
+        // oauth-narrowed-answer-wide-token: the answer is built from the narrowed list, the token
+        // from the request as it came (every scope the service knows).
+        minted = store.faults.has('oauth-narrowed-answer-wide-token')
+          ? asked.filter((s) => allScopes.includes(s))
+          : granted;
+      } else {
+        const unknown = asked.filter((s) => !allowed.includes(s));
+        if (unknown.length > 0)
+          return oauthError(reply, 400, 'invalid_scope', `scope not allowed for this client: ${unknown.join(' ')}`);
+        granted = minted = asked;
+      }
+      // RFC 6749 §5.1: scope is optional when it is exactly the one requested.
+      sayScope = !(store.variants.has('oauth-scope-narrowed') && granted.length === asked.length);
     }
     const lifetime = options.tokenLifetimeSeconds;
     const token = store.mintToken(
       client.account,
-      granted,
+      minted,
       'oauth',
       `oauth:${client.clientId}`,
       store.clock.now() + lifetime * 1000,
     );
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    return reply.send({ access_token: token, token_type: 'Bearer', expires_in: lifetime, scope: granted.join(' ') });
+    return reply.send({
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: lifetime,
+      ...(sayScope ? { scope: granted.join(' ') } : {}),
+    });
   });
 }

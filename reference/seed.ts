@@ -83,6 +83,9 @@ export interface TokenRecord {
   lastUsedAt: number | undefined;
 }
 
+/** The scopes the reference's OAuth client is registered for. */
+export const OAUTH_CLIENT_SCOPES: readonly string[] = ['read:balance', 'read:cdrs'];
+
 export interface OAuthClient {
   clientId: string;
   clientSecret: string;
@@ -314,7 +317,8 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     clientId: `client_${randomString(rand, 16)}`,
     clientSecret: `cs_${randomString(rand, 40)}`,
     account: 'main',
-    scopes,
+    // A reporting client, registered for fewer scopes than the spec has: a grant can ask for more.
+    scopes: OAUTH_CLIENT_SCOPES,
   };
 
   return {

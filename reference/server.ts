@@ -88,7 +88,8 @@ export interface ReferenceFixtures {
   /** The reference-only test API (faults, reset, raw views). */
   referenceUrl: string;
   tokens: Record<FixtureTokenName, string>;
-  oauth: { clientId: string; clientSecret: string };
+  /** `scopes`: the ones the client is registered for (OAUTH_CLIENT_SCOPES). */
+  oauth: { clientId: string; clientSecret: string; scopes: string[] };
   /** noTrunk / noDialer: a provisioned agent of the account of TOKEN_NO_TRUNK / TOKEN_NO_DIALER. */
   agents: { provisioned: string; unprovisioned: string; foreign: string; noTrunk: string; noDialer: string };
 }
@@ -230,7 +231,11 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     controlToken,
     referenceUrl: `${origin}/_reference`,
     tokens: { ...store.state.fixtureTokens },
-    oauth: { clientId: store.state.oauthClient.clientId, clientSecret: store.state.oauthClient.clientSecret },
+    oauth: {
+      clientId: store.state.oauthClient.clientId,
+      clientSecret: store.state.oauthClient.clientSecret,
+      scopes: [...store.state.oauthClient.scopes],
+    },
     agents: { ...store.state.agentFixtures },
   });
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });

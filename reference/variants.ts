@@ -50,6 +50,13 @@ export const variants = [
       'credentials in the body are refused with 401 invalid_client.',
   },
   {
+    id: 'oauth-scope-narrowed',
+    description:
+      "A grant asking for scopes beyond the client's registration is narrowed to the registered ones and " +
+      'says so in `scope` (RFC 6749 §3.3), instead of being refused with invalid_scope; a token answer ' +
+      'omits `scope` when it grants exactly the scope requested (RFC 6749 §5.1: optional then).',
+  },
+  {
     id: 'calls-agent-first',
     description:
       'POST /calls checks the agent (404, then 409 ai_agent_not_provisioned) right after aiAgentId is read, ' +

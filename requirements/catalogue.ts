@@ -730,6 +730,15 @@ export const requirements = [
       'its token endpoint and the client_credentials grant.',
   },
   {
+    id: 'AUTH-OAUTH-METADATA-TOKEN-ENDPOINT',
+    section: 'Authentication',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'The discovery metadata names the token endpoint the spec documents: ' +
+      'token_endpoint is {auth_url}/oauth/token (RFC 8414 §2, in any form RFC 3986 §6.2.2 makes equivalent).',
+  },
+  {
     id: 'AUTH-OAUTH-CLIENT-CREDENTIALS',
     section: 'Authentication',
     level: 'MUST',
@@ -742,6 +751,16 @@ export const requirements = [
     level: 'MUST',
     checks: ['suite'],
     text: 'An OAuth token obeys the same scope rules as an API token.',
+  },
+  {
+    id: 'AUTH-OAUTH-NO-WIDENING',
+    section: 'Authentication',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      "A client_credentials grant asking for scopes beyond the client's registered ones yields no token " +
+      'that carries them (its `scope`, or the request when `scope` is omitted: RFC 6749 §3.3, §5.1) or that ' +
+      'the API accepts for an operation needing one of them: it may be refused (invalid_scope) or narrowed.',
   },
   {
     id: 'AUTH-OAUTH-BAD-CLIENT',

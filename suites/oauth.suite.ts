@@ -2,7 +2,16 @@ import { describe } from 'vitest';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { session } from '../harness/run/session.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
-import { advertisedAuthMethods, discoveryProblems } from './rules/oauth.ts';
+import { operations, scopes } from '../contract/openapi.ts';
+import { harmlessRequest } from './data/harmless-requests.ts';
+import { secondProofTurn } from './data/second-proofs.ts';
+import {
+  advertisedAuthMethods,
+  discoveryProblems,
+  tokenEndpointProblem,
+  wideningPlan,
+  wideningProblem,
+} from './rules/oauth.ts';
 
 interface TokenAnswer {
   access_token?: unknown;
@@ -52,9 +61,10 @@ async function metadataOf(t: CheckTools) {
 describe('OAuth 2.0 client_credentials', () => {
   // The client authentication methods it advertises are recorded.
   check(
-    'The auth host serves RFC 8414 metadata naming its issuer, its token endpoint and the client_credentials grant',
+    'The auth host serves RFC 8414 metadata naming its issuer, the token endpoint {auth_url}/oauth/token ' +
+      'and the client_credentials grant',
     {
-      verifies: ['AUTH-OAUTH-DISCOVERY', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'],
+      verifies: ['AUTH-OAUTH-DISCOVERY', 'AUTH-OAUTH-METADATA-TOKEN-ENDPOINT', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'],
       needs: { oauth: true },
       requests: 1,
     },
@@ -62,7 +72,13 @@ describe('OAuth 2.0 client_credentials', () => {
       const exchange = await metadataOf(t);
       t.expectStatus(exchange, 200);
       const problems = discoveryProblems(exchange.json, t.target.authUrl!);
-      t.ensure(problems.length === 0, `the discovery document breaks RFC 8414: ${problems.join('; ')}`);
+      t.verify(
+        'AUTH-OAUTH-DISCOVERY',
+        problems.length === 0,
+        `the discovery document breaks RFC 8414: ${problems.join('; ')}`,
+      );
+      const endpoint = tokenEndpointProblem(exchange.json, t.target.authUrl!);
+      t.verify('AUTH-OAUTH-METADATA-TOKEN-ENDPOINT', endpoint === undefined, `the discovery document: ${endpoint}`);
       t.observe(
         'AUTH-OAUTH-CLIENT-AUTH-METHODS',
         `token_endpoint_auth_methods_supported: ${advertisedAuthMethods(exchange.json).join(', ')}`,
@@ -109,13 +125,15 @@ describe('OAuth 2.0 client_credentials', () => {
   );
 
   // The body method (client_secret_post) is optional (RFC 6749 §2.3.1: MAY, NOT RECOMMENDED):
-  // required only when the metadata advertises it; otherwise the answer is recorded.
+  // required only when the metadata advertises it; otherwise the answer is recorded. A second proof
+  // of its requirements (the Basic grant and the discovery check prove them every run).
   check(
     'A client_credentials grant with the credentials in the body works when the metadata advertises client_secret_post',
     {
       verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-CLIENT-AUTH-METHODS'],
       needs: { oauth: true },
       requests: 2,
+      turn: secondProofTurn('OAuth credentials in the body'),
     },
     async (t) => {
       const metadata = await metadataOf(t);
@@ -140,6 +158,57 @@ describe('OAuth 2.0 client_credentials', () => {
           problem === undefined,
           `the metadata advertises client_secret_post, but ${problem}`,
         );
+    },
+  );
+
+  // RFC 6749 §3.3: a server may narrow the scope asked for, never widen it. Asked for the
+  // registration and every scope beyond it, a grant is refused, or narrowed and said in `scope`
+  // (omitted, it declares the request granted, §5.1); a token then shown to an operation needing
+  // a scope beyond the registration gets 401.
+  check(
+    "A client_credentials grant asking for more than the client's registered scopes yields no token " +
+      'that carries or exercises more',
+    {
+      verifies: ['AUTH-OAUTH-NO-WIDENING'],
+      needs: { oauth: true, oauthScopes: true },
+      requests: 2,
+    },
+    async (t) => {
+      const { clientId, clientSecret, scopes: registered = [] } = t.target.oauth!;
+      const plan = wideningPlan(registered, scopes, operations);
+      if (plan.beyond.length === 0)
+        return t.notVerifiable('OAUTH_CLIENT_SCOPES names every scope of the spec: no grant can ask for more');
+      const requested = plan.request.join(' ');
+      const { exchange, answer } = await requestToken(
+        t,
+        { grant_type: 'client_credentials', scope: requested },
+        basic(clientId, clientSecret),
+      );
+      const refusal = `${exchange.status} ${String(answer.error ?? '')}`.trim();
+      if (typeof answer.access_token !== 'string' || answer.access_token === '') {
+        if (answer.error === 'invalid_client')
+          return t.notVerifiable(`the token endpoint refused the client itself (${refusal}), not the scope`);
+        return t.observe('AUTH-OAUTH-NO-WIDENING', `a grant asking for "${requested}" was refused: ${refusal}`);
+      }
+      const carried = wideningProblem(answer.scope, plan.request, registered);
+      t.verify('AUTH-OAUTH-NO-WIDENING', carried === undefined, carried ?? '');
+      t.observe(
+        'AUTH-OAUTH-NO-WIDENING',
+        `a grant asking for "${requested}" issued a token with scope ${JSON.stringify(answer.scope)}`,
+      );
+      const op = plan.operation;
+      if (op === undefined)
+        return t.observe(
+          'AUTH-OAUTH-NO-WIDENING',
+          `no documented operation needs ${plan.beyond.join(', ')}: what the token exercises is not shown`,
+        );
+      const probe = await t.call({ ...harmlessRequest(op), token: answer.access_token });
+      t.verify(
+        'AUTH-OAUTH-NO-WIDENING',
+        probe.status === 401 && (probe.json as { error?: unknown } | undefined)?.error === 'unauthorized',
+        `${op.key} (needs ${op.scope}, outside the registered "${registered.join(' ')}") with the token of a ` +
+          `grant asking for "${requested}": expected 401 unauthorized, got ${codeOf(probe)}`,
+      );
     },
   );
 

@@ -21,6 +21,8 @@ export interface Needs {
   readonly webhooks?: boolean;
   /** OAuth client credentials and the auth URL. */
   readonly oauth?: boolean;
+  /** The scopes the OAuth client is registered for (OAUTH_CLIENT_SCOPES). */
+  readonly oauthScopes?: boolean;
 }
 
 const agentVariable: Record<AgentRole, string> = {
@@ -69,6 +71,9 @@ export function missingNeeds(needs: Needs, target: RunTarget): string[] {
   }
   if (needs.oauth === true && (target.authUrl === undefined || target.oauth === undefined)) {
     missing.push('AUTH_URL, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET');
+  }
+  if (needs.oauthScopes === true && target.oauth?.scopes === undefined) {
+    missing.push('OAUTH_CLIENT_SCOPES (the scopes the OAuth client is registered for)');
   }
   return missing;
 }

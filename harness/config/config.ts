@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { config as loadDotenvFile } from 'dotenv';
-import { E164_PATTERN, NUMERIC_ID_PATTERN, limits } from '../../contract/openapi.ts';
+import { E164_PATTERN, NUMERIC_ID_PATTERN, limits, scopes as specScopes } from '../../contract/openapi.ts';
 import { parseCliConfig } from '../webhooks/receiver-cli.ts';
 import type { ReceiverOptions } from '../webhooks/receiver.ts';
 import { tokenNames, tokenVariable, type TokenName } from './tokens.ts';
@@ -32,7 +32,8 @@ export interface SuiteConfig {
   /** The target's test-control endpoint (CONTROL_URL, CONTROL_TOKEN); never derived from API_BASE_URL. */
   readonly control: { readonly url: string; readonly token: string } | undefined;
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
-  readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
+  /** The OAuth client; `scopes`: the ones it is registered for (OAUTH_CLIENT_SCOPES), when configured. */
+  readonly oauth: OAuthClientConfig | undefined;
   readonly agents: {
     readonly provisioned?: string;
     readonly unprovisioned?: string;
@@ -71,6 +72,12 @@ export interface SuiteConfig {
   readonly webhookBudgetS: number;
   /** Every secret the configuration holds, so redaction can scrub them wherever they appear. */
   readonly secrets: readonly string[];
+}
+
+export interface OAuthClientConfig {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly scopes?: readonly string[];
 }
 
 export const defaults = {
@@ -176,6 +183,29 @@ function controlEndpoint(env: Env, target: Target): SuiteConfig['control'] {
   return { url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, token };
 }
 
+/**
+ * OAUTH_CLIENT_SCOPES: the scopes the OAuth client is registered for, space- or comma-separated,
+ * each a scope of the spec's table; only beside OAUTH_CLIENT_ID.
+ */
+function oauthClientScopes(env: Env, clientId: string | undefined): string[] | undefined {
+  const raw = read(env, 'OAUTH_CLIENT_SCOPES');
+  if (raw === undefined) return undefined;
+  if (clientId === undefined)
+    throw new ConfigError(
+      'OAUTH_CLIENT_SCOPES',
+      'is set without OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET: it names the scopes of that client; set them too',
+    );
+  const listed = [...new Set(raw.split(/[\s,]+/).filter((s) => s !== ''))];
+  const unknown = listed.filter((s) => !specScopes.includes(s));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      'OAUTH_CLIENT_SCOPES',
+      `${unknown.map((s) => `"${s}"`).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a scope of the spec; ` +
+        `list the client's registered scopes among ${specScopes.join(' ')}, separated by spaces`,
+    );
+  return listed;
+}
+
 export function loadConfig(env: Env): SuiteConfig {
   const baseUrlRaw = read(env, 'API_BASE_URL');
   let target: Target = { kind: 'embedded' };
@@ -226,6 +256,8 @@ export function loadConfig(env: Env): SuiteConfig {
       'OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET go together: set both or neither',
     );
   }
+
+  const clientScopes = oauthClientScopes(env, clientId);
 
   const destinationNumber = read(env, 'TEST_DESTINATION_NUMBER');
   if (destinationNumber !== undefined && !E164_PATTERN.test(destinationNumber)) {
@@ -316,7 +348,10 @@ export function loadConfig(env: Env): SuiteConfig {
     target,
     control,
     tokens,
-    oauth: clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined,
+    oauth:
+      clientId !== undefined && clientSecret !== undefined
+        ? { clientId, clientSecret, ...(clientScopes === undefined ? {} : { scopes: clientScopes }) }
+        : undefined,
     agents: {
       provisioned: numericId(env, 'TEST_AGENT_ID'),
       unprovisioned: numericId(env, 'TEST_UNPROVISIONED_AGENT_ID'),

@@ -44,7 +44,10 @@ export interface RunTarget {
   /** RECEIVER_TOKEN of a remote receiver (a secret, redacted like the others). */
   readonly receiverToken: string | undefined;
   readonly tokens: Readonly<Partial<Record<TokenName, string>>>;
-  readonly oauth: { readonly clientId: string; readonly clientSecret: string } | undefined;
+  /** The OAuth client; `scopes`: the ones it is registered for (OAUTH_CLIENT_SCOPES), when known. */
+  readonly oauth:
+    | { readonly clientId: string; readonly clientSecret: string; readonly scopes?: readonly string[] }
+    | undefined;
   readonly agents: {
     readonly provisioned?: string | undefined;
     readonly unprovisioned?: string | undefined;

@@ -33,7 +33,8 @@ export interface EmbeddedTarget {
     readonly controlUrl: string;
     readonly controlToken: string;
     readonly tokens: Readonly<Record<TokenName, string>>;
-    readonly oauth: { readonly clientId: string; readonly clientSecret: string };
+    /** `scopes`: the ones the client is registered for. */
+    readonly oauth: { readonly clientId: string; readonly clientSecret: string; readonly scopes: readonly string[] };
     readonly agents: {
       readonly provisioned: string;
       readonly unprovisioned: string;

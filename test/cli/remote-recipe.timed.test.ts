@@ -53,6 +53,8 @@ function fixtureValue(fixtures: Record<string, unknown>, path: string): string {
     dot === -1
       ? fixtures[path]
       : (fixtures[path.slice(0, dot)] as Record<string, unknown> | undefined)?.[path.slice(dot + 1)];
+  // A list (`oauth.scopes`) is written as the variable takes it: space-separated.
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(' ');
   if (typeof value !== 'string') throw new Error(`the reference's JSON line has no ${path}`);
   return value;
 }

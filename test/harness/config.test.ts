@@ -50,6 +50,15 @@ describe('configuration', () => {
     expect(config.secrets).toEqual(expect.arrayContaining(['tok_all_1234', 'tok_hooks_5678', 'shh-secret']));
   });
 
+  it("reads the OAuth client's registered scopes, space- or comma-separated, once each; absent when unset", () => {
+    const client = { OAUTH_CLIENT_ID: 'cid', OAUTH_CLIENT_SECRET: 'shh-secret' };
+    expect(loadConfig(client).oauth).toEqual({ clientId: 'cid', clientSecret: 'shh-secret' });
+    expect(loadConfig({ ...client, OAUTH_CLIENT_SCOPES: ' read:cdrs, read:balance  read:cdrs ' }).oauth).toEqual({
+      ...{ clientId: 'cid', clientSecret: 'shh-secret' },
+      scopes: ['read:cdrs', 'read:balance'],
+    });
+  });
+
   it.each([
     [{ API_BASE_URL: 'https://api.example.com/v2' }, 'API_BASE_URL', /must end in the version prefix \/v1/],
     [{ API_BASE_URL: 'https://api.example.com' }, 'API_BASE_URL', /must end in the version prefix \/v1/],
@@ -73,6 +82,12 @@ describe('configuration', () => {
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE', /whole number of at least 1/],
     [{ REQUEST_TIMEOUT_MS: '1.5' }, 'REQUEST_TIMEOUT_MS', /whole number/],
     [{ OAUTH_CLIENT_ID: 'cid' }, 'OAUTH_CLIENT_SECRET', /go together/],
+    [{ OAUTH_CLIENT_SCOPES: 'read:cdrs' }, 'OAUTH_CLIENT_SCOPES', /without OAUTH_CLIENT_ID/],
+    [
+      { OAUTH_CLIENT_ID: 'cid', OAUTH_CLIENT_SECRET: 's', OAUTH_CLIENT_SCOPES: 'read:cdrs read:calls,admin' },
+      'OAUTH_CLIENT_SCOPES',
+      /^OAUTH_CLIENT_SCOPES: "read:calls", "admin" are not a scope of the spec; list .* among read:balance /,
+    ],
     [{ TOKEN_ALL: 'Bearer abc' }, 'TOKEN_ALL', /without spaces/],
     [{ NO_TRUNK_AGENT_ID: 'x1' }, 'NO_TRUNK_AGENT_ID', /numeric agent id/],
     [{ NO_DIALER_AGENT_ID: '-3' }, 'NO_DIALER_AGENT_ID', /numeric agent id/],

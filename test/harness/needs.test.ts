@@ -30,6 +30,23 @@ const remote = (control: RunTarget['control']): RunTarget => ({
   dryRun: false,
 });
 
+describe('OAuth needs', () => {
+  it("names OAUTH_CLIENT_SCOPES when the client's registered scopes are unknown, beside the client itself", () => {
+    const scopes = { oauth: true, oauthScopes: true } as const;
+    expect(notVerifiableReason(scopes, remote(undefined))).toBe(
+      'not verifiable with this configuration: needs AUTH_URL, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET; ' +
+        'OAUTH_CLIENT_SCOPES (the scopes the OAuth client is registered for)',
+    );
+    const client = { ...remote(undefined), authUrl: 'https://auth.example.com' };
+    expect(notVerifiableReason(scopes, { ...client, oauth: { clientId: 'c', clientSecret: 's' } })).toBe(
+      'not verifiable with this configuration: needs ' +
+        'OAUTH_CLIENT_SCOPES (the scopes the OAuth client is registered for)',
+    );
+    const registered = { clientId: 'c', clientSecret: 's', scopes: ['read:cdrs'] };
+    expect(notVerifiableReason(scopes, { ...client, oauth: registered })).toBeUndefined();
+  });
+});
+
 describe('control needs', () => {
   it('without CONTROL_URL names the variables and capabilities; with one lacking a state, names the state', () => {
     const needs = { control: ['account-without-trunk', 'clock'] } as const;

@@ -138,7 +138,9 @@ describe('OAuth client_credentials', () => {
     expect(a.status).toBe(200);
     expect(a.headers['cache-control']).toBe('no-store');
     const body = a.json as { access_token: string; token_type: string; expires_in: number; scope: string };
-    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: scopes.join(' ') });
+    // No scope asked: every scope the client is registered for (a reporting client, not every scope).
+    expect(server.fixtures.oauth.scopes).toEqual(['read:balance', 'read:cdrs']);
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'read:balance read:cdrs' });
     expectResponse('GET', '/balance', await api(server, 'GET', '/balance', { token: body.access_token }), 200);
     const b = await token(
       `grant_type=client_credentials&client_id=${clientId}&client_secret=${clientSecret}&scope=read%3Acdrs`,
@@ -172,6 +174,11 @@ describe('OAuth client_credentials', () => {
       authorization: basic(clientId, clientSecret),
     });
     expect([scope.status, (scope.json as { error: string }).error]).toEqual([400, 'invalid_scope']);
+    // A scope of the spec the client is not registered for is refused too (RFC 6749 §3.3: never widened).
+    const beyond = await token('grant_type=client_credentials&scope=read%3Abalance+read%3Aagents', {
+      authorization: basic(clientId, clientSecret),
+    });
+    expect([beyond.status, (beyond.json as { error: string }).error]).toEqual([400, 'invalid_scope']);
     const missing = await token('', { authorization: basic(clientId, clientSecret) });
     expect([missing.status, (missing.json as { error: string }).error]).toEqual([400, 'invalid_request']);
     const json = await token(
@@ -180,6 +187,31 @@ describe('OAuth client_credentials', () => {
       'application/json',
     );
     expect([json.status, (json.json as { error: string }).error]).toEqual([400, 'invalid_request']);
+  });
+
+  it('variants: a grant beyond the registration is narrowed, said; scope omitted when it is the request', async () => {
+    const other = await startReferenceServer({
+      rateLimit: false,
+      variants: ['oauth-scope-narrowed'],
+    });
+    try {
+      const { clientId, clientSecret } = other.fixtures.oauth;
+      const grant = (scope: string) =>
+        http('POST', `${other.authUrl}/oauth/token`, {
+          body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
+          contentType: form,
+          headers: { authorization: basic(clientId, clientSecret) },
+        });
+      const narrowed = (await grant('read:cdrs read:agents write:hooks')).json as Record<string, string>;
+      expect(narrowed.scope).toBe('read:cdrs');
+      expectResponse('GET', '/agents', await api(other, 'GET', '/agents', { token: narrowed.access_token! }), 401);
+      const exact = (await grant('read:cdrs')).json as Record<string, string>;
+      expect(exact).not.toHaveProperty('scope');
+      expectResponse('GET', '/cdrs', await api(other, 'GET', '/cdrs', { token: exact.access_token! }), 200);
+      expect((await grant('read:agents')).status).toBe(400);
+    } finally {
+      await other.close();
+    }
   });
 
   it('OAuth tokens expire after tokenLifetimeSeconds on the virtual clock', async () => {

@@ -36,6 +36,17 @@ const json = (r: Res) => r.json as Record<string, unknown>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TARGET = 'https://127.0.0.1:1/never';
 const now = async (s: S) => json(await control(s, 'GET', '/clock')).now as number;
+/** A client_credentials grant by the reference's OAuth client (registered for read:balance read:cdrs). */
+const oauthGrant = (s: S, scope: string) =>
+  http('POST', `${s.authUrl}/oauth/token`, {
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: s.fixtures.oauth.clientId,
+      client_secret: s.fixtures.oauth.clientSecret,
+      scope,
+    }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
 const validCall = (s: S) => ({ aiAgentId: s.fixtures.agents.provisioned, toNumber: '+14155550100' });
 const hook = async (s: S, event = 'call.ended', token = tk(s).all) =>
   json(await postJson(s, '/hooks', token, { event, target_url: TARGET })) as { id: string; secret: string };
@@ -83,6 +94,15 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
         contentType: 'application/x-www-form-urlencoded',
       })
     ).status === 200,
+  'oauth-metadata-token-endpoint-elsewhere': async (s) =>
+    json(await http('GET', `${s.authUrl}/.well-known/oauth-authorization-server`)).token_endpoint !==
+    `${s.authUrl}/oauth/token`,
+  'oauth-token-widened': async (s) => (await oauthGrant(s, 'read:balance read:agents')).status === 200,
+  'oauth-narrowed-answer-wide-token': async (s) => {
+    const grant = json(await oauthGrant(s, 'read:balance read:agents'));
+    if (typeof grant.access_token !== 'string') return false;
+    return (await api(s, 'GET', '/agents', { token: grant.access_token })).status === 200;
+  },
   'cdrs-window-31d-rejected': async (s) =>
     (await api(s, 'GET', `/cdrs${await window(s, CDR_WINDOW_MAX_MS)}`, { token: tk(s).all })).status === 400,
   'cdrs-window-32d-accepted': async (s) =>

@@ -29,7 +29,7 @@ import type { ReferenceFixtures } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
 import { startRemoteReference } from '../../cli/remote-reference.ts';
 import { cleanEnv } from '../cli/occ-process.ts';
-import { secondProofs } from '../../suites/data/second-proofs.ts';
+import { secondProofs, type SecondProof } from '../../suites/data/second-proofs.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 
 interface RunOutcome {
@@ -77,6 +77,7 @@ function remoteEnv(f: ReferenceFixtures, requestsPerMinute: number): Record<stri
     AUTH_URL: f.authUrl,
     OAUTH_CLIENT_ID: f.oauth.clientId,
     OAUTH_CLIENT_SECRET: f.oauth.clientSecret,
+    OAUTH_CLIENT_SCOPES: f.oauth.scopes.join(' '),
     TEST_AGENT_ID: f.agents.provisioned,
     TEST_UNPROVISIONED_AGENT_ID: f.agents.unprovisioned,
     FOREIGN_AGENT_ID: f.agents.foreign,
@@ -90,13 +91,18 @@ function remoteEnv(f: ReferenceFixtures, requestsPerMinute: number): Record<stri
 }
 
 /**
- * The default-reading check of GET /cdrs takes turns with other second proofs remotely: the
- * variant that reads "24 hours before now" literally runs on a seed whose turn sends it, so its
- * reading is recorded (any seed of that residue does; the rest stay random).
+ * The default-reading check of GET /cdrs and the OAuth grant with the credentials in the body take
+ * turns with other second proofs remotely: the variant that reads "24 hours before now" literally,
+ * and the one that supports only HTTP Basic, run on a seed whose turn sends the check that records
+ * their reading (any seed of that residue does; the rest stay random).
  */
 function seedArgs(id: string): string[] {
-  if (id !== 'cdrs-default-from-now') return [];
-  const member = secondProofs.indexOf('only till 10 days ago, only from 40 days ago');
+  const proof: Partial<Record<string, SecondProof>> = {
+    'cdrs-default-from-now': 'only till 10 days ago, only from 40 days ago',
+    'oauth-basic-only': 'OAuth credentials in the body',
+  };
+  const member = proof[id] === undefined ? -1 : secondProofs.indexOf(proof[id]);
+  if (member < 0) return [];
   return ['--seed', String(Math.floor(Math.random() * 1_000_000) * secondProofs.length + member)];
 }
 
@@ -144,7 +150,7 @@ function variantArea(id: string): string {
 
 /**
  * The API variants in as few remote targets as their areas allow: each joins the smallest group
- * holding none of its area. A target that makes several choices the spec allows is as conformant
+ * holding none of its area (nor, if it needs a seed's turn, another that needs one). A target that makes several choices the spec allows is as conformant
  * as one that makes one, and variants of different areas change different answers, so a false
  * verdict one of them provokes still fails its group's run (which names the group); the run with
  * every variant at once covers their meeting inside the embedded reference.
@@ -152,9 +158,9 @@ function variantArea(id: string): string {
 function groupByArea(ids: readonly string[]): string[][] {
   const groups: string[][] = [];
   for (const id of ids) {
-    const open = groups
-      .filter((group) => !group.some((other) => variantArea(other) === variantArea(id)))
-      .sort((a, b) => a.length - b.length)[0];
+    const clash = (other: string) =>
+      variantArea(other) === variantArea(id) || (seedArgs(other).length > 0 && seedArgs(id).length > 0);
+    const open = groups.filter((group) => !group.some(clash)).sort((a, b) => a.length - b.length)[0];
     if (open === undefined) groups.push([id]);
     else open.push(id);
   }
@@ -192,7 +198,10 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
   it('groups every API variant once, never two of one area together', () => {
     const apiVariants = variants.filter((v) => !('control' in v)).map((v) => v.id);
     expect(apiGroups.flat().sort()).toEqual([...apiVariants].sort());
-    for (const group of apiGroups) expect(new Set(group.map(variantArea)).size).toBe(group.length);
+    for (const group of apiGroups) {
+      expect(new Set(group.map(variantArea)).size).toBe(group.length);
+      expect(group.filter((id) => seedArgs(id).length > 0).length).toBeLessThanOrEqual(1);
+    }
   });
 
   it.each(apiGroups.map((group) => [group.join(' + ')]))(
@@ -226,6 +235,12 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
         expect(outcome.observations['CDRS-DEFAULT-FROM-READING']!.join(' ')).toMatch(/24 hours before now/);
       if (group.includes('cdrs-count-total'))
         expect(outcome.observations['CDRS-COUNT-READING']!.join(' ')).toMatch(/total in the window/);
+      if (group.includes('oauth-scope-narrowed')) {
+        expect(outcome.observations['AUTH-OAUTH-NO-WIDENING']!.join(' ')).toMatch(
+          /issued a token with scope "read:balance read:cdrs"/,
+        );
+        expect(outcome.observations['AUTH-OAUTH-TOKEN-LIFETIME']!.join(' ')).toMatch(/granted scope undefined/);
+      }
       if (group.includes('oauth-basic-only'))
         expect(outcome.observations['AUTH-OAUTH-CLIENT-AUTH-METHODS']!.join(' ')).toMatch(
           /client_secret_post is not advertised/,
