@@ -466,6 +466,8 @@ async function checkStatesAndInspections(probe: Probe, offered: Capabilities): P
         if (values.now >= before) probe.pass('CTL-INSPECTION-RESULT', title, `now ${values.now} ≥ ${before}`);
         else probe.fail('CTL-INSPECTION-RESULT', title, `now ${values.now} is before the clock read first, ${before}`);
       });
+    } else if (state === 'event-emitted') {
+      await checks.roundTrip(state, params, async (values) => eventIdsListed(probe, values));
     } else {
       await checks.roundTrip(state, params);
     }
@@ -489,6 +491,28 @@ async function checkStatesAndInspections(probe: Probe, offered: Capabilities): P
   const quiet: ControlState[] = ['clock-advanced', 'token-revoked', 'event-emitted', ...offered.states];
   const chosen = quiet.find((state) => checks.offers(state));
   if (chosen !== undefined) await checks.teardown(chosen, setupParams[chosen] ?? {}, undefined, 'without values');
+}
+
+/**
+ * An event-emitted answer that lists eventIds lists eventId among them (EventEmittedValues: every
+ * event the setup emitted, the one of the requested kind included). Its schema says the rest:
+ * unique, non-empty strings. That eventId is the payload's needs a delivery: not seen here.
+ */
+export function eventIdsProblem(values: Json): string | undefined {
+  const { eventId, eventIds } = values;
+  if (!Array.isArray(eventIds) || typeof eventId !== 'string') return undefined;
+  return eventIds.includes(eventId) ? undefined : `eventIds ${JSON.stringify(eventIds)} do not list eventId ${eventId}`;
+}
+
+function eventIdsListed(probe: Probe, values: Json): void {
+  const title = 'setup of event-emitted: eventIds list eventId';
+  if (!Array.isArray(values.eventIds)) {
+    probe.skip('CTL-SETUP-VALUES', title, 'the answer lists no eventIds (one event)');
+    return;
+  }
+  const problem = eventIdsProblem(values);
+  if (problem === undefined) probe.pass('CTL-SETUP-VALUES', title, `${values.eventIds.length} eventIds`);
+  else probe.fail('CTL-SETUP-VALUES', title, problem);
 }
 
 /** While a token of token-issued is live: its last-used record, then token-revoked's round trip with it. */

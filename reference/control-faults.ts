@@ -40,6 +40,13 @@ export const controlFaults = [
     breaks: 'CTL-SETUP-VALUES',
   },
   {
+    id: 'control-event-ids-without-event-id',
+    description:
+      "event-emitted emits a call's set and lists it in eventIds, all but the event of the requested kind " +
+      '(the eventId it answers).',
+    breaks: 'CTL-SETUP-VALUES',
+  },
+  {
     id: 'control-teardown-fails',
     description: 'Every teardown answers 500 teardown_failed.',
     breaks: 'CTL-TEARDOWN',

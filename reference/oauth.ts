@@ -126,7 +126,7 @@ export function registerOAuth(
       granted,
       'oauth',
       `oauth:${client.clientId}`,
-      store.clock.now() + lifetime * 1000,
+      store.tokenNow() + lifetime * 1000,
     );
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return reply.send({ access_token: token, token_type: 'Bearer', expires_in: lifetime, scope: granted.join(' ') });
