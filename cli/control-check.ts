@@ -3,14 +3,15 @@
  * against control-openapi.json before any run, so that a broken endpoint is found for what it is
  * rather than as false verdicts of the checks that use it.
  *
- * What it sends, a bounded number of requests (about fifty with everything offered):
+ * What it sends, a bounded number of requests:
  * authentication (401 without a token and with a wrong one), GET /capabilities (its schema, and
  * clock with clock-advanced), the documented errors (400 for a body that is not a JSON object, 404
  * for names the endpoint does not list, 422 for params a state or inspection cannot use), one setup
  * and two teardowns of each offered state with the values the setup returned (idempotent), one
  * teardown without values, and each offered inspection. Every answer is validated with ajv against
  * the schemas the document names (./control-schemas.ts). An event-emitted setup emits one
- * dnc.added event to the test account's subscriptions; clock-advanced is sent with ms 0.
+ * dnc.added event to the test account's subscriptions (where it answers eventIds, they list its
+ * eventId); clock-advanced is sent with ms 0. 57 requests with everything offered.
  *
  * It prints each rule it checked (named as in the document's x-control-check-rules), then what the
  * endpoint does not offer as a ready-to-fill list with what each would unlock (./control-unlocks.ts),

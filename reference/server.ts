@@ -143,7 +143,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const faults = new FaultSet(options.faults ?? []);
   const variants = new VariantSet(options.variants ?? []);
   const clock = createClock({
-    scale: options.clockScale ?? 1,
+    scale: variants.has('control-clock-stands-still') ? 0 : (options.clockScale ?? 1),
     deferNested: variants.has('control-advance-defers-nested'),
   });
   const store = new ReferenceStore({

@@ -113,6 +113,13 @@ export const variants = [
     control: true,
   },
   {
+    id: 'control-clock-stands-still',
+    description:
+      'The virtual clock stands still between advances: only clock-advanced moves it (Time: either). Call ' +
+      'progress and token expiry follow it, so a call ends only when the clock is advanced past its end.',
+    control: true,
+  },
+  {
     id: 'control-advance-waits',
     description:
       'clock-advanced answers only after the delivery attempts it fired have ended (bounded by 10 s), ' +
