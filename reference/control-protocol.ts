@@ -190,6 +190,9 @@ export function registerControlProtocol(
         const fields = params.fields ?? {};
         if (!isPlainObject(fields)) invalid('params.fields must be an object');
         const name = params.account ?? 'main';
+        // control-strict-params: a target that honours no account names of its own.
+        if (params.account !== undefined && variant('control-strict-params'))
+          invalid('params.account names no account of this target (omit it: the test account)');
         if (typeof name !== 'string' || !accountNames.includes(name as AccountName))
           invalid(`params.account must be one of ${accountNames.join(', ')}`);
         const account = name as AccountName;
@@ -260,6 +263,9 @@ export function registerControlProtocol(
   };
 
   const inspect = async (name: ControlInspection, params: Params): Promise<unknown> => {
+    const noParams = name === 'clock' || name === 'deliveries-idle';
+    if (noParams && variant('control-strict-params') && Object.keys(params).length > 0)
+      invalid(`${name} takes no params (got ${Object.keys(params).join(', ')})`);
     switch (name) {
       case 'clock': {
         const now = store.clock.now();

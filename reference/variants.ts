@@ -143,8 +143,9 @@ export const variants = [
     id: 'control-strict-params',
     description:
       'event-emitted refuses fields eventId, event, occurredAt, fields its kind does not document and values of ' +
-      'another type with 422; the account states refuse params other than {} (teardown values aside) with 422; ' +
-      'clock-advanced refuses more than 48 hours with 422 (each a MAY or either).',
+      'another type with 422, and any account name (it honours none of its own); the account states, clock and ' +
+      'deliveries-idle refuse params other than {} (teardown values aside) with 422; clock-advanced refuses ' +
+      'more than 48 hours with 422 (each a MAY or either).',
     control: true,
   },
   {

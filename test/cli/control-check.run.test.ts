@@ -163,11 +163,17 @@ const otherChoice: Record<string, { probe: Probe; reference: unknown; variant: u
   'control-strict-params': {
     async probe(server) {
       const fields = { eventId: 'e-given' };
-      return (await controlAt(server, '/states', { state: 'event-emitted', params: { event: 'dnc.added', fields } }))
-        .status;
+      const given = { state: 'event-emitted', params: { event: 'dnc.added', fields } };
+      const named = { state: 'event-emitted', params: { event: 'dnc.added', account: 'main' } };
+      const clock = { inspection: 'clock', params: { extra: true } };
+      return [
+        (await controlAt(server, '/states', given)).status,
+        (await controlAt(server, '/states', named)).status,
+        (await controlAt(server, '/inspections', clock)).status,
+      ];
     },
-    reference: 200,
-    variant: 422,
+    reference: [200, 200, 200],
+    variant: [422, 422, 422],
   },
   'control-lenient-requests': {
     async probe(server) {
