@@ -210,7 +210,8 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
     'CDRS-DEFAULT-WINDOW',
   ];
   const controlVariants = variants.filter((v) => 'control' in v).map((v) => v.id);
-  it(`every control variant at once (${controlVariants.length}), run twice as a remote target with CONTROL_URL, passes every check that uses it`, {
+  const title = `every control variant at once (${controlVariants.length}), twice as a remote target with CONTROL_URL`;
+  it(`${title}, passes every check that uses it`, {
     timeout: 600_000,
   }, async () => {
     const outcomes = await inTurn(async () => {
