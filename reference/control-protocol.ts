@@ -14,7 +14,7 @@
  * Its own faults (./control-faults.ts, off unless switched on at start) break one rule of the
  * protocol each, so that `occ control-check` is proven to name it.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   CONTROL_PROTOCOL,
@@ -155,6 +155,32 @@ export function registerControlProtocol(
     }
   };
 
+  /**
+   * control-account-made-per-setup: a new account with the flags of `template` and the agents the
+   * state names (one provisioned, one not), as a portal would make one.
+   */
+  let made = 0;
+  const makeAccount = (template: AccountName): AccountName => {
+    const like = store.state.accounts.get(template)!;
+    const name = `made${++made}` as AccountName;
+    store.state.accounts.set(name, { ...like, name, customerId: `cus_made_${randomBytes(6).toString('hex')}` });
+    store.state.cdrs.set(name, []);
+    const ids = [...store.state.agents.keys()].map(Number);
+    let next = Math.max(...ids) + 1;
+    for (const provisioned of [true, false]) {
+      const id = String(next++);
+      store.state.agents.set(id, {
+        id,
+        account: name,
+        label: provisioned ? 'Made AI' : 'Made AI (pending extension)',
+        sipUsername: provisioned ? `${name}_${id}` : undefined,
+        sipPassword: randomBytes(10).toString('hex'),
+        createdAt: store.nowIso(),
+      });
+    }
+    return name;
+  };
+
   const accountToken = (state: ControlState, account: AccountName): string => {
     const token = kept.get(state);
     if (token !== undefined && store.state.tokens.get(token)?.revoked === false) return token;
@@ -171,7 +197,14 @@ export function registerControlProtocol(
         invalid(`${state} takes no params (got ${extra.join(', ')})`);
       // control-account-states-apart: the failure states use another account, failing for it alone.
       const apart = account.switch !== undefined && variant('control-account-states-apart');
-      const name: AccountName = apart ? 'other' : account.account;
+      const base: AccountName = apart ? 'other' : account.account;
+      const reused = kept.get(state);
+      const name =
+        reused !== undefined && store.state.tokens.get(reused)?.revoked === false
+          ? store.state.tokens.get(reused)!.account
+          : variant('control-account-made-per-setup')
+            ? makeAccount(base)
+            : base;
       if (account.switch !== undefined) {
         store.switches[account.switch] = true;
         if (apart) store.switchAccounts[account.switch] = name;

@@ -169,6 +169,13 @@ export const variants = [
     control: true,
   },
   {
+    id: 'control-account-made-per-setup',
+    description:
+      'Each setup of an account state makes a new account in that condition (with a provisioned and an ' +
+      'unprovisioned agent) rather than keeping one (either).',
+    control: true,
+  },
+  {
     id: 'control-account-states-apart',
     description:
       'balance-upstream-failing, originate-failing and engine-not-configured use an account other than the test ' +

@@ -207,6 +207,18 @@ const otherChoice: Record<string, { probe: Probe; reference: unknown; variant: u
     reference: [false, 401],
     variant: [true, 403],
   },
+  'control-account-made-per-setup': {
+    // Two setups of account-without-trunk: the agents of one account, or of two.
+    async probe(server) {
+      const first = await setupOf(server, 'account-without-trunk');
+      await teardownOf(server, 'account-without-trunk', { values: first });
+      const second = await setupOf(server, 'account-without-trunk');
+      await teardownOf(server, 'account-without-trunk', { values: second });
+      return first.agentId === second.agentId;
+    },
+    reference: true,
+    variant: false,
+  },
   'control-account-states-apart': {
     // While balance-upstream-failing holds: the test account's balance fails too, or not.
     async probe(server) {
