@@ -96,6 +96,23 @@ const MAX_ADVANCE_MS = 172_800_000;
 const IDLE_LIMIT_MS = 10_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits for `work` at most `ms`; whether it ended in time (a failure of it counts as ended). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gaveUp = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const ended = work.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([ended, gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The fields event-emitted may set for `kind`, with the type of each: the target's own defaults. */
 function fieldProblem(store: ReferenceStore, kind: EventType, fields: Params): string | undefined {
   const defaults = store.buildPayload(kind, {});
@@ -273,7 +290,7 @@ export function registerControlProtocol(
           // A timer callback failed; time has still advanced.
         }
         const now = store.clock.now();
-        if (variant('control-advance-waits')) await Promise.race([store.dispatcher.idle(), sleep(IDLE_LIMIT_MS)]);
+        if (variant('control-advance-waits')) await within(store.dispatcher.idle(), IDLE_LIMIT_MS);
         return { now };
       }
       default:
