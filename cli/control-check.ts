@@ -3,14 +3,15 @@
  * against control-openapi.json before any run, so that a broken endpoint is found for what it is
  * rather than as false verdicts of the checks that use it.
  *
- * What it sends, a bounded number of requests (about fifty with everything offered):
+ * What it sends, a bounded number of requests:
  * authentication (401 without a token and with a wrong one), GET /capabilities (its schema, and
  * clock with clock-advanced), the documented errors (400 for a body that is not a JSON object, 404
  * for names the endpoint does not list, 422 for params a state or inspection cannot use), one setup
  * and two teardowns of each offered state with the values the setup returned (idempotent), one
  * teardown without values, and each offered inspection. Every answer is validated with ajv against
  * the schemas the document names (./control-schemas.ts). An event-emitted setup emits one
- * dnc.added event to the test account's subscriptions; clock-advanced is sent with ms 0.
+ * dnc.added event to the test account's subscriptions (where it answers eventIds, they list its
+ * eventId); clock-advanced is sent with ms 0. 57 requests with everything offered.
  *
  * It prints each rule it checked (named as in the document's x-control-check-rules), then what the
  * endpoint does not offer as a ready-to-fill list with what each would unlock (./control-unlocks.ts),
@@ -466,6 +467,8 @@ async function checkStatesAndInspections(probe: Probe, offered: Capabilities): P
         if (values.now >= before) probe.pass('CTL-INSPECTION-RESULT', title, `now ${values.now} ≥ ${before}`);
         else probe.fail('CTL-INSPECTION-RESULT', title, `now ${values.now} is before the clock read first, ${before}`);
       });
+    } else if (state === 'event-emitted') {
+      await checks.roundTrip(state, params, async (values) => eventIdsListed(probe, values));
     } else {
       await checks.roundTrip(state, params);
     }
@@ -489,6 +492,28 @@ async function checkStatesAndInspections(probe: Probe, offered: Capabilities): P
   const quiet: ControlState[] = ['clock-advanced', 'token-revoked', 'event-emitted', ...offered.states];
   const chosen = quiet.find((state) => checks.offers(state));
   if (chosen !== undefined) await checks.teardown(chosen, setupParams[chosen] ?? {}, undefined, 'without values');
+}
+
+/**
+ * An event-emitted answer that lists eventIds lists eventId among them (EventEmittedValues: every
+ * event the setup emitted, the one of the requested kind included). Its schema says the rest:
+ * unique, non-empty strings. That eventId is the payload's needs a delivery: not seen here.
+ */
+export function eventIdsProblem(values: Json): string | undefined {
+  const { eventId, eventIds } = values;
+  if (!Array.isArray(eventIds) || typeof eventId !== 'string') return undefined;
+  return eventIds.includes(eventId) ? undefined : `eventIds ${JSON.stringify(eventIds)} do not list eventId ${eventId}`;
+}
+
+function eventIdsListed(probe: Probe, values: Json): void {
+  const title = 'setup of event-emitted: eventIds list eventId';
+  if (!Array.isArray(values.eventIds)) {
+    probe.skip('CTL-SETUP-VALUES', title, 'the answer lists no eventIds (one event)');
+    return;
+  }
+  const problem = eventIdsProblem(values);
+  if (problem === undefined) probe.pass('CTL-SETUP-VALUES', title, `${values.eventIds.length} eventIds`);
+  else probe.fail('CTL-SETUP-VALUES', title, problem);
 }
 
 /** While a token of token-issued is live: its last-used record, then token-revoked's round trip with it. */

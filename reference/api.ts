@@ -172,12 +172,14 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       fail(reply, 401, 'unauthorized', 'the token has been revoked');
       return undefined;
     }
-    const now = store.clock.now();
+    const now = store.tokenNow();
     if (record.expiresAt !== undefined && record.expiresAt <= now && !faults.has('expired-token-accepted')) {
       fail(reply, 401, 'unauthorized', 'the token has expired');
       return undefined;
     }
-    record.lastUsedAt = now;
+    // control-scope-401-not-a-use (./variants.ts): a 401 for a missing scope is no use of the token.
+    const scopeRefusalIsUse = !store.variants.has('control-scope-401-not-a-use');
+    if (scopeRefusalIsUse) record.lastUsedAt = now;
     const scope = requiredScope(key);
     const copyPasted = key === 'GET /agents' && record.scopes.has('read:cdrs') && faults.has('scope-table-copy-paste');
     if (
@@ -193,6 +195,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       fail(reply, 401, 'unauthorized', 'the token has no scopes');
       return undefined;
     }
+    record.lastUsedAt = now;
     return record;
   }
 
@@ -219,7 +222,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     if (!token) return reply;
     const account = store.state.accounts.get(token.account)!;
     let stale = false;
-    if (store.switches.balanceUpstreamFails) {
+    if (store.failing('balanceUpstreamFails', token.account)) {
       if (!faults.has('balance-upstream-failure-hidden'))
         return fail(reply, 500, 'internal_error', 'the upstream balance snapshot could not be fetched; retry');
       stale = true;
@@ -416,12 +419,14 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const refused = agentRefusal();
     if (refused !== undefined) return refused;
     const agent = store.state.agents.get(aiAgentId)!;
-    if (store.switches.engineNotConfigured)
+    if (store.failing('engineNotConfigured', token.account))
       return fail(reply, 503, 'engine_not_configured', 'origination is unavailable in this environment');
-    if (store.switches.originateFails) {
-      return fail(reply, 502, 'originate_failed', 'upstream rejected the originate', {
-        detail: 'SIP 503 Service Unavailable from the carrier',
-      });
+    if (store.failing('originateFails', token.account)) {
+      const detail = 'SIP 503 Service Unavailable from the carrier';
+      // control-502-detail-in-message (./variants.ts): the detail inside message, no detail member.
+      if (store.variants.has('control-502-detail-in-message'))
+        return fail(reply, 502, 'originate_failed', `upstream rejected the originate (detail: ${detail})`);
+      return fail(reply, 502, 'originate_failed', 'upstream rejected the originate', { detail });
     }
     const call = store.originate(token.account, agent, toNumber);
     return reply.send({ callId: call.callId, status: 'queued' });

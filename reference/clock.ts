@@ -15,8 +15,9 @@
  * - `advance(ms)` jumps virtual time forward and fires every timer that falls due within the
  *   jump synchronously, in order of due time; while each callback runs `now()` reads that
  *   timer's due time, so a callback sees the time it was scheduled for. Timers a callback sets
- *   inside the jumped range fire too (bounded by MAX_TIMERS_PER_ADVANCE). After the jump the
- *   remaining timers are re-armed against the new time.
+ *   inside the jumped range fire too (bounded by MAX_TIMERS_PER_ADVANCE), or, with
+ *   `deferNested`, wait for the next advance (control-openapi.json lets either be). After the
+ *   jump the remaining timers are re-armed against the new time.
  * - `close()` clears every timer, so nothing keeps the process alive; timers set afterwards
  *   never fire.
  */
@@ -40,6 +41,8 @@ export interface ClockOptions {
   scale?: number;
   /** Virtual epoch ms at creation; default Date.now(). */
   start?: number;
+  /** Timers set during an advance that fall due within it fire at the next advance, not in this one. */
+  deferNested?: boolean;
 }
 
 /** setTimeout's largest delay (2^31 − 1 ms); longer waits are re-armed. */
@@ -52,6 +55,8 @@ interface TimerEntry {
   readonly seq: number;
   readonly fn: () => void;
   real: ReturnType<typeof setTimeout> | undefined;
+  /** Set during an advance and due within it, under deferNested: only the next advance fires it. */
+  deferred?: boolean;
 }
 
 export function createClock(options: ClockOptions = {}): Clock {
@@ -66,6 +71,8 @@ export function createClock(options: ClockOptions = {}): Clock {
   let offset = 0;
   let seq = 0;
   let closed = false;
+  /** The target of the advance under way, if any. */
+  let advancing: number | undefined;
   const timers = new Map<symbol, TimerEntry>();
 
   function now(): number {
@@ -79,6 +86,7 @@ export function createClock(options: ClockOptions = {}): Clock {
 
   function arm(handle: symbol, entry: TimerEntry): void {
     disarm(entry);
+    if (entry.deferred === true) return; // waits for the next advance
     const remaining = entry.at - now();
     let delay: number;
     if (remaining <= 0) delay = 0;
@@ -102,6 +110,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     const handle = Symbol('clock-timer');
     if (closed) return handle;
     const entry: TimerEntry = { at: atVirtualMs, seq: seq++, fn, real: undefined };
+    if (options.deferNested === true && advancing !== undefined && atVirtualMs <= advancing) entry.deferred = true;
     timers.set(handle, entry);
     arm(handle, entry);
     return handle;
@@ -123,7 +132,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     let best: [symbol, TimerEntry] | undefined;
     for (const pair of timers) {
       const e = pair[1];
-      if (e.at > limit) continue;
+      if (e.at > limit || e.deferred === true) continue;
       if (!best || e.at < best[1].at || (e.at === best[1].at && e.seq < best[1].seq)) best = pair;
     }
     return best;
@@ -138,6 +147,8 @@ export function createClock(options: ClockOptions = {}): Clock {
     }
     const target = now() + ms;
     const errors: unknown[] = [];
+    for (const entry of timers.values()) entry.deferred = false;
+    advancing = target;
     for (let fired = 0; fired < MAX_TIMERS_PER_ADVANCE; fired++) {
       const next = earliestDue(target);
       if (!next) break;
@@ -151,6 +162,7 @@ export function createClock(options: ClockOptions = {}): Clock {
         errors.push(e);
       }
     }
+    advancing = undefined;
     if (now() < target) jumpTo(target);
     for (const [handle, entry] of timers) arm(handle, entry);
     if (errors.length === 1) throw errors[0];

@@ -152,7 +152,7 @@ export function registerOAuth(
       minted,
       'oauth',
       `oauth:${client.clientId}`,
-      store.clock.now() + lifetime * 1000,
+      store.tokenNow() + lifetime * 1000,
     );
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return reply.send({

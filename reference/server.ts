@@ -143,7 +143,10 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const host = options.host ?? '127.0.0.1';
   const faults = new FaultSet(options.faults ?? []);
   const variants = new VariantSet(options.variants ?? []);
-  const clock = createClock({ scale: options.clockScale ?? 1 });
+  const clock = createClock({
+    scale: variants.has('control-clock-stands-still') ? 0 : (options.clockScale ?? 1),
+    deferNested: variants.has('control-advance-defers-nested'),
+  });
   const store = new ReferenceStore({
     seed: options.seed ?? 1,
     clock,

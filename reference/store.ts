@@ -4,7 +4,9 @@
  * (./api.ts, ./oauth.ts, ./control.ts) read and change it; nothing here speaks HTTP.
  *
  * Time is the virtual clock (./clock.ts) everywhere except the rate limiter: CDR windows'
- * "now", token expiry, last-used stamps, call progress and event timestamps.
+ * "now", token expiry, last-used stamps, call progress and event timestamps. The variant
+ * control-real-time-stamps (./variants.ts) puts token expiry, last-used stamps and call progress
+ * on real time instead, as control-openapi.json allows.
  *
  * Event payloads (spec, Events): the base fields callId, contactId, phone, dispositionCode,
  * actor; `eventId` (a UUID, unique per event; one event fanned out to several subscriptions
@@ -70,8 +72,13 @@ export class ReferenceStore {
   hooks = new Map<string, Subscription>();
   calls = new Map<string, CallRecord>();
   switches: Switches = { balanceUpstreamFails: false, originateFails: false, engineNotConfigured: false };
+  /** A switch that holds for one account only (control-account-states-apart); absent: every account. */
+  switchAccounts: Partial<Record<keyof Switches, AccountName>> = {};
   dispatcher: Dispatcher;
   readonly #timers = new Set<symbol>();
+  readonly #realTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** When each call in progress ends: on the virtual clock, or (control-real-time-stamps) real time. */
+  readonly #callEnds = new Map<string, { real: boolean; at: number }>();
   /** For the event-id-reused fault: the one eventId every event then carries. */
   readonly #stuckEventId = randomUUID();
 
@@ -103,7 +110,33 @@ export class ReferenceStore {
     this.hooks = new Map();
     this.calls = new Map();
     this.switches = { balanceUpstreamFails: false, originateFails: false, engineNotConfigured: false };
+    this.switchAccounts = {};
     this.dispatcher = this.#newDispatcher();
+  }
+
+  /** Whether the switch holds for `account`. */
+  failing(name: keyof Switches, account: AccountName): boolean {
+    const only = this.switchAccounts[name];
+    return this.switches[name] && (only === undefined || only === account);
+  }
+
+  /** The now of token expiry and last-used stamps. */
+  tokenNow(): number {
+    return this.variants.has('control-real-time-stamps') ? Date.now() : this.clock.now();
+  }
+
+  /** Real ms until the next call in progress ends (Infinity when none will without an advance). */
+  realMsUntilNextCallEnd(): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const end of this.#callEnds.values()) {
+      const ms = end.real
+        ? end.at - Date.now()
+        : this.clock.scale === 0
+          ? Number.POSITIVE_INFINITY
+          : (end.at - this.clock.now()) / this.clock.scale;
+      next = Math.min(next, Math.max(0, ms));
+    }
+    return next;
   }
 
   async close(): Promise<void> {
@@ -114,6 +147,9 @@ export class ReferenceStore {
   #clearTimers(): void {
     for (const t of this.#timers) this.clock.clearTimer(t);
     this.#timers.clear();
+    for (const t of this.#realTimers) clearTimeout(t);
+    this.#realTimers.clear();
+    this.#callEnds.clear();
   }
 
   #at(atVirtualMs: number, fn: () => void): void {
@@ -126,6 +162,19 @@ export class ReferenceStore {
       }
     });
     this.#timers.add(handle);
+  }
+
+  /** `fn` after `ms` of real time (control-real-time-stamps' call progress). */
+  #afterReal(ms: number, fn: () => void): void {
+    const handle = setTimeout(() => {
+      this.#realTimers.delete(handle);
+      try {
+        fn();
+      } catch {
+        // As #at: the call stops progressing.
+      }
+    }, ms);
+    this.#realTimers.add(handle);
   }
 
   nowIso(): string {
@@ -206,13 +255,17 @@ export class ReferenceStore {
     }
     this.calls.set(callId, call);
     const d = this.options.callDurationMs;
+    const real = this.variants.has('control-real-time-stamps');
     const step = (status: CallStatus) => {
       call.status = status;
-      call.timeline.push({ status, at: this.nowIso() });
+      call.timeline.push({ status, at: real ? new Date().toISOString() : this.nowIso() });
     };
-    this.#at(t0 + Math.floor(d * 0.1), () => step('ringing'));
-    this.#at(t0 + Math.floor(d * 0.3), () => step('answered'));
-    this.#at(t0 + d, () => {
+    const after = (ms: number, fn: () => void) => (real ? this.#afterReal(ms, fn) : this.#at(t0 + ms, fn));
+    this.#callEnds.set(callId, real ? { real, at: Date.now() + d } : { real, at: t0 + d });
+    after(Math.floor(d * 0.1), () => step('ringing'));
+    after(Math.floor(d * 0.3), () => step('answered'));
+    after(d, () => {
+      this.#callEnds.delete(callId);
       step('ended');
       const acct = this.state.accounts.get(account)!;
       const billsec = Math.round((d * 0.7) / 1000);
@@ -328,6 +381,22 @@ export class ReferenceStore {
     const anyKind = this.faults.has('hooks-wrong-event-delivered');
     const afterDelete = this.faults.has('delivery-after-delete');
     let deliveries = 0;
+    // control-emitted-call-records: the call an emitted event speaks of gets a record (an ended call).
+    const callId = payload.callId;
+    if (this.variants.has('control-emitted-call-records') && typeof callId === 'string' && !this.calls.has(callId)) {
+      const at = this.nowIso();
+      this.calls.set(callId, {
+        callId,
+        account,
+        agentId: '',
+        toNumber: String(payload.phone),
+        status: 'ended',
+        timeline: [
+          { status: 'queued', at },
+          { status: 'ended', at },
+        ],
+      });
+    }
     for (const hook of this.hooks.values()) {
       if (hook.accountId !== account) continue;
       if (!anyKind && hook.event !== event) continue;

@@ -110,6 +110,122 @@ export const variants = [
       'one callId) and answers {eventId, eventIds} with every eventId in emission order, without deliveries.',
     control: true,
   },
+  // The other choice at every **either** (and MAY that changes an answer) of control-openapi.json
+  // 1.1.0 that the reference does not already make both ways; composable: all at once are one target.
+  {
+    id: 'control-advance-defers-nested',
+    description:
+      'clock-advanced fires the timers due within the jump that existed before it; timers those set within the ' +
+      'jump wait for the next advance (Time: either). A fractional ms is rounded up to a whole ms.',
+    control: true,
+  },
+  {
+    id: 'control-clock-stands-still',
+    description:
+      'The virtual clock stands still between advances: only clock-advanced moves it (Time: either). Call ' +
+      'progress and token expiry follow it, so a call ends only when the clock is advanced past its end.',
+    control: true,
+  },
+  {
+    id: 'control-advance-waits',
+    description:
+      'clock-advanced answers only after the delivery attempts it fired have ended (bounded by 10 s), ' +
+      'not while they are in flight (either).',
+    control: true,
+  },
+  {
+    id: 'control-idle-counts-calls',
+    description:
+      'deliveries-idle also waits, within its 10 s, for calls in progress whose call.ended falls due within them ' +
+      '(events not yet emitted: either).',
+    control: true,
+  },
+  {
+    id: 'control-real-time-stamps',
+    description:
+      'Call progress, OAuth token expiry and last-used times run on real time, not the virtual clock (either).',
+    control: true,
+  },
+  {
+    id: 'control-strict-params',
+    description:
+      'event-emitted refuses fields eventId, event, occurredAt, fields its kind does not document and values of ' +
+      'another type with 422, and any account name (it honours none of its own); the account states, clock and ' +
+      'deliveries-idle refuse params other than {} (teardown values aside) with 422; clock-advanced refuses ' +
+      'more than 48 hours with 422 (each a MAY or either).',
+    control: true,
+  },
+  {
+    id: 'control-lenient-requests',
+    description:
+      'params: null reads as {}; a documented path with another method answers 405; an unknown path under the ' +
+      'control endpoint answers 401 first without the token (each either).',
+    control: true,
+  },
+  {
+    id: 'control-emitted-call-records',
+    description:
+      "call-record knows the callId of an emitted event's payload (an ended call), rather than 404 (either).",
+    control: true,
+  },
+  {
+    id: 'control-account-tokens-kept',
+    description:
+      'Each account state gives the same token at every setup (the account and token are kept) and its teardown ' +
+      'keeps the token rather than revoking it (either).',
+    control: true,
+  },
+  {
+    id: 'control-account-made-per-setup',
+    description:
+      'Each setup of an account state makes a new account in that condition (with a provisioned and an ' +
+      'unprovisioned agent) rather than keeping one (either).',
+    control: true,
+  },
+  {
+    id: 'control-account-states-apart',
+    description:
+      'balance-upstream-failing, originate-failing and engine-not-configured use an account other than the test ' +
+      'account, and the failure holds for that account only (either).',
+    control: true,
+  },
+  {
+    id: 'control-502-detail-in-message',
+    description: 'The 502 originate_failed carries the upstream detail inside message, with no detail member (either).',
+    control: true,
+  },
+  {
+    id: 'control-token-forget',
+    description:
+      'The teardown of token-issued forgets the token (it no longer authenticates; token-last-used answers 404) ' +
+      'instead of revoking it (MAY).',
+    control: true,
+  },
+  {
+    id: 'control-revoke-issued-only',
+    description:
+      'token-revoked accepts only tokens token-issued returned; any other token is 422 invalid_params (either).',
+    control: true,
+  },
+  {
+    id: 'control-teardown-named-only',
+    description:
+      "A teardown undoes only what its values name; without values it ends only the state's condition " +
+      '(tokens other setups gave stay valid) (either).',
+    control: true,
+  },
+  {
+    id: 'control-scope-401-not-a-use',
+    description: "A request refused 401 for a missing scope does not stamp the token's last-used time (either).",
+    control: true,
+  },
+  {
+    id: 'control-attempt-event-ids',
+    description:
+      'hook-attempts gives each attempt its own eventId (MAY), omits disabledReason while the hook is active, and ' +
+      'the clock inspection answers {now} alone (iso and virtual are optional).',
+    control: true,
+  },
 ] as const satisfies readonly Variant[];
 
 export type VariantId = (typeof variants)[number]['id'];

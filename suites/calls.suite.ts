@@ -222,7 +222,7 @@ describe('POST /calls: agents and account state', () => {
         `POST /calls when upstream rejects the originate: expected 502 originate_failed, got ${codeOf(exchange)}`,
       );
       expectError(t, exchange, 502, 'originate_failed');
-      t.observe('CALLS-ORIGINATE-FAILED-DETAIL', `the 502 carries its detail in ${detailLocation(exchange.json)}`);
+      t.observe('CALLS-ORIGINATE-FAILED-DETAIL', `where the 502 carries its detail: ${detailLocation(exchange.json)}`);
     },
   );
 

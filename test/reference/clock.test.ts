@@ -87,6 +87,24 @@ describe('createClock', () => {
     expect(c.now()).toBe(1000);
   });
 
+  it('with deferNested, a timer set inside the jump waits for the next advance, even a running clock', async () => {
+    const c = clock({ scale: 1, start: 0, deferNested: true });
+    const seen: string[] = [];
+    c.setTimer(200, () => {
+      seen.push('b');
+      c.setTimer(250, () => seen.push('b2')); // due within this jump: the next advance fires it
+      c.setTimer(5_000, () => seen.push('later')); // due after it: as any timer
+    });
+    c.advance(1000);
+    expect(seen).toEqual(['b']);
+    await sleep(20); // armed against real time it would have fired by now
+    expect(seen).toEqual(['b']);
+    c.advance(0);
+    expect(seen).toEqual(['b', 'b2']);
+    c.advance(10_000);
+    expect(seen).toEqual(['b', 'b2', 'later']);
+  });
+
   it('re-arms remaining timers after advance so they fire sooner in real time', async () => {
     const c = clock({ scale: 1 });
     let fired = false;

@@ -9,10 +9,12 @@
  * control API (and the embedded-only properties) run too.
  *
  * The variants that take a choice control-openapi.json leaves to the target (or that only its
- * control endpoint drives into view) run as a remote target WITH CONTROL_URL and a receiver the
- * stand-in trusts (cli/remote-reference.ts), twice against the same process with consecutive
- * seeds: the delivery checks that take turns across runs all run, and the second run meets a
- * clock the first one moved.
+ * control endpoint drives into view) are composable: all of them at once are one target making
+ * the other choice at every **either**. It runs as a remote target WITH CONTROL_URL and a receiver
+ * the stand-in trusts (cli/remote-reference.ts), twice against the same process with consecutive
+ * seeds, with the checks that use a state or an inspection: the checks that take turns across
+ * runs all run, and the second run meets a clock the first one moved. Each choice alone is proven
+ * cheaply by test/cli/control-check.run.test.ts (the other choice, and occ control-check on it).
  *
  * The runs are independent (each has its own target process, reports folder and ephemeral ports)
  * and mostly wait on their request throttle, so three go side by side; a test's vitest timeout
@@ -31,6 +33,7 @@ import { startRemoteReference } from '../../cli/remote-reference.ts';
 import { cleanEnv } from '../cli/occ-process.ts';
 import { secondProofs, type SecondProof } from '../../suites/data/second-proofs.ts';
 import { requirements } from '../../requirements/catalogue.ts';
+import { controlUnlocks } from '../../cli/control-unlocks.ts';
 
 interface RunOutcome {
   readonly code: number | null;
@@ -248,41 +251,49 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
     },
   );
 
-  // Even, then odd: both halves of every two-way turn (the retried-delete check, the 2xx/4xx pair).
+  // Even, then odd: both halves of every two-way turn (the retried-delete check, the 2xx/4xx pair,
+  // a control state and the fixtures it stands in for).
   const CONTROL_SEED = 2;
-  // What a control variant changes: subscriptions, deliveries, their events and the originated
-  // call's call.ended. The checks of the other requirements are proven by the API variants above.
-  const deliveryRequirements = requirements
-    .map((r) => r.id)
-    .filter((id) => /^(WEBHOOK|EVENT|HOOKS)-/.test(id) || id === 'CALLS-CORRELATE-CALL-ENDED');
-  it.each(variants.filter((v) => 'control' in v).map((v) => [v.id, v.description]))(
-    '%s, run twice as a remote target with CONTROL_URL, passes every check (%s)',
-    { timeout: 600_000 },
-    async (id) => {
-      const outcomes = await inTurn(async () => {
-        const reference = await startRemoteReference({ variants: [id] });
-        try {
-          // A short watch: the control endpoint emits every kind, nothing waits for real time.
-          const env = { ...reference.env, WEBHOOK_BUDGET_S: '10', PROPERTY_NUM_RUNS: '5' };
-          const runs: RunOutcome[] = [];
-          for (const seed of [CONTROL_SEED, CONTROL_SEED + 1])
-            runs.push(
-              await runConformance(env, 140_000, ['--seed', String(seed), '--only', deliveryRequirements.join(',')]),
-            );
-          return runs;
-        } finally {
-          await reference.close();
-        }
-      });
-      for (const outcome of outcomes) {
-        expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
-        expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
+  // What the control variants change: subscriptions, deliveries, their events and the originated
+  // call's call.ended, and what each state and inspection is used for (cli/control-unlocks.ts), the
+  // call record and the target's clock included. The checks of the other requirements are proven
+  // by the API variants above.
+  const controlRequirements = [
+    ...requirements
+      .map((r) => r.id)
+      .filter((id) => /^(WEBHOOK|EVENT|HOOKS)-/.test(id) || id === 'CALLS-CORRELATE-CALL-ENDED'),
+    ...controlUnlocks.flatMap((unlock) => unlock.requirements),
+    'CALLS-QUEUED',
+    'CALLS-TRANSITIONS',
+    'CDRS-DEFAULT-WINDOW',
+  ];
+  const controlVariants = variants.filter((v) => 'control' in v).map((v) => v.id);
+  const title = `every control variant at once (${controlVariants.length}), twice as a remote target with CONTROL_URL`;
+  it(`${title}, passes every check that uses it`, {
+    timeout: 600_000,
+  }, async () => {
+    const outcomes = await inTurn(async () => {
+      const reference = await startRemoteReference({ variants: controlVariants });
+      try {
+        // A short watch: the control endpoint emits every kind, nothing waits for real time.
+        const env = { ...reference.env, WEBHOOK_BUDGET_S: '10', PROPERTY_NUM_RUNS: '5' };
+        const only = [...new Set(controlRequirements)].join(',');
+        const runs: RunOutcome[] = [];
+        for (const seed of [CONTROL_SEED, CONTROL_SEED + 1])
+          runs.push(await runConformance(env, 140_000, ['--seed', String(seed), '--only', only]));
+        return runs;
+      } finally {
+        await reference.close();
       }
-      // The clock it signs with is recorded, not failed.
-      if (id === 'control-virtual-clock-signing')
-        expect(outcomes.flatMap((o) => o.observations['WEBHOOK-SIGNATURE-FRESH'] ?? []).join(' ')).toMatch(
-          /signed with its own \(virtual\) clock/,
-        );
-    },
-  );
+    });
+    for (const outcome of outcomes) {
+      expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
+      expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
+    }
+    // The readings the target takes are recorded, not failed: the clock it signs with, where the
+    // 502's detail is.
+    const observed = (id: string) => outcomes.flatMap((o) => o.observations[id] ?? []).join(' ');
+    expect(observed('WEBHOOK-SIGNATURE-FRESH')).toMatch(/signed with its own \(virtual\) clock/);
+    expect(observed('CALLS-ORIGINATE-FAILED-DETAIL')).toMatch(/detail: inside message/);
+  });
 });

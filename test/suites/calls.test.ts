@@ -15,10 +15,17 @@ describe('calls.suite.ts: detailLocation (CALLS-ORIGINATE-FAILED-DETAIL, recorde
     );
   });
 
-  it('names the fields when the detail is nowhere, and says when the body is not an object', () => {
-    expect(detailLocation({ error: 'originate_failed', message: 'failed' })).toBe(
-      'nowhere visible (fields: error, message)',
+  it('names a message or other members that may hold it, never "nowhere" while there is a place', () => {
+    expect(detailLocation({ error: 'originate_failed', message: 'upstream said no: SIP 503' })).toBe(
+      'no "detail" member; in message if anywhere ("upstream said no: SIP 503")',
     );
+    expect(detailLocation({ error: 'originate_failed', message: 'failed', upstream: { sip: 503 } })).toBe(
+      'no "detail" member; other members: upstream ({"sip":503})',
+    );
+  });
+
+  it('says nowhere only for a body with error alone, and says when the body is not an object', () => {
+    expect(detailLocation({ error: 'originate_failed' })).toBe('nowhere visible (fields: error)');
     expect(detailLocation(undefined)).toBe('the body is not an object');
     expect(detailLocation(null)).toBe('the body is not an object');
     expect(detailLocation('originate_failed')).toBe('the body is not an object');
