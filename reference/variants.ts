@@ -111,7 +111,7 @@ export const variants = [
     control: true,
   },
   // The other choice at every **either** (and MAY that changes an answer) of control-openapi.json
-  // 1.1.0 that the reference does not already make both ways; composable: all at once are one target.
+  // 1.2.0 that the reference does not already make both ways; composable: all at once are one target.
   {
     id: 'control-advance-defers-nested',
     description:

@@ -413,7 +413,7 @@ describe('occ control-check, the command', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^control-check: \d+ checks passed, no violation \(\d+ requests\)$/m);
     const jsonText = readFileSync(join(cwd, 'out', 'control-check.json'), 'utf8');
-    expect(JSON.parse(jsonText)).toMatchObject({ violations: [], document: '1.1.0' });
+    expect(JSON.parse(jsonText)).toMatchObject({ violations: [], document: '1.2.0' });
     const junitText = readFileSync(join(cwd, 'out', 'control-check.junit.xml'), 'utf8');
     expect(parseXml(junitText).elements[0]).toBe('testsuites');
     expect(junitText).toMatch(/<testsuites name="occ control-check" tests="\d+" failures="0"/);
