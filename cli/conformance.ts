@@ -505,7 +505,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       process.stdout.write(`conformance: EXPIRED waiver (fails the run; renew or remove it): ${describeWaiver(w)}\n`);
     for (const w of report.waivers.unused)
       process.stdout.write(
-        `conformance: unused waiver (its check ran and did not fail; remove it): ${describeWaiver(w)}\n`,
+        `conformance: unused waiver (a check of its requirement ran and it covered nothing; remove it, or fix its check name): ${describeWaiver(w)}\n`,
       );
     if (options.updateWaivers && waiverFile !== undefined && !interrupted) {
       const added = updateWaiverFile(waiverFile, report.checks);

@@ -136,7 +136,9 @@ export function renderJunit(report: RunReport): string {
         .className('waivers')
         .name(`unused waiver ${w.requirement}`)
         .property('status', 'unused')
-        .standardOutput(`unused waiver (its check ran and did not fail: remove it): ${describeWaiver(w)}`);
+        .standardOutput(
+          `unused waiver (a check of its requirement ran and it covered nothing: remove it, or fix its check name): ${describeWaiver(w)}`,
+        );
   }
   for (const probe of report.load) {
     const name = xmlText(probe.probe).text;

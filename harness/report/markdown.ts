@@ -118,7 +118,9 @@ export function renderMarkdown(run: RunReport): string {
     lines.push('## Waivers', '');
     for (const w of expired) lines.push(`- **expired, fails the run**: ${cell(describeWaiver(w))}`);
     for (const w of unused)
-      lines.push(`- **unused** (its check ran and did not fail: remove it): ${cell(describeWaiver(w))}`);
+      lines.push(
+        `- **unused** (a check of its requirement ran and it covered nothing: remove it, or fix its check name): ${cell(describeWaiver(w))}`,
+      );
     for (const c of waived) {
       lines.push(
         `### ${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${md(c.name)}`,

@@ -148,13 +148,15 @@ export function applyWaivers(
       waivers: live.filter((w) => waivedRequirements.some((id) => covers(w, check, id))),
     };
   });
-  // Unused: a check its waiver could cover ran (passed or failed) yet the waiver covered nothing.
+  // Unused: a check its waiver could cover ran (passed or failed) yet the waiver covered nothing;
+  // or it names a check its requirement has none of, while a check of that requirement ran (a
+  // misspelt name would otherwise cover nothing, silently).
+  const ofRequirement = (w: Waiver) => checks.filter((c) => c.requirements.includes(w.requirement));
   const ran = (w: Waiver) =>
-    checks.some(
+    ofRequirement(w).some(
       (c) =>
         (c.status === 'passed' || c.status === 'failed') &&
-        c.requirements.includes(w.requirement) &&
-        (w.check === undefined || w.check === c.name),
+        (w.check === undefined || w.check === c.name || !ofRequirement(w).some((other) => other.name === w.check)),
     );
   return {
     checks: result,

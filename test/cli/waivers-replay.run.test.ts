@@ -108,6 +108,25 @@ describe('occ run --waivers', { timeout: 300_000 }, () => {
     );
   });
 
+  it("the README's example, copied as written, waives the check it names against a target that fails it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occ-waivers-'));
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Known failures: waivers'));
+    const example = /```json\n([\s\S]*?)```/.exec(section)![1]!;
+    writeFileSync(join(dir, 'waivers.json'), example);
+    const { requirement, check } = (JSON.parse(example) as { waivers: { requirement: string; check: string }[] })
+      .waivers[0]!;
+    // A window of 32 days accepted: the named check fails, and so do others of the requirement.
+    const run = await occ(
+      ['run', '--no-properties', '--only', requirement, '--waivers', 'waivers.json'],
+      { OCC_REFERENCE_FAULTS: 'cdrs-window-32d-accepted' },
+      dir,
+    );
+    expect(run.stdout).toMatch(/waivers applied from waivers\.json \(1 entry: 1 used, 0 unused, 0 expired\)/);
+    const report = JSON.parse(read(dir, 'report.json')) as Report;
+    expect(report.checks.find((c) => c.name === check)?.status).toBe('waived');
+  });
+
   it('refuses a broken waiver file with one line and exit 2, before sending anything', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-waivers-'));
     writeFileSync(

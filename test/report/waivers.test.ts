@@ -103,9 +103,16 @@ describe('applyWaivers', () => {
   });
 
   it('covers only the named check when a waiver names one', () => {
-    const r = report(checks.slice(0, 1), [{ requirement: 'ME-200-SHAPE', check: 'another check' }]);
-    expect(r.checks[0]!.status).toBe('failed');
+    const two = [checks[0]!, check('me again', 'failed', ['ME-200-SHAPE'])];
+    const r = report(two, [{ requirement: 'ME-200-SHAPE', check: 'me again' }]);
+    expect(r.checks.map((c) => c.status)).toEqual(['failed', 'waived']);
     expect(r.waivers.unused).toEqual([]);
+  });
+
+  it('reports a waiver unused when it names a check its requirement has none of, beside one that ran', () => {
+    const r = report(checks.slice(0, 1), [{ requirement: 'ME-200-SHAPE', check: 'a misspelt check' }]);
+    expect(r.checks[0]!.status).toBe('failed');
+    expect(r.waivers.unused.map((w) => w.check)).toEqual(['a misspelt check']);
   });
 
   it('fails the run on an expired waiver, which covers nothing; a waiver holds through its expiry day', () => {
