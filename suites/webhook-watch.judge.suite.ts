@@ -26,6 +26,7 @@ import {
   closeRequests,
   judgeWatch,
   WATCH_METADATA_MARKER,
+  watchCallSteps,
   watchedKinds,
   watchesFailing,
   watchNeeds,
@@ -314,6 +315,8 @@ describe('Deliveries watched across the run: the originated call and the deleted
           .find((r) => r !== undefined);
       const view = await judgeWatch(t, (v) => causedArrived(v) || refused(v) !== undefined);
       const { callId } = view.watch;
+      const steps = watchCallSteps();
+      if (steps !== undefined) t.observe('CALLS-CORRELATE-CALL-ENDED', steps);
       const ended = view.of('kind', 'call.ended');
       const ours = ended.find((d) => payloadOf(d)?.callId === callId);
       if (ours === undefined) {
