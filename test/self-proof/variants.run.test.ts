@@ -305,6 +305,8 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
     const observed = (id: string) => outcomes.flatMap((o) => o.observations[id] ?? []).join(' ');
     expect(observed('WEBHOOK-SIGNATURE-FRESH')).toMatch(/signed with its own \(virtual\) clock/);
     expect(observed('CALLS-ORIGINATE-FAILED-DETAIL')).toMatch(/detail: inside message/);
+    // The watch's own call is the one POST /calls queued: its call record is read too.
+    expect(observed('CALLS-TRANSITIONS')).toMatch(/queued → ringing → answered → ended \(its call record\)/);
   });
 
   // A clock that stands still with call progress on it (control-clock-stands-still alone; the run
@@ -327,5 +329,6 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
     expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
     expect(outcome.statuses['CALLS-CORRELATE-CALL-ENDED']).toBe('passed');
     expect(outcome.observations['CALLS-CORRELATE-CALL-ENDED']!.join(' ')).toMatch(/advanced the target's clock/);
+    expect(outcome.observations['CALLS-TRANSITIONS']!.join(' ')).toMatch(/queued → ringing → answered → ended/);
   });
 });
