@@ -304,15 +304,15 @@ async function observeRecord(t: CheckTools, callId: string): Promise<void> {
     record = await t.control.call(callId);
   } catch (error) {
     // What the record shows is only observed: an inspection that fails is said, never the call's verdict.
-    return t.observe('CALLS-TRANSITIONS', `the call record could not be read: ${(error as Error).message}`);
+    return t.observe('CALLS-TRANSITIONS', `the watch's call record could not be read: ${(error as Error).message}`);
   }
   const timeline = (record?.timeline as Array<{ status: string }> | undefined)?.map((step) => step.status) ?? [];
-  t.observe('CALLS-TRANSITIONS', `the call went through: ${timeline.join(' → ') || 'no record'} (its call record)`);
+  t.observe('CALLS-TRANSITIONS', `the watch's call went through: ${timeline.join(' → ') || 'no record'}`);
   t.observe(
     'CALLS-METADATA-NOT-PERSISTED',
     JSON.stringify(record ?? {}).includes(WATCH_METADATA_MARKER)
-      ? 'the metadata was persisted in the call record'
-      : 'the metadata does not appear in the call record',
+      ? "the watch's call: metadata was persisted in its call record"
+      : "the watch's call: metadata does not appear in its call record",
   );
 }
 
