@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import type { CallQueued } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { watchOriginates } from '../harness/seams/event-watch.ts';
+import { createCallClock, recordAtEnd } from '../harness/seams/call-clock.ts';
 import { session } from '../harness/run/session.ts';
 import { probesForRun, probesPlanned, wayOf } from '../harness/scheduling/rotation.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
@@ -281,12 +282,11 @@ describe('POST /calls: origination', () => {
         t.ensure(queued.status === 'queued', `status is ${JSON.stringify(queued.status)}, must be queued`);
         if (t.control.offers('call-record')) {
           // The target's own record of the call (through its control endpoint): what follows queued,
-          // and whether metadata stuck.
-          let record = await t.control.call(queued.callId);
-          for (let i = 0; i < 40 && record?.status !== 'ended'; i++) {
-            await new Promise((resolve) => setTimeout(resolve, 25));
-            record = await t.control.call(queued.callId);
-          }
+          // and whether metadata stuck. Its calls may wait for its clock to be advanced (call-clock.ts).
+          const clock = createCallClock();
+          const record = await recordAtEnd(t.control, queued.callId, clock);
+          const steps = clock.describe();
+          if (steps !== undefined) t.observe('CALLS-TRANSITIONS', steps);
           const timeline =
             (record?.timeline as Array<{ status: string }> | undefined)?.map((step) => step.status) ?? [];
           t.observe('CALLS-TRANSITIONS', `the call went through: ${timeline.join(' → ') || 'no record'}`);

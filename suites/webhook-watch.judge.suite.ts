@@ -26,6 +26,7 @@ import {
   closeRequests,
   judgeWatch,
   WATCH_METADATA_MARKER,
+  watchCallSteps,
   watchedKinds,
   watchesFailing,
   watchNeeds,
@@ -296,11 +297,30 @@ describe("Deliveries watched across the run: each kind's payload, and one kind p
   );
 });
 
+/** What the target's record of the watch's call shows: the states it went through, whether metadata stuck. */
+async function observeRecord(t: CheckTools, callId: string): Promise<void> {
+  let record: Record<string, unknown> | undefined;
+  try {
+    record = await t.control.call(callId);
+  } catch (error) {
+    // What the record shows is only observed: an inspection that fails is said, never the call's verdict.
+    return t.observe('CALLS-TRANSITIONS', `the watch's call record could not be read: ${(error as Error).message}`);
+  }
+  const timeline = (record?.timeline as Array<{ status: string }> | undefined)?.map((step) => step.status) ?? [];
+  t.observe('CALLS-TRANSITIONS', `the watch's call went through: ${timeline.join(' → ') || 'no record'}`);
+  t.observe(
+    'CALLS-METADATA-NOT-PERSISTED',
+    JSON.stringify(record ?? {}).includes(WATCH_METADATA_MARKER)
+      ? "the watch's call: metadata was persisted in its call record"
+      : "the watch's call: metadata does not appear in its call record",
+  );
+}
+
 describe('Deliveries watched across the run: the originated call and the deleted subscription', () => {
   check(
     'The callId of the originated call reappears in its call.ended delivery',
     {
-      verifies: ['CALLS-CORRELATE-CALL-ENDED', 'CALLS-METADATA-NOT-PERSISTED'],
+      verifies: ['CALLS-CORRELATE-CALL-ENDED', 'CALLS-METADATA-NOT-PERSISTED', 'CALLS-TRANSITIONS'],
       needs: { ...needs, agents: ['provisioned'], originate: true },
       requests: 0,
       timeoutMs,
@@ -314,6 +334,8 @@ describe('Deliveries watched across the run: the originated call and the deleted
           .find((r) => r !== undefined);
       const view = await judgeWatch(t, (v) => causedArrived(v) || refused(v) !== undefined);
       const { callId } = view.watch;
+      const steps = watchCallSteps();
+      if (steps !== undefined) t.observe('CALLS-CORRELATE-CALL-ENDED', steps);
       const ended = view.of('kind', 'call.ended');
       const ours = ended.find((d) => payloadOf(d)?.callId === callId);
       if (ours === undefined) {
@@ -338,6 +360,8 @@ describe('Deliveries watched across the run: the originated call and the deleted
           ? 'the metadata reappears in the call.ended payload'
           : 'the metadata does not reappear in the call.ended payload',
       );
+      // The target's record of the call POST /calls queued, where it offers one (control requests only).
+      if (callId !== undefined && t.control.offers('call-record')) await observeRecord(t, callId);
     },
   );
 

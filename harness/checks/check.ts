@@ -205,6 +205,8 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       },
       remember: (secret) => api.redact.remember(secret),
       onClockReading: (reading) => session().targetClock.record(reading),
+      // Moving the clock changes what every other check sees (gate.ts ALONE_STATES).
+      claimAlone: () => pass.claim('alone'),
       fail,
     });
 

@@ -276,6 +276,11 @@ export interface ControlScope {
   remember(secret: string): void;
   /** A reading of the target's clock (the clock inspection, clock-advanced's answer): ./target-clock.ts. */
   onClockReading?(reading: Omit<ClockReading, 'url'>): void;
+  /**
+   * Takes the gate's `alone` claim before the clock moves, for a check that advances it without
+   * declaring clock-advanced (a wait for a call: ./call-clock.ts); a no-op when already held.
+   */
+  claimAlone?(): Promise<void>;
   fail(message: string): never;
 }
 
@@ -356,6 +361,7 @@ export function createControlClient(scope: ControlScope): ControlClient {
       };
     },
     async advanceClock(ms) {
+      await scope.claimAlone?.();
       // A target offering clock-advanced offers clock too (occ run refuses one that does not).
       if (offers('clock')) await readClock();
       const sent = Date.now();

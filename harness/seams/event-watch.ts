@@ -13,7 +13,9 @@
  * that runs without an opened watch (e.g. `--only`) opens it itself.
  *
  * The receiver keeps what arrives; judging reads it, by path, until a check's condition holds
- * or WEBHOOK_BUDGET_S after the events were caused.
+ * or WEBHOOK_BUDGET_S after the events were caused. While the originated call's call.ended has
+ * not arrived, a target that offers clock-advanced has its clock moved in bounded steps
+ * (./call-clock.ts): its calls may run on a virtual clock that stands still.
  */
 import { eventTypes, type EventType } from '../../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
@@ -24,6 +26,8 @@ import type { RunTarget } from '../run/context.ts';
 import { session } from '../run/session.ts';
 import { runSeed, sliceForRun } from '../scheduling/rotation.ts';
 import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
+import { CALL_GRACE_MS, createCallClock } from './call-clock.ts';
+import { payloadOf } from '../checks/delivery-verdicts.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** What a watched subscription is for. */
@@ -312,9 +316,25 @@ async function open(t: CheckTools): Promise<Watch> {
   };
 }
 
+/** The steps by which the run moved the target's clock for the watch's call (one bound for the whole run). */
+const watchCallClock = createCallClock();
+
+/** What the run did to the target's clock for the watch's call, for an observation; undefined: nothing. */
+export function watchCallSteps(): string | undefined {
+  return watchCallClock.describe();
+}
+
+/** Whether the watch's originated call has not shown its call.ended yet. */
+function callPending(view: WatchView): boolean {
+  const { callId } = view.watch;
+  return callId !== undefined && !view.of('kind', 'call.ended').some((d) => payloadOf(d)?.callId === callId);
+}
+
 /**
  * Reads the watched paths until `until` holds or the budget runs out (polling the receiver).
- * `until` sees every delivery so far; a check stops early on what decides it.
+ * `until` sees every delivery so far; a check stops early on what decides it. While the watch's
+ * call is pending past CALL_GRACE_MS, each look is followed by one step of the target's clock
+ * until the steps are spent.
  */
 export async function judgeWatch(t: CheckTools, until: (view: WatchView) => boolean): Promise<WatchView> {
   let watch: Watch;
@@ -332,6 +352,7 @@ export async function judgeWatch(t: CheckTools, until: (view: WatchView) => bool
     const timedOut = Date.now() >= watch.deadline;
     const view = viewOf(watch, deliveries, timedOut);
     if (timedOut || until(view)) return view;
+    if (callPending(view) && Date.now() >= watch.causedAt + CALL_GRACE_MS) await watchCallClock.step(t.control);
     await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, watch.deadline - Date.now()))));
   }
 }

@@ -15,6 +15,9 @@
  * seeds, with the checks that use a state or an inspection: the checks that take turns across
  * runs all run, and the second run meets a clock the first one moved. Each choice alone is proven
  * cheaply by test/cli/control-check.run.test.ts (the other choice, and occ control-check on it).
+ * Two eithers that meet are paired in one more small run: a clock that stands still with call
+ * progress on it (control-real-time-stamps, in the run of every control variant, puts calls on
+ * real time), where only the suite's advances end a call, in a run of the call requirements alone.
  *
  * The runs are independent (each has its own target process, reports folder and ephemeral ports)
  * and mostly wait on their request throttle, so three go side by side; a test's vitest timeout
@@ -40,6 +43,8 @@ interface RunOutcome {
   readonly stdout: string;
   readonly failed: string[];
   readonly observations: Record<string, string[]>;
+  /** Each requirement's status in report.json. */
+  readonly statuses: Record<string, string>;
 }
 
 /** Starts the reference as its own process and reads the fixtures line it prints first. */
@@ -127,17 +132,21 @@ function runConformance(env: Record<string, string>, timeoutMs: number, args: st
       clearTimeout(timer);
       let failed: string[] = [];
       const observations: Record<string, string[]> = {};
+      const statuses: Record<string, string> = {};
       try {
         const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8')) as {
           checks: Array<{ name: string; status: string; failure?: string }>;
-          requirements: Array<{ id: string; observations: string[] }>;
+          requirements: Array<{ id: string; status: string; observations: string[] }>;
         };
         failed = report.checks.filter((c) => c.status === 'failed').map((c) => `${c.name}: ${c.failure ?? ''}`);
-        for (const r of report.requirements) observations[r.id] = r.observations;
+        for (const r of report.requirements) {
+          observations[r.id] = r.observations;
+          statuses[r.id] = r.status;
+        }
       } catch (error) {
         failed = [`no report.json: ${(error as Error).message}`];
       }
-      resolve({ code, stdout, failed, observations });
+      resolve({ code, stdout, failed, observations, statuses });
     });
   });
 }
@@ -153,9 +162,10 @@ function variantArea(id: string): string {
 
 /**
  * The API variants in as few remote targets as their areas allow: each joins the smallest group
- * holding none of its area (nor, if it needs a seed's turn, another that needs one). A target that makes several choices the spec allows is as conformant
- * as one that makes one, and variants of different areas change different answers, so a false
- * verdict one of them provokes still fails its group's run (which names the group); the run with
+ * holding none of its area (nor, if it needs a seed's turn, another that needs one). A target that
+ * makes several choices the spec allows is as conformant as one that makes one, and variants of
+ * different areas change different answers, so a false verdict one of them provokes still fails
+ * its group's run (which names the group); the run with
  * every variant at once covers their meeting inside the embedded reference.
  */
 function groupByArea(ids: readonly string[]): string[][] {
@@ -295,5 +305,32 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
     const observed = (id: string) => outcomes.flatMap((o) => o.observations[id] ?? []).join(' ');
     expect(observed('WEBHOOK-SIGNATURE-FRESH')).toMatch(/signed with its own \(virtual\) clock/);
     expect(observed('CALLS-ORIGINATE-FAILED-DETAIL')).toMatch(/detail: inside message/);
+    // The watch's own call is the one POST /calls queued: its call record is read too.
+    expect(observed('CALLS-TRANSITIONS')).toMatch(/the watch's call went through: queued → ringing → answered → ended/);
+  });
+
+  // A clock that stands still with call progress on it (control-clock-stands-still alone; the run
+  // above adds control-real-time-stamps, which puts calls on real time): the watch's call ends only
+  // when the suite advances the clock, also in a run restricted to the call requirements.
+  it('control-clock-stands-still alone (calls on its clock), the call requirements alone (--only), passes', {
+    timeout: 120_000,
+  }, async () => {
+    const outcome = await inTurn(async () => {
+      const reference = await startRemoteReference({ variants: ['control-clock-stands-still'] });
+      try {
+        const env = { ...reference.env, WEBHOOK_BUDGET_S: '10', PROPERTY_NUM_RUNS: '5' };
+        const only = ['CALLS-CORRELATE-CALL-ENDED', 'CALLS-TRANSITIONS', 'CALLS-QUEUED'].join(',');
+        return await runConformance(env, 60_000, ['--only', only]);
+      } finally {
+        await reference.close();
+      }
+    });
+    expect(outcome.failed, outcome.failed.join('\n\n')).toEqual([]);
+    expect(outcome.code, outcome.stdout.split('\n').slice(-3).join('\n')).toBe(0);
+    expect(outcome.statuses['CALLS-CORRELATE-CALL-ENDED']).toBe('passed');
+    expect(outcome.observations['CALLS-CORRELATE-CALL-ENDED']!.join(' ')).toMatch(/advanced the target's clock/);
+    expect(outcome.observations['CALLS-TRANSITIONS']!.join(' ')).toMatch(
+      /the watch's call went through: queued → ringing → answered → ended/,
+    );
   });
 });
