@@ -29,6 +29,7 @@ import { configurationFingerprint, gitCommit, writeEvidence } from '../harness/r
 import {
   applyWaivers,
   describeWaiver,
+  UNUSED_WAIVER,
   loadWaiverFile,
   updateWaiverFile,
   waiverModeText,
@@ -504,9 +505,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     for (const w of report.waivers.expired)
       process.stdout.write(`conformance: EXPIRED waiver (fails the run; renew or remove it): ${describeWaiver(w)}\n`);
     for (const w of report.waivers.unused)
-      process.stdout.write(
-        `conformance: unused waiver (a check of its requirement ran and it covered nothing; remove it, or fix its check name): ${describeWaiver(w)}\n`,
-      );
+      process.stdout.write(`conformance: unused waiver (${UNUSED_WAIVER}): ${describeWaiver(w)}\n`);
     if (options.updateWaivers && waiverFile !== undefined && !interrupted) {
       const added = updateWaiverFile(waiverFile, report.checks);
       process.stdout.write(

@@ -10,7 +10,7 @@
  */
 import type { RequirementStatus, RunReport } from './model.ts';
 import { failedRequirementsText } from './results.ts';
-import { describeWaiver, waiverModeText } from './waivers.ts';
+import { describeWaiver, UNUSED_WAIVER, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
 
 const statusLabel: Record<RequirementStatus, string> = {
@@ -117,10 +117,7 @@ export function renderMarkdown(run: RunReport): string {
   if (waived.length > 0 || expired.length > 0 || unused.length > 0) {
     lines.push('## Waivers', '');
     for (const w of expired) lines.push(`- **expired, fails the run**: ${cell(describeWaiver(w))}`);
-    for (const w of unused)
-      lines.push(
-        `- **unused** (a check of its requirement ran and it covered nothing: remove it, or fix its check name): ${cell(describeWaiver(w))}`,
-      );
+    for (const w of unused) lines.push(`- **unused** (${UNUSED_WAIVER}): ${cell(describeWaiver(w))}`);
     for (const c of waived) {
       lines.push(
         `### ${c.status === 'waived' ? 'Waived' : 'Partly waived'}: ${md(c.name)}`,

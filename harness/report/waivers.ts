@@ -171,6 +171,9 @@ export function applyWaivers(
   };
 }
 
+/** What every report says of an unused waiver, and what to do about it. */
+export const UNUSED_WAIVER = 'a check of its requirement ran and it covered nothing: remove it, or fix its check name';
+
 /** "CDRS-WINDOW-MAX-31D (check "…", ticket OPS-1, expires 2026-12-31)": a waiver on one line. */
 export function describeWaiver(w: Waiver): string {
   const details = [
