@@ -30,10 +30,12 @@ afterAll(() => {
 });
 
 /** The one document of a file the command wrote (a comment line, then `---`). */
+// biome-ignore lint/suspicious/noExplicitAny: parsed documents, read by path in assertions
 function documentOf(text: string): Record<string, any> {
   const docs = parseAllDocuments(text);
   expect(docs).toHaveLength(1);
   expect(docs[0]!.errors).toEqual([]);
+  // biome-ignore lint/suspicious/noExplicitAny: as above
   return docs[0]!.toJS() as Record<string, any>;
 }
 

@@ -63,6 +63,7 @@ function run(args: string[], during?: (pid: number) => void): Promise<Run> {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed documents, read by path in assertions
 function summaryJson(r: Run): Record<string, any> {
   return JSON.parse(readFileSync(join(r.reportDir, 'k6-rate-limit.json'), 'utf8'));
 }
