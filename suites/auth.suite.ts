@@ -3,10 +3,11 @@ import { describe } from 'vitest';
 import { operations, scopes, type OperationInfo, type OperationKey } from '../contract/openapi.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { check, type CallRequest, type CheckTools } from '../harness/checks/check.ts';
-import { probesForRun, probesPlanned, turnOf } from '../harness/scheduling/rotation.ts';
+import { probeRotation, probesForRun, probesPlanned, turnOf } from '../harness/scheduling/rotation.ts';
 import { session } from '../harness/run/session.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
 import { tokenVariable, type TokenName } from '../harness/config/tokens.ts';
+import { lackingTokens } from './data/scope-cells.ts';
 
 /**
  * A request to `op` that can do no harm once past authentication: POST /calls with a toNumber
@@ -47,9 +48,11 @@ const passedAuth: Partial<Record<OperationKey, readonly [number, string?]>> = {
 
 /** The single-scope token fixtures (TOKEN_READ_BALANCE … TOKEN_WRITE_HOOKS): the rows of the scope matrix. */
 const singleScopes: readonly TokenName[] = scopes;
+/** The scopes the documented operations need: the other rows are the matrix's exotic cells. */
+const operationScopes = operations.flatMap((op) => (op.scope === undefined ? [] : [op.scope]));
 /**
- * Lacking-scope tokens probed per operation in a remote run: 6 operations × (1 + 1) = 12 requests;
- * the 42-cell matrix in 6 runs.
+ * Lacking-scope tokens probed per operation in a run of the default budget: 6 operations × (1 + 1)
+ * = 12 requests; the likeliest cell of each row every other run, the 48-cell matrix over 14 seeds.
  */
 const LACKING_PER_RUN = 1;
 
@@ -188,7 +191,7 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
 describe('Scopes: each operation needs exactly its scope', () => {
   const scoped = operations.filter((op) => op.scope !== undefined); // GET /me takes any valid token (me.suite.ts)
   const configured = session().target.tokens;
-  scoped.forEach((op, index) => {
+  scoped.forEach((op) => {
     const scope = op.scope!;
     const requirement = scopeRequirement[scope];
     if (requirement === undefined) throw new Error(`no AUTH-SCOPE requirement for ${scope}`);
@@ -198,10 +201,7 @@ describe('Scopes: each operation needs exactly its scope', () => {
     // The scope matrix: every single-scope token of another scope must be refused. Embedded, all
     // of them; remotely LACKING_PER_RUN per operation and run, each operation starting at another
     // token, so one run spreads over six tokens and six consecutive seeds cover the matrix.
-    const lacking = rotated(
-      singleScopes.filter((other) => other !== scope),
-      index,
-    );
+    const lacking = lackingTokens(scope, singleScopes, operationScopes);
     const available = lacking.filter((other) => configured[other] !== undefined);
     // Every single-scope token of another scope is refused; on the reference also one with every other scope.
     check(
@@ -210,6 +210,11 @@ describe('Scopes: each operation needs exactly its scope', () => {
         verifies: [requirement, 'AUTH-SCOPE-NUMBERS', 'AUTH-SCOPE-INVOICES'],
         needs: { tokens: [scope] },
         requests: 1 + probesPlanned(available.length, LACKING_PER_RUN),
+        probes: probeRotation(
+          requirement,
+          available.map((name) => `${name}-only`),
+          LACKING_PER_RUN,
+        ),
       },
       async (t) => {
         if (t.target.kind === 'embedded' && t.control.offers('token-issued')) {
