@@ -126,6 +126,11 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
         verifies: ['AUTH-MALFORMED-SCHEME', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
         needs: { tokens: ['all'] },
         requests: probesPlanned(2, 1),
+        probes: probeRotation(
+          'AUTH-MALFORMED-SCHEME',
+          rotated(['a Basic scheme carrying a valid token', 'a bare "Bearer" without a token'], operations.indexOf(op)),
+          1,
+        ),
         turn: turn('another scheme'),
       },
       async (t) => {

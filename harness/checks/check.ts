@@ -94,6 +94,8 @@ export interface CheckOptions {
    * the full set would take.
    */
   readonly probes?: ProbeRotation;
+  /** Requests it would send with every probe, where that is not `requests` plus its `probes` left out. */
+  readonly requestsAll?: number;
   /**
    * The check starts a server of its own and sends nothing to the run's target: it claims nothing
    * at the gate (gate.ts), so a check that runs alone never waits for it.
@@ -158,7 +160,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     tags: [...options.verifies],
     meta: {
       plannedRequests: outOfTurn ? 0 : options.requests,
-      plannedRequestsAll: options.requests + (options.probes?.leftRequests ?? 0),
+      plannedRequestsAll: options.requestsAll ?? options.requests + (options.probes?.leftRequests ?? 0),
       ...(options.probes === undefined || options.probes.sent === options.probes.of
         ? {}
         : { probes: { ...options.probes, left: [...options.probes.left] } }),
@@ -172,6 +174,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       meta.notVerifiable = why.reason;
       if (why.missingCapabilities.length > 0) meta.missingCapabilities = [...why.missingCapabilities];
       meta.plannedRequests = 0; // it sends nothing with this configuration
+      meta.plannedRequestsAll = 0;
       return ctx.skip(meta.notVerifiable);
     }
     if (outOfTurn) {
