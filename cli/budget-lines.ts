@@ -5,7 +5,7 @@
  * on part of their probes. Pure: the lines, for the caller to print.
  */
 import type { RunReport } from '../harness/report/model.ts';
-import { secondsFor, type RunBudget } from '../harness/scheduling/budget.ts';
+import { FULL_SET_REQUESTS, secondsFor, type RunBudget } from '../harness/scheduling/budget.ts';
 
 export interface BudgetSettings {
   readonly budget: RunBudget;
@@ -18,9 +18,8 @@ export function budgetText({ budget, requestsPerMinute, rateWindowMs }: BudgetSe
   if (requestsPerMinute === undefined) return 'every probe (the embedded reference: requests are free)';
   const per = rateWindowMs === 60_000 ? 'per minute' : `per ${rateWindowMs / 1000} s`;
   const derived = `${budget.requests} requests (${requestsPerMinute} ${per} for ${budget.timeS} s)`;
-  return budget.all
-    ? `every probe (${budget.requests === Number.POSITIVE_INFINITY ? '--all-probes' : derived})`
-    : derived;
+  if (!budget.all) return derived;
+  return `every probe (${budget.requests >= FULL_SET_REQUESTS ? `${derived} cover the full set` : '--all-probes'})`;
 }
 
 /** The dry run's account of the budget: each rotated list's probes sent and left, then the full set's size and time. */
