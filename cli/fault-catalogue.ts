@@ -465,8 +465,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const caught = judged.filter((v) => v.caught).length;
   const rate = judged.length === 0 ? 100 : (100 * caught) / judged.length;
   const skipped = verdicts.length - judged.length;
+  const mode = budget.kind === 'all' ? 'every probe' : `default budget, one run: seed ${budget.seed}`;
   process.stdout.write(
-    `kill rate${values.remote ? ` (remote target, ${budget.kind === 'all' ? 'every probe' : `default budget, one run: seed ${budget.seed}`})` : ''}: ` +
+    `kill rate${values.remote ? ` (remote target, ${mode})` : ''}: ` +
       `${caught}/${judged.length} faults caught ` +
       `(${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} ` +
       `in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
