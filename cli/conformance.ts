@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createVitest, type Vitest } from 'vitest/node';
-import { ConfigError, loadConfigFromEnvironment, type SuiteConfig } from '../harness/config/config.ts';
+import { ConfigError, loadConfigFromEnvironment, positiveSeconds, type SuiteConfig } from '../harness/config/config.ts';
+import { budgetOf } from '../harness/scheduling/budget.ts';
+import { dryRunBudgetLines, partialPassLines } from './budget-lines.ts';
 import { createApiClient } from '../harness/http/client.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
@@ -73,6 +75,17 @@ const flags = {
     usage: '--seed <n>           seed of the property-based checks (default: PROPERTY_SEED or random)',
   },
   'no-properties': { type: 'boolean', default: false, usage: '--no-properties      run the conformance suites only' },
+  'time-budget': {
+    type: 'string',
+    usage:
+      '--time-budget <s>    seconds of requests a remote run may take at REQUESTS_PER_MINUTE (default: RUN_BUDGET_S, ' +
+      '113: 150 requests at 80 per minute); rate × time sizes what it sends',
+  },
+  'all-probes': {
+    type: 'boolean',
+    default: false,
+    usage: '--all-probes         send every probe and matrix cell in this run, whatever the budget',
+  },
   'with-load': {
     type: 'boolean',
     default: false,
@@ -172,6 +185,9 @@ interface Options {
   readonly strict: boolean;
   readonly updateWaivers: boolean;
   readonly evidence: boolean;
+  /** --time-budget: seconds, overriding RUN_BUDGET_S. */
+  readonly timeBudgetS: number | undefined;
+  readonly allProbes: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
@@ -222,7 +238,18 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     strict: values.strict,
     updateWaivers: values['update-waivers'],
     evidence: values.evidence,
+    timeBudgetS: values['time-budget'] === undefined ? undefined : timeBudget(values['time-budget']),
+    allProbes: values['all-probes'],
   };
+}
+
+/** --time-budget by RUN_BUDGET_S's rule, its error naming the flag. */
+function timeBudget(text: string): number {
+  try {
+    return positiveSeconds('--time-budget', text.trim());
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** `occ run`: returns the exit code; usage and configuration errors throw (see runAsEntryPoint). */
@@ -232,7 +259,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const config: SuiteConfig = loadConfigFromEnvironment();
+  const loaded = loadConfigFromEnvironment();
+  const config: SuiteConfig = {
+    ...loaded,
+    runBudgetS: options.timeBudgetS ?? loaded.runBudgetS,
+    allProbes: options.allProbes,
+  };
   const workers = config.target.kind === 'embedded' && !options.dryRun ? embeddedWorkers() : 1;
   // The configuration as the user gave it (this process sets no variable of its own).
   const configuration = configurationFingerprint(
@@ -467,6 +499,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   const r = report.counts.requirements;
   if (options.dryRun) {
+    if (config.target.kind === 'remote') {
+      const budget = budgetOf(config.requestsPerMinute, config.rateWindowMs, config.runBudgetS, config.allProbes);
+      const settings = { budget, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs };
+      process.stdout.write(`\n${dryRunBudgetLines(report, settings).map(readable).join('\n')}\n`);
+    }
     const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
     process.stdout.write(
       `conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ` +
@@ -500,6 +537,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429` +
         ` · ${(durationMs / 1000).toFixed(1)} s\n`,
     );
+  if (!options.dryRun) for (const line of partialPassLines(report)) process.stdout.write(`${readable(line)}\n`);
   if (!options.dryRun) {
     process.stdout.write(`conformance: waivers: ${waiverModeText(report.waivers)}\n`);
     for (const w of report.waivers.expired)

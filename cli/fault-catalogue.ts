@@ -18,11 +18,13 @@
  * fault (./remote-reference.ts), reached only through API_BASE_URL, every fixture, CONTROL_URL
  * and a receiver it delivers to, as a staging build would be. A fault whose requirements a remote
  * run cannot verify at all (e.g. the rate limit, which needs --with-load) is listed as such and
- * left out of the kill rate; every other fault must be caught. A remote run sends only its
- * seed's slice of some checks' near-miss probes (the request budget, harness/scheduling/rotation.ts),
- * so a fault not caught is run again with the next seeds until every slice the run reported has
- * been sent (at most MAX_REMOTE_SEEDS runs): caught by one of them means caught by the runs a CI
- * schedule makes.
+ * left out of the kill rate; every other fault must be caught. The stand-in has no rate limit and
+ * the run's rate is raised (REQUESTS_PER_MINUTE=6000), so its budget covers every probe: one run
+ * per fault (harness/scheduling/budget.ts). With --default-budget the run gets the gate-sized 150
+ * requests (RUN_BUDGET_S for that at the raised rate) and one run per fault, seed --seed (1): the
+ * kill rate per run of a default configuration, the likeliest slips first. Should a run still
+ * report rotated slices, a fault not caught is run again with the next seeds until every slice
+ * was sent (at most MAX_REMOTE_SEEDS runs).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +38,7 @@ import { requirementsFailedBy } from '../harness/report/results.ts';
 import type { CheckSelection, FromRunner, ToRunner } from './fault-runner.ts';
 import { compileCacheDirectory, entryPoint } from './package-root.ts';
 import { remoteRunEnvironment, startRemoteReference } from './remote-reference.ts';
+import { GATE_REQUESTS } from '../harness/scheduling/budget.ts';
 
 export interface FaultVerdict {
   readonly fault: string;
@@ -288,14 +291,26 @@ export async function embeddedSlot(
   }
 }
 
-async function runRemote(fault: Fault, workDir: string): Promise<FaultVerdict> {
+/** The remote runs' budget: every probe (the default), or the gate-sized one in a single run of `seed`. */
+export type RemoteBudget = { readonly kind: 'all' } | { readonly kind: 'default'; readonly seed: number };
+
+/** RUN_BUDGET_S that gives `requestsPerMinute` the gate-sized budget of a default run. Pure. */
+export function defaultBudgetSeconds(requestsPerMinute: number): string {
+  return String((GATE_REQUESTS * 60) / requestsPerMinute);
+}
+
+async function runRemote(fault: Fault, workDir: string, budget: RemoteBudget): Promise<FaultVerdict> {
   let verdict: FaultVerdict | undefined;
   let durationMs = 0;
   let slices = 1;
-  for (let seed = 1; seed <= Math.min(slices, MAX_REMOTE_SEEDS); seed++) {
+  const first = budget.kind === 'default' ? budget.seed : 1;
+  const last = budget.kind === 'default' ? budget.seed : MAX_REMOTE_SEEDS;
+  for (let seed = first; seed <= Math.min(first + slices - 1, last); seed++) {
     const reference = await startRemoteReference({ faults: [fault.id] });
     try {
-      verdict = await runAgainst(fault, join(workDir, `seed-${seed}`), remoteRunEnvironment(reference), seed);
+      const env = remoteRunEnvironment(reference);
+      if (budget.kind === 'default') env.RUN_BUDGET_S = defaultBudgetSeconds(Number(env.REQUESTS_PER_MINUTE));
+      verdict = await runAgainst(fault, join(workDir, `seed-${seed}`), env, seed);
     } finally {
       await reference.close();
     }
@@ -378,7 +393,10 @@ const usage = `Usage: occ self-proof [options]   (npm run self-proof)
   --concurrency <n>  faults checked at once, 1 to 8 (default 2)
   --only <ids>       only these faults of the reference's catalogue (comma-separated)
   --remote           against the reference run as a remote target (a separate process per fault,
-                     every fixture, CONTROL_URL, a receiver it delivers to)
+                     every fixture, CONTROL_URL, a receiver it delivers to), every probe sent
+  --default-budget   with --remote: the gate-sized budget of a default run (150 requests), one run
+                     per fault: the kill rate per run
+  --seed <n>         with --default-budget: the seed of that run (default 1)
   -h, --help         this text`;
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
@@ -388,6 +406,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       concurrency: { type: 'string', default: '2' },
       only: { type: 'string' },
       remote: { type: 'boolean', default: false },
+      'default-budget': { type: 'boolean', default: false },
+      seed: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -404,6 +424,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`${usage}\n`);
     return 0;
   }
+  if (values['default-budget'] && !values.remote) throw new Error('--default-budget goes with --remote');
+  if (!/^\d+$/.test(values.seed) || Number(values.seed) >= 2 ** 31)
+    throw new Error(`--seed must be a whole number below 2^31 (got "${values.seed}")`);
+  const budget: RemoteBudget = values['default-budget']
+    ? { kind: 'default', seed: Number(values.seed) }
+    : { kind: 'all' };
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8)
     throw new Error('--concurrency must be a whole number from 1 to 8');
@@ -422,7 +448,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
           for (let fault = queue.shift(); fault !== undefined; fault = queue.shift())
-            done(await runRemote(fault, workDir));
+            done(await runRemote(fault, workDir, budget));
         }),
       );
     } finally {
@@ -439,8 +465,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const caught = judged.filter((v) => v.caught).length;
   const rate = judged.length === 0 ? 100 : (100 * caught) / judged.length;
   const skipped = verdicts.length - judged.length;
+  const mode = budget.kind === 'all' ? 'every probe' : `default budget, one run: seed ${budget.seed}`;
   process.stdout.write(
-    `kill rate${values.remote ? ' (remote target)' : ''}: ${caught}/${judged.length} faults caught ` +
+    `kill rate${values.remote ? ` (remote target, ${mode})` : ''}: ` +
+      `${caught}/${judged.length} faults caught ` +
       `(${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} ` +
       `in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );

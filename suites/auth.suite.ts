@@ -3,17 +3,20 @@ import { describe } from 'vitest';
 import { operations, scopes, type OperationInfo } from '../contract/openapi.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
-import { probesForRun, probesPlanned, turnOf } from '../harness/scheduling/rotation.ts';
+import { probeRotation, probesForRun, probesPlanned, turnOf } from '../harness/scheduling/rotation.ts';
 import { session } from '../harness/run/session.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
 import { harmlessRequest, passedAuth } from './data/harmless-requests.ts';
 import { tokenVariable, type TokenName } from '../harness/config/tokens.ts';
+import { lackingTokens } from './data/scope-cells.ts';
 
 /** The single-scope token fixtures (TOKEN_READ_BALANCE … TOKEN_WRITE_HOOKS): the rows of the scope matrix. */
 const singleScopes: readonly TokenName[] = scopes;
+/** The scopes the documented operations need: the other rows are the matrix's exotic cells. */
+const operationScopes = operations.flatMap((op) => (op.scope === undefined ? [] : [op.scope]));
 /**
- * Lacking-scope tokens probed per operation in a remote run: 6 operations × (1 + 1) = 12 requests;
- * the 42-cell matrix in 6 runs.
+ * Lacking-scope tokens probed per operation in a run of the default budget: 6 operations × (1 + 1)
+ * = 12 requests; the likeliest cell of each row every other run, the 48-cell matrix over 14 seeds.
  */
 const LACKING_PER_RUN = 1;
 
@@ -87,6 +90,11 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
         verifies: ['AUTH-MALFORMED-SCHEME', 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
         needs: { tokens: ['all'] },
         requests: probesPlanned(2, 1),
+        probes: probeRotation(
+          'AUTH-MALFORMED-SCHEME',
+          rotated(['a Basic scheme carrying a valid token', 'a bare "Bearer" without a token'], operations.indexOf(op)),
+          1,
+        ),
         turn: turn('another scheme'),
       },
       async (t) => {
@@ -152,7 +160,7 @@ describe('Authentication: every operation refuses what is not a valid bearer tok
 describe('Scopes: each operation needs exactly its scope', () => {
   const scoped = operations.filter((op) => op.scope !== undefined); // GET /me takes any valid token (me.suite.ts)
   const configured = session().target.tokens;
-  scoped.forEach((op, index) => {
+  scoped.forEach((op) => {
     const scope = op.scope!;
     const requirement = scopeRequirement[scope];
     if (requirement === undefined) throw new Error(`no AUTH-SCOPE requirement for ${scope}`);
@@ -162,10 +170,7 @@ describe('Scopes: each operation needs exactly its scope', () => {
     // The scope matrix: every single-scope token of another scope must be refused. Embedded, all
     // of them; remotely LACKING_PER_RUN per operation and run, each operation starting at another
     // token, so one run spreads over six tokens and six consecutive seeds cover the matrix.
-    const lacking = rotated(
-      singleScopes.filter((other) => other !== scope),
-      index,
-    );
+    const lacking = lackingTokens(scope, singleScopes, operationScopes);
     const available = lacking.filter((other) => configured[other] !== undefined);
     // Every single-scope token of another scope is refused; on the reference also one with every other scope.
     check(
@@ -174,6 +179,11 @@ describe('Scopes: each operation needs exactly its scope', () => {
         verifies: [requirement, 'AUTH-SCOPE-NUMBERS', 'AUTH-SCOPE-INVOICES'],
         needs: { tokens: [scope] },
         requests: 1 + probesPlanned(available.length, LACKING_PER_RUN),
+        probes: probeRotation(
+          requirement,
+          available.map((name) => `${name}-only`),
+          LACKING_PER_RUN,
+        ),
       },
       async (t) => {
         if (t.target.kind === 'embedded' && t.control.offers('token-issued')) {

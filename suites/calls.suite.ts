@@ -4,7 +4,7 @@ import { check, type CheckTools } from '../harness/checks/check.ts';
 import { watchOriginates } from '../harness/seams/event-watch.ts';
 import { createCallClock, recordAtEnd } from '../harness/seams/call-clock.ts';
 import { session } from '../harness/run/session.ts';
-import { probesForRun, probesPlanned, wayOf } from '../harness/scheduling/rotation.ts';
+import { probeRotation, probesForRun, probesPlanned, wayOf } from '../harness/scheduling/rotation.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
 import { callValidationProbes, FICTIONAL_E164 } from './data/calls.ts';
 import { detailLocation } from './rules/calls.ts';
@@ -58,6 +58,11 @@ describe('POST /calls: validation (400 invalid_input)', () => {
         verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
         needs: { tokens: ['write:calls'], agents: ['provisioned'] },
         requests: probesPlanned(c.probes('1').length, c.perRun),
+        probes: probeRotation(
+          c.verifies,
+          c.probes('{agent}').map((p) => p.what),
+          c.perRun,
+        ),
       },
       async (t) => {
         // The provisioned agent, so that the field under test is the body's only defect.

@@ -13,7 +13,7 @@
 import { describe } from 'vitest';
 import { DAY_MS, limits, type CdrList } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
-import { probesCost, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
+import { probeRotation, probesCost, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
 import { codeOf, expectError, heldAtLeast, limitProblem } from '../harness/checks/verdicts.ts';
 import {
   HOUR_MS,
@@ -35,29 +35,13 @@ async function list(t: CheckTools, query: Record<string, string | number>): Prom
 
 describe('GET /cdrs: limit at and inside its bounds', () => {
   // A 30-day window ending an hour ago; the first request (limit=1000) tells how many it holds.
+  // Ranked likeliest slip first: a cap off by one at 1000 (an exclusive comparison), then a
+  // limit ignored (limit=1 shows it at once), then an arbitrary in-range value.
   const probes: Array<{
     what: string;
     requests: number;
     run: (t: CheckTools, window: { from: number; till: number }, held: number) => Promise<void>;
   }> = [
-    {
-      what: 'limit=1',
-      requests: 1,
-      run: async (t, w, held) => {
-        const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 1 });
-        const problem = limitProblem(answer, 1, held, 'limit=1');
-        if (problem !== undefined) t.fail(problem);
-      },
-    },
-    {
-      what: 'limit=337 (in range, far from the default)',
-      requests: 1,
-      run: async (t, w, held) => {
-        const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 337 });
-        const problem = limitProblem(answer, 337, held, 'limit=337');
-        if (problem !== undefined) t.fail(problem);
-      },
-    },
     {
       what: 'limit=1000 over a window whose two halves hold more than 1000 together',
       requests: 2,
@@ -77,6 +61,24 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
         }
       },
     },
+    {
+      what: 'limit=1',
+      requests: 1,
+      run: async (t, w, held) => {
+        const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 1 });
+        const problem = limitProblem(answer, 1, held, 'limit=1');
+        if (problem !== undefined) t.fail(problem);
+      },
+    },
+    {
+      what: 'limit=337 (in range, far from the default)',
+      requests: 1,
+      run: async (t, w, held) => {
+        const answer = await list(t, { from: iso(w.from), till: iso(w.till), limit: 337 });
+        const problem = limitProblem(answer, 337, held, 'limit=337');
+        if (problem !== undefined) t.fail(problem);
+      },
+    },
   ];
   check(
     'GET /cdrs over a window holding more returns exactly 100 records by default and exactly `limit` for 1, 337, 1000',
@@ -89,6 +91,12 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
           probes.map((p) => p.requests),
           1,
         ),
+      probes: probeRotation(
+        'CDRS-LIMIT-HONOURED',
+        probes.map((p) => p.what),
+        1,
+        probes.map((p) => p.requests),
+      ),
     },
     async (t) => {
       const till = wholeSecond(Date.now() - HOUR_MS);
@@ -119,6 +127,11 @@ describe('GET /cdrs: limit at and inside its bounds', () => {
       verifies: ['CDRS-LIMIT-OUT-OF-RANGE', 'CDRS-LIMIT-MAX-1000', 'CONTRACT-DOCUMENTED-STATUS'],
       needs: { tokens: ['read:cdrs'] },
       requests: probesPlanned(limitsOutOfRange.length, 1),
+      probes: probeRotation(
+        'CDRS-LIMIT-OUT-OF-RANGE',
+        limitsOutOfRange.map((l) => `limit=${l}`),
+        1,
+      ),
     },
     async (t) => {
       const till = wholeSecond(Date.now() - HOUR_MS);
@@ -157,6 +170,11 @@ describe('GET /cdrs: one second either side of a record', () => {
       verifies: ['CDRS-ROWS-IN-WINDOW'],
       needs: { tokens: ['read:cdrs'] },
       requests: 1 + probesPlanned(sides.length, 1),
+      probes: probeRotation(
+        'CDRS-ROWS-IN-WINDOW',
+        sides.map((s) => s.what),
+        1,
+      ),
     },
     async (t) => {
       const till = wholeSecond(Date.now() - 2 * HOUR_MS);
@@ -196,6 +214,11 @@ describe('GET /cdrs: dates that do not exist, with valid times', () => {
       verifies: ['CDRS-INVALID-TIMESTAMP', 'CONTRACT-ERROR-CODE-PER-STATUS'],
       needs: { tokens: ['read:cdrs'] },
       requests: probesPlanned(impossibleDates.length, 1),
+      probes: probeRotation(
+        'CDRS-INVALID-TIMESTAMP',
+        impossibleDates.map((p) => p.what),
+        1,
+      ),
     },
     async (t) => {
       for (const probe of probesForRun(t, impossibleDates, 1, 'CDRS-INVALID-TIMESTAMP', (p) => p.what)) {
@@ -224,6 +247,11 @@ describe('GET /cdrs: 31 days ± 1 s from months of every length', () => {
       verifies: ['CDRS-WINDOW-EXACTLY-31D', 'CDRS-WINDOW-MAX-31D'],
       needs: { tokens: ['read:cdrs'] },
       requests: probesPlanned(windowsOf31Days.length, 1),
+      probes: probeRotation(
+        'CDRS-WINDOW-EXACTLY-31D',
+        windowsOf31Days.map((p) => p.what),
+        1,
+      ),
     },
     async (t) => {
       for (const w of probesForRun(t, windowsOf31Days, 1, 'CDRS-WINDOW-EXACTLY-31D', (p) => p.what)) {

@@ -19,7 +19,7 @@ import { describe } from 'vitest';
 import { DAY_MS, limits, type CdrList } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
-import { probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
+import { probeRotation, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
 import { secondProofTurn } from './data/second-proofs.ts';
 import { rowsOutside } from './rules/cdrs.ts';
 import {
@@ -223,6 +223,7 @@ describe('GET /cdrs: a window written with UTC offsets answers as written with Z
       verifies: ['CDRS-TIMESTAMP-OFFSETS'],
       needs: { tokens: ['read:cdrs'] },
       requests: 1 + probesPlanned(forms.length, 1),
+      probes: probeRotation('CDRS-TIMESTAMP-OFFSETS', forms.map(describeForm), 1),
       turn: secondProofTurn('offsets'),
     },
     async (t) => {

@@ -8,7 +8,7 @@ import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts
 import { EMITTED_DELIVERY_WAIT_MS } from '../harness/seams/control-client.ts';
 import { session } from '../harness/run/session.ts';
 import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
-import { probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
+import { probeRotation, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
 import { codeOf, expectError } from '../harness/checks/verdicts.ts';
 import { deleteIdProbes, hookValidationProbes, NOWHERE } from './data/hooks.ts';
 import { secretsIn, urlOfLength } from './rules/hooks.ts';
@@ -73,7 +73,18 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
       ],
       needs: { tokens: ['all'] },
       // Per event kind a POST and a DELETE; once more for HTTPS://; the second DELETE.
-      requests: 2 * ((eventsRotate ? EVENTS_PER_RUN_WATCHED : eventTypes.length) + 1) + 1,
+      requests:
+        2 * ((eventsRotate ? probesPlanned(eventTypes.length, EVENTS_PER_RUN_WATCHED) : eventTypes.length) + 1) + 1,
+      ...(eventsRotate
+        ? {
+            probes: probeRotation(
+              'HOOKS-EVENT-ENUM',
+              eventTypes,
+              EVENTS_PER_RUN_WATCHED,
+              eventTypes.map(() => 2),
+            ),
+          }
+        : {}),
     },
     async (t) => {
       const target = urlOfLength(t.target.receiverPublicUrl ?? NOWHERE, limits.targetUrlMaxLength);
@@ -174,6 +185,11 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
       verifies: ['HOOKS-DELETE-NON-UUID-400', 'HOOKS-DELETE-UUID-VERSION', 'CONTRACT-ERROR-CODE-PER-STATUS'],
       needs: { tokens: ['write:hooks'] },
       requests: probesPlanned(deleteIdProbes.length, 1),
+      probes: probeRotation(
+        'HOOKS-DELETE-NON-UUID-400',
+        deleteIdProbes.map((p) => p.what),
+        1,
+      ),
     },
     async (t) => {
       for (const probe of probesForRun(t, deleteIdProbes, 1, 'HOOKS-DELETE-NON-UUID-400', (p) => p.what)) {
@@ -280,6 +296,11 @@ describe('POST /hooks: validation (400 invalid_input)', () => {
         verifies: [c.verifies, 'FORMAT-ERROR-BODY', 'CONTRACT-ERROR-CODE-PER-STATUS'],
         needs: { tokens: ['write:hooks'] },
         requests: probesPlanned(c.probes.length, c.perRun),
+        probes: probeRotation(
+          c.verifies,
+          c.probes.map((p) => p.what),
+          c.perRun,
+        ),
       },
       async (t) => {
         for (const { body, what } of probesForRun(t, c.probes, c.perRun, c.verifies, (p) => p.what))

@@ -5,6 +5,7 @@
  * never a pass. Checks that a single delivery can decide stop waiting as soon as it arrives (or
  * as soon as a delivery breaks their rule); the retry rules watch for the whole budget.
  */
+import { EVERYTHING } from '../harness/scheduling/budget.ts';
 import { describe } from 'vitest';
 import { eventTypes, limits, type EventType } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
@@ -609,6 +610,7 @@ describe('Deliveries watched across the run: clean-up', () => {
       verifies: ['HOOKS-DELETE-SOFT'],
       needs,
       requests: closeRequests(target),
+      requestsAll: closeRequests({ ...target, budget: EVERYTHING }),
       timeoutMs,
     },
     async (t) => {

@@ -6,6 +6,7 @@
 import { describe } from 'vitest';
 import { eventTypes } from '../contract/openapi.ts';
 import { check } from '../harness/checks/check.ts';
+import { EVERYTHING } from '../harness/scheduling/budget.ts';
 import { openRequests, openWatch, watchedKinds, watchNeeds, watchOriginates } from '../harness/seams/event-watch.ts';
 import type { Watch } from '../harness/seams/event-watch.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
@@ -24,6 +25,7 @@ describe('Webhook deliveries watched across the run', () => {
       verifies: ['HOOKS-CREATE', 'HOOKS-SEVERAL-SUBSCRIPTIONS', ...(everyKind ? ['HOOKS-EVENT-ENUM' as const] : [])],
       needs: watchNeeds(target),
       requests: openRequests(target),
+      requestsAll: openRequests({ ...target, budget: EVERYTHING }),
     },
     async (t) => {
       const watch = await openWatch(t);

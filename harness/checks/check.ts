@@ -21,6 +21,7 @@ import { unverifiable, type AgentRole, type Needs } from './needs.ts';
 import type { RunTarget } from '../run/context.ts';
 import type { ReceiverClient } from '../seams/receiver-client.ts';
 import { session } from '../run/session.ts';
+import type { ProbeRotation } from '../scheduling/budget.ts';
 
 export class CheckFailure extends Error {
   constructor(message: string) {
@@ -88,6 +89,14 @@ export interface CheckOptions {
    */
   readonly turn?: Turn;
   /**
+   * Its near-miss probes rotated by the budget (rotation.ts probeRotation): the report shows a
+   * requirement it passes with probes left to later seeds as a partial pass, and the dry run what
+   * the full set would take.
+   */
+  readonly probes?: ProbeRotation;
+  /** Requests it would send with every probe, where that is not `requests` plus its `probes` left out. */
+  readonly requestsAll?: number;
+  /**
    * The check starts a server of its own and sends nothing to the run's target: it claims nothing
    * at the gate (gate.ts), so a check that runs alone never waits for it.
    */
@@ -149,7 +158,13 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
   const outOfTurn = options.turn !== undefined && !options.turn.runs;
   it(title, {
     tags: [...options.verifies],
-    meta: { plannedRequests: outOfTurn ? 0 : options.requests },
+    meta: {
+      plannedRequests: outOfTurn ? 0 : options.requests,
+      plannedRequestsAll: options.requestsAll ?? options.requests + (options.probes?.leftRequests ?? 0),
+      ...(options.probes === undefined || options.probes.sent === options.probes.of
+        ? {}
+        : { probes: { ...options.probes, left: [...options.probes.left] } }),
+    },
     timeout,
   }, async (ctx: TestContext) => {
     const { api, contract, control, receiver } = session();
@@ -159,6 +174,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       meta.notVerifiable = why.reason;
       if (why.missingCapabilities.length > 0) meta.missingCapabilities = [...why.missingCapabilities];
       meta.plannedRequests = 0; // it sends nothing with this configuration
+      meta.plannedRequestsAll = 0;
       return ctx.skip(meta.notVerifiable);
     }
     if (outOfTurn) {

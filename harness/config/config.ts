@@ -70,6 +70,13 @@ export interface SuiteConfig {
   readonly propertyNumRuns: number;
   /** How long a remote run watches the receiver for deliveries and their retries (WEBHOOK_BUDGET_S). */
   readonly webhookBudgetS: number;
+  /**
+   * The run's time budget in seconds (RUN_BUDGET_S, `occ run --time-budget`): with the rate it
+   * sizes what a remote run sends (harness/scheduling/budget.ts).
+   */
+  readonly runBudgetS: number;
+  /** Send every probe and matrix cell whatever the budget (`occ run --all-probes`). */
+  readonly allProbes: boolean;
   /** Every secret the configuration holds, so redaction can scrub them wherever they appear. */
   readonly secrets: readonly string[];
 }
@@ -91,6 +98,8 @@ export const defaults = {
   // Long enough for a real call to ring and hang up and for a few retries at a backoff starting
   // in the tens of seconds; the wait overlaps the other checks of the run.
   webhookBudgetS: 180,
+  // The gate-sized run: 150 requests at the default 80 per minute (harness/scheduling/budget.ts).
+  runBudgetS: 113,
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -129,6 +138,13 @@ function positiveInteger(env: Env, variable: string, fallback: number | undefine
   if (!/^\d+$/.test(raw) || Number(raw) < 1) {
     throw new ConfigError(variable, `must be a whole number of at least 1 (got "${raw}")`);
   }
+  return Number(raw);
+}
+
+/** A number of seconds above 0 (decimals allowed): RUN_BUDGET_S, and `--time-budget` through the same rule. */
+export function positiveSeconds(variable: string, raw: string): number {
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0)
+    throw new ConfigError(variable, `must be a number of seconds above 0, e.g. 113 or 600 (got "${raw}")`);
   return Number(raw);
 }
 
@@ -374,6 +390,11 @@ export function loadConfig(env: Env): SuiteConfig {
       remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns,
     ),
     webhookBudgetS: positiveInteger(env, 'WEBHOOK_BUDGET_S', defaults.webhookBudgetS),
+    runBudgetS:
+      read(env, 'RUN_BUDGET_S') === undefined
+        ? defaults.runBudgetS
+        : positiveSeconds('RUN_BUDGET_S', read(env, 'RUN_BUDGET_S')!),
+    allProbes: false,
     secrets,
   };
 }

@@ -170,6 +170,17 @@ export class CheckCollector implements Reporter {
         : {}),
       requests: meta.requestCount ?? 0,
       plannedRequests: meta.plannedRequests ?? 0,
+      ...(meta.plannedRequestsAll === undefined ? {} : { plannedRequestsAll: meta.plannedRequestsAll }),
+      ...(meta.probes === undefined
+        ? {}
+        : {
+            probes: {
+              requirement: meta.probes.requirement,
+              sent: meta.probes.sent,
+              of: meta.probes.of,
+              left: meta.probes.left.map((name) => clip(this.redact(name), OBSERVATION_CHARS)),
+            },
+          }),
       rateLimited: meta.rateLimited ?? 0,
       ...(result.state === 'failed' && meta.failedRequirements !== undefined
         ? { failedRequirements: meta.failedRequirements }

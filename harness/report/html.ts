@@ -14,6 +14,7 @@
  * characters are made visible first (readable.ts). SVG charts are built from numbers by
  * charts.ts and inserted as trusted markup.
  */
+import { partialText } from './partial.ts';
 import htm from 'htm';
 import { h, type VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
@@ -151,7 +152,11 @@ function Row({ r, checks }: { r: RequirementVerdict; checks: readonly CheckResul
     <td><code>${r.id}</code>${sub === '' ? null : html`<span class="sub">${sub}</span>`}</td>
     <td data-label="Level">${r.level}</td>
     <td>${r.text}</td>
-    <td data-label="Status"><span class=${`badge ${r.status}`}>${statusText[r.status]}</span></td>
+    <td data-label="Status"><span class=${`badge ${r.status}`}>${partialText(statusText[r.status], r.probes)}</span>${
+      r.probes === undefined
+        ? null
+        : html` <small>every probe last sent and passed: ${r.lastFullPass ?? 'not in the trend'}</small>`
+    }</td>
     <td data-label="Checks">${
       r.source !== undefined
         ? r.source
@@ -266,6 +271,16 @@ function formatExchangeRecord(exchange: Record<string, unknown>): string {
   );
 }
 
+/** Requirements passed on part of their probes, and when every probe of each was last sent and passed. */
+function partialTrend(report: RunReport): VNode | null {
+  const partial = report.requirements.filter((r) => r.probes !== undefined);
+  if (partial.length === 0) return null;
+  return html`<p>
+    Passed on part of their probes this run (the budget left the others to later seeds); every probe last sent
+    and passed: ${partial.map((r) => `${r.id} ${r.lastFullPass ?? 'not in the trend'}`).join('; ')}
+  </p>`;
+}
+
 function Trend({ report }: { report: RunReport }): VNode {
   const runs = report.history;
   const chart = stackedBars(
@@ -286,6 +301,7 @@ function Trend({ report }: { report: RunReport }): VNode {
         : html`<p>No regression since the previous run.</p>`
     }
     ${report.fixed.length > 0 ? html`<p>Fixed since the previous run: ${report.fixed.join(', ')}</p>` : null}
+    ${partialTrend(report)}
     <${Svg} markup=${chart} /></section>`;
 }
 

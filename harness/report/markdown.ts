@@ -12,6 +12,7 @@ import type { RequirementStatus, RunReport } from './model.ts';
 import { failedRequirementsText } from './results.ts';
 import { describeWaiver, UNUSED_WAIVER, waiverModeText } from './waivers.ts';
 import { clip, readableData } from './readable.ts';
+import { partialText } from './partial.ts';
 
 const statusLabel: Record<RequirementStatus, string> = {
   passed: '✅ passed',
@@ -177,9 +178,27 @@ export function renderMarkdown(run: RunReport): string {
   }
   lines.push('## Requirement matrix', '', '| Requirement | Level | Status | Checks |', '|---|---|---|---|');
   for (const r of report.requirements) {
-    lines.push(`| ${r.id} | ${r.level} | ${statusLabel[r.status]} | ${cell(r.source ?? String(r.checks.length))} |`);
+    lines.push(
+      `| ${r.id} | ${r.level} | ${cell(partialText(statusLabel[r.status], r.probes))} | ` +
+        `${cell(r.source ?? String(r.checks.length))} |`,
+    );
   }
   lines.push('');
+  const partial = report.requirements.filter((r) => r.probes !== undefined);
+  if (partial.length > 0) {
+    lines.push(
+      '## Passed on part of their probes',
+      '',
+      "The run's request budget left the other probes to later seeds (--all-probes, or a larger " +
+        '--time-budget, sends them all in one run).',
+      '',
+      '| Requirement | Probes this run | Every probe last sent and passed |',
+      '|---|---|---|',
+    );
+    for (const r of partial)
+      lines.push(`| ${r.id} | ${r.probes!.sent} of ${r.probes!.of} | ${cell(r.lastFullPass ?? 'not in the trend')} |`);
+    lines.push('');
+  }
   if (report.controlGaps.length > 0) {
     // Last, as Pact ends with the provider states it found no handler for.
     lines.push(

@@ -7,6 +7,7 @@ import { REFERENCE_ONLY_PROBE_REQUIREMENTS, requirements, type Level } from '../
 import { controlGaps, type ControlGap } from './control-gaps.ts';
 import { requirementsFailedBy, type CheckResult } from './results.ts';
 import type { WaiverSummary } from './waivers.ts';
+import { lastFullPass, probesSentFor, type ProbesSent } from './partial.ts';
 
 export type RequirementStatus =
   | 'passed'
@@ -29,6 +30,13 @@ export interface RequirementVerdict {
   readonly observations: readonly string[];
   /** How it was decided outside the suites, e.g. a k6 probe. */
   readonly source?: string;
+  /** Passed on part of its probes: the budget left the others to later seeds ("passed (3 of 6 probes this run)"). */
+  readonly probes?: ProbesSent;
+  /**
+   * A partial pass: when every probe of it was last sent in one run and passed (the trend's
+   * runs, this one included); null when none of them did.
+   */
+  readonly lastFullPass?: string | null;
 }
 
 export interface LoadProbeSummary {
@@ -79,7 +87,14 @@ export interface RunReport {
   readonly load: readonly LoadProbeSummary[];
   readonly regressions: readonly string[];
   readonly fixed: readonly string[];
-  readonly history: ReadonlyArray<{ startedAt: string; passed: number; failed: number; notVerifiable: number }>;
+  readonly history: ReadonlyArray<{
+    startedAt: string;
+    passed: number;
+    failed: number;
+    notVerifiable: number;
+    /** Of the passed, those on part of their probes (absent in reports written before it was counted). */
+    partial?: number;
+  }>;
   readonly unhandledErrors: readonly string[];
   readonly interrupted: boolean;
   /** Which waiver mode the run ran in, and what its waivers did. */
@@ -185,7 +200,14 @@ export function judgeRequirement(
   else if (waived) status = 'waived';
   else if (passed) status = 'passed';
   else status = undecided;
-  return { ...base, status, notVerifiableBecause, ...(source === undefined ? {} : { source }) };
+  const probes = status === 'passed' ? probesSentFor(requirement.id, tagged) : undefined;
+  return {
+    ...base,
+    status,
+    notVerifiableBecause,
+    ...(source === undefined ? {} : { source }),
+    ...(probes === undefined ? {} : { probes }),
+  };
 }
 
 export interface ReportInput {
@@ -208,7 +230,11 @@ export interface ReportInput {
 }
 
 export function buildReport(input: ReportInput): RunReport {
-  const verdicts = requirements.map((r) => judgeRequirement(r, input.checks, input.load));
+  const judged = requirements.map((r) => judgeRequirement(r, input.checks, input.load));
+  const trend = [...input.previous, { startedAt: input.startedAt, requirements: judged }];
+  const verdicts = judged.map((v) =>
+    v.probes === undefined ? v : { ...v, lastFullPass: lastFullPass(v.id, trend) ?? null },
+  );
   const count = (status: RequirementStatus) => verdicts.filter((v) => v.status === status).length;
   const last = input.previous.at(-1);
   const before = new Map(last?.requirements.map((r) => [r.id, r.status]) ?? []);
@@ -260,12 +286,14 @@ export function buildReport(input: ReportInput): RunReport {
         passed: p.counts.requirements.passed,
         failed: p.counts.requirements.failed,
         notVerifiable: p.counts.requirements.notVerifiable,
+        partial: p.requirements.filter((r) => r.probes !== undefined).length,
       })),
       {
         startedAt: input.startedAt,
         passed: requirementCounts.passed,
         failed: requirementCounts.failed,
         notVerifiable: requirementCounts.notVerifiable,
+        partial: verdicts.filter((v) => v.probes !== undefined).length,
       },
     ].slice(-30),
     unhandledErrors: input.unhandledErrors,

@@ -40,6 +40,15 @@ export interface CheckResult {
   readonly exchangesOmitted?: number;
   readonly requests: number;
   readonly plannedRequests: number;
+  /** Requests it would plan sending every probe (the dry run's full-set figure); absent: as planned. */
+  readonly plannedRequestsAll?: number;
+  /** Its rotated probes, when this run left some to later seeds (harness/scheduling/rotation.ts). */
+  readonly probes?: {
+    readonly requirement: string;
+    readonly sent: number;
+    readonly of: number;
+    readonly left: readonly string[];
+  };
   readonly rateLimited: number;
   /** Failed requirements a waiver covers, and those waivers (harness/report/waivers.ts). */
   readonly waivedRequirements?: readonly string[];

@@ -18,6 +18,7 @@
  */
 import type { TokenName } from '../config/tokens.ts';
 import type { ControlCapability } from '../../contract/control.ts';
+import type { RunBudget } from '../scheduling/budget.ts';
 
 export interface RunTarget {
   readonly kind: 'embedded' | 'remote';
@@ -64,6 +65,8 @@ export interface RunTarget {
   readonly propertyNumRuns: number;
   /** Seconds the run watches for deliveries it caused (and their retries), from when it caused them. */
   readonly webhookBudgetS: number;
+  /** What the run may send (rate × time budget, or everything): sizes every rotation (rotation.ts). */
+  readonly budget: RunBudget;
   /** Append-only journal of hooks the run created, swept at the end whatever happens. */
   readonly hookJournal: string;
   readonly secrets: readonly string[];
@@ -111,6 +114,10 @@ declare module 'vitest' {
     rateLimited?: number;
     /** Requests the check declares it needs, for --dry-run and the budget. */
     plannedRequests?: number;
+    /** Requests it would need sending every probe (--dry-run: the time the full set takes). */
+    plannedRequestsAll?: number;
+    /** Its rotated near-miss probes: how many this run sends of how many, and which it leaves to later seeds. */
+    probes?: { requirement: string; sent: number; of: number; left: string[] };
     /** What the target did where the spec is silent. */
     observations?: Array<{ requirement: string; text: string }>;
     /** Redacted exchanges behind a failure (the last few of the check). */

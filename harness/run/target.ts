@@ -8,6 +8,7 @@
  * composition root), so harness/ never imports reference/. Started through ./lifecycle.ts; this
  * module is heavy (the receiver, the API client) and loads only when a run starts.
  */
+import { budgetOf, EVERYTHING } from '../scheduling/budget.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -164,6 +165,11 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
     propertyNumRuns: config.propertyNumRuns,
     // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
     webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
+    // Embedded, requests are free and the self-proof needs every probe; remotely rate × time.
+    budget:
+      config.target.kind === 'embedded'
+        ? EVERYTHING
+        : budgetOf(config.requestsPerMinute, config.rateWindowMs, config.runBudgetS, config.allProbes),
     hookJournal,
     controlJournal,
     dryRun,

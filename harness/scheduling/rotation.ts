@@ -1,18 +1,22 @@
 /**
- * Near-miss probes rotated across runs, so that a remote run stays inside its request budget
- * (≤150 requests) while every probe still runs regularly.
+ * Near-miss probes and whole checks rotated across remote runs, so that a run sends what its
+ * budget allows (harness/scheduling/budget.ts: rate × RUN_BUDGET_S, or --all-probes) while every
+ * probe still runs regularly.
  *
  * Against the embedded reference every probe of a list is sent (requests are free there, and the
- * self-proof needs each one). Against a remote target a check sends `perRun` of them: slice
- * `seed mod slices` of the list, where the seed is the run's seed (`--seed`, or PROPERTY_SEED;
- * `npm run conformance` picks one at random when none is given and records it in the report).
- * So `slices` runs with consecutive seeds send every probe, and a failure replays with its seed.
- * Pure, apart from reading the seed from the run context (a test may pass turnOf its own).
+ * self-proof needs each one); against a remote target whose budget covers the full set, too.
+ * Otherwise a check sends `perRun` of them at the default budget, widened by a larger one
+ * (perRunUnder): the likeliest slips of its ranked list every run and the others in turns by the
+ * run's seed (`--seed`, or PROPERTY_SEED; `npm run conformance` picks one at random when none is
+ * given and records it in the report), so consecutive seeds send every probe and a failure
+ * replays with its seed. Pure, apart from reading the budget and seed from the run context (a
+ * test may pass turnOf its own).
  */
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { CheckTools, Turn } from '../checks/check.ts';
 import { notVerifiableReason, type Needs } from '../checks/needs.ts';
 import { session } from '../run/session.ts';
+import { perRunUnder, rankedForRun, type ProbeRotation, type RunBudget } from './budget.ts';
 
 export interface Slice<T> {
   readonly chosen: readonly T[];
@@ -34,45 +38,73 @@ export function runSeed(): number {
   return session().context.seed ?? 0;
 }
 
-/** How many probes of `count` a check sends against this target (for its planned requests). */
-export function probesPlanned(count: number, perRunRemote: number): number {
-  return session().target.kind === 'remote' ? Math.min(count, perRunRemote) : count;
+/** The run's budget: everything embedded, rate × time remotely (harness/run/target.ts). */
+export function runBudget(): RunBudget {
+  return session().target.budget;
 }
 
-/** Planned requests of probes that cost several each: all of them embedded; remotely the costliest `perRunRemote`. */
-export function probesCost(costs: readonly number[], perRunRemote: number): number {
-  if (session().target.kind !== 'remote') return costs.reduce((sum, cost) => sum + cost, 0);
+/** How many of `count` probes sent `perRun` at a time at the default budget this run sends. */
+export function probesThisRun(count: number, perRun: number, budget: RunBudget = runBudget()): number {
+  return perRunUnder(budget, perRun, count);
+}
+
+/** How many probes of `count` a check sends against this target (for its planned requests). */
+export function probesPlanned(count: number, perRun: number): number {
+  return probesThisRun(count, perRun);
+}
+
+/** Planned requests of probes that cost several each: all of them within the budget, else the costliest it sends. */
+export function probesCost(costs: readonly number[], perRun: number): number {
   return [...costs]
     .sort((a, b) => b - a)
-    .slice(0, perRunRemote)
+    .slice(0, probesThisRun(costs.length, perRun))
     .reduce((sum, cost) => sum + cost, 0);
 }
 
 /**
- * The probes this run sends: all of them embedded; remotely this run's slice, recorded as an
- * observation naming what the other runs cover.
+ * A check's rotated probes as its report shows them (check option `probes`): `names` ranked as
+ * the list is, `costs` the requests of each (1 when left out).
+ */
+export function probeRotation(
+  requirement: RequirementId,
+  names: readonly string[],
+  perRun: number,
+  costs?: readonly number[],
+): ProbeRotation {
+  const n = probesThisRun(names.length, perRun);
+  const { left } = rankedForRun(names, n, runSeed());
+  const costOf = (name: string) => costs?.[names.indexOf(name)] ?? 1;
+  return {
+    requirement,
+    sent: names.length - left.length,
+    of: names.length,
+    left,
+    leftRequests: left.reduce((sum, name) => sum + costOf(name), 0),
+  };
+}
+
+/**
+ * The probes this run sends, ranked likeliest slip first: all of them within the budget;
+ * otherwise the likeliest and this seed's turn of the rest (rankedForRun), recorded as an
+ * observation naming what later seeds send.
  */
 export function probesForRun<T>(
   t: CheckTools,
   cases: readonly T[],
-  perRunRemote: number,
+  perRun: number,
   requirement: RequirementId,
   describe: (probe: T) => string,
 ): readonly T[] {
-  if (t.target.kind !== 'remote') return cases;
+  const n = probesThisRun(cases.length, perRun, t.target.budget);
+  if (n >= cases.length) return cases;
   const seed = runSeed();
-  const slice = sliceForRun(cases, perRunRemote, seed);
-  if (slice.slices > 1) {
-    const others = cases.filter((c) => !slice.chosen.includes(c)).map(describe);
-    const chosen = slice.chosen.map(describe).join('; ');
-    t.observe(
-      requirement,
-      `request budget: this run (seed ${seed}) sent slice ${slice.index + 1} of ${slice.slices} ` +
-        `of this check's near-miss probes (${chosen}); ` +
-        `runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
-    );
-  }
-  return slice.chosen;
+  const { chosen, left } = rankedForRun(cases, n, seed);
+  t.observe(
+    requirement,
+    `request budget: this run (seed ${seed}) sent ${chosen.length} of ${cases.length} of this check's near-miss ` +
+      `probes (${chosen.map(describe).join('; ')}); later seeds send the others (${left.map(describe).join('; ')})`,
+  );
+  return chosen;
 }
 
 /**
@@ -91,10 +123,11 @@ export function turnOf<T>(
   group: string,
   describe: (m: T) => string = String,
   seed?: number,
+  budget?: RunBudget,
 ): Turn {
   if (!remote) return { runs: true, note: '' };
   seed ??= runSeed();
-  const slice = sliceForRun(members, perRun, seed);
+  const slice = sliceForRun(members, probesThisRun(members.length, perRun, budget ?? runBudget()), seed);
   if (slice.slices === 1) return { runs: true, note: '' };
   const others = members.filter((m) => !slice.chosen.includes(m)).map(describe);
   const chosen = slice.chosen.map(describe).join('; ');

@@ -24,7 +24,7 @@ import type { CheckTools } from '../checks/check.ts';
 import { missingNeeds, type Needs } from '../checks/needs.ts';
 import type { RunTarget } from '../run/context.ts';
 import { session } from '../run/session.ts';
-import { runSeed, sliceForRun } from '../scheduling/rotation.ts';
+import { probesThisRun, runSeed, sliceForRun } from '../scheduling/rotation.ts';
 import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
 import { CALL_GRACE_MS, createCallClock } from './call-clock.ts';
 import { payloadOf } from '../checks/delivery-verdicts.ts';
@@ -84,8 +84,9 @@ const FAILING_PLAN: ResponsePlan = [{ status: 503, times: 3 }, { hang: true, tim
  * The kinds subscribed: all of them embedded, and remotely where a control endpoint emits events
  * (each kind's payload is then verified here every run, and webhooks.suite.ts's per-kind checks,
  * four requests each, take turns: the request budget); otherwise remotely call.ended (what the
- * originated call causes) and one other kind, rotated across runs by the run's seed (four
- * subscriptions and their deletion saved per run; four consecutive seeds cover every kind).
+ * originated call causes) and, at the default budget, one other kind rotated across runs by the
+ * run's seed (four subscriptions and their deletion saved per run; four consecutive seeds cover
+ * every kind); a larger budget subscribes more of them, the full set every kind.
  */
 export function watchedKinds(target: RunTarget): {
   kinds: readonly EventType[];
@@ -94,7 +95,7 @@ export function watchedKinds(target: RunTarget): {
 } {
   if (target.kind !== 'remote' || canEmit(target)) return { kinds: eventTypes, rotatedOut: [], slice: '' };
   const others = eventTypes.filter((event) => event !== 'call.ended');
-  const slice = sliceForRun(others, 1, runSeed());
+  const slice = sliceForRun(others, probesThisRun(others.length, 1, target.budget), runSeed());
   return {
     kinds: ['call.ended', ...slice.chosen],
     rotatedOut: others.filter((event) => !slice.chosen.includes(event)),

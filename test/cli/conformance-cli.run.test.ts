@@ -15,6 +15,7 @@ import { startReferenceServer, type ReferenceServer } from '../../reference/serv
 import { fixtureEnv } from '../../cli/remote-reference.ts';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { REPORT_FILES } from '../../harness/report/files.ts';
+import { FULL_SET_REQUESTS, GATE_REQUESTS } from '../../harness/scheduling/budget.ts';
 import { markdownTableProblems, parseXml } from '../report/parse-back.ts';
 import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './recording-proxy.ts';
 // The environment of a CI job: none of the developer's configuration leaks in.
@@ -113,15 +114,18 @@ describe('npm run conformance against a remote target', () => {
     await target.close();
   });
 
-  // The budget holds with and without a test-control endpoint (a dry run assumes it offers every
-  // state and inspection, the costliest case, and sends nothing to it either).
+  // The default budget (80 requests per minute for RUN_BUDGET_S = 113 s) holds with and without a
+  // test-control endpoint (a dry run assumes it offers every state and inspection, the costliest
+  // case, and sends nothing to it either); --all-probes plans the full set, no rotation.
+  const withControl = { CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: 'ctl_dry_run_never_sent' };
   it.each([
-    ['without CONTROL_URL', {}],
-    ['with CONTROL_URL', { CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: 'ctl_dry_run_never_sent' }],
+    ['without CONTROL_URL', {}, [], GATE_REQUESTS],
+    ['with CONTROL_URL', withControl, [], GATE_REQUESTS],
+    ['with CONTROL_URL and --all-probes', withControl, ['--all-probes'], FULL_SET_REQUESTS],
   ])(
-    "--dry-run, every fixture set, %s: lists each check's requests within the 150-request budget, sends nothing",
+    "--dry-run, every fixture set, %s: lists each check's requests within the budget, sends nothing",
     { timeout: 300_000 },
-    async (_label, control) => {
+    async (label, control, flags, budget) => {
       let received = 0;
       const counter = createServer((_req, res) => {
         received += 1;
@@ -133,9 +137,10 @@ describe('npm run conformance against a remote target', () => {
         const port = (counter.address() as AddressInfo).port;
         // Asynchronous: the counting server lives in this process and must be free to count.
         const { code, stdout } = await runCliAsync(
-          ['--dry-run', '--reports-dir', reports],
+          ['--dry-run', ...flags, '--reports-dir', reports],
           {
-            ...env,
+            // The default rate: the stand-in's raised one would allow every probe.
+            ...Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'REQUESTS_PER_MINUTE')),
             API_BASE_URL: `http://127.0.0.1:${port}/v1`,
             AUTH_URL: `http://127.0.0.1:${port}`,
             WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com',
@@ -146,7 +151,19 @@ describe('npm run conformance against a remote target', () => {
         expect(code).toBe(0);
         const planned = Number(/(\d+) requests planned against a remote target/.exec(stdout)?.[1]);
         expect(planned).toBeGreaterThan(0);
-        expect(planned).toBeLessThanOrEqual(150);
+        expect(planned).toBeLessThanOrEqual(budget);
+        // What this configuration leaves to later seeds, and what the full set would take.
+        const full = /the full set: (\d+) requests, (\d+) s at this rate; this configuration plans (\d+)/.exec(stdout);
+        expect(Number(full?.[3])).toBe(planned);
+        expect(Number(full?.[1])).toBeLessThanOrEqual(FULL_SET_REQUESTS);
+        if (flags.length > 0) {
+          expect(Number(full?.[1])).toBe(planned);
+          expect(stdout).toMatch(/every probe and matrix cell is sent: no rotation/);
+          expect(stdout).not.toMatch(/not verifiable: request budget/);
+        } else {
+          expect(Number(full?.[1])).toBeGreaterThan(planned);
+          expect(stdout, label).toMatch(/^ {2}HOOKS-TARGET-HTTPS: sends 2 of 7 probes .*; later seeds: /m);
+        }
         expect(stdout).toMatch(/^\s+\d+ {2}GET \/me answers 200/m);
         // With the endpoint the checks it unlocks are planned, not skipped.
         if ('CONTROL_URL' in control)

@@ -78,6 +78,8 @@ describe('configuration', () => {
     ],
     [{ WEBHOOK_PUBLIC_URL: 'http://tunnel.example.com' }, 'WEBHOOK_PUBLIC_URL', /https/],
     [{ REQUESTS_PER_MINUTE: '0' }, 'REQUESTS_PER_MINUTE', /whole number of at least 1/],
+    [{ RUN_BUDGET_S: '0' }, 'RUN_BUDGET_S', /number of seconds above 0/],
+    [{ RUN_BUDGET_S: '2m' }, 'RUN_BUDGET_S', /number of seconds above 0/],
     [{ RATE_LIMIT_WINDOW_MS: '2.5s' }, 'RATE_LIMIT_WINDOW_MS', /whole number of at least 1/],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE', /whole number of at least 1/],
     [{ REQUEST_TIMEOUT_MS: '1.5' }, 'REQUEST_TIMEOUT_MS', /whole number/],

@@ -4,6 +4,7 @@ import type { RequirementVerdict } from '../../harness/report/model.ts';
 import type { CheckResult } from '../../harness/report/results.ts';
 import { notVerifiableReason, unverifiable } from '../../harness/checks/needs.ts';
 import type { RunTarget } from '../../harness/run/context.ts';
+import { budgetOf } from '../../harness/scheduling/budget.ts';
 
 const remote = (control: RunTarget['control']): RunTarget => ({
   kind: 'remote',
@@ -25,6 +26,7 @@ const remote = (control: RunTarget['control']): RunTarget => ({
   requestTimeoutMs: 1000,
   propertyNumRuns: 1,
   webhookBudgetS: 180,
+  budget: budgetOf(80, 60_000, 113),
   hookJournal: '/dev/null',
   secrets: [],
   dryRun: false,

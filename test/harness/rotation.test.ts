@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sliceForRun, turnOf } from '../../harness/scheduling/rotation.ts';
+import { DEFAULT_BUDGET, EVERYTHING, budgetOf } from '../../harness/scheduling/budget.ts';
 import { heldAtLeast, limitProblem } from '../../harness/checks/verdicts.ts';
 
 describe('sliceForRun', () => {
@@ -64,14 +65,16 @@ describe('turnOf: whole checks taking turns across remote runs', () => {
       const ran: string[] = [];
       for (let seed = first; seed < first + 3; seed++) {
         // The seed a run context carries (its default), given here.
-        const running = members.filter((m) => turnOf(members, m, 2, true, 'the group', String, seed).runs);
+        const running = members.filter(
+          (m) => turnOf(members, m, 2, true, 'the group', String, seed, DEFAULT_BUDGET).runs,
+        );
         expect(running.length).toBeGreaterThan(0);
         expect(running.length).toBeLessThanOrEqual(2);
         ran.push(...running);
       }
       expect([...ran].sort()).toEqual(members);
     }
-    const turn = turnOf(members, 'a', 1, true, 'the group', String, 7);
+    const turn = turnOf(members, 'a', 1, true, 'the group', String, 7, DEFAULT_BUDGET);
     // Seed 7 sends slice 3 of 5 (c): "slice i of k" is what the remote self-proof reads.
     expect(turn.runs).toBe(false);
     expect(turn.note).toMatch(
@@ -80,5 +83,14 @@ describe('turnOf: whole checks taking turns across remote runs', () => {
           /runs with the next 4 seed\(s\) send the others \(a; b; d; e\)$/.source,
       ),
     );
+  });
+
+  it('widens with the budget: twice the default sends twice as many members, the full set every one', () => {
+    const doubled = budgetOf(80, 60_000, 226);
+    const running = members.filter((m) => turnOf(members, m, 1, true, 'the group', String, 4, doubled).runs);
+    // 301 requests: 2 a run, seed 4 sends slice 2 of 3.
+    expect(running).toEqual(['c', 'd']);
+    for (const m of members)
+      expect(turnOf(members, m, 1, true, 'the group', String, 4, EVERYTHING)).toEqual({ runs: true, note: '' });
   });
 });

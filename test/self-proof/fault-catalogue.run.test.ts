@@ -208,7 +208,7 @@ describe('the fault catalogue', () => {
       { encoding: 'utf8', timeout: 390_000, env: { ...process.env, CI: 'true' } },
     );
     expect(result.stdout, result.stderr).toMatch(
-      /kill rate \(remote target\): 3\/3 faults caught \(100\.0 %\), 1 not verifiable remotely/,
+      /kill rate \(remote target, every probe\): 3\/3 faults caught \(100\.0 %\), 1 not verifiable remotely/,
     );
     expect(result.stdout).toMatch(/^- no-rate-limit .* not verifiable remotely: .*embedded reference server/m);
     const dialerCaught = /^✓ calls-dialer-not-checked .*caught by: POST \/calls answers 409 dialer_required/m;
