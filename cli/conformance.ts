@@ -475,6 +475,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       // The probes are bounded by design, not by the checks' budget: counted apart, as upper bounds.
       const probes = probeRequests({
         remote: config.target.kind === 'remote',
+        control: config.control !== undefined,
         limit: config.rateLimitPerWindow,
         windowMs: config.rateWindowMs,
       });

@@ -15,9 +15,10 @@
  * With API_BASE_URL (harness/config/config.ts reads it and .env) the same scripts run against
  * that target with TOKEN_ALL: RATE_LIMIT_PER_MINUTE (default 100) per RATE_LIMIT_WINDOW_MS
  * (default 60 000, the spec's minute; only a stand-in documenting a shorter window sets it) for
- * rate-limit; webhook-retry also needs WEBHOOK_PUBLIC_URL, ALLOW_ORIGINATE=true,
- * TEST_DESTINATION_NUMBER and TEST_AGENT_ID (a real call makes the event happen) and watches
- * for TIME_BUDGET_S (default 600).
+ * rate-limit; webhook-retry also needs WEBHOOK_PUBLIC_URL, and drives the deliveries in the target's
+ * virtual time through CONTROL_URL where it offers the five capabilities for it (VIRTUAL_TIME_DELIVERIES:
+ * seconds instead of a watch), else it needs ALLOW_ORIGINATE=true, TEST_DESTINATION_NUMBER and
+ * TEST_AGENT_ID (a real call makes the event happen) and watches for TIME_BUDGET_S (default 600).
  *
  * k6 comes from `bash load/install-k6.sh` (PATH, cache, or a build with Go) and runs offline
  * (no usage report, no automatic extension resolution). Its exit code is the verdict: 0 pass,
@@ -34,6 +35,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
+import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
+import { VIRTUAL_TIME_DELIVERIES } from '../contract/control.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';
 import { startReceiver } from '../harness/webhooks/receiver.ts';
 import type { Receiver } from '../harness/webhooks/receiver.ts';
@@ -185,10 +188,28 @@ interface Prepared {
   describe: string;
 }
 
-function missingForRemoteWebhooks(config: SuiteConfig): string[] {
+/**
+ * Whether the target's control endpoint offers every capability that drives deliveries in its virtual time;
+ * a configured endpoint that does not answer is a configuration error (one line).
+ */
+async function drivesVirtualTime(config: SuiteConfig): Promise<boolean> {
+  if (config.control === undefined) return false;
+  try {
+    const { states, inspections } = await createControlTransport(config.control).capabilities();
+    const offered = new Set<string>([...states, ...inspections]);
+    return VIRTUAL_TIME_DELIVERIES.every((capability) => offered.has(capability));
+  } catch (e) {
+    if (e instanceof ControlError)
+      throw new UsageError(`CONTROL_URL: ${e.message}; check CONTROL_URL and CONTROL_TOKEN, or unset CONTROL_URL`);
+    throw e;
+  }
+}
+
+function missingForRemoteWebhooks(config: SuiteConfig, virtualTime: boolean): string[] {
   const missing: string[] = [];
   if (config.webhookPublicUrl === undefined)
     missing.push('WEBHOOK_PUBLIC_URL (a public https URL that reaches the local receiver)');
+  if (virtualTime) return missing; // the event comes from the control endpoint's event-emitted
   if (!config.allowOriginate) missing.push('ALLOW_ORIGINATE=true (a real call makes the events happen)');
   if (config.destinationNumber === undefined) missing.push('TEST_DESTINATION_NUMBER');
   if (config.agents.provisioned === undefined) missing.push('TEST_AGENT_ID');
@@ -230,7 +251,8 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
           `${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
       };
     }
-    const missing = missingForRemoteWebhooks(config);
+    const virtualTime = await drivesVirtualTime(config);
+    const missing = missingForRemoteWebhooks(config, virtualTime);
     if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
     if (config.receiverService !== undefined) {
       // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
@@ -245,19 +267,34 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
     // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
     // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
-    const receiver = await startReceiver({ ...parsed.options, loopbackQueryPort: true });
+    // In virtual time the target may sign with its virtual clock (control-openapi.json): the receiver then
+    // takes any timestamp rather than answer 401 to a retry the probe made happen hours ahead.
+    const receiver = await startReceiver({
+      ...parsed.options,
+      loopbackQueryPort: true,
+      ...(virtualTime ? { toleranceSeconds: Number.MAX_SAFE_INTEGER } : {}),
+    });
     cleanup.push(() => receiver.close());
     env.RECEIVER_URL = receiver.queryUrl as string;
     env.RECEIVER_PUBLIC_URL = receiver.url;
     env.TIME_BUDGET_S = String(budget);
-    env.AGENT_ID = config.agents.provisioned as string;
-    env.DESTINATION_NUMBER = config.destinationNumber as string;
+    if (virtualTime && config.control !== undefined) {
+      env.CONTROL_URL = config.control.url;
+      env.CONTROL_TOKEN = config.control.token;
+    } else {
+      env.AGENT_ID = config.agents.provisioned as string;
+      env.DESTINATION_NUMBER = config.destinationNumber as string;
+    }
     return {
       env,
       secrets,
       timeoutMs: (budget + 300) * 1000,
       cleanup,
-      describe: `${target.baseUrl}, receiver ${receiver.url}, budget ${budget} s`,
+      describe:
+        `${target.baseUrl}, receiver ${receiver.url}, ` +
+        (virtualTime
+          ? `deliveries driven in the target's virtual time (CONTROL_URL), bound ${budget} s`
+          : `budget ${budget} s`),
     };
   }
 
@@ -304,12 +341,14 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   secrets.push(...Object.values(server.fixtures.tokens));
   env.BASE_URL = server.baseUrl;
   env.TOKEN = server.fixtures.tokens.all;
-  env.CONTROL_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
+  env.REFERENCE_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
   const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
   if (args.probe === 'rate-limit') {
     env.TOKEN_2 = server.fixtures.tokens.none;
     env.LIMIT = String(limits.requestsPerMinute);
     env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
+    // A reference started for the probe has heard from no one: "under" starts at once.
+    env.UNDER_AT_MS = String(Date.now());
     return {
       env,
       secrets,

@@ -16,6 +16,7 @@
  * or WEBHOOK_BUDGET_S after the events were caused.
  */
 import { eventTypes, type EventType } from '../../contract/openapi.ts';
+import { VIRTUAL_TIME_DELIVERIES } from '../../contract/control.ts';
 import type { Exchange } from '../http/client.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from '../checks/check.ts';
@@ -99,13 +100,7 @@ export function watchedKinds(target: RunTarget): {
 }
 
 /** The control capabilities that drive deliveries in the target's own virtual time (webhook-delivery.suite.ts). */
-export const VIRTUAL_TIME_DELIVERIES = [
-  'event-emitted',
-  'deliveries-idle',
-  'hook-attempts',
-  'clock',
-  'clock-advanced',
-] as const;
+export { VIRTUAL_TIME_DELIVERIES };
 
 /**
  * Whether a remote run watches a failing subscription (503s, one unanswered attempt) for the
