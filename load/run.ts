@@ -43,7 +43,7 @@ import type { Receiver } from '../harness/webhooks/receiver.ts';
 import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
-import { REFERENCE_WINDOW_MS, underStartMs } from './lib/probe-shape.ts';
+import { CONTROL_DRIVE_BUDGET_MS, REFERENCE_WINDOW_MS, underStartMs } from './lib/probe-shape.ts';
 import { secondAddressUnreachable } from '../harness/http/source-address.ts';
 import { runLocalRunners, runnerAddresses } from './distributed/local.ts';
 import { expandVariantIds, unknownVariantIds } from '../reference/variants.ts';
@@ -323,13 +323,11 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     return {
       env,
       secrets,
-      timeoutMs: (budget + 300) * 1000,
+      timeoutMs: (virtualTime ? CONTROL_DRIVE_BUDGET_MS : budget * 1000) + 300_000,
       cleanup,
       describe:
         `${target.baseUrl}, receiver ${receiver.url}, ` +
-        (virtualTime
-          ? `deliveries driven in the target's virtual time (CONTROL_URL), bound ${budget} s`
-          : `budget ${budget} s`),
+        (virtualTime ? "deliveries driven in the target's virtual time (CONTROL_URL)" : `budget ${budget} s`),
     };
   }
 

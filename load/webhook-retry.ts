@@ -10,7 +10,7 @@
  *   REFERENCE_URL        the embedded reference server's own API (/_reference); unset against a remote target
  *   CONTROL_URL, CONTROL_TOKEN   a remote target's test-control endpoint (control-openapi.json), given only
  *                        when it offers the five capabilities of deliveries in virtual time
- *   TIME_BUDGET_S        remote only: how long to watch deliveries, or to drive them (default 600)
+ *   TIME_BUDGET_S        remote without the control clock: how long to watch deliveries (default 600)
  *   AGENT_ID, DESTINATION_NUMBER   remote without CONTROL_URL: POST /calls makes the call.ended event happen
  *
  * One subscription per response plan, all for call.ended, so ONE event reaches all of them:
@@ -54,7 +54,13 @@ import { Counter, Gauge } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { positiveInt, text, trimSlash } from './lib/env.ts';
 import type { SummaryData, ThresholdMeta } from './lib/junit.ts';
-import { AUTO_DISABLE_AFTER, webhookRetryPlans, type Plan, type WebhookDrive } from './lib/probe-shape.ts';
+import {
+  AUTO_DISABLE_AFTER,
+  CONTROL_DRIVE_BUDGET_MS,
+  webhookRetryPlans,
+  type Plan,
+  type WebhookDrive,
+} from './lib/probe-shape.ts';
 import { buildSummary, declareSubmetrics, value } from './lib/summary.ts';
 import { intervalsGrow } from '../harness/checks/backoff.ts';
 import { consecutiveFailures } from '../harness/seams/delivery-driver.ts';
@@ -84,7 +90,7 @@ const MAX_ATTEMPTS_CHARTED = 12;
  * hold for up to 10 s while an unanswered attempt runs into its delivery timeout.
  */
 const MAX_DRIVE_STEPS = 120;
-const DRIVE_BUDGET_MS = REFERENCE ? 40_000 : TIME_BUDGET_S * 1000;
+const DRIVE_BUDGET_MS = REFERENCE ? 40_000 : CONTROL_DRIVE_BUDGET_MS;
 /** Remote polling. */
 const POLL_INTERVAL_S = 5;
 
@@ -151,7 +157,9 @@ export const options: Options = {
       executor: 'shared-iterations',
       vus: 1,
       iterations: 1,
-      maxDuration: REFERENCE ? '90s' : `${TIME_BUDGET_S + 120}s`,
+      maxDuration: REFERENCE
+        ? '90s'
+        : `${(DRIVE === 'control' ? CONTROL_DRIVE_BUDGET_MS / 1000 : TIME_BUDGET_S) + 120}s`,
       gracefulStop: '10s',
     },
   },

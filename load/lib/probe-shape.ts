@@ -28,6 +28,13 @@ export interface Plan {
  */
 export type WebhookDrive = 'reference' | 'control' | 'watch';
 
+/**
+ * The real-time bound of driving a remote target's deliveries in its virtual time: a hang guard (it
+ * takes seconds: two unanswered attempts run into the target's delivery timeout, which the spec leaves
+ * open), apart from TIME_BUDGET_S, the length of a real-time watch.
+ */
+export const CONTROL_DRIVE_BUDGET_MS = 300_000;
+
 /** One call.ended subscription per response plan of the receiver (load/webhook-retry.ts). */
 export const WEBHOOK_RETRY_PLANS: readonly Plan[] = [
   { name: 'ack', steps: [{ status: 200 }], virtualTimeOnly: false },
