@@ -43,7 +43,12 @@ import { Gate, startGate, type GateServer } from '../harness/scheduling/gate.ts'
 import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
-import { probeRequests, webhookRetryRequests } from '../load/lib/probe-shape.ts';
+import {
+  formatPriorRequests,
+  type PriorRequests,
+  probeRequests,
+  webhookRetryRequests,
+} from '../load/lib/probe-shape.ts';
 import { expectedWallTime, expectedWallTimeLines, measuredWallTimeLine } from './load-wall-time.ts';
 import type { ControlCapability } from '../contract/control.ts';
 import { referenceFaults, startEmbeddedReference } from './embedded-reference.ts';
@@ -282,16 +287,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const redact = createRedactor(config.secrets);
   redactErrors = redact;
   const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
-  // When the target last heard from a check, and how many hooks the sweep may still delete after it: the
-  // rate-limit probe of --with-load starts its "under" phase from a quiet target (load/run.ts).
-  let quiet = { sinceMs: Date.now(), hooksLeft: 0 };
+  // The run's requests by when each check that sent them was reported (none of them later), and how many
+  // hooks the sweep may still delete then: the rate-limit probe of --with-load starts its "under" phase
+  // late enough after them (load/run.ts).
+  const sent: PriorRequests[] = [];
+  let hooksLeft = 0;
   const collector = new CheckCollector({
     root,
     redact,
     progress: { interactive, write: (text) => process.stdout.write(text) },
     requestsPerMinute: config.requestsPerMinute,
-    onRequestsReported: () => {
-      if (options.withLoad) quiet = { sinceMs: Date.now(), hooksLeft: outstandingHooks(hookJournal).length };
+    onRequestsReported: (requests) => {
+      if (!options.withLoad) return;
+      sent.push({ atMs: Date.now(), requests });
+      hooksLeft = outstandingHooks(hookJournal).length;
     },
   });
   const targetLabel = config.target.kind === 'embedded' ? 'the embedded reference server' : config.target.baseUrl;
@@ -402,18 +411,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const wallTime = [{ part: 'checks', ms: performance.now() }];
   if (options.withLoad && !options.dryRun) {
     // After the checks, one probe at a time; rate-limit last, since it exhausts the target's window.
-    // Remotely the target has heard, since the last check that sent requests, only the hook sweeps
-    // and the webhook-retry probe: the rate-limit probe waits no longer than those need (load/run.ts).
-    const priorRequests =
-      quiet.hooksLeft + sweepRequests + webhookRetryRequests(config.control === undefined ? 'watch' : 'control').total;
+    // Remotely the target heard the checks, the hook sweeps (at most one DELETE per hook left, and
+    // this process's own) and the webhook-retry probe: the rate-limit probe waits no longer than those
+    // need (load/run.ts).
+    sent.push({ atMs: Date.now(), requests: hooksLeft + sweepRequests });
+    const webhookRetry = webhookRetryRequests(config.control === undefined ? 'watch' : 'control').total;
     for (const name of LOAD_PROBES) {
       if (interrupted) {
         unfinished.set(name, 'not run: the run was interrupted before this probe started');
         continue;
       }
+      if (name === 'rate-limit') sent.push({ atMs: Date.now(), requests: webhookRetry });
+      const recent = sent.filter((p) => p.atMs > Date.now() - config.rateWindowMs - 60_000);
       const quietArgs =
         name === 'rate-limit' && config.target.kind === 'remote'
-          ? ['--quiet-since', String(quiet.sinceMs), '--prior-requests', String(priorRequests)]
+          ? ['--prior-requests', formatPriorRequests(recent)]
           : [];
       const probeStarted = performance.now();
       const code = await runProbe(

@@ -32,7 +32,7 @@ const PROBE_OVERHEAD_MS = 2_000;
 const VIRTUAL_DRIVE_MS = 12_000;
 /** The embedded reference's probe: its virtual clock and a 1 s delivery timeout. */
 const REFERENCE_DRIVE_MS = 3_000;
-/** Requests the run's hook sweep sends after its last check, assumed for the estimate (one DELETE per hook left). */
+/** Requests of the watch's closing and the hook sweep at the end of a run, assumed for the estimate. */
 const EXPECTED_SWEEP_REQUESTS = 10;
 /** The rate-limit probe's tolerance on the limit (load/rate-limit.ts). */
 const TOLERANCE = 0.05;
@@ -64,19 +64,17 @@ export function expectedWallTime(plan: WithLoadPlan): WallTimePart[] {
   const driveMs = { reference: REFERENCE_DRIVE_MS, control: VIRTUAL_DRIVE_MS, watch: plan.timeBudgetS * 1000 }[drive];
   const windowMs = plan.remote ? plan.rateWindowMs : REFERENCE_WINDOW_MS;
   const shape = rateLimitShape(plan.limit, windowMs);
-  // Remotely the run's watch holds its last window quiet when it outlasts the checks' requests; the
-  // requests after it (the sweep, the webhook-retry probe) make "under" wait a little (underStartMs).
-  const quietSinceMs = watchMs >= throttleMs + windowMs ? -windowMs : 0;
+  // Remotely the run's watch holds its last window quiet when it outlasts the checks' requests (else
+  // they may have used the window up); the requests after it (the watch's closing and the sweep, the
+  // webhook-retry probe) make "under" wait a little (underStartMs), from the probe's start.
+  const probeMs = driveMs + PROBE_OVERHEAD_MS;
+  const checksBusyUntilEnd = watchMs < throttleMs + windowMs;
+  const priors = [
+    { atMs: -probeMs, requests: checksBusyUntilEnd ? plan.limit : EXPECTED_SWEEP_REQUESTS },
+    { atMs: 0, requests: webhookRetryRequests(drive).total },
+  ];
   const waitMs = plan.remote
-    ? underStartMs({
-        nowMs: 0,
-        quietSinceMs,
-        lastPriorMs: 0,
-        priorRequests: EXPECTED_SWEEP_REQUESTS + webhookRetryRequests(drive).total,
-        limit: plan.limit,
-        windowMs,
-        tolerance: TOLERANCE,
-      })
+    ? underStartMs({ nowMs: 0, priors, limit: plan.limit, windowMs, tolerance: TOLERANCE })
     : 0;
   // The burst fills the room "under" left, and what expires meanwhile, at four sends per slot.
   const burstMs = (plan.limit - shape.underPerWindow + THROTTLE_BURST) * (shape.slotMs / 4);
@@ -93,7 +91,7 @@ export function expectedWallTime(plan: WithLoadPlan): WallTimePart[] {
     },
     {
       part: 'k6 webhook-retry',
-      ms: driveMs + PROBE_OVERHEAD_MS,
+      ms: probeMs,
       detail: {
         reference: "the reference's virtual clock",
         control:
@@ -106,7 +104,7 @@ export function expectedWallTime(plan: WithLoadPlan): WallTimePart[] {
       part: 'k6 rate-limit',
       ms: rateMs,
       detail:
-        `${waitMs > 0 ? `${s(waitMs)} until the target heard nothing for long enough, ` : ''}` +
+        `${waitMs > 0 ? `${s(waitMs)} until the run's last requests leave room for "under", ` : ''}` +
         `90 % for a window of ${windowMs / 1000} s, a burst, 150 % for about ${OVER_WINDOWS_EXPECTED} windows`,
     },
   ];

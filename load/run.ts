@@ -43,7 +43,13 @@ import type { Receiver } from '../harness/webhooks/receiver.ts';
 import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
-import { CONTROL_DRIVE_BUDGET_MS, REFERENCE_WINDOW_MS, underStartMs } from './lib/probe-shape.ts';
+import {
+  CONTROL_DRIVE_BUDGET_MS,
+  parsePriorRequests,
+  type PriorRequests,
+  REFERENCE_WINDOW_MS,
+  underStartMs,
+} from './lib/probe-shape.ts';
 import { secondAddressUnreachable } from '../harness/http/source-address.ts';
 import { runLocalRunners, runnerAddresses } from './distributed/local.ts';
 import { expandVariantIds, unknownVariantIds } from '../reference/variants.ts';
@@ -71,16 +77,15 @@ interface Args {
   /** Their source addresses (default 127.0.0.2 … N+1 against a loopback target). */
   localIps?: string[];
   /**
-   * rate-limit against a remote target: since when (epoch ms) this machine sent it nothing but
-   * `priorRequests` requests (occ run --with-load passes both), so "under" need not wait a whole window.
+   * rate-limit against a remote target: every request this machine sent it in the last window, by time
+   * (occ run --with-load passes them), so "under" need not wait a whole window.
    */
-  quietSinceMs?: number;
-  priorRequests?: number;
+  priorRequests?: PriorRequests[];
 }
 
 const USAGE =
   `usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir] ` +
-  '[--runners N [--local-ips ip,ip]] [--quiet-since epoch-ms --prior-requests n]' +
+  '[--runners N [--local-ips ip,ip]] [--prior-requests epoch-ms:count,…]' +
   ' | occ load merge <dir> | occ load k6-operator-manifest --out <dir> --parallelism N …';
 
 export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
@@ -94,7 +99,6 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
       help: { type: 'boolean', short: 'h' },
       runners: { type: 'string' },
       'local-ips': { type: 'string' },
-      'quiet-since': { type: 'string' },
       'prior-requests': { type: 'string' },
     },
   } satisfies ParseArgsConfig;
@@ -140,18 +144,16 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
   if (localIps.length > 0 && localIps.length !== runners) {
     throw new UsageError(`--local-ips names ${localIps.length} address(es) for ${runners} runner(s): one per runner`);
   }
-  const quietSince = values['quiet-since'];
-  const prior = values['prior-requests'];
-  if ((quietSince === undefined) !== (prior === undefined))
-    throw new UsageError('--quiet-since and --prior-requests go together (occ run --with-load passes both)');
-  if (quietSince !== undefined && !/^[0-9]+$/.test(quietSince))
-    throw new UsageError(`--quiet-since takes a time in epoch ms (got "${quietSince}")`);
-  if (prior !== undefined && !/^[0-9]+$/.test(prior))
-    throw new UsageError(`--prior-requests takes a whole number (got "${prior}")`);
+  const priorText = values['prior-requests'];
+  const priorRequests = priorText === undefined ? undefined : parsePriorRequests(priorText);
+  if (priorRequests === undefined && priorText !== undefined)
+    throw new UsageError(
+      `--prior-requests takes epoch-ms:count pairs, comma-separated (got "${priorText.slice(0, 80)}")`,
+    );
   return {
     probe: positionals[0] as Probe,
     faults,
-    ...(quietSince === undefined ? {} : { quietSinceMs: Number(quietSince), priorRequests: Number(prior) }),
+    ...(priorRequests === undefined ? {} : { priorRequests }),
     reportDir: resolve(values['report-dir'] ?? join('reports', 'latest')),
     ...(runners > 1 && positionals[0] === 'rate-limit' ? { runners } : {}),
     ...(localIps.length > 0 ? { localIps } : {}),
@@ -260,20 +262,12 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
       const windowMs = config.rateWindowMs;
       env.LIMIT = String(limit);
       env.WINDOW_MS = String(windowMs);
-      // "under" starts from a quiet target: a window after the run's last check, and late enough after
-      // the requests since (lib/probe-shape.ts underStartMs); not knowing them, a whole window from now.
-      if (args.quietSinceMs !== undefined) {
-        const now = Date.now();
+      // "under" starts late enough after the requests this machine sent for the client to stay under the
+      // limit (lib/probe-shape.ts underStartMs); not knowing them, a whole window from the probe's start.
+      if (args.priorRequests !== undefined) {
+        const priors = args.priorRequests;
         env.UNDER_AT_MS = String(
-          underStartMs({
-            nowMs: now,
-            quietSinceMs: args.quietSinceMs,
-            lastPriorMs: now,
-            priorRequests: args.priorRequests ?? 0,
-            limit,
-            windowMs,
-            tolerance: RATE_TOLERANCE,
-          }),
+          underStartMs({ nowMs: Date.now(), priors, limit, windowMs, tolerance: RATE_TOLERANCE }),
         );
       }
       return {

@@ -115,29 +115,50 @@ export function rateLimitShape(limit: number, windowMs: number): RateLimitShape 
   };
 }
 
+/** Requests this machine sent the target at about one time (epoch ms; a time no earlier than they were sent). */
+export interface PriorRequests {
+  readonly atMs: number;
+  readonly requests: number;
+}
+
 /**
- * When the "under" phase may start (epoch ms), so that the client it measures sends at most the limit
- * less the tolerance in any rolling window: a whole window after `quietSinceMs`, since when this machine
- * sent the target nothing but `priorRequests` requests, the last of them at `lastPriorMs` at the latest;
- * and late enough after those that "under" at its share plus them stays under the limit less `tolerance`.
- * With nothing known (a probe run on its own), quietSinceMs is now: a whole window of silence. Pure.
+ * When the "under" phase may start (epoch ms): the earliest moment from now on such that in every
+ * rolling window the client stays under the limit less `tolerance`, counting "under"'s sends (its
+ * share, evenly) and the requests this machine sent before (`priors`; every request sent in the
+ * window before now must be among them). Just before a window has passed since a prior, "under" has
+ * sent its share of the time since it began and the window still holds every prior from then on:
+ * that bounds the start. Pure.
  */
 export function underStartMs(input: {
   readonly nowMs: number;
-  readonly quietSinceMs: number;
-  readonly lastPriorMs: number;
-  readonly priorRequests: number;
+  readonly priors: readonly PriorRequests[];
   readonly limit: number;
   readonly windowMs: number;
   readonly tolerance: number;
 }): number {
-  const { nowMs, quietSinceMs, lastPriorMs, priorRequests, limit, windowMs, tolerance } = input;
+  const { nowMs, priors, limit, windowMs, tolerance } = input;
   const under = rateLimitShape(limit, windowMs).underPerWindow;
   const allowed = Math.floor(limit * (1 - tolerance));
-  // A rolling window holding the priors also holds "under"'s sends of its first (window − gap) only.
-  const gapMs =
-    priorRequests === 0 ? 0 : windowMs * Math.min(1, Math.max(0, (under + priorRequests - allowed) / under));
-  return Math.max(nowMs, quietSinceMs + windowMs, priorRequests === 0 ? nowMs : lastPriorMs + gapMs);
+  let start = nowMs;
+  for (const prior of priors) {
+    const since = priors.filter((p) => p.atMs >= prior.atMs).reduce((sum, p) => sum + p.requests, 0);
+    const room = Math.max(0, allowed - since);
+    start = Math.max(start, prior.atMs + windowMs - (windowMs * room) / under);
+  }
+  return Math.ceil(start);
+}
+
+/** A list of prior requests as `occ load rate-limit --prior-requests` takes it: `epoch-ms:count,…`. */
+export function formatPriorRequests(priors: readonly PriorRequests[]): string {
+  return priors.map((p) => `${Math.round(p.atMs)}:${p.requests}`).join(',');
+}
+
+/** The list back; undefined when it is not one. */
+export function parsePriorRequests(text: string): PriorRequests[] | undefined {
+  if (text.trim() === '') return [];
+  const priors = text.split(',').map((item) => /^\s*(\d+):(\d+)\s*$/.exec(item));
+  if (priors.some((m) => m === null)) return undefined;
+  return priors.map((m) => ({ atMs: Number(m![1]), requests: Number(m![2]) }));
 }
 
 /** One probe's request count for `--dry-run --with-load`: an upper bound, and how it is made up. */

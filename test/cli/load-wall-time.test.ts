@@ -1,6 +1,6 @@
 /**
- * The wall time `--dry-run --with-load` expects of each part (cli/load-wall-time.ts), and the flags by
- * which `occ run --with-load` tells the rate-limit probe since when the target has been quiet.
+ * The wall time `--dry-run --with-load` expects of each part (cli/load-wall-time.ts), and the flag by
+ * which `occ run --with-load` tells the rate-limit probe what the run sent the target, and when.
  */
 import { describe, expect, it } from 'vitest';
 import { expectedWallTime, expectedWallTimeLines, measuredWallTimeLine } from '../../cli/load-wall-time.ts';
@@ -18,7 +18,7 @@ const remote = {
 };
 
 describe('the expected wall time of occ run --with-load', () => {
-  it('the full configuration at the real minute: the watch, seconds of virtual time, the rate limit in ~2 windows', () => {
+  it('the full configuration at the real minute: the watch, virtual time, the rate limit in ~2 windows', () => {
     const parts = expectedWallTime(remote);
     expect(parts.map((p) => p.part)).toEqual(['checks', 'k6 webhook-retry', 'k6 rate-limit']);
     const [checks, webhooks, rate] = parts.map((p) => p.ms) as [number, number, number];
@@ -54,19 +54,17 @@ describe('the expected wall time of occ run --with-load', () => {
   });
 });
 
-describe('occ load rate-limit --quiet-since, --prior-requests', () => {
-  it('go together, as whole numbers; a bad value is one line naming the flag', () => {
-    expect(parseRunArgs(['rate-limit', '--quiet-since', '1700000000000', '--prior-requests', '18'], {})).toMatchObject({
-      quietSinceMs: 1_700_000_000_000,
-      priorRequests: 18,
+describe('occ load rate-limit --prior-requests', () => {
+  it('takes epoch-ms:count pairs; a bad list is one line naming the flag', () => {
+    expect(parseRunArgs(['rate-limit', '--prior-requests', '1700000000000:8,1700000005000:10'], {})).toMatchObject({
+      priorRequests: [
+        { atMs: 1_700_000_000_000, requests: 8 },
+        { atMs: 1_700_000_005_000, requests: 10 },
+      ],
     });
-    expect(parseRunArgs(['rate-limit'], {})).not.toHaveProperty('quietSinceMs');
-    expect(() => parseRunArgs(['rate-limit', '--quiet-since', '5'], {})).toThrow(/go together/);
-    expect(() => parseRunArgs(['rate-limit', '--quiet-since', 'soon', '--prior-requests', '1'], {})).toThrow(
-      /--quiet-since takes a time in epoch ms \(got "soon"\)/,
-    );
-    expect(() => parseRunArgs(['rate-limit', '--quiet-since', '5', '--prior-requests', '-1'], {})).toThrow(
-      /--prior-requests/,
+    expect(parseRunArgs(['rate-limit'], {})).not.toHaveProperty('priorRequests');
+    expect(() => parseRunArgs(['rate-limit', '--prior-requests', 'soon:3'], {})).toThrow(
+      /--prior-requests takes epoch-ms:count pairs, comma-separated \(got "soon:3"\)/,
     );
   });
 });

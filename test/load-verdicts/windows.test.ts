@@ -162,26 +162,35 @@ describe('the rate-limit verdict from the refusals', () => {
 describe('when "under" may start after the run', () => {
   const base = { limit: LIMIT, windowMs: W, tolerance: 0.05 };
 
-  it('a window after the run went quiet, and late enough after later requests that the client stays under', () => {
-    // Nothing known: a whole window of silence from now.
-    expect(underStartMs({ ...base, nowMs: 1_000, quietSinceMs: 1_000, lastPriorMs: 1_000, priorRequests: 0 })).toBe(
-      61_000,
-    );
-    // Quiet for long enough already, no request since: at once.
-    expect(underStartMs({ ...base, nowMs: 100_000, quietSinceMs: 0, lastPriorMs: 0, priorRequests: 0 })).toBe(100_000);
-    // 18 requests since (the run's hook sweep, the webhook-retry probe): "under" waits until its rolling
-    // windows that hold them hold at most 95 − 18 of its own.
-    const start = underStartMs({ ...base, nowMs: 100_000, quietSinceMs: 0, lastPriorMs: 100_000, priorRequests: 18 });
+  it('at once after a quiet window, a window after a full one, and a little after a few requests', () => {
+    expect(underStartMs({ ...base, nowMs: 100_000, priors: [] })).toBe(100_000);
+    // Requests that may have used the window up (the limit): a whole window after them.
+    expect(underStartMs({ ...base, nowMs: 1_000, priors: [{ atMs: 1_000, requests: LIMIT }] })).toBe(61_000);
+    // The run's checks long before, its sweep and the webhook-retry probe just now (18 requests):
+    // "under" waits until its rolling windows that hold them hold at most 95 − 18 of its own.
+    const priors = [
+      { atMs: 20_000, requests: 80 },
+      { atMs: 95_000, requests: 8 },
+      { atMs: 100_000, requests: 10 },
+    ];
+    const start = underStartMs({ ...base, nowMs: 100_000, priors });
     expect(start).toBeGreaterThan(100_000);
-    const gap = start - 100_000;
-    expect(90 * (1 - gap / W) + 18).toBeLessThanOrEqual(95);
+    expect(start).toBeLessThan(100_000 + W / 4);
+    expect(90 * (1 - (start - 95_000) / W) + 18).toBeLessThanOrEqual(95);
   });
 
   it('a sliding log and a fixed window never refuse "under" when it starts then, after those requests', () => {
-    const start = underStartMs({ ...base, nowMs: 0, quietSinceMs: -W, lastPriorMs: 0, priorRequests: 18 });
-    const priors = Array.from({ length: 18 }, (_, i) => i * 10 - start);
-    for (const admit of [slidingLog(LIMIT), fixedWindow(LIMIT, 0), fixedWindow(LIMIT, W / 3)]) {
-      expect(probe(admit, 0, priors).underRefused).toBe(0);
+    const priors = [
+      { atMs: -70_000, requests: 80 },
+      { atMs: -5_000, requests: 8 },
+      { atMs: 0, requests: 10 },
+    ];
+    const start = underStartMs({ ...base, nowMs: 0, priors });
+    // "under" begins at 0 in the simulation: the priors, spread a little before their reported times.
+    const times = priors.flatMap((p) => Array.from({ length: p.requests }, (_, i) => p.atMs - start - i * 50));
+    times.sort((a, b) => a - b);
+    for (const admit of [slidingLog(LIMIT), fixedWindow(LIMIT, 0), fixedWindow(LIMIT, W / 3), tokenBucket(LIMIT)]) {
+      expect(probe(admit, 0, times).underRefused).toBe(0);
     }
   });
 });
