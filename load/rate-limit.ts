@@ -7,8 +7,8 @@
  *   LIMIT      requests per window     WINDOW_MS  window length (60000 against a real target; the
  *                                                 reference server is started with a scaled one)
  *   REPORT_DIR where handleSummary writes k6-rate-limit.json / .junit.xml
- *   UNDER_AT_MS  when "under" may start (epoch ms; load/run.ts: a window after the target last heard
- *              from this machine, lib/probe-shape.ts underStartMs); default a window from the set-up
+ *   UNDER_AT_MS  when "under" may start (epoch ms; load/run.ts: late enough after what this machine
+ *              sent the target, lib/probe-shape.ts underStartMs); default a window from the set-up
  *   TOKEN_2    optional: another token of the account (GET /me accepts any): RATE-LIMIT-PER-IP
  *   RUNNERS    optional: N cooperating runners (./lib/runners.ts), each with its execution segment
  *              and source address; each writes k6-rate-limit.runner-<i>-of-<N>.json for the merge
