@@ -41,12 +41,18 @@ import { readable } from '../harness/report/readable.ts';
 import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
 import { controlPreflight } from './control-check.ts';
 import { sweepStates } from '../harness/seams/control-journal.ts';
-import { sweepHooks } from '../harness/seams/hook-journal.ts';
+import { outstandingHooks, sweepHooks } from '../harness/seams/hook-journal.ts';
 import { Gate, startGate, type GateServer } from '../harness/scheduling/gate.ts';
 import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
 import { isRequirementId } from '../requirements/catalogue.ts';
-import { probeRequests } from '../load/lib/probe-shape.ts';
+import {
+  formatPriorRequests,
+  type PriorRequests,
+  probeRequests,
+  webhookRetryRequests,
+} from '../load/lib/probe-shape.ts';
+import { expectedWallTime, expectedWallTimeLines, measuredWallTimeLine } from './load-wall-time.ts';
 import type { ControlCapability } from '../contract/control.ts';
 import { referenceFaults, startEmbeddedReference } from './embedded-reference.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
@@ -159,11 +165,11 @@ function runProbe(
   probe: (typeof LOAD_PROBES)[number],
   reportDir: string,
   started: (child: ChildProcess) => void,
+  extraArgs: readonly string[] = [],
 ): Promise<number> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [entryPoint('load/run'), probe, '--report-dir', reportDir], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const args = [entryPoint('load/run'), probe, '--report-dir', reportDir, ...extraArgs];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
     started(child);
     child.on('error', () => done(1));
     child.on('close', (code) => done(code ?? 1));
@@ -314,11 +320,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const redact = createRedactor(config.secrets);
   redactErrors = redact;
   const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
+  // The run's requests by when each check that sent them was reported (none of them later), and how many
+  // hooks the sweep may still delete then: the rate-limit probe of --with-load starts its "under" phase
+  // late enough after them (load/run.ts).
+  const sent: PriorRequests[] = [];
+  let hooksLeft = 0;
   const collector = new CheckCollector({
     root,
     redact,
     progress: { interactive, write: (text) => process.stdout.write(text) },
     requestsPerMinute: config.requestsPerMinute,
+    onRequestsReported: (requests) => {
+      if (!options.withLoad) return;
+      sent.push({ atMs: Date.now(), requests });
+      hooksLeft = outstandingHooks(hookJournal).length;
+    },
   });
   const targetLabel = config.target.kind === 'embedded' ? 'the embedded reference server' : config.target.baseUrl;
   process.stdout.write(
@@ -424,16 +440,36 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // of probes that finished: an interrupted or broken probe's partial summary is no verdict.
   const probesSince = options.withLoad && !options.dryRun && !interrupted ? new Date().toISOString() : undefined;
   const unfinished = new Map<(typeof LOAD_PROBES)[number], string>();
+  // From this process's start: the configuration, the target's start, the checks and the sweeps.
+  const wallTime = [{ part: 'checks', ms: performance.now() }];
   if (options.withLoad && !options.dryRun) {
     // After the checks, one probe at a time; rate-limit last, since it exhausts the target's window.
+    // Remotely the target heard the checks, the hook sweeps (at most one DELETE per hook left, and
+    // this process's own) and the webhook-retry probe: the rate-limit probe waits no longer than those
+    // need (load/run.ts).
+    sent.push({ atMs: Date.now(), requests: hooksLeft + sweepRequests });
+    const webhookRetry = webhookRetryRequests(config.control === undefined ? 'watch' : 'control').total;
     for (const name of LOAD_PROBES) {
       if (interrupted) {
         unfinished.set(name, 'not run: the run was interrupted before this probe started');
         continue;
       }
-      const code = await runProbe(name, join(reportsRoot, 'latest'), (child) => {
-        probe = child;
-      });
+      if (name === 'rate-limit') sent.push({ atMs: Date.now(), requests: webhookRetry });
+      const recent = sent.filter((p) => p.atMs > Date.now() - config.rateWindowMs - 60_000);
+      const quietArgs =
+        name === 'rate-limit' && config.target.kind === 'remote'
+          ? ['--prior-requests', formatPriorRequests(recent)]
+          : [];
+      const probeStarted = performance.now();
+      const code = await runProbe(
+        name,
+        join(reportsRoot, 'latest'),
+        (child) => {
+          probe = child;
+        },
+        quietArgs,
+      );
+      wallTime.push({ part: `k6 ${name}`, ms: performance.now() - probeStarted });
       probe = undefined;
       if (interrupted) unfinished.set(name, 'not run: the run was interrupted while this probe ran');
       else if (code !== 0 && code !== PROBE_THRESHOLDS_CROSSED) {
@@ -445,6 +481,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       }
     }
   }
+  if (options.withLoad && !options.dryRun && !interrupted)
+    process.stdout.write(`conformance: --with-load wall time: ${measuredWallTimeLine(wallTime)}\n`);
   const summaries = loadProbeSummaries(reportsRoot).map((summary) => chartOnlyUnlessSince(summary, probesSince));
   const loadSummaries = [
     ...summaries.filter((summary) => !unfinished.has(summary.probe as (typeof LOAD_PROBES)[number])),
@@ -513,6 +551,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       // The probes are bounded by design, not by the checks' budget: counted apart, as upper bounds.
       const probes = probeRequests({
         remote: config.target.kind === 'remote',
+        control: config.control !== undefined,
         limit: config.rateLimitPerWindow,
         windowMs: config.rateWindowMs,
       });
@@ -526,6 +565,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         `conformance: --with-load would send at most ${probes.reduce((sum, p) => sum + p.maxRequests, 0)} ` +
           `more requests (k6 probes), after the checks' ${report.requests.planned}\n`,
       );
+      printExpectedWallTime(config, report.requests.planned);
     }
   } else
     process.stdout.write(
@@ -584,6 +624,28 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`conformance: evidence in ${path} (check it with occ verify ${path})\n`);
   }
   return exitCode;
+}
+
+/** `--dry-run --with-load`: the wall time each part of the run is expected to take (./load-wall-time.ts). */
+function printExpectedWallTime(config: SuiteConfig, plannedRequests: number): void {
+  const parts = expectedWallTime({
+    remote: config.target.kind === 'remote',
+    control: config.control !== undefined,
+    plannedRequests,
+    requestsPerMinute: config.target.kind === 'remote' ? config.requestsPerMinute : undefined,
+    rateWindowMs: config.rateWindowMs,
+    limit: config.rateLimitPerWindow,
+    webhookBudgetS: config.webhookBudgetS,
+    timeBudgetS: timeBudgetS(),
+  });
+  process.stdout.write('\nexpected wall time of the run with --with-load, part by part:\n');
+  for (const line of expectedWallTimeLines(parts)) process.stdout.write(`${line}\n`);
+}
+
+/** TIME_BUDGET_S of the webhook-retry probe (load/run.ts reads it; 600 when unset or not a whole number). */
+function timeBudgetS(): number {
+  const text = process.env.TIME_BUDGET_S?.trim() ?? '';
+  return /^[1-9][0-9]*$/.test(text) ? Number(text) : 600;
 }
 
 /** Runs main and turns every error into one line on stderr and exit code 2. */

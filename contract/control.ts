@@ -37,6 +37,19 @@ export type ControlCapability = ControlState | ControlInspection;
 
 export const controlCapabilities: readonly ControlCapability[] = [...controlStates, ...controlInspections];
 
+/**
+ * The capabilities that drive webhook deliveries in the target's own virtual time: emit an event, wait
+ * for idle deliveries, read a hook's attempts, read and move the clock (the delivery checks and the k6
+ * webhook-retry probe).
+ */
+export const VIRTUAL_TIME_DELIVERIES = [
+  'event-emitted',
+  'deliveries-idle',
+  'hook-attempts',
+  'clock',
+  'clock-advanced',
+] as const satisfies readonly ControlCapability[];
+
 export function isControlState(name: string): name is ControlState {
   return (controlStates as readonly string[]).includes(name);
 }

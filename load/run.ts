@@ -15,9 +15,10 @@
  * With API_BASE_URL (harness/config/config.ts reads it and .env) the same scripts run against
  * that target with TOKEN_ALL: RATE_LIMIT_PER_MINUTE (default 100) per RATE_LIMIT_WINDOW_MS
  * (default 60 000, the spec's minute; only a stand-in documenting a shorter window sets it) for
- * rate-limit; webhook-retry also needs WEBHOOK_PUBLIC_URL, ALLOW_ORIGINATE=true,
- * TEST_DESTINATION_NUMBER and TEST_AGENT_ID (a real call makes the event happen) and watches
- * for TIME_BUDGET_S (default 600).
+ * rate-limit; webhook-retry also needs WEBHOOK_PUBLIC_URL, and drives the deliveries in the target's
+ * virtual time through CONTROL_URL where it offers the five capabilities for it (VIRTUAL_TIME_DELIVERIES:
+ * seconds instead of a watch), else it needs ALLOW_ORIGINATE=true, TEST_DESTINATION_NUMBER and
+ * TEST_AGENT_ID (a real call makes the event happen) and watches for TIME_BUDGET_S (default 600).
  *
  * k6 comes from `bash load/install-k6.sh` (PATH, cache, or a build with Go) and runs offline
  * (no usage report, no automatic extension resolution). Its exit code is the verdict: 0 pass,
@@ -34,13 +35,21 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
+import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
+import { VIRTUAL_TIME_DELIVERIES } from '../contract/control.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';
 import { startReceiver } from '../harness/webhooks/receiver.ts';
 import type { Receiver } from '../harness/webhooks/receiver.ts';
 import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
-import { REFERENCE_WINDOW_MS } from './lib/probe-shape.ts';
+import {
+  CONTROL_DRIVE_BUDGET_MS,
+  parsePriorRequests,
+  type PriorRequests,
+  REFERENCE_WINDOW_MS,
+  underStartMs,
+} from './lib/probe-shape.ts';
 import { secondAddressUnreachable } from '../harness/http/source-address.ts';
 import { runLocalRunners, runnerAddresses } from './distributed/local.ts';
 import { expandVariantIds, unknownVariantIds } from '../reference/variants.ts';
@@ -54,6 +63,8 @@ type Probe = (typeof PROBES)[number];
 /** Real ms a delivery attempt may take on the reference before it counts as a timeout. */
 export const REFERENCE_DELIVERY_TIMEOUT_MS = 1_000;
 export const THRESHOLDS_CROSSED = 99;
+/** The rate-limit probe's tolerance on the limit (load/rate-limit.ts TOLERANCE). */
+const RATE_TOLERANCE = 0.05;
 
 class UsageError extends Error {}
 
@@ -65,11 +76,16 @@ interface Args {
   runners?: number;
   /** Their source addresses (default 127.0.0.2 … N+1 against a loopback target). */
   localIps?: string[];
+  /**
+   * rate-limit against a remote target: every request this machine sent it in the last window, by time
+   * (occ run --with-load passes them), so "under" need not wait a whole window.
+   */
+  priorRequests?: PriorRequests[];
 }
 
 const USAGE =
   `usage: occ load <${PROBES.join('|')}> [--faults id,id] [--report-dir dir] ` +
-  '[--runners N [--local-ips ip,ip]]' +
+  '[--runners N [--local-ips ip,ip]] [--prior-requests epoch-ms:count,…]' +
   ' | occ load merge <dir> | occ load k6-operator-manifest --out <dir> --parallelism N …';
 
 export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
@@ -83,6 +99,7 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
       help: { type: 'boolean', short: 'h' },
       runners: { type: 'string' },
       'local-ips': { type: 'string' },
+      'prior-requests': { type: 'string' },
     },
   } satisfies ParseArgsConfig;
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
@@ -127,9 +144,16 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
   if (localIps.length > 0 && localIps.length !== runners) {
     throw new UsageError(`--local-ips names ${localIps.length} address(es) for ${runners} runner(s): one per runner`);
   }
+  const priorText = values['prior-requests'];
+  const priorRequests = priorText === undefined ? undefined : parsePriorRequests(priorText);
+  if (priorRequests === undefined && priorText !== undefined)
+    throw new UsageError(
+      `--prior-requests takes epoch-ms:count pairs, comma-separated (got "${priorText.slice(0, 80)}")`,
+    );
   return {
     probe: positionals[0] as Probe,
     faults,
+    ...(priorRequests === undefined ? {} : { priorRequests }),
     reportDir: resolve(values['report-dir'] ?? join('reports', 'latest')),
     ...(runners > 1 && positionals[0] === 'rate-limit' ? { runners } : {}),
     ...(localIps.length > 0 ? { localIps } : {}),
@@ -185,10 +209,28 @@ interface Prepared {
   describe: string;
 }
 
-function missingForRemoteWebhooks(config: SuiteConfig): string[] {
+/**
+ * Whether the target's control endpoint offers every capability that drives deliveries in its virtual time;
+ * a configured endpoint that does not answer is a configuration error (one line).
+ */
+async function drivesVirtualTime(config: SuiteConfig): Promise<boolean> {
+  if (config.control === undefined) return false;
+  try {
+    const { states, inspections } = await createControlTransport(config.control).capabilities();
+    const offered = new Set<string>([...states, ...inspections]);
+    return VIRTUAL_TIME_DELIVERIES.every((capability) => offered.has(capability));
+  } catch (e) {
+    if (e instanceof ControlError)
+      throw new UsageError(`CONTROL_URL: ${e.message}; check CONTROL_URL and CONTROL_TOKEN, or unset CONTROL_URL`);
+    throw e;
+  }
+}
+
+function missingForRemoteWebhooks(config: SuiteConfig, virtualTime: boolean): string[] {
   const missing: string[] = [];
   if (config.webhookPublicUrl === undefined)
     missing.push('WEBHOOK_PUBLIC_URL (a public https URL that reaches the local receiver)');
+  if (virtualTime) return missing; // the event comes from the control endpoint's event-emitted
   if (!config.allowOriginate) missing.push('ALLOW_ORIGINATE=true (a real call makes the events happen)');
   if (config.destinationNumber === undefined) missing.push('TEST_DESTINATION_NUMBER');
   if (config.agents.provisioned === undefined) missing.push('TEST_AGENT_ID');
@@ -220,6 +262,14 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
       const windowMs = config.rateWindowMs;
       env.LIMIT = String(limit);
       env.WINDOW_MS = String(windowMs);
+      // "under" starts late enough after the requests this machine sent for the client to stay under the
+      // limit (lib/probe-shape.ts underStartMs); not knowing them, a whole window from the probe's start.
+      if (args.priorRequests !== undefined) {
+        const priors = args.priorRequests;
+        env.UNDER_AT_MS = String(
+          underStartMs({ nowMs: Date.now(), priors, limit, windowMs, tolerance: RATE_TOLERANCE }),
+        );
+      }
       return {
         env,
         secrets,
@@ -230,7 +280,8 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
           `${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
       };
     }
-    const missing = missingForRemoteWebhooks(config);
+    const virtualTime = await drivesVirtualTime(config);
+    const missing = missingForRemoteWebhooks(config, virtualTime);
     if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
     if (config.receiverService !== undefined) {
       // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
@@ -245,19 +296,32 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
     // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
     // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
     // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
-    const receiver = await startReceiver({ ...parsed.options, loopbackQueryPort: true });
+    // In virtual time the target may sign with its virtual clock (control-openapi.json): the receiver then
+    // takes any timestamp rather than answer 401 to a retry the probe made happen hours ahead.
+    const receiver = await startReceiver({
+      ...parsed.options,
+      loopbackQueryPort: true,
+      ...(virtualTime ? { toleranceSeconds: Number.MAX_SAFE_INTEGER } : {}),
+    });
     cleanup.push(() => receiver.close());
     env.RECEIVER_URL = receiver.queryUrl as string;
     env.RECEIVER_PUBLIC_URL = receiver.url;
     env.TIME_BUDGET_S = String(budget);
-    env.AGENT_ID = config.agents.provisioned as string;
-    env.DESTINATION_NUMBER = config.destinationNumber as string;
+    if (virtualTime && config.control !== undefined) {
+      env.CONTROL_URL = config.control.url;
+      env.CONTROL_TOKEN = config.control.token;
+    } else {
+      env.AGENT_ID = config.agents.provisioned as string;
+      env.DESTINATION_NUMBER = config.destinationNumber as string;
+    }
     return {
       env,
       secrets,
-      timeoutMs: (budget + 300) * 1000,
+      timeoutMs: (virtualTime ? CONTROL_DRIVE_BUDGET_MS : budget * 1000) + 300_000,
       cleanup,
-      describe: `${target.baseUrl}, receiver ${receiver.url}, budget ${budget} s`,
+      describe:
+        `${target.baseUrl}, receiver ${receiver.url}, ` +
+        (virtualTime ? "deliveries driven in the target's virtual time (CONTROL_URL)" : `budget ${budget} s`),
     };
   }
 
@@ -304,12 +368,14 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   secrets.push(...Object.values(server.fixtures.tokens));
   env.BASE_URL = server.baseUrl;
   env.TOKEN = server.fixtures.tokens.all;
-  env.CONTROL_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
+  env.REFERENCE_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
   const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
   if (args.probe === 'rate-limit') {
     env.TOKEN_2 = server.fixtures.tokens.none;
     env.LIMIT = String(limits.requestsPerMinute);
     env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
+    // A reference started for the probe has heard from no one: "under" starts at once.
+    env.UNDER_AT_MS = String(Date.now());
     return {
       env,
       secrets,

@@ -17,6 +17,7 @@ import { chmodSync, cpSync, existsSync, globSync, mkdirSync, readFileSync, rmSyn
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'rolldown/utils';
+import { rewriteK6Imports } from './k6-imports.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -66,6 +67,13 @@ for (const asset of assets) {
     throw new Error(`packaging: ${asset.path} is missing`);
   }
   cpSync(from, join(dist, asset.path), { recursive: true });
+}
+// The probes' imports from outside load/ name the emitted JavaScript (./k6-imports.ts).
+for (const file of globSync('load/**/*.ts', { cwd: dist })) {
+  const { code, outside } = rewriteK6Imports(file, readFileSync(join(dist, file), 'utf8'));
+  const missing = outside.filter((module) => !existsSync(join(dist, module)));
+  if (missing.length > 0) throw new Error(`packaging: ${file} imports ${missing.join(', ')}, which is not emitted`);
+  writeFileSync(join(dist, file), code);
 }
 chmodSync(join(dist, 'load/install-k6.sh'), 0o755);
 process.stdout.write(`packaging: emitted the suite into ${dist}\n`);

@@ -94,20 +94,8 @@ export function isInsideWindow(instantMs: number, fromMs: number, tillMs: number
   return Number.isFinite(instantMs) && instantMs >= fromMs - slackMs && instantMs <= tillMs + slackMs;
 }
 
-/** Differences between consecutive values (attempt times → intervals). */
-export function intervals(times: readonly number[]): number[] {
-  return times.slice(1).map((time, index) => time - times[index]!);
-}
-
-/**
- * Exponential-style growth: the last interval longer than the first, and none shorter than half
- * the one before (so backoff with jitter, as many servers add, is growth too; a constant or
- * shrinking interval is not).
- */
-export function intervalsGrow(gaps: readonly number[]): boolean {
-  if (gaps.length < 2) return false;
-  return gaps.every((gap, index) => index === 0 || gap >= gaps[index - 1]! / 2) && gaps[gaps.length - 1]! > gaps[0]!;
-}
+/** Attempt times → intervals, and the backoff rule (shared with the k6 webhook-retry probe). */
+export { intervals, intervalsGrow } from './backoff.ts';
 
 /** Values that occur more than once. */
 export function duplicates<T>(values: readonly T[]): T[] {

@@ -38,12 +38,17 @@ export class CheckCollector implements Reporter {
   private readonly progress: ProgressSink | undefined;
   private readonly requestsPerMinute: number | undefined;
 
+  private readonly onRequestsReported: ((requests: number) => void) | undefined;
+
   constructor(options: {
     root: string;
     redact: Redactor;
     progress?: ProgressSink;
     requestsPerMinute?: number | undefined;
+    /** Called as a check that sent requests is reported (how many): none of them is still to come. */
+    onRequestsReported?: (requests: number) => void;
   }) {
+    this.onRequestsReported = options.onRequestsReported;
     this.root = options.root;
     this.redact = options.redact;
     this.progress = options.progress;
@@ -71,6 +76,7 @@ export class CheckCollector implements Reporter {
     }
     this.results.push(result);
     this.requestsUsed += result.requests;
+    if (result.requests > 0) this.onRequestsReported?.(result.requests);
     this.report(result);
   }
 

@@ -18,6 +18,7 @@
  * (./call-clock.ts): its calls may run on a virtual clock that stands still.
  */
 import { eventTypes, type EventType } from '../../contract/openapi.ts';
+import { VIRTUAL_TIME_DELIVERIES } from '../../contract/control.ts';
 import type { Exchange } from '../http/client.ts';
 import type { Delivery, ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from '../checks/check.ts';
@@ -104,13 +105,7 @@ export function watchedKinds(target: RunTarget): {
 }
 
 /** The control capabilities that drive deliveries in the target's own virtual time (webhook-delivery.suite.ts). */
-export const VIRTUAL_TIME_DELIVERIES = [
-  'event-emitted',
-  'deliveries-idle',
-  'hook-attempts',
-  'clock',
-  'clock-advanced',
-] as const;
+export { VIRTUAL_TIME_DELIVERIES };
 
 /**
  * Whether a remote run watches a failing subscription (503s, one unanswered attempt) for the

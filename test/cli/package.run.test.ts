@@ -95,6 +95,18 @@ describe('the packed npm package', () => {
     expect(listing.filter((f) => f.endsWith('.ts') && !f.startsWith('package/dist/load/'))).toEqual([]);
   });
 
+  it('k6 loads both installed probes: every module they import ships in the package', () => {
+    const k6 = sh('bash', [join(repo, 'load/install-k6.sh')], repo, 600_000);
+    expect(k6.code, k6.stderr).toBe(0);
+    const installed = join(project, 'node_modules', 'outbound-calling-conformance', 'dist', 'load');
+    const variables = ['BASE_URL=http://127.0.0.1:9/v1', 'TOKEN=t', 'RECEIVER_URL=http://127.0.0.1:9'];
+    for (const probe of ['rate-limit', 'webhook-retry']) {
+      const args = ['inspect', ...variables.flatMap((v) => ['-e', v]), join(installed, `${probe}.ts`)];
+      const inspected = sh(k6.stdout.trim().split('\n').at(-1)!, args, project);
+      expect(inspected.code, `${probe}: ${inspected.stderr}`).toBe(0);
+    }
+  });
+
   it('npx occ --help exits 0 in the folder it was installed into', () => {
     const help = sh('npx', ['--no-install', 'occ', '--help'], project, 60_000);
     expect(help.code, help.stderr).toBe(0);

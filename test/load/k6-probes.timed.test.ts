@@ -5,16 +5,16 @@
  *   rate-limit     no-rate-limit, rate-limit-half (and it passes the conformant fixed-window variant)
  *   webhook-retry  retry-after-4xx, no-auto-disable, backoff-constant
  *
- * Three lanes run side by side (2 cores): two of rate-limit runs (each is ~15 s of wall clock,
+ * Three lanes run side by side (2 cores): two of rate-limit runs (each is ~6 s of wall clock,
  * mostly waiting on its windows, against its own reference server), one of webhook-retry runs
  * (~3 s each); the vitest timeout of a run also covers its wait in the lane. The webhook lane ends
  * with one remote run (~35 s): a second reference as the target, the receiver on a user-supplied
  * certificate k6 does not trust.
  *
- * A rate-limit probe that could not keep its own schedule (a starved machine: late or dropped
- * sends) says so by its probe thresholds and proves nothing either way, so such a run is run
- * again, at most three times; a verdict on the target only ever comes from a run that kept its
- * rate. How long a probe takes (the "< 30 s" goal) is a
+ * A rate-limit probe that could not keep its own schedule (a starved machine: late sends) says so
+ * by its probe thresholds and proves nothing either way, so such a run is run again, at most three
+ * times; a verdict on the target only ever comes from a run that kept its rate. How long a probe
+ * takes (the "< 30 s" goal) is a
  * benchmark, measured by `npm run load:rate-limit` / `load:webhook-retry` (bench/RESULTS.md),
  * never asserted here: npm test runs files side by side, and a busy machine is slower, not wrong.
  *
