@@ -281,7 +281,7 @@ describe.concurrent('k6 probes against the reference server', () => {
     }, 600_000);
   }
 
-  it("webhook-retry drives a remote target's retries via CONTROL_URL: no auto-disable fails, no token shown", async () => {
+  it("webhook-retry drives a target's retries via CONTROL_URL: no auto-disable fails, no token shown", async () => {
     // A second reference process as the target, with every fixture and its control endpoint: the
     // probe jumps its virtual clock through the protocol (seconds), so the tenth failure is reached.
     const target = await startRemoteReference({ faults: ['no-auto-disable'] });
