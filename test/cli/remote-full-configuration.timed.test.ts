@@ -94,6 +94,15 @@ describe('the full remote configuration with --with-load', () => {
     expect(report.loadWouldDecide).toEqual([]);
     expect(report.controlGaps).toEqual([]);
 
+    // The webhook-retry probe drove the target's retries in its virtual time through CONTROL_URL.
+    const retries = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'k6-webhook-retry.json'), 'utf8')) as {
+      passed: boolean;
+      observations: { target: string; notObserved: string[] };
+    };
+    expect(retries).toMatchObject({ passed: true, observations: { notObserved: [] } });
+    expect(retries.observations.target).toMatch(/virtual time/);
+    expect(run.stdout).toMatch(/^conformance: --with-load wall time: checks .*; total /m);
+
     // The dry run's count is an upper bound of what the rate-limit probe really sent.
     const k6 = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'k6-rate-limit.json'), 'utf8')) as {
       summary: { metrics: Record<string, { values: { count?: number } }> };

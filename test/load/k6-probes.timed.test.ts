@@ -9,7 +9,8 @@
  * mostly waiting on its windows, against its own reference server), one of webhook-retry runs
  * (~3 s each); the vitest timeout of a run also covers its wait in the lane. The webhook lane ends
  * with one remote run (~35 s): a second reference as the target, the receiver on a user-supplied
- * certificate k6 does not trust.
+ * certificate k6 does not trust; a rate-limit lane ends with a second reference process driven
+ * through its control endpoint (~11 s).
  *
  * A rate-limit probe that could not keep its own schedule (a starved machine: late sends) says so
  * by its probe thresholds and proves nothing either way, so such a run is run again, at most three
@@ -30,6 +31,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs } from '../../load/run.ts';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { startReferenceServer } from '../../reference/server.ts';
+import { remoteRunEnvironment, startRemoteReference } from '../../cli/remote-reference.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
@@ -278,6 +280,26 @@ describe.concurrent('k6 probes against the reference server', () => {
       expect(r.stderr).toMatch(/^load: webhook-retry FAILED after .* thresholds crossed: /m);
     }, 600_000);
   }
+
+  it("webhook-retry drives a target's retries via CONTROL_URL: no auto-disable fails, no token shown", async () => {
+    // A second reference process as the target, with every fixture and its control endpoint: the
+    // probe jumps its virtual clock through the protocol (seconds), so the tenth failure is reached.
+    const target = await startRemoteReference({ faults: ['no-auto-disable'] });
+    try {
+      const env = Object.fromEntries(
+        Object.entries(remoteRunEnvironment(target)).filter((e): e is [string, string] => e[1] !== undefined),
+      );
+      const r = await inLane('rate-a', () => run(['webhook-retry'], 180_000, env));
+      expect(r.stderr).toMatch(/deliveries driven in the target's virtual time \(CONTROL_URL\)/);
+      expect(r.code, describeRun(r)).toBe(THRESHOLDS_CROSSED);
+      expect(report(r, 'webhook-retry').failedThresholds).toEqual(['checks{req:WEBHOOK-AUTO-DISABLE-10} rate==1']);
+      const token = env.CONTROL_TOKEN!;
+      expect(r.stdout + r.stderr).not.toContain(token);
+      expect(readFileSync(join(r.reportDir, 'k6-webhook-retry.json'), 'utf8')).not.toContain(token);
+    } finally {
+      await target.close();
+    }
+  }, 300_000);
 
   it('webhook-retry reaches a remote receiver with a user-supplied certificate (no x509 error), passes', async () => {
     // RECEIVER_TLS_CERT is issued by a CA only the target trusts; k6 never sees it. The stand-in
