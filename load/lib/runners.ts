@@ -65,8 +65,15 @@ export interface PerIpRecord {
   /** Its own budget spent with TOKEN: first request, first refusal (null: never refused). */
   readonly burstStartedAtMs: number;
   readonly refusedAtMs: number | null;
-  /** TOKEN_2 from the same address once refused, and TOKEN right after (429: the probe counts). */
-  readonly otherToken: { readonly status: number; readonly trailing: number } | null;
+  /**
+   * TOKEN_2 from the same address once refused (`statuses`: its tries back to back; `status`: 429
+   * when any was refused, else the first), and TOKEN right after (429: the probe counts).
+   */
+  readonly otherToken: {
+    readonly status: number;
+    readonly statuses?: readonly number[];
+    readonly trailing: number;
+  } | null;
   /** Runners 2…N: their first request, from a fresh address, while runner 1 is refused. */
   readonly fresh: Stamp | null;
   /** Runner 1: one more request after the others' fresh ones (429: it was still refused). */
