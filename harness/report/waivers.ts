@@ -151,13 +151,13 @@ export function applyWaivers(
   // Unused: a check its waiver could cover ran (passed or failed) yet the waiver covered nothing;
   // or it names a check its requirement has none of, while a check of that requirement ran (a
   // misspelt name would otherwise cover nothing, silently).
-  const ofRequirement = (w: Waiver) => checks.filter((c) => c.requirements.includes(w.requirement));
-  const ran = (w: Waiver) =>
-    ofRequirement(w).some(
-      (c) =>
-        (c.status === 'passed' || c.status === 'failed') &&
-        (w.check === undefined || w.check === c.name || !ofRequirement(w).some((other) => other.name === w.check)),
+  const ran = (w: Waiver) => {
+    const ofRequirement = checks.filter((c) => c.requirements.includes(w.requirement));
+    const anyCheck = w.check === undefined || !ofRequirement.some((c) => c.name === w.check);
+    return ofRequirement.some(
+      (c) => (c.status === 'passed' || c.status === 'failed') && (anyCheck || c.name === w.check),
     );
+  };
   return {
     checks: result,
     summary: {
