@@ -5,7 +5,7 @@ import type { Exchange } from '../harness/http/client.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { watchedKinds, watchOpens } from '../harness/seams/event-watch.ts';
 import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
-import { EMITTED_DELIVERY_WAIT_MS } from '../harness/seams/control-client.ts';
+import { awaitEmitted } from '../harness/seams/emitted-arrivals.ts';
 import { session } from '../harness/run/session.ts';
 import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
 import { probeRotation, probesForRun, probesPlanned } from '../harness/scheduling/rotation.ts';
@@ -264,15 +264,7 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     async (t) => {
       const hook = await subscribe(t, { event: 'lead.completed' });
       const { eventId } = await t.control.emit('lead.completed');
-      const arrived = await t.receiver.waitFor(
-        hook.path,
-        (list) => list.some((d) => d.eventId === eventId),
-        EMITTED_DELIVERY_WAIT_MS,
-      );
-      t.ensure(
-        arrived.some((d) => d.eventId === eventId),
-        `the lead.completed delivery ${eventId} did not arrive within ${EMITTED_DELIVERY_WAIT_MS / 1000} s`,
-      );
+      await awaitEmitted(t, hook.path, [eventId], 'the lead.completed subscription');
       t.expectStatus(await hook.remove(), 204);
       const view = await t.control.hook(hook.id);
       if (view === undefined)
@@ -334,15 +326,7 @@ if (!watched)
           // A delivery that must arrive, so that "nothing else arrived" means something.
           const { eventId, eventIds } = await t.control.emit('call.transferred');
           expected = eventIds;
-          const list = await t.receiver.waitFor(
-            hook.path,
-            (l) => l.some((d) => d.eventId === eventId),
-            EMITTED_DELIVERY_WAIT_MS,
-          );
-          t.ensure(
-            list.some((d) => d.eventId === eventId),
-            `the emitted call.transferred ${eventId} did not arrive within ${EMITTED_DELIVERY_WAIT_MS / 1000} s`,
-          );
+          await awaitEmitted(t, hook.path, [eventId], 'the call.transferred subscription');
         } else {
           await new Promise((resolve) => setTimeout(resolve, 500));
         }

@@ -4,12 +4,11 @@ import { check, type CheckTools } from '../harness/checks/check.ts';
 import { canEmit } from '../harness/seams/event-watch.ts';
 import { turnOf } from '../harness/scheduling/rotation.ts';
 import { session } from '../harness/run/session.ts';
-import { EMITTED_DELIVERY_WAIT_MS } from '../harness/seams/control-client.ts';
+import { awaitEmitted } from '../harness/seams/emitted-arrivals.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
 import { driveDelivery } from '../harness/seams/delivery-driver.ts';
 import { duplicates } from '../harness/checks/verdicts.ts';
-import type { Delivery } from '../harness/webhooks/receiver.ts';
 import {
   additionalKeys,
   deliveriesOf,
@@ -22,33 +21,6 @@ import {
   timestampKeys,
 } from '../harness/checks/delivery-verdicts.ts';
 import { parseSignatureHeader, SIGNATURE_HEADER } from '../contract/signature.ts';
-
-/**
- * Waits until each of `eventIds` has arrived at `path` (`times` attempts of each); fails saying how
- * many came. The target may deliver other events of the account to the same subscription
- * (control-openapi.json, Events): only these are waited for and counted.
- */
-async function awaitEvents(
-  t: CheckTools,
-  path: string,
-  eventIds: readonly string[],
-  what: string,
-  times = 1,
-): Promise<Delivery[]> {
-  const arrivals = (list: readonly Delivery[], id: string) => list.filter((d) => eventIdOf(d) === id).length;
-  const list = await t.receiver.waitFor(
-    path,
-    (l) => eventIds.every((id) => arrivals(l, id) >= times),
-    EMITTED_DELIVERY_WAIT_MS,
-  );
-  const arrived = eventIds.filter((id) => arrivals(list, id) >= times).length;
-  t.ensure(
-    arrived === eventIds.length,
-    `${what}: ${arrived} of the ${eventIds.length} emitted event(s) arrived${times > 1 ? ` ${times} times` : ''} ` +
-      `within ${EMITTED_DELIVERY_WAIT_MS / 1000} s`,
-  );
-  return list;
-}
 
 // Remotely, where the control endpoint emits events, the run's watch (event-watch.ts) subscribes
 // every kind, emits one event of each and holds every delivery to the same rules and payload
@@ -98,8 +70,8 @@ describe('Webhook deliveries of each event', () => {
         const ours = [...first.eventIds, ...second.eventIds, ...otherEvent.eventIds];
         // The other kind's delivery must reach its own subscription; then anything of that kind
         // at ours would have arrived too.
-        await awaitEvents(t, witness.path, [otherId], `the ${other} subscription`);
-        await awaitEvents(t, hook.path, emitted, `the ${event} subscription`);
+        await awaitEmitted(t, witness.path, [otherId], `the ${other} subscription`);
+        await awaitEmitted(t, hook.path, emitted, `the ${event} subscription`);
         await t.control.settle(100);
         // Each delivery to the subscription is held to the rules; only the emitted events are counted.
         const deliveries = await t.receiver.deliveries(hook.path);
@@ -183,7 +155,7 @@ describe('Webhook deliveries of each event', () => {
       const emitted: string[] = [];
       for (let i = 0; i < 5; i++)
         emitted.push((await t.control.emit('dnc.added', { contactId: `ct_order_${i}` })).eventId);
-      const list = await awaitEvents(t, hook.path, emitted, 'five dnc.added events');
+      const list = await awaitEmitted(t, hook.path, emitted, 'five dnc.added events');
       // Other events of the account at the same subscription are not the five.
       const arrived = deliveriesOf(list, emitted).map((d) => String(eventIdOf(d)));
       t.ensure(
@@ -241,11 +213,11 @@ describe('No delivery to a disabled subscription', () => {
       const deleted = await subscribe(t, { event: 'disposition.set' });
       const live = await subscribe(t, { event: 'disposition.set' });
       const first = await t.control.emit('disposition.set');
-      await awaitEvents(t, deleted.path, [first.eventId], 'the first event');
+      await awaitEmitted(t, deleted.path, [first.eventId], 'the first event');
       t.expectStatus(await deleted.remove(), 204);
       const later = await t.control.emit('disposition.set');
       // The live subscription gets the later event: after that, the deleted one would have too.
-      await awaitEvents(t, live.path, [later.eventId], 'the live subscription');
+      await awaitEmitted(t, live.path, [later.eventId], 'the live subscription');
       await t.control.settle(250);
       const after = deliveriesOf(await t.receiver.deliveries(deleted.path), later.eventIds);
       t.ensure(
@@ -272,12 +244,12 @@ describe('No delivery to a disabled subscription', () => {
         perEvent: true,
       });
       const { eventId, eventIds } = await t.control.emit('call.transferred');
-      await awaitEvents(t, deleted.path, [eventId], 'the first attempt');
-      await awaitEvents(t, witness.path, [eventId], "the witness's first attempt");
+      await awaitEmitted(t, deleted.path, [eventId], 'the first attempt');
+      await awaitEmitted(t, witness.path, [eventId], "the witness's first attempt");
       await t.control.idle();
       t.expectStatus(await deleted.remove(), 204);
       await advanceToRetry(t, witness, eventId);
-      await awaitEvents(t, witness.path, [eventId], "the witness's retry", 2);
+      await awaitEmitted(t, witness.path, [eventId], "the witness's retry", 2);
       await t.control.settle(250);
       const after = deliveriesOf(await t.receiver.deliveries(deleted.path), eventIds);
       t.ensure(

@@ -54,14 +54,6 @@ export interface ControlTransport {
 
 const TIMEOUT_MS = 15_000; // deliveries-idle may wait up to 10 s on the server
 
-/**
- * How long a check waits for the first delivery of an event `event-emitted` returned. The spec
- * shows no delivery delay, and control-openapi.json lets a call-shaped set end seconds after the
- * answer; its 10 s bound on emitting is what the suite waits, on top of the slack of a busy host.
- * A wait ends as soon as the delivery arrives: only a missing one costs the whole bound.
- */
-export const EMITTED_DELIVERY_WAIT_MS = 10_000;
-
 function describeAnswer(status: number, text: string): string {
   try {
     const body = JSON.parse(text) as { error?: unknown; message?: unknown };
