@@ -219,7 +219,11 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
       // The reference offers clock-advanced: the suite judges signature freshness, not the receiver.
       receiver = await startReceiver({ tls: await cachedTlsMaterial(), toleranceSeconds: ANY_TIMESTAMP_S });
-      reference = await startReference(initialFaults);
+      // A reference that cannot start (an unknown fault id) ends the run: its receiver must not keep it alive.
+      reference = await startReference(initialFaults).catch(async (error: unknown) => {
+        await receiver?.close();
+        throw error;
+      });
     }
     target = await embeddedTarget(initialFaults);
   } else {

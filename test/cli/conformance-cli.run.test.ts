@@ -64,6 +64,8 @@ describe('npm run conformance, the command', () => {
       /^conformance: configuration error: API_BASE_URL: a remote target must use https/,
     ],
     [[], { TEST_AGENT_ID: 'seven' }, /^conformance: configuration error: TEST_AGENT_ID: must be a numeric agent id/],
+    // A reference that cannot start ends the run at once: nothing it started (the receiver) keeps it alive.
+    [['--only', 'ME-200-SHAPE'], { OCC_REFERENCE_FAULTS: 'nope' }, /^conformance: unknown fault id: nope \(/],
     // A control endpoint that does not answer stops the run before anything is sent to the API.
     [
       [],
