@@ -38,19 +38,6 @@ export const DELETE_UNKNOWN: Expected = { status: 404, code: 'not_found' };
 export const DELETE_NON_UUID: Expected = { status: 400, code: 'invalid_input' };
 
 /**
- * One delivery to an active hook whose receiver fails the first `failing` attempts (5xx) and
- * acknowledges the next: how many attempts arrive and what the hook becomes. The delivery is
- * retried until it is acknowledged, unless the failures reach the limit first, which disables
- * the hook and ends the retries.
- */
-export function deliveryTransition(hook: Readonly<ModelHook>, failing: number): { attempts: number; next: ModelHook } {
-  if (hook.state !== 'active') return { attempts: 0, next: { ...hook } };
-  const toLimit = AUTO_DISABLE_AFTER - hook.failures;
-  if (failing >= toLimit) return { attempts: toLimit, next: { state: 'disabled', failures: AUTO_DISABLE_AFTER } };
-  return { attempts: failing + 1, next: { state: 'active', failures: 0 } };
-}
-
-/**
  * One delivery attempt that reached an active hook, of any event: an acknowledgement ends a run of
  * failures, a failure extends it and the limit disables the hook. A disabled hook stays disabled.
  */
@@ -59,6 +46,60 @@ export function attemptTransition(hook: Readonly<ModelHook>, acknowledged: boole
   if (acknowledged) return { state: 'active', failures: 0 };
   const failures = hook.failures + 1;
   return { state: failures >= AUTO_DISABLE_AFTER ? 'disabled' : 'active', failures };
+}
+
+/** One attempt as the target recorded it (control inspection hook-attempts), in the target's time order. */
+export interface RecordedAttempt {
+  readonly eventId: string;
+  /** A 2xx answer reached the target; a timeout, a broken connection or another status is a failure. */
+  readonly acknowledged: boolean;
+}
+
+export interface Replay {
+  /** The hook after the attempts. */
+  readonly next: ModelHook;
+  /** Attempts of the watched events that the target made. */
+  readonly attempts: number;
+  /** What the target did that the state table forbids, if anything. */
+  readonly problem?: string;
+}
+
+/**
+ * Folds the attempts the target recorded for a hook, of any event, through the model, and judges
+ * the delivery of the watched events (`ours`): it is retried until acknowledged or until the hook
+ * is disabled, and not after either. Reading the target's own outcomes, not the receiver's plan,
+ * keeps the verdict true when an answer reached the target too late for its delivery timeout (a
+ * busy host, a slow network): that attempt is a failure for the target, as the spec counts a timeout.
+ */
+export function replayAttempts(
+  hook: Readonly<ModelHook>,
+  attempts: readonly RecordedAttempt[],
+  ours: readonly string[],
+): Replay {
+  let state: ModelHook = { ...hook };
+  let count = 0;
+  let ended: 'acknowledged' | 'disabled' | undefined;
+  let problem: string | undefined;
+  for (const attempt of attempts) {
+    const mine = ours.includes(attempt.eventId);
+    if (mine && ended !== undefined && problem === undefined)
+      problem = `attempt ${count + 1} of the delivery came after it was ${ended === 'acknowledged' ? 'acknowledged' : 'disabled'}`;
+    state = attemptTransition(state, attempt.acknowledged);
+    if (!mine) {
+      if (state.state === 'disabled' && ended === undefined) ended = 'disabled';
+      continue;
+    }
+    count += 1;
+    if (ended === undefined && attempt.acknowledged) ended = 'acknowledged';
+    else if (ended === undefined && state.state === 'disabled') ended = 'disabled';
+  }
+  if (count === 0 && hook.state === 'active' && problem === undefined)
+    problem = 'the event was never attempted, though the subscription was active';
+  else if (ended === undefined && problem === undefined)
+    problem =
+      `the delivery stopped after ${count} attempt(s) with the subscription active and ${state.failures} ` +
+      `consecutive failure(s): retried until acknowledged, disabled only at ${AUTO_DISABLE_AFTER}`;
+  return problem === undefined ? { next: state, attempts: count } : { next: state, attempts: count, problem };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
