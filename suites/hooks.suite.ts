@@ -264,7 +264,7 @@ describe('POST /hooks and DELETE /hooks/{id}: the subscription state table', () 
     async (t) => {
       const hook = await subscribe(t, { event: 'lead.completed' });
       const { eventId } = await t.control.emit('lead.completed');
-      await awaitEmitted(t, hook.path, [eventId], 'the lead.completed subscription');
+      await awaitEmitted(t, hook, [eventId], 'the lead.completed subscription');
       t.expectStatus(await hook.remove(), 204);
       const view = await t.control.hook(hook.id);
       if (view === undefined)
@@ -326,7 +326,7 @@ if (!watched)
           // A delivery that must arrive, so that "nothing else arrived" means something.
           const { eventId, eventIds } = await t.control.emit('call.transferred');
           expected = eventIds;
-          await awaitEmitted(t, hook.path, [eventId], 'the call.transferred subscription');
+          await awaitEmitted(t, hook, [eventId], 'the call.transferred subscription');
         } else {
           await new Promise((resolve) => setTimeout(resolve, 500));
         }

@@ -70,8 +70,8 @@ describe('Webhook deliveries of each event', () => {
         const ours = [...first.eventIds, ...second.eventIds, ...otherEvent.eventIds];
         // The other kind's delivery must reach its own subscription; then anything of that kind
         // at ours would have arrived too.
-        await awaitEmitted(t, witness.path, [otherId], `the ${other} subscription`);
-        await awaitEmitted(t, hook.path, emitted, `the ${event} subscription`);
+        await awaitEmitted(t, witness, [otherId], `the ${other} subscription`);
+        await awaitEmitted(t, hook, emitted, `the ${event} subscription`);
         await t.control.settle(100);
         // Each delivery to the subscription is held to the rules; only the emitted events are counted.
         const deliveries = await t.receiver.deliveries(hook.path);
@@ -155,7 +155,7 @@ describe('Webhook deliveries of each event', () => {
       const emitted: string[] = [];
       for (let i = 0; i < 5; i++)
         emitted.push((await t.control.emit('dnc.added', { contactId: `ct_order_${i}` })).eventId);
-      const list = await awaitEmitted(t, hook.path, emitted, 'five dnc.added events');
+      const list = await awaitEmitted(t, hook, emitted, 'five dnc.added events');
       // Other events of the account at the same subscription are not the five.
       const arrived = deliveriesOf(list, emitted).map((d) => String(eventIdOf(d)));
       t.ensure(
@@ -213,11 +213,11 @@ describe('No delivery to a disabled subscription', () => {
       const deleted = await subscribe(t, { event: 'disposition.set' });
       const live = await subscribe(t, { event: 'disposition.set' });
       const first = await t.control.emit('disposition.set');
-      await awaitEmitted(t, deleted.path, [first.eventId], 'the first event');
+      await awaitEmitted(t, deleted, [first.eventId], 'the first event');
       t.expectStatus(await deleted.remove(), 204);
       const later = await t.control.emit('disposition.set');
       // The live subscription gets the later event: after that, the deleted one would have too.
-      await awaitEmitted(t, live.path, [later.eventId], 'the live subscription');
+      await awaitEmitted(t, live, [later.eventId], 'the live subscription');
       await t.control.settle(250);
       const after = deliveriesOf(await t.receiver.deliveries(deleted.path), later.eventIds);
       t.ensure(
@@ -244,12 +244,12 @@ describe('No delivery to a disabled subscription', () => {
         perEvent: true,
       });
       const { eventId, eventIds } = await t.control.emit('call.transferred');
-      await awaitEmitted(t, deleted.path, [eventId], 'the first attempt');
-      await awaitEmitted(t, witness.path, [eventId], "the witness's first attempt");
+      await awaitEmitted(t, deleted, [eventId], 'the first attempt');
+      await awaitEmitted(t, witness, [eventId], "the witness's first attempt");
       await t.control.idle();
       t.expectStatus(await deleted.remove(), 204);
       await advanceToRetry(t, witness, eventId);
-      await awaitEmitted(t, witness.path, [eventId], "the witness's retry", 2);
+      await awaitEmitted(t, witness, [eventId], "the witness's retry", 2);
       await t.control.settle(250);
       const after = deliveriesOf(await t.receiver.deliveries(deleted.path), eventIds);
       t.ensure(
