@@ -12,7 +12,8 @@
  * `--hogs N` sets the number of CPU-bound processes (default: the core count).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordResult } from './results.ts';
 
@@ -49,7 +50,17 @@ function summaryOf(output: string): string {
   return lines.at(-1) ?? '(no summary line)';
 }
 
-function runOnce(command: readonly string[]): Promise<{ code: number | null; seconds: number; summary: string }> {
+interface Outcome {
+  readonly code: number | null;
+  readonly seconds: number;
+  readonly summary: string;
+  /** The run's whole output, kept in a file for a run that did not exit 0. */
+  readonly log: string;
+}
+
+const logs = mkdtempSync(join(tmpdir(), 'occ-bench-busy-'));
+
+function runOnce(command: readonly string[], run: number): Promise<Outcome> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(command[0]!, command.slice(1), {
@@ -64,9 +75,11 @@ function runOnce(command: readonly string[]): Promise<{ code: number | null; sec
     child.stderr.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    child.on('close', (code) =>
-      resolve({ code, seconds: (performance.now() - started) / 1000, summary: summaryOf(output) }),
-    );
+    child.on('close', (code) => {
+      const log = join(logs, `run-${run}.log`);
+      writeFileSync(log, output);
+      resolve({ code, seconds: (performance.now() - started) / 1000, summary: summaryOf(output), log });
+    });
   });
 }
 
@@ -82,13 +95,14 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-const outcomes: Array<{ code: number | null; seconds: number; summary: string }> = [];
+const outcomes: Outcome[] = [];
 try {
   for (let run = 1; run <= options.runs; run++) {
-    const outcome = await runOnce(options.command);
+    const outcome = await runOnce(options.command, run);
     outcomes.push(outcome);
     process.stdout.write(
-      `run ${run}/${options.runs}: exit ${outcome.code}, ${outcome.seconds.toFixed(1)} s wall; ${outcome.summary}\n`,
+      `run ${run}/${options.runs}: exit ${outcome.code}, ${outcome.seconds.toFixed(1)} s wall; ${outcome.summary}` +
+        `${outcome.code === 0 ? '' : ` (its output: ${outcome.log})`}\n`,
     );
   }
 } finally {
