@@ -36,8 +36,8 @@ const turn = nearMissTurn();
 
 describe('Near misses: the surface under /v1', () => {
   check(
-    'Every undeclared method and unknown path under /v1 is answered in JSON (an error with a string `error`), ' +
-      'HEAD with no body',
+    'near miss (surface): every undeclared method and unknown path under /v1 is answered in JSON (an error with ' +
+      'a string `error`), HEAD with no body',
     {
       verifies: ['FORMAT-JSON-CONTENT-TYPE', 'FORMAT-ERROR-BODY'],
       needs: { tokens: ['all'] },
@@ -75,7 +75,8 @@ describe('Near misses: the token anywhere but Authorization: Bearer', () => {
     byOperation.set(probe.operation.key, [...(byOperation.get(probe.operation.key) ?? []), probe]);
   for (const [key, probes] of byOperation) {
     check(
-      `${key} refuses (401 unauthorized) a valid token in the query string, a cookie, another header or scheme`,
+      `near miss (credentials): ${key} refuses (401 unauthorized) a valid token in the query string, a cookie, ` +
+        'another header or scheme',
       {
         verifies: ['AUTH-BEARER-REQUIRED', 'AUTH-MALFORMED-SCHEME'],
         needs: { tokens: ['all'] },
@@ -127,8 +128,11 @@ function stringCheck(element: Element, probes: readonly ValueProbe[], originate:
   const verifies = [...new Set([rule?.refused ?? 'CONTRACT-DOCUMENTED-STATUS', ...(rule?.same ? [rule.same] : [])])];
   const sameValue = probes.some((p) => p.expect.kind === 'same-value');
   check(
-    `${element.id}: ${probes.length} near miss(es) ${originate ? 'a target may accept as the same id' : 'of its constraint'} ` +
-      'are refused with the documented code, or accepted as the value a standard makes them equal to',
+    originate
+      ? `near miss (constrained strings): ${element.id} in a form that may name the same id is refused, not ` +
+          'found, or taken as that id'
+      : `near miss (constrained strings): ${element.id} one step from its constraint is refused with the ` +
+          'documented code, or taken as the value a standard makes it equal to',
     {
       verifies: verifies as [RequirementId, ...RequirementId[]],
       needs: {
@@ -175,8 +179,8 @@ describe('Near misses: bounded numbers', () => {
     if (rule === undefined)
       throw new Error(`no requirement for the near misses of ${id} (suites/rules/near-misses.ts)`);
     check(
-      `${element.id}: each bound ±1, 0, −1, fractions, exponent forms and a huge value are honoured within the ` +
-        'bounds, and never read as "no limit"',
+      `near miss (numbers): ${element.id} at each bound ±1, 0, −1, fractions, exponent forms and a huge value is ` +
+        'honoured within the bounds, and never read as "no limit"',
       {
         verifies: [rule.outside, rule.inside, rule.observed],
         needs: { tokens: ['all'] },
@@ -277,7 +281,8 @@ function identifierChecks(probes: readonly IdentifierProbe[], turn: Turn): void 
     const foreign = list.filter((p) => p.needs === 'foreign');
     const rules = [...new Set(own.map((p) => IDENTIFIER_RULES[p.operator] ?? 'HOOKS-DELETE-SOFT'))];
     check(
-      `${id}: the issued id in upper case names the same resource; appended, changed or a sibling's id leaves it`,
+      `near miss (identifiers): ${id}: the issued id in upper case names the same resource; appended, changed ` +
+        "or a sibling's id leaves it",
       {
         verifies: rules as [RequirementId, ...RequirementId[]],
         needs: { tokens: ['all'] },
@@ -290,7 +295,8 @@ function identifierChecks(probes: readonly IdentifierProbe[], turn: Turn): void 
     );
     for (const probe of foreign)
       check(
-        `${id}: another account's id, in upper case, is not found (404) and leaves that resource`,
+        `near miss (identifiers): ${id}: another account's id, in upper case, is not found (404) and leaves ` +
+          'that resource',
         {
           verifies: ['HOOKS-DELETE-FOREIGN-404'],
           needs: { tokens: ['all', 'noDialer'] },

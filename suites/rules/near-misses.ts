@@ -32,7 +32,8 @@ export function nearMissTurn(): Turn {
     runs: false,
     note:
       'request budget: the near-miss operators (docs/near-misses.md) are sent with --all-probes or a budget ' +
-      `covering the full set (${FULL_SET_REQUESTS} requests); this requirement's own checks ran`,
+      `covering the full set (${FULL_SET_REQUESTS} requests); ` +
+      'the requirements it verifies are proven by their own checks every run',
   };
 }
 
