@@ -34,7 +34,8 @@ function outside(doc: Document, element: Element): Expectation {
 
 function inside(doc: Document, element: Element, value: number): Expectation {
   const list = listOf(doc, element);
-  return list === undefined ? { kind: 'same-value' } : { kind: 'within', max: value, list, or: [] };
+  if (list !== undefined) return { kind: 'within', max: value, list, or: [] };
+  return { kind: 'same-value', sameBody: element.operation.method === 'GET' };
 }
 
 export const numberOperators: readonly OperatorInfo[] = [

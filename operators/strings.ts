@@ -38,8 +38,14 @@ export function refusalsOf(element: Element): Refusal[] {
 }
 
 const refused = (element: Element): Expectation => ({ kind: 'refused', answers: refusalsOf(element) });
-const either = (element: Element): Expectation => ({ kind: 'same-value', or: refusalsOf(element) });
-const same: Expectation = { kind: 'same-value' };
+/** Only a safe read answers the same body twice: a creation's answer carries a new id. */
+const safe = (element: Element) => element.operation.method === 'GET';
+const either = (element: Element): Expectation => ({
+  kind: 'same-value',
+  or: refusalsOf(element),
+  sameBody: safe(element),
+});
+const same = (element: Element): Expectation => ({ kind: 'same-value', sameBody: safe(element) });
 
 const ARABIC_INDIC_ZERO = 0x0660;
 const FULL_WIDTH_ZERO = 0xff10;
@@ -186,7 +192,7 @@ export const stringOperators: readonly StringOperator[] = [
     because: 'RFC 9562 §4: hex digits "are case insensitive on input"; its string form is 8-4-4-4-12 (§4)',
     applies: (s) => isString(s) && s.format === 'uuid',
     probes: (e) => [
-      { value: upper, what: 'in upper case', expect: same },
+      { value: upper, what: 'in upper case', expect: same(e) },
       { value: (v) => `urn:uuid:${v}`, what: 'with a urn:uuid: prefix', expect: refused(e) },
       { value: (v) => v.replaceAll('-', ''), what: 'without hyphens', expect: either(e) },
     ],
@@ -201,9 +207,9 @@ export const stringOperators: readonly StringOperator[] = [
     because: 'RFC 3339 §5.6 (time-offset, time-secfrac); its note lets an application require upper-case T and Z',
     applies: (s) => isString(s) && s.format === 'date-time',
     probes: (e) => [
-      { value: (v) => v.replace(/Z$/, '+00:00'), what: 'the offset +00:00 for Z', expect: same },
-      { value: (v) => withOffset(v, 330), what: 'the same instant at +05:30', expect: same },
-      { value: (v) => v.replace(/Z$/, '.000Z'), what: 'a zero fraction .000', expect: same },
+      { value: (v) => v.replace(/Z$/, '+00:00'), what: 'the offset +00:00 for Z', expect: same(e) },
+      { value: (v) => withOffset(v, 330), what: 'the same instant at +05:30', expect: same(e) },
+      { value: (v) => v.replace(/Z$/, '.000Z'), what: 'a zero fraction .000', expect: same(e) },
       { value: (v) => v.toLowerCase(), what: 'lower-case t and z', expect: either(e) },
     ],
   },

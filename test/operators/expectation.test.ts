@@ -19,8 +19,11 @@ describe('judge', () => {
 
   it('same-value: the canonical answer, or a listed refusal where the spec allows both', () => {
     const canonical = json(200, { count: 1, calls: [{ id: 'a' }] });
-    expect(judge({ kind: 'same-value' }, json(200, { count: 1, calls: [{ id: 'a' }] }), canonical).ok).toBe(true);
-    expect(judge({ kind: 'same-value' }, json(200, { count: 0, calls: [] }), canonical).ok).toBe(false);
+    const read = { kind: 'same-value' as const, sameBody: true };
+    expect(judge(read, json(200, { count: 1, calls: [{ id: 'a' }] }), canonical).ok).toBe(true);
+    expect(judge(read, json(200, { count: 0, calls: [] }), canonical).ok).toBe(false);
+    // A creation answers a new id each time: the same status is the same value.
+    expect(judge({ kind: 'same-value' }, json(200, { callId: 'b' }), json(200, { callId: 'a' })).ok).toBe(true);
     expect(judge({ kind: 'same-value' }, json(400, { error: 'invalid_timestamp' }), canonical).ok).toBe(false);
     const either = { kind: 'same-value' as const, or: [{ status: 400, codes: ['invalid_timestamp'] }] };
     expect(judge(either, json(400, { error: 'invalid_timestamp' }), canonical)).toMatchObject({ ok: true });
