@@ -20,9 +20,24 @@ function firstOfClass(body: string): string | undefined {
   return body.startsWith('\\') ? body[1] : body[0];
 }
 
-/** The shortest string matching a pattern of literals, escapes, classes and quantifiers; undefined beyond that. */
-export function shortestMatch(pattern: string): string | undefined {
+/** The last bounded quantifier ({m} or {m,n}) of a pattern: the count a length near miss changes. */
+export function lastBound(pattern: string): { min: number; max: number } | undefined {
+  const all = [...pattern.matchAll(/\{(\d+)(,(\d*))?\}/g)];
+  const last = all.at(-1);
+  if (last === undefined) return undefined;
+  const min = Number(last[1]);
+  const max = last[2] === undefined ? min : last[3] === '' ? Number.POSITIVE_INFINITY : Number(last[3]);
+  return { min, max };
+}
+
+/**
+ * The shortest string matching a pattern of literals, escapes, classes and quantifiers (undefined
+ * beyond that subset); with `lastCount`, its last bounded quantifier repeats that many times
+ * instead (one over or under the bound: a length near miss).
+ */
+export function shortestMatch(pattern: string, lastCount?: number): string | undefined {
   const source = pattern.replace(/^\^/, '').replace(/\$$/, '');
+  const bounded = [...source.matchAll(/\{\d+(,\d*)?\}/g)].at(-1)?.index;
   let out = '';
   let i = 0;
   while (i < source.length) {
@@ -48,6 +63,7 @@ export function shortestMatch(pattern: string): string | undefined {
     let times = 1;
     if (quantifier !== null) {
       times = quantifier[2] !== undefined ? Number(quantifier[2]) : quantifier[0] === '+' ? 1 : 0;
+      if (lastCount !== undefined && i === bounded) times = lastCount;
       i += quantifier[0].length;
     }
     out += atom.repeat(times);

@@ -54,7 +54,8 @@ export const numberOperators: readonly OperatorInfo[] = [
     family: 'numbers',
     appliesTo: 'every integer with a minimum or maximum',
     verdict:
-      'a fraction, an exponent form (1e2, one over the maximum as 1e4) and a huge value are refused with a ' +
+      'a fraction, an exponent form (1e2, one over the maximum as 1e4), hexadecimal and a huge value are ' +
+      'refused with a ' +
       'documented 400, or answered with at most the maximum where the answer is unshown',
     because: 'limit is an "integer", maximum 1000: a lenient parse must not lift the cap',
   },
@@ -93,8 +94,11 @@ export function boundCandidates(schema: Schema): Candidate[] {
     out.push({ operator: 'NM-NUMBER-FORMS', value: '1.5', what: '1.5 (not an integer)' });
     out.push({ operator: 'NM-NUMBER-FORMS', value: '1e2', what: '1e2 (an exponent form)' });
     if (over !== undefined) out.push({ operator: 'NM-NUMBER-FORMS', value: over, what: `${over} (over the maximum)` });
-    if (max !== undefined)
+    if (max !== undefined) {
       out.push({ operator: 'NM-NUMBER-FORMS', value: `${max + 1}.0`, what: `${max + 1}.0 (over it, a fraction)` });
+      const hex = `0x${(max + 1).toString(16)}`;
+      out.push({ operator: 'NM-NUMBER-FORMS', value: hex, what: `${hex} (over it, in hexadecimal)` });
+    }
     out.push({ operator: 'NM-NUMBER-FORMS', value: '9'.repeat(20), what: 'twenty 9s (beyond 64 bits)' });
   }
   return out;

@@ -9,6 +9,7 @@
  */
 import { elementsOf, isString, type Document, type Element, type Schema } from './document.ts';
 import type { Expectation, Refusal } from './expectation.ts';
+import { lastBound, shortestMatch } from './exemplar.ts';
 import type { OperatorInfo, ValueProbe } from './operator.ts';
 
 /** A string the schema constrains beyond its type. */
@@ -71,6 +72,24 @@ function ofLength(seed: string, n: number, schema: Schema): string {
   if (seed.length >= n) return seed.slice(0, n);
   const pad = schema.format === 'uri' ? 'a' : (seed.at(-1) ?? 'a');
   return seed + pad.repeat(n - seed.length);
+}
+
+/** Values one step past each length bound of a schema: maxLength/minLength, and a pattern's last {m,n}. */
+function lengthProbes(schema: Schema): Array<{ value: (seed: string) => string; what: string }> {
+  const out: Array<{ value: (seed: string) => string; what: string }> = [];
+  const { maxLength: max, minLength: min } = schema;
+  if (max !== undefined)
+    out.push({ value: (v) => ofLength(v, max + 1, schema), what: `${max + 1} characters (maxLength ${max})` });
+  if (min !== undefined && min > 0)
+    out.push({ value: (v) => ofLength(v, min - 1, schema), what: `${min - 1} characters (minLength ${min})` });
+  const bound = schema.pattern === undefined ? undefined : lastBound(schema.pattern);
+  if (bound === undefined || shortestMatch(schema.pattern!) === undefined) return out;
+  const pattern = schema.pattern!;
+  if (Number.isFinite(bound.max))
+    out.push({ value: () => shortestMatch(pattern, bound.max + 1)!, what: `${bound.max + 1} repetitions (pattern)` });
+  if (bound.min > 0)
+    out.push({ value: () => shortestMatch(pattern, bound.min - 1)!, what: `${bound.min - 1} repetitions (pattern)` });
+  return out;
 }
 
 interface StringOperator extends OperatorInfo {
@@ -140,30 +159,15 @@ export const stringOperators: readonly StringOperator[] = [
   {
     id: 'NM-LENGTH-BOUND',
     family: 'constrained strings',
-    appliesTo: 'every string with maxLength or a minLength above 0',
-    verdict: 'one character over maxLength, or under minLength, is refused with the documented 400 code',
-    because: 'Limits: target_url "at most 512 characters"; 400 `invalid_input` when a field fails validation',
-    applies: (s) => isString(s) && (s.maxLength !== undefined || (s.minLength ?? 0) > 0),
-    probes: (e) => [
-      ...(e.schema.maxLength === undefined
-        ? []
-        : [
-            {
-              value: (v: string) => ofLength(v, e.schema.maxLength! + 1, e.schema),
-              what: `${e.schema.maxLength + 1} characters (maxLength ${e.schema.maxLength})`,
-              expect: refused(e),
-            },
-          ]),
-      ...((e.schema.minLength ?? 0) > 0
-        ? [
-            {
-              value: (v: string) => ofLength(v, e.schema.minLength! - 1, e.schema),
-              what: `${e.schema.minLength! - 1} characters (minLength ${e.schema.minLength})`,
-              expect: refused(e),
-            },
-          ]
-        : []),
-    ],
+    appliesTo: 'every string with maxLength, a minLength above 0, or a pattern ending in a bounded repetition',
+    verdict:
+      'one character over maxLength or under minLength, and one repetition over or under a pattern bound ' +
+      '(E.164: 16 digits, 1 digit), is refused with the documented 400 code',
+    because:
+      'Limits: target_url "at most 512 characters"; E.164 "2 to 15 digits"; 400 `invalid_input` when a field ' +
+      'fails validation',
+    applies: (s) => isString(s) && lengthProbes(s).length > 0,
+    probes: (e) => lengthProbes(e.schema).map((p) => ({ ...p, expect: refused(e) })),
   },
   {
     id: 'NM-NUMERIC-LENIENT',

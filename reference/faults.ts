@@ -548,7 +548,8 @@ export const faults = [
   {
     id: 'nm-unicode-digits',
     description:
-      'E.164 is matched with a Unicode-aware digit class: Arabic-Indic and full-width digits pass (NM-NON-ASCII-DIGITS).',
+      'E.164 is matched with a Unicode-aware digit class: Arabic-Indic and full-width digits pass ' +
+      '(NM-NON-ASCII-DIGITS).',
     violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'],
   },
   {
@@ -576,7 +577,8 @@ export const faults = [
   {
     id: 'nm-limit-lenient',
     description:
-      'A limit that is no plain integer but a whole number to Number() ("1e4", "1001.0") is used uncapped (NM-NUMBER-FORMS).',
+      'A limit that is no plain integer but a whole number to Number() ("1e4", "1001.0") is used uncapped ' +
+      '(NM-NUMBER-FORMS).',
     violates: ['CDRS-LIMIT-MAX-1000'],
   },
   {
@@ -587,7 +589,8 @@ export const faults = [
   {
     id: 'nm-id-prefix-match',
     description:
-      'DELETE /hooks/{id} finds the hook by the first 35 characters of the id: one changed last digit deletes it (NM-ID-CHANGED).',
+      'DELETE /hooks/{id} finds the hook by the first 35 characters of the id: one changed last digit deletes ' +
+      'it (NM-ID-CHANGED).',
     violates: ['HOOKS-DELETE-UNKNOWN-404'],
   },
   {

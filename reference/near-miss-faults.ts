@@ -21,7 +21,7 @@ export function bearerElsewhere(request: FastifyRequest, faults: FaultSet): stri
   return undefined;
 }
 
-/** The zero of each block of decimal digits a Unicode-aware \d admits (Arabic-Indic, Persian, Devanagari, full-width). */
+/** The zero of each block of digits a Unicode-aware \d admits (Arabic-Indic, Persian, Devanagari, full-width). */
 const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0xff10];
 
 function asciiDigit(digit: string): string {
@@ -30,7 +30,7 @@ function asciiDigit(digit: string): string {
   return zero === undefined ? digit : String(code - zero);
 }
 
-/** An E.164 value as a slipping validator sees it (nm-trailing-newline-accepted, nm-e164-trimmed, nm-unicode-digits). */
+/** E.164 as a slipping validator sees it (nm-trailing-newline-accepted, nm-e164-trimmed, nm-unicode-digits). */
 export function e164Seen(value: string, faults: FaultSet): string {
   let seen = value;
   if (faults.has('nm-trailing-newline-accepted')) seen = seen.replace(/\n$/, '');

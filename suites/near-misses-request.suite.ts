@@ -334,7 +334,8 @@ function identifierChecks(probes: readonly IdentifierProbe[], turn: Turn): void 
           t.verify(
             'HOOKS-DELETE-FOREIGN-404',
             own.status === probe.binding.success,
-            `the owner's DELETE after ${probe.what}: expected ${probe.binding.success} (left active), got ${describeAnswer(own)}`,
+            `the owner's DELETE after ${probe.what}: expected ${probe.binding.success} (left active), ` +
+              `got ${describeAnswer(own)}`,
           );
         },
       );

@@ -21,7 +21,9 @@ function expectedOperators(e: Element): string[] {
   )
     out.push('NM-NON-ASCII-DIGITS');
   if (s.enum) out.push('NM-ENUM-CASE');
-  if (s.type === 'string' && (s.maxLength !== undefined || (s.minLength ?? 0) > 0)) out.push('NM-LENGTH-BOUND');
+  const patternBound = /\{\d+(,\d*)?\}/.test(s.pattern ?? '') && !/[(|]/.test(s.pattern ?? '');
+  if (s.type === 'string' && (s.maxLength !== undefined || (s.minLength ?? 0) > 0 || patternBound))
+    out.push('NM-LENGTH-BOUND');
   if (s.pattern === '^[0-9]+$') out.push('NM-NUMERIC-LENIENT');
   if (s.format === 'uuid') out.push('NM-UUID-FORMS');
   if (s.format === 'date-time') out.push('NM-DATETIME-EQUIVALENT');

@@ -85,3 +85,11 @@ describe('constrained-string probes', () => {
     expect(isNumericString({ type: 'string', pattern: '^\\+[1-9][0-9]{1,14}$' })).toBe(false);
   });
 });
+
+describe('length bounds in a pattern', () => {
+  it('go one repetition over and under the last bounded repetition: E.164 with 16 digits and with 1', () => {
+    const values = of('POST /calls body toNumber', 'NM-LENGTH-BOUND').map((p) => p.value('+15555550123'));
+    expect(values).toEqual(['+1000000000000000', '+1']);
+    expect(of('POST /calls body aiAgentId', 'NM-LENGTH-BOUND')).toEqual([]);
+  });
+});
