@@ -106,7 +106,11 @@ describe('Near misses: the token anywhere but Authorization: Bearer', () => {
           const exchange = await t.call({ method, path: concrete, ...body, ...placed });
           cleanUpCreated(t, exchange);
           const verdict = judge(probe.expect, answerOf(exchange));
-          t.verify(credentialRequirement(probe), verdict.ok, `${key} with ${probe.what}: ${verdict.problem ?? ''}`);
+          t.verify(
+            credentialRequirement(probe),
+            verdict.ok,
+            `${probe.operator}: ${key} with ${probe.what}: ${verdict.problem ?? ''}`,
+          );
         }
       },
     );
