@@ -81,8 +81,16 @@ export function bodyProblem(answer: Answer, method: string): string | undefined 
   return undefined;
 }
 
+/** A JSON value with every array in a canonical order: the spec gives no order to a list (CDRS-ORDER). */
+function unordered(value: unknown): unknown {
+  if (Array.isArray(value))
+    return value.map(unordered).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unordered(v)]));
+}
+
 function sameBody(a: Answer, b: Answer): boolean {
-  return JSON.stringify(a.json) === JSON.stringify(b.json);
+  return JSON.stringify(unordered(a.json)) === JSON.stringify(unordered(b.json));
 }
 
 /** The verdict of `expectation` on `answer` (`canonical`: the answer to the canonical form, for same-value). */

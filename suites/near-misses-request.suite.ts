@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
-import { openapi } from '../contract/openapi.ts';
+import { DAY_MS, openapi } from '../contract/openapi.ts';
 import { type CallRequest, CheckFailure, check, type CheckTools, type Turn } from '../harness/checks/check.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
@@ -210,8 +210,7 @@ describe('Near misses: bounded numbers', () => {
       },
       async (t) => {
         // Thirty days: a window holding more than the maximum shows a value read as "no limit".
-        const { till } = pastWindow();
-        const window = { from: new Date(Date.parse(till) - 30 * 86_400_000).toISOString().replace('.000Z', 'Z'), till };
+        const window = pastWindow(Date.now(), 30 * DAY_MS);
         const readings: string[] = [];
         for (const probe of probes) {
           const value = probe.value('');

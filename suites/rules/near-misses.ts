@@ -10,7 +10,7 @@
  * by the suites' own checks every run).
  */
 import { randomUUID } from 'node:crypto';
-import { DAY_MS, type HookCreated } from '../../contract/openapi.ts';
+import type { HookCreated } from '../../contract/openapi.ts';
 import type { CallRequest, CheckTools, Turn } from '../../harness/checks/check.ts';
 import type { Exchange } from '../../harness/http/client.ts';
 import { session } from '../../harness/run/session.ts';
@@ -99,11 +99,17 @@ export const numberRules: Readonly<
   },
 };
 
-/** A window of one day ending at a whole hour two hours ago: its records no longer change. */
-export function pastWindow(now = Date.now()): { from: string; till: string } {
+/**
+ * Six hours: a few records to compare two spellings of one instant by, and far fewer than the
+ * maximum `limit`, so no truncation leaves the choice of records to the target.
+ */
+const WINDOW_MS = 6 * HOUR_MS;
+
+/** A window ending at a whole hour two hours ago: its records no longer change. */
+export function pastWindow(now = Date.now(), spanMs = WINDOW_MS): { from: string; till: string } {
   const till = Math.floor((now - 2 * HOUR_MS) / HOUR_MS) * HOUR_MS;
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
-  return { from: iso(till - DAY_MS), till: iso(till) };
+  return { from: iso(till - spanMs), till: iso(till) };
 }
 
 /** The valid value of each element this target accepts (its agent, a fictional number, a past window). */
@@ -147,6 +153,9 @@ export function requestWith(
     const query: Record<string, string> = { [element.name]: value };
     for (const other of others.filter((e) => e.location === 'query' && e.schema.format === 'date-time'))
       query[other.name] = seedOf(t, other, window);
+    // The widest answer a bounded parameter allows: nothing the target may choose to leave out.
+    for (const other of others.filter((e) => e.location === 'query' && e.schema.maximum !== undefined))
+      query[other.name] = String(other.schema.maximum);
     return { ...base, path, query };
   }
   const json: Record<string, unknown> = { [element.name]: value };

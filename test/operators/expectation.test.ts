@@ -22,6 +22,9 @@ describe('judge', () => {
     const read = { kind: 'same-value' as const, sameBody: true };
     expect(judge(read, json(200, { count: 1, calls: [{ id: 'a' }] }), canonical).ok).toBe(true);
     expect(judge(read, json(200, { count: 0, calls: [] }), canonical).ok).toBe(false);
+    // The spec gives a list no order: the same records in another order are the same answer.
+    const two = json(200, { count: 2, calls: [{ id: 'a' }, { id: 'b' }] });
+    expect(judge(read, json(200, { count: 2, calls: [{ id: 'b' }, { id: 'a' }] }), two).ok).toBe(true);
     // A creation answers a new id each time: the same status is the same value.
     expect(judge({ kind: 'same-value' }, json(200, { callId: 'b' }), json(200, { callId: 'a' })).ok).toBe(true);
     expect(judge({ kind: 'same-value' }, json(400, { error: 'invalid_timestamp' }), canonical).ok).toBe(false);

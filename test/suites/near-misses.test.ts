@@ -25,8 +25,9 @@ describe('near-misses-request.suite.ts: the rules beside the operators', () => {
     });
   });
 
-  it('probe a window of one day, ending at a whole hour at least two hours ago', () => {
+  it('probe a window of six hours (or the span asked for), ending at a whole hour at least two hours ago', () => {
     const now = Date.parse('2026-03-01T10:17:00Z');
-    expect(pastWindow(now)).toEqual({ from: '2026-02-28T08:00:00Z', till: '2026-03-01T08:00:00Z' });
+    expect(pastWindow(now)).toEqual({ from: '2026-03-01T02:00:00Z', till: '2026-03-01T08:00:00Z' });
+    expect(pastWindow(now, 86_400_000)).toEqual({ from: '2026-02-28T08:00:00Z', till: '2026-03-01T08:00:00Z' });
   });
 });
