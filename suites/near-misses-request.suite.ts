@@ -135,7 +135,8 @@ async function sendValueProbe(
   cleanUpCreated(t, exchange);
   const expect = narrow(probe.expect, rule.code);
   const verdict = judge(expect, answerOf(exchange), expect.kind === 'same-value' ? await canonical() : undefined);
-  const requirement = expect.kind === 'same-value' ? (rule.same ?? rule.refused) : rule.refused;
+  const requirement =
+    expect.kind === 'same-value' ? (rule.same ?? rule.refused) : (rule.byOperator?.[probe.operator] ?? rule.refused);
   const what = `${probe.element.id} with ${probe.what} (${JSON.stringify(probe.value(seed))})`;
   t.verify(requirement, verdict.ok, `${probe.operator}: ${what}: ${verdict.problem ?? ''}`);
   if (expect.kind === 'same-value' && expect.or !== undefined)
@@ -147,7 +148,13 @@ const originates = (probe: ValueProbe) => probe.mayBeAccepted && probe.element.o
 
 function stringCheck(element: Element, probes: readonly ValueProbe[], originate: boolean): void {
   const rule = elementRules[element.id];
-  const verifies = [...new Set([rule?.refused ?? 'CONTRACT-DOCUMENTED-STATUS', ...(rule?.same ? [rule.same] : [])])];
+  const verifies = [
+    ...new Set([
+      rule?.refused ?? 'CONTRACT-DOCUMENTED-STATUS',
+      ...(rule?.same ? [rule.same] : []),
+      ...probes.flatMap((p) => rule?.byOperator?.[p.operator] ?? []),
+    ]),
+  ];
   const sameValue = probes.some((p) => p.expect.kind === 'same-value');
   check(
     originate

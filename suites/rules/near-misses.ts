@@ -68,7 +68,16 @@ export function narrow(expect: Expectation, code: string | undefined): Expectati
  * requirement its rule belongs to is a person's entry here.
  */
 export const elementRules: Readonly<
-  Record<string, { readonly refused: RequirementId; readonly same?: RequirementId; readonly code?: string }>
+  Record<
+    string,
+    {
+      readonly refused: RequirementId;
+      readonly same?: RequirementId;
+      readonly code?: string;
+      /** Where one operator's refusal is another requirement's (a length bound: the Limits table's). */
+      readonly byOperator?: Readonly<Record<string, RequirementId>>;
+    }
+  >
 > = {
   'GET /cdrs query from': {
     refused: 'CDRS-INVALID-TIMESTAMP',
@@ -84,7 +93,10 @@ export const elementRules: Readonly<
   'POST /calls body toNumber': { refused: 'CALLS-TO-NUMBER-E164' },
   'POST /calls body fromNumber': { refused: 'CALLS-FROM-NUMBER-E164' },
   'POST /hooks body event': { refused: 'HOOKS-EVENT-ENUM' },
-  'POST /hooks body target_url': { refused: 'HOOKS-TARGET-HTTPS' },
+  'POST /hooks body target_url': {
+    refused: 'HOOKS-TARGET-HTTPS',
+    byOperator: { 'NM-LENGTH-BOUND': 'HOOKS-TARGET-MAX-512' },
+  },
   'DELETE /hooks/{id} path id': { refused: 'HOOKS-DELETE-NON-UUID-400', same: 'HOOKS-DELETE-UNKNOWN-404' },
 };
 

@@ -9,8 +9,11 @@ describe('near-misses-request.suite.ts: the rules beside the operators', () => {
     const derived = deriveProbes(doc);
     for (const probe of derived.strings) expect(elementRules[probe.element.id], probe.element.id).toBeDefined();
     for (const probe of derived.numbers) expect(numberRules[probe.element.id], probe.element.id).toBeDefined();
-    const ids = [...Object.values(elementRules), ...Object.values(numberRules)].flatMap((r) => Object.values(r));
-    for (const id of ids.filter((v) => /^[A-Z]/.test(v))) expect(isRequirementId(id), id).toBe(true);
+    const ids = [
+      ...Object.values(elementRules).flatMap((r) => [r.refused, r.same, ...Object.values(r.byOperator ?? {})]),
+      ...Object.values(numberRules).flatMap((r) => Object.values(r)),
+    ].filter((id) => id !== undefined);
+    for (const id of ids) expect(isRequirementId(id), id).toBe(true);
   });
 
   it('narrow a refusal to the one code the errors table gives that kind of input', () => {
