@@ -54,7 +54,8 @@ export const numberOperators: readonly OperatorInfo[] = [
     family: 'numbers',
     appliesTo: 'every integer with a minimum or maximum',
     verdict:
-      'a fraction, an exponent form (1e2, one over the maximum as 1e4), hexadecimal and a huge value are ' +
+      'a fraction, an exponent form (1e2, one over the maximum as 1e4), hexadecimal, values past 32 bits and ' +
+      'a huge value are ' +
       'refused with a ' +
       'documented 400, or answered with at most the maximum where the answer is unshown',
     because: 'limit is an "integer", maximum 1000: a lenient parse must not lift the cap',
@@ -98,6 +99,13 @@ export function boundCandidates(schema: Schema): Candidate[] {
       out.push({ operator: 'NM-NUMBER-FORMS', value: `${max + 1}.0`, what: `${max + 1}.0 (over it, a fraction)` });
       const hex = `0x${(max + 1).toString(16)}`;
       out.push({ operator: 'NM-NUMBER-FORMS', value: hex, what: `${hex} (over it, in hexadecimal)` });
+    }
+    // Past 32 bits: a cast to a signed 32-bit integer reads 2^31 as negative and 2^32 − 1 as −1.
+    if (max === undefined || max < 2 ** 31) {
+      const past = (value: number, what: string) =>
+        out.push({ operator: 'NM-NUMBER-FORMS', value: String(value), what });
+      past(2 ** 31, '2^31 (negative as a 32-bit integer)');
+      past(2 ** 32 - 1, '2^32 − 1 (−1 as a 32-bit integer)');
     }
     out.push({ operator: 'NM-NUMBER-FORMS', value: '9'.repeat(20), what: 'twenty 9s (beyond 64 bits)' });
   }

@@ -323,7 +323,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
           ? 50
           : limits.cdrLimitDefault,
     );
-    limit = nm.lenientLimit(limitRaw, limit, faults);
+    limit = nm.int32Limit(limitRaw, nm.lenientLimit(limitRaw, limit, faults), faults);
     if (faults.has('cdrs-limit-1000-capped-999')) limit = Math.min(limit, limits.cdrLimitMax - 1);
     if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw))
       limit = Math.max(limit, Number(limitRaw));

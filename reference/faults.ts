@@ -582,6 +582,13 @@ export const faults = [
     violates: ['CDRS-LIMIT-MAX-1000'],
   },
   {
+    id: 'nm-limit-int32-wrap',
+    description:
+      'limit is cast to a signed 32-bit integer after the range check: 4294967295 becomes −1, read as "no ' +
+      'limit" (NM-NUMBER-FORMS, values past 32 bits).',
+    violates: ['CDRS-LIMIT-MAX-1000'],
+  },
+  {
     id: 'nm-uuid-case-sensitive',
     description: 'DELETE /hooks/{id} looks the id up as typed: the issued id in upper case is not found (NM-ID-CASE).',
     violates: ['HOOKS-DELETE-SOFT'],

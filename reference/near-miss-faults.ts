@@ -84,6 +84,12 @@ export function lenientLimit(raw: string | null | undefined, limit: number, faul
   return Number.isInteger(value) && value > 0 ? value : limit;
 }
 
+/** A limit past 2^31 cast to a signed 32-bit integer, a negative one read as "no limit" (nm-limit-int32-wrap). */
+export function int32Limit(raw: string | null | undefined, limit: number, faults: FaultSet): number {
+  if (!faults.has('nm-limit-int32-wrap') || typeof raw !== 'string' || !/^[0-9]{10,15}$/.test(raw)) return limit;
+  return (Number(raw) | 0) < 0 ? Number.MAX_SAFE_INTEGER : limit;
+}
+
 /** Whether a path is one step from a known one: a child of it, or it with a suffix (nm-unknown-path-text). */
 export function nearKnownPath(path: string, known: readonly RegExp[]): boolean {
   const parent = path.replace(/\/[^/]+\/?$/, '');

@@ -371,6 +371,8 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
       .status === 400,
   'nm-limit-lenient': async (s) =>
     (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1e4'))).calls.length > 1000,
+  'nm-limit-int32-wrap': async (s) =>
+    (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=4294967295'))).calls.length > 1000,
   'nm-uuid-case-sensitive': async (s) =>
     (await api(s, 'DELETE', `/hooks/${(await hook(s)).id.toUpperCase()}`, { token: tk(s).all })).status === 404,
   'nm-id-prefix-match': async (s) => {
