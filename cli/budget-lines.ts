@@ -27,7 +27,9 @@ export function dryRunBudgetLines(report: Pick<RunReport, 'checks'>, settings: B
   const planned = report.checks.reduce((sum, c) => sum + c.plannedRequests, 0);
   const full = report.checks.reduce((sum, c) => sum + (c.plannedRequestsAll ?? c.plannedRequests), 0);
   const rotated = report.checks.filter((c) => c.probes !== undefined);
-  const outOfTurn = report.checks.filter((c) => /^not verifiable: request budget: /.test(c.skipReason ?? ''));
+  const outOfTurn = report.checks.filter(
+    (c) => /^not verifiable: request budget: /.test(c.skipReason ?? '') && !NEAR_MISS.test(c.name),
+  );
   const lines = [`request budget: ${budgetText(settings)}`];
   if (rotated.length === 0 && outOfTurn.length === 0) lines.push('  every probe and matrix cell is sent: no rotation');
   for (const c of rotated)
@@ -36,6 +38,7 @@ export function dryRunBudgetLines(report: Pick<RunReport, 'checks'>, settings: B
         `later seeds: ${c.probes!.left.join('; ')}`,
     );
   for (const c of outOfTurn) lines.push(`  out of turn, later seeds send it: ${c.name}`);
+  lines.push(...nearMissLines(report.checks));
   const at = (requests: number) => {
     const s = secondsFor(requests, settings.requestsPerMinute, settings.rateWindowMs);
     return settings.requestsPerMinute === undefined ? 'unthrottled' : `${Math.ceil(s)} s at this rate`;
@@ -45,6 +48,35 @@ export function dryRunBudgetLines(report: Pick<RunReport, 'checks'>, settings: B
       (full > planned ? ' (--all-probes, or a --time-budget that covers the full set, sends it in one run)' : ''),
   );
   return lines;
+}
+
+/** Near-miss checks are named "near miss (<family>): …" (suites/near-misses-request.suite.ts). */
+const NEAR_MISS = /^near miss \(([^)]+)\): /;
+
+/**
+ * What the near-miss operators add, per family: their requests, and whether this configuration
+ * sends them (they are the full set's second layer: --all-probes, or a budget covering it).
+ */
+export function nearMissLines(checks: Pick<RunReport, 'checks'>['checks']): string[] {
+  const families = new Map<string, { requests: number; sent: boolean }>();
+  for (const c of checks) {
+    const family = NEAR_MISS.exec(c.name)?.[1];
+    if (family === undefined) continue;
+    const seen = families.get(family) ?? { requests: 0, sent: true };
+    const left = /^not verifiable: request budget: /.test(c.skipReason ?? '');
+    families.set(family, {
+      requests: seen.requests + (c.plannedRequestsAll ?? c.plannedRequests),
+      sent: seen.sent && !left,
+    });
+  }
+  if (families.size === 0) return [];
+  const total = [...families.values()].reduce((sum, f) => sum + f.requests, 0);
+  const sent = [...families.values()].every((f) => f.sent);
+  const each = [...families].map(([family, f]) => `${family} ${f.requests}`).join(', ');
+  return [
+    `  near-miss operators (docs/near-misses.md): ${total} requests (${each}); ` +
+      (sent ? 'all sent' : 'none sent: --all-probes, or a --time-budget that covers the full set, sends them'),
+  ];
 }
 
 /** After a run: the requirements passed on part of their probes, or nothing when none was. */

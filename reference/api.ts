@@ -44,6 +44,7 @@ import {
 import type { AgentList, Balance, CdrList, Me, OperationKey } from '../contract/openapi.ts';
 import type { FaultId } from './faults.ts';
 import { isJsonContentType, isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
+import * as nm from './near-miss-faults.ts';
 import type { TokenRecord } from './seed.ts';
 import type { ReferenceStore } from './store.ts';
 import { parseDateTime, type DateTimeLeniency } from './timestamps.ts';
@@ -153,12 +154,13 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     key: OperationKey,
     scopeFault?: FaultId,
   ): TokenRecord | undefined {
-    const header = request.headers.authorization;
+    const header = request.headers.authorization ?? nm.bearerElsewhere(request, faults);
     if (header === undefined) {
       fail(reply, 401, 'unauthorized', 'missing Authorization header; send Authorization: Bearer <token>');
       return undefined;
     }
-    const match = (faults.has('auth-any-scheme-accepted') ? ANY_SCHEME : BEARER).exec(header);
+    const bearer = faults.has('nm-token-scheme-accepted') ? nm.BEARER_OR_TOKEN : BEARER;
+    const match = (faults.has('auth-any-scheme-accepted') ? ANY_SCHEME : bearer).exec(header);
     if (!match) {
       fail(reply, 401, 'unauthorized', 'the Authorization header must be Bearer <token>');
       return undefined;
@@ -279,10 +281,11 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
         : tillRaw === null
           ? Number.NaN
           : (parseDateTime(tillRaw, leniency) ?? Number.NaN);
+    if (nm.zeroOffsetRefused(fromRaw, faults)) fromMs = Number.NaN;
     if (fromMs !== undefined && faults.has('cdrs-from-truncated-to-minute'))
       fromMs = Math.floor(fromMs / 60_000) * 60_000;
     if (Number.isNaN(fromMs)) return invalid('from');
-    if (Number.isNaN(tillMs)) return invalid('till');
+    if (Number.isNaN(tillMs) || nm.zeroOffsetRefused(tillRaw, faults)) return invalid('till');
     // cdrs-default-till-midnight: a date-typed default ("today") in place of now.
     const now = store.clock.now();
     const till = tillMs ?? (faults.has('cdrs-default-till-midnight') ? startOfUtcDay(now) : now);
@@ -320,6 +323,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
           ? 50
           : limits.cdrLimitDefault,
     );
+    limit = nm.int32Limit(limitRaw, nm.lenientLimit(limitRaw, limit, faults), faults);
     if (faults.has('cdrs-limit-1000-capped-999')) limit = Math.min(limit, limits.cdrLimitMax - 1);
     if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw))
       limit = Math.max(limit, Number(limitRaw));
@@ -379,6 +383,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       !Number.isNaN(parseInt(String(aiAgentId), 10))
     )
       aiAgentId = String(parseInt(String(aiAgentId), 10));
+    aiAgentId = nm.agentIdSeen(aiAgentId, faults);
     if (typeof aiAgentId !== 'string' || !NUMERIC_ID_PATTERN.test(aiAgentId))
       return bad('aiAgentId is required and must be a numeric string');
     const agentRefusal = (): FastifyReply | undefined => {
@@ -402,10 +407,10 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     const e164 = faults.has('calls-e164-unanchored')
       ? new RegExp(E164_PATTERN.source.replace(/^\^|\$$/g, ''))
       : E164_PATTERN;
-    if (typeof toNumber !== 'string' || (checkE164 && !e164.test(toNumber)))
+    if (typeof toNumber !== 'string' || (checkE164 && !e164.test(nm.e164Seen(toNumber, faults))))
       return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
-    if (fromNumber !== undefined && (typeof fromNumber !== 'string' || (checkE164 && !e164.test(fromNumber))))
-      return bad('fromNumber must be an E.164 number, e.g. +14155550100');
+    const fromOk = typeof fromNumber === 'string' && (!checkE164 || e164.test(nm.e164Seen(fromNumber, faults)));
+    if (fromNumber !== undefined && !fromOk) return bad('fromNumber must be an E.164 number, e.g. +14155550100');
     const metadataOk = faults.has('calls-metadata-array-accepted')
       ? typeof metadata === 'object'
       : isPlainObject(metadata);
@@ -440,6 +445,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
     let { event, target_url: targetUrl } = body;
+    event = nm.cStringSeen(event, faults);
     if (faults.has('hooks-fields-coerced')) {
       if (event !== undefined && event !== null) event = String(event);
       if (targetUrl !== undefined && targetUrl !== null) targetUrl = String(targetUrl);
@@ -464,7 +470,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
   app.delete<{ Params: { id: string } }>('/v1/hooks/:id', (request, reply) => {
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
     if (!token) return reply;
-    const id = request.params.id;
+    const id = nm.hookIdSeen(request.params.id, faults);
     const uuid = faults.has('hooks-delete-uuid-unanchored')
       ? new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, ''))
       : UUID_PATTERN;
@@ -473,8 +479,9 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
         ? fail(reply, 404, 'not_found', 'no such hook')
         : fail(reply, 400, 'invalid_input', 'id must be a UUID');
     }
-    const hook = store.hooks.get(id.toLowerCase());
-    if (hook === undefined || (hook.accountId !== token.account && !faults.has('hooks-foreign-deletable')))
+    const hook = store.hooks.get(nm.hookKey(id, store.hooks.keys(), faults));
+    const foreignAllowed = faults.has('hooks-foreign-deletable') || nm.ownershipSkipped(id, faults);
+    if (hook === undefined || (hook.accountId !== token.account && !foreignAllowed))
       return fail(reply, 404, 'not_found', 'no such hook');
     if (hook.status !== 'active') {
       if (faults.has('hooks-delete-twice-204')) return reply.code(204).send();

@@ -499,6 +499,114 @@ export const faults = [
       "GET /agents lists every account's agents (the account filter is lost from the query), not only the caller's.",
     violates: ['ACCOUNT-ISOLATION'],
   },
+  // ── Near misses derived from the contract (operators/; each caught by its operator alone) ──
+  {
+    id: 'nm-undeclared-method-html',
+    description: 'A method a known path does not declare is answered 405 with an HTML page (NM-UNDECLARED-METHOD).',
+    violates: ['FORMAT-JSON-CONTENT-TYPE'],
+  },
+  {
+    id: 'nm-unknown-path-text',
+    description:
+      'An unknown path one step from a known one (/v1/me/x, /v1/me-x) is answered 404 in text/plain (NM-UNKNOWN-PATH).',
+    violates: ['FORMAT-JSON-CONTENT-TYPE'],
+  },
+  {
+    id: 'nm-token-in-query',
+    description: 'Without an Authorization header, a valid token in ?access_token= authenticates (NM-TOKEN-IN-QUERY).',
+    violates: ['AUTH-BEARER-REQUIRED'],
+  },
+  {
+    id: 'nm-token-in-cookie',
+    description:
+      'Without an Authorization header, a valid token in the access_token cookie authenticates (NM-TOKEN-IN-COOKIE).',
+    violates: ['AUTH-BEARER-REQUIRED'],
+  },
+  {
+    id: 'nm-token-x-api-key',
+    description: 'Without an Authorization header, a valid token in X-API-Key authenticates (NM-TOKEN-OTHER-HEADER).',
+    violates: ['AUTH-BEARER-REQUIRED'],
+  },
+  {
+    id: 'nm-token-scheme-accepted',
+    description: 'Authorization: Token <t> authenticates like Bearer (NM-TOKEN-OTHER-SCHEME).',
+    violates: ['AUTH-MALFORMED-SCHEME'],
+  },
+  {
+    id: 'nm-trailing-newline-accepted',
+    description:
+      "toNumber and fromNumber are matched with a `$` that also matches before a final newline (Python's re), " +
+      'so "+15555550123\\n" is E.164 (NM-TRAILING-NEWLINE).',
+    violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'],
+  },
+  {
+    id: 'nm-e164-trimmed',
+    description:
+      'toNumber and fromNumber are trimmed before validation: " +15555550123" is accepted (NM-SURROUNDING-SPACE).',
+    violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'],
+  },
+  {
+    id: 'nm-unicode-digits',
+    description:
+      'E.164 is matched with a Unicode-aware digit class: Arabic-Indic and full-width digits pass ' +
+      '(NM-NON-ASCII-DIGITS).',
+    violates: ['CALLS-TO-NUMBER-E164', 'CALLS-FROM-NUMBER-E164'],
+  },
+  {
+    id: 'nm-nul-truncated',
+    description:
+      'POST /hooks reads event as a C string, cut at the first NUL: "call.ended\\u0000" subscribes (NM-NUL).',
+    violates: ['HOOKS-EVENT-ENUM'],
+  },
+  {
+    id: 'nm-numeric-id-lenient',
+    description: 'aiAgentId is read as a number: "+70418" and "70418.0" name agent 70418 (NM-NUMERIC-LENIENT).',
+    violates: ['CALLS-AGENT-ID-NUMERIC'],
+  },
+  {
+    id: 'nm-uuid-urn-accepted',
+    description: 'DELETE /hooks/{id} strips a urn:uuid: prefix before checking the UUID (NM-UUID-FORMS).',
+    violates: ['HOOKS-DELETE-NON-UUID-400'],
+  },
+  {
+    id: 'nm-datetime-zero-offset-refused',
+    description:
+      'GET /cdrs refuses the offset +00:00 with invalid_timestamp ("write Z for UTC") (NM-DATETIME-EQUIVALENT).',
+    violates: ['CDRS-TIMESTAMP-OFFSETS'],
+  },
+  {
+    id: 'nm-limit-lenient',
+    description:
+      'A limit that is no plain integer but a whole number to Number() ("1e4", "1001.0") is used uncapped ' +
+      '(NM-NUMBER-FORMS).',
+    violates: ['CDRS-LIMIT-MAX-1000'],
+  },
+  {
+    id: 'nm-limit-int32-wrap',
+    description:
+      'limit is cast to a signed 32-bit integer after the range check: 4294967295 becomes −1, read as "no ' +
+      'limit" (NM-NUMBER-FORMS, values past 32 bits).',
+    violates: ['CDRS-LIMIT-MAX-1000'],
+  },
+  {
+    id: 'nm-uuid-case-sensitive',
+    description: 'DELETE /hooks/{id} looks the id up as typed: the issued id in upper case is not found (NM-ID-CASE).',
+    violates: ['HOOKS-DELETE-SOFT'],
+  },
+  {
+    id: 'nm-id-prefix-match',
+    description:
+      'DELETE /hooks/{id} finds the hook by the first 35 characters of the id: one changed last digit deletes ' +
+      'it (NM-ID-CHANGED).',
+    violates: ['HOOKS-DELETE-UNKNOWN-404'],
+  },
+  {
+    id: 'nm-foreign-id-case',
+    description:
+      "DELETE /hooks/{id} checks the account only for an id written as issued: another account's id in upper case " +
+      'deletes its hook (NM-ID-FOREIGN).',
+    violates: ['HOOKS-DELETE-FOREIGN-404'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

@@ -45,6 +45,7 @@ import { FixedWindowLimiter, SlidingWindowLimiter } from './ratelimit.ts';
 import { rewriteResponse, VariantSet } from './variants.ts';
 import type { FixtureTokenName } from './seed.ts';
 import { ReferenceStore } from './store.ts';
+import { nearKnownPath } from './near-miss-faults.ts';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -110,6 +111,10 @@ export interface ReferenceServer {
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** nm-undeclared-method-html: what a framework's default 405 page looks like. */
+const HTML_405 =
+  '<!doctype html><html><head><title>405 Method Not Allowed</title></head><body>Not allowed</body></html>';
 
 /** Paths of the /v1 surface and their methods, for 405 answers. */
 const KNOWN_PATHS: Array<{ pattern: RegExp; allow: string }> = [
@@ -247,6 +252,17 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!;
     const known = KNOWN_PATHS.find((p) => p.pattern.test(path));
+    if (known && faults.has('nm-undeclared-method-html'))
+      return reply.code(405).header('allow', known.allow).type('text/html; charset=utf-8').send(HTML_405);
+    if (
+      !known &&
+      faults.has('nm-unknown-path-text') &&
+      nearKnownPath(
+        path,
+        KNOWN_PATHS.map((p) => p.pattern),
+      )
+    )
+      return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
     if (known) {
       return reply
         .code(405)

@@ -60,7 +60,8 @@ export const exchangeCaps: ExchangeCaps = {
 };
 
 export interface ApiRequest {
-  readonly method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'HEAD' | 'OPTIONS';
+  /** Any method token: the surface near misses send TRACE and methods no standard defines. */
+  readonly method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'HEAD' | 'OPTIONS' | (string & {});
   /** Path below the base URL ("/cdrs"), or an absolute URL (the auth server). */
   readonly path: string;
   readonly query?: Readonly<Record<string, string | number | undefined>>;

@@ -2,6 +2,7 @@
  * The layers of the suite point only down, and no module imports itself back through others:
  *
  *   contract/, requirements/        the ground floor: openapi.json, the catalogue, the validators
+ *   operators/                      the near-miss operators: pure functions of the contract alone
  *   reference/                      the embedded reference server, built on the contract alone
  *   harness/                        what checks a target, built on the contract; never on reference/
  *   load/, suites/, properties/     the k6 probes and the checks, built on the harness
@@ -20,6 +21,7 @@ const SOURCES = [
   'cli',
   'contract',
   'harness',
+  'operators',
   'reference',
   'requirements',
   'load',
@@ -106,6 +108,10 @@ describe('the import graph', () => {
     expect(importsOutside(graph, 'requirements', ground)).toEqual([]);
   });
 
+  it('keeps the near-miss operators pure, on the contract alone', () => {
+    expect(importsOutside(graph, 'operators', ['operators', 'contract', ...DOCUMENTS])).toEqual([]);
+  });
+
   it('builds the reference on the contract alone, never on harness/, load/, suites/, properties/ or cli/', () => {
     expect(importsOutside(graph, 'reference', ['reference', 'contract', 'requirements', ...DOCUMENTS])).toEqual([]);
   });
@@ -121,6 +127,7 @@ describe('the import graph', () => {
           'contract',
           'requirements',
           'harness',
+          'operators',
           'reference',
           'load',
           'suites',

@@ -41,6 +41,29 @@ describe('dryRunBudgetLines', () => {
     ]);
   });
 
+  it('adds up what each near-miss family adds, and says whether this configuration sends it', () => {
+    const nearMiss = (family: string, all: number, left: boolean) =>
+      checkResult({
+        name: `near miss (${family}): something`,
+        status: 'skipped',
+        requirements: [],
+        plannedRequests: left ? 0 : all,
+        plannedRequestsAll: all,
+        ...(left ? { skipReason: 'not verifiable: request budget: the near-miss operators …' } : {}),
+      });
+    const left = dryRunBudgetLines(
+      { checks: [nearMiss('surface', 70, true), nearMiss('numbers', 12, true)] },
+      settings,
+    );
+    expect(left).toContain(
+      '  near-miss operators (docs/near-misses.md): 82 requests (surface 70, numbers 12); none sent: --all-probes, ' +
+        'or a --time-budget that covers the full set, sends them',
+    );
+    expect(left.some((line) => line.includes('out of turn'))).toBe(false);
+    const sent = dryRunBudgetLines({ checks: [nearMiss('surface', 70, false)] }, settings);
+    expect(sent).toContain('  near-miss operators (docs/near-misses.md): 70 requests (surface 70); all sent');
+  });
+
   it('says so when nothing rotates', () => {
     const all = { ...settings, budget: budgetOf(80, 60_000, 113, true) };
     const lines = dryRunBudgetLines({ checks: [checkResult({ name: 'c', status: 'skipped', requirements: [] })] }, all);

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 
 export interface ProxiedRequest {
   readonly method: string;
@@ -39,6 +40,18 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /**
+ * fetch, or, for a method fetch refuses to send (TRACE: the near-miss surface probes), the same
+ * request through undici's dispatcher, as a reverse proxy forwards any method.
+ */
+async function forward(url: string, init: { method: string; headers: Record<string, string>; body?: string }) {
+  if (!/^(TRACE|TRACK|CONNECT)$/i.test(init.method)) return fetch(url, init);
+  const answer = await request(url, { method: init.method as 'GET', headers: init.headers, body: init.body });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) if (typeof value === 'string') headers.set(name, value);
+  return new Response(await answer.body.text(), { status: answer.statusCode, headers });
+}
+
+/**
  * `alter` may answer instead of the target (return an answer) or rewrite the request before it
  * is forwarded (return a request).
  */
@@ -65,7 +78,7 @@ export async function startRecordingProxy(
       }
       const request = altered ?? incoming;
       const { host: _host, connection: _connection, 'content-length': _length, ...headers } = request.headers;
-      const answer = await fetch(`${targetOrigin}${request.path}`, {
+      const answer = await forward(`${targetOrigin}${request.path}`, {
         method: request.method,
         headers,
         ...(request.body === '' || request.method === 'GET' ? {} : { body: request.body }),

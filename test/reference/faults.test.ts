@@ -338,6 +338,50 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const list = json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as Array<{ id: string }>;
     return list.some((a) => a.id === s.fixtures.agents.foreign);
   },
+  // ── Near misses derived from the contract (operators/) ──
+  'nm-undeclared-method-html': async (s) =>
+    !(await api(s, 'PUT', '/me', { token: tk(s).all })).headers['content-type']!.startsWith('application/json'),
+  'nm-unknown-path-text': async (s) =>
+    !(await api(s, 'GET', '/me/nm-unknown', { token: tk(s).all })).headers['content-type']!.startsWith(
+      'application/json',
+    ),
+  'nm-token-in-query': async (s) => (await api(s, 'GET', `/me?access_token=${tk(s).all}`)).status === 200,
+  'nm-token-in-cookie': async (s) =>
+    (await api(s, 'GET', '/me', { headers: { cookie: `access_token=${tk(s).all}` } })).status === 200,
+  'nm-token-x-api-key': async (s) =>
+    (await api(s, 'GET', '/me', { headers: { 'x-api-key': tk(s).all } })).status === 200,
+  'nm-token-scheme-accepted': async (s) =>
+    (await api(s, 'GET', '/me', { headers: { authorization: `Token ${tk(s).all}` } })).status === 200,
+  'nm-trailing-newline-accepted': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '+14155550100\n' })).status === 200,
+  'nm-e164-trimmed': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: ' +14155550100' })).status === 200,
+  'nm-unicode-digits': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: '+\u0661\u0664\u0661\u0665\u0665\u0665' }))
+      .status === 200,
+  'nm-nul-truncated': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: 'call.ended\u0000', target_url: TARGET })).status === 200,
+  'nm-numeric-id-lenient': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), aiAgentId: `+${s.fixtures.agents.provisioned}` }))
+      .status === 200,
+  'nm-uuid-urn-accepted': async (s) =>
+    (await api(s, 'DELETE', `/hooks/urn:uuid:${crypto.randomUUID()}`, { token: tk(s).all })).status === 404,
+  'nm-datetime-zero-offset-refused': async (s) =>
+    (await api(s, 'GET', `/cdrs?from=${iso((await now(s)) - DAY_MS).replace('Z', '%2B00:00')}`, { token: tk(s).all }))
+      .status === 400,
+  'nm-limit-lenient': async (s) =>
+    (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1e4'))).calls.length > 1000,
+  'nm-limit-int32-wrap': async (s) =>
+    (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=4294967295'))).calls.length > 1000,
+  'nm-uuid-case-sensitive': async (s) =>
+    (await api(s, 'DELETE', `/hooks/${(await hook(s)).id.toUpperCase()}`, { token: tk(s).all })).status === 404,
+  'nm-id-prefix-match': async (s) => {
+    const id = (await hook(s)).id;
+    const changed = id.slice(0, -1) + (id.endsWith('a') ? 'b' : 'a');
+    return (await api(s, 'DELETE', `/hooks/${changed}`, { token: tk(s).all })).status === 204;
+  },
+  'nm-foreign-id-case': async (s) =>
+    (await api(s, 'DELETE', `/hooks/${(await hook(s)).id.toUpperCase()}`, { token: tk(s).noDialer })).status === 204,
 };
 
 const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half', 'rate-limit-per-token', 'rate-limit-global']);

@@ -1,0 +1,47 @@
+/**
+ * The near-miss operator catalogue: every operator of every request-shape family, and every probe
+ * they derive from a document. docs/near-misses.md lists the same operators (a test keeps the two
+ * in step). Pure.
+ */
+import type { Document } from './document.ts';
+import { credentialOperators, credentialProbes, type CredentialProbe } from './credentials.ts';
+import { identifierOperators, identifierProbes, type IdentifierProbe } from './identifiers.ts';
+import { numberOperators, numberProbes } from './numbers.ts';
+import type { OperatorInfo, ValueProbe } from './operator.ts';
+import { stringOperators, stringProbes } from './strings.ts';
+import { surfaceOperators, surfaceProbes, type SurfaceProbe } from './surface.ts';
+
+const info = ({ id, family, appliesTo, verdict, because }: OperatorInfo): OperatorInfo => ({
+  id,
+  family,
+  appliesTo,
+  verdict,
+  because,
+});
+
+export const operators: readonly OperatorInfo[] = [
+  ...surfaceOperators,
+  ...credentialOperators,
+  ...stringOperators.map(info),
+  ...numberOperators,
+  ...identifierOperators,
+];
+
+export interface DerivedProbes {
+  readonly surface: readonly SurfaceProbe[];
+  readonly credentials: readonly CredentialProbe[];
+  readonly strings: readonly ValueProbe[];
+  readonly numbers: readonly ValueProbe[];
+  readonly identifiers: readonly IdentifierProbe[];
+}
+
+/** Every near-miss probe of `doc`, by family. */
+export function deriveProbes(doc: Document): DerivedProbes {
+  return {
+    surface: surfaceProbes(doc),
+    credentials: credentialProbes(doc),
+    strings: stringProbes(doc),
+    numbers: numberProbes(doc),
+    identifiers: identifierProbes(doc),
+  };
+}

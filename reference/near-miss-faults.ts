@@ -1,0 +1,98 @@
+/**
+ * The reference's near-miss faults (reference/faults.ts, "Near misses derived from the contract"):
+ * how a server that slips reads a credential, a number or an identifier. Each helper is the
+ * identity unless its fault is on, so api.ts and server.ts call them with one line at the point
+ * where the slip happens. Each fault is caught by one operator of operators/ alone.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { FaultSet } from './faults.ts';
+
+/** Bearer, or (nm-token-scheme-accepted) the "Token" keyword some frameworks use. */
+export const BEARER_OR_TOKEN = /^(?:bearer|token) +([^\s]+) *$/i;
+
+/** An Authorization value made from a token found elsewhere (nm-token-in-query, -cookie, -x-api-key), or undefined. */
+export function bearerElsewhere(request: FastifyRequest, faults: FaultSet): string | undefined {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (faults.has('nm-token-in-query') && typeof query?.access_token === 'string') return `Bearer ${query.access_token}`;
+  const cookie = /(?:^|;\s*)access_token=([^;\s]+)/.exec(request.headers.cookie ?? '')?.[1];
+  if (faults.has('nm-token-in-cookie') && cookie !== undefined) return `Bearer ${cookie}`;
+  const key = request.headers['x-api-key'];
+  if (faults.has('nm-token-x-api-key') && typeof key === 'string') return `Bearer ${key}`;
+  return undefined;
+}
+
+/** The zero of each block of digits a Unicode-aware \d admits (Arabic-Indic, Persian, Devanagari, full-width). */
+const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0xff10];
+
+function asciiDigit(digit: string): string {
+  const code = digit.codePointAt(0)!;
+  const zero = DIGIT_ZEROS.find((z) => code >= z && code <= z + 9);
+  return zero === undefined ? digit : String(code - zero);
+}
+
+/** E.164 as a slipping validator sees it (nm-trailing-newline-accepted, nm-e164-trimmed, nm-unicode-digits). */
+export function e164Seen(value: string, faults: FaultSet): string {
+  let seen = value;
+  if (faults.has('nm-trailing-newline-accepted')) seen = seen.replace(/\n$/, '');
+  if (faults.has('nm-e164-trimmed')) seen = seen.trim();
+  if (faults.has('nm-unicode-digits')) seen = seen.replace(/\p{Nd}/gu, asciiDigit);
+  return seen;
+}
+
+/** aiAgentId read as a number (nm-numeric-id-lenient): "+70418" and "70418.0" become "70418". */
+export function agentIdSeen(value: unknown, faults: FaultSet): unknown {
+  if (!faults.has('nm-numeric-id-lenient') || typeof value !== 'string') return value;
+  return /^\+?[0-9]+(\.0+)?$/.test(value) ? String(Number(value)) : value;
+}
+
+/** A string as C reads it, cut at the first NUL (nm-nul-truncated). */
+export function cStringSeen(value: unknown, faults: FaultSet): unknown {
+  return faults.has('nm-nul-truncated') && typeof value === 'string' ? value.split('\u0000')[0] : value;
+}
+
+/** A hook id with a urn:uuid: prefix stripped (nm-uuid-urn-accepted). */
+export function hookIdSeen(value: string, faults: FaultSet): string {
+  return faults.has('nm-uuid-urn-accepted') ? value.replace(/^urn:uuid:/i, '') : value;
+}
+
+/**
+ * The key a hook is looked up by: the lower-case id (RFC 9562), the id as typed
+ * (nm-uuid-case-sensitive), or the stored id sharing its first 35 characters (nm-id-prefix-match).
+ */
+export function hookKey(id: string, stored: Iterable<string>, faults: FaultSet): string {
+  if (faults.has('nm-uuid-case-sensitive')) return id;
+  const lower = id.toLowerCase();
+  if (!faults.has('nm-id-prefix-match')) return lower;
+  for (const key of stored) if (key.slice(0, 35) === lower.slice(0, 35)) return key;
+  return lower;
+}
+
+/** The account check is skipped for an id not written as issued (nm-foreign-id-case). */
+export function ownershipSkipped(id: string, faults: FaultSet): boolean {
+  return faults.has('nm-foreign-id-case') && id !== id.toLowerCase();
+}
+
+/** +00:00 refused as a timestamp ("write Z for UTC": nm-datetime-zero-offset-refused). */
+export function zeroOffsetRefused(raw: string | null | undefined, faults: FaultSet): boolean {
+  return faults.has('nm-datetime-zero-offset-refused') && typeof raw === 'string' && /\+00:00$/.test(raw);
+}
+
+/** A limit no plain integer but whole to Number() ("1e4", "1001.0"), used uncapped (nm-limit-lenient). */
+export function lenientLimit(raw: string | null | undefined, limit: number, faults: FaultSet): number {
+  if (!faults.has('nm-limit-lenient') || typeof raw !== 'string' || /^[+-]?[0-9]+$/.test(raw.trim())) return limit;
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : limit;
+}
+
+/** A limit past 2^31 cast to a signed 32-bit integer, a negative one read as "no limit" (nm-limit-int32-wrap). */
+export function int32Limit(raw: string | null | undefined, limit: number, faults: FaultSet): number {
+  if (!faults.has('nm-limit-int32-wrap') || typeof raw !== 'string' || !/^[0-9]{10,15}$/.test(raw)) return limit;
+  return (Number(raw) | 0) < 0 ? Number.MAX_SAFE_INTEGER : limit;
+}
+
+/** Whether a path is one step from a known one: a child of it, or it with a suffix (nm-unknown-path-text). */
+export function nearKnownPath(path: string, known: readonly RegExp[]): boolean {
+  const parent = path.replace(/\/[^/]+\/?$/, '');
+  const stem = path.replace(/-[^/-]*$/, '');
+  return known.some((pattern) => (parent !== path && pattern.test(parent)) || (stem !== path && pattern.test(stem)));
+}
