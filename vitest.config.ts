@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
+import { shareCompileCache } from './harness/config/machine.ts';
 import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/run/projects.ts';
 import { RunOrderSequencer } from './harness/scheduling/sequencer.ts';
 import { requirements } from './requirements/catalogue.ts';
@@ -36,7 +37,7 @@ const targetPool = targetProjectInThreads()
 // The many Node processes of npm test (runs, CLIs, reference servers) compile the same modules: a
 // V8 compile cache shared by them (and inherited by the tests' clean environments,
 // test/cli/occ-process.ts) saves compiling them again. It caches code, not results.
-process.env.NODE_COMPILE_CACHE ??= compileCacheDirectory;
+shareCompileCache(compileCacheDirectory);
 
 // The project's own tests fall in three classes, by file name:
 // - `*.timed.test.ts`: whole runs that measure in real time (a k6 probe sending on a fixed schedule,

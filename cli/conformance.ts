@@ -11,9 +11,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createVitest, type Vitest } from 'vitest/node';
-import { ConfigError, loadConfigFromEnvironment, positiveSeconds, type SuiteConfig } from '../harness/config/config.ts';
-import { budgetOf } from '../harness/scheduling/budget.ts';
-import { dryRunBudgetLines, partialPassLines } from './budget-lines.ts';
+import { ConfigError, positiveSeconds, type SuiteConfig } from '../harness/config/config.ts';
+import { loadFromEnvironment, variablesSet } from '../harness/config/environment.ts';
+import type { RunSettings } from '../harness/config/settings.ts';
+import { budgetOf, EVERYTHING } from '../harness/scheduling/budget.ts';
+import { parseSeed } from '../harness/scheduling/seed.ts';
+import { budgetText, dryRunBudgetLines, partialPassLines, type BudgetSettings } from './budget-lines.ts';
 import { createApiClient } from '../harness/http/client.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
@@ -54,7 +57,7 @@ import {
 } from '../load/lib/probe-shape.ts';
 import { expectedWallTime, expectedWallTimeLines, measuredWallTimeLine } from './load-wall-time.ts';
 import type { ControlCapability } from '../contract/control.ts';
-import { referenceFaults, startEmbeddedReference } from './embedded-reference.ts';
+import { startEmbeddedReference } from './embedded-reference.ts';
 import { entryPoint, packageRoot, vitestConfigFile } from './package-root.ts';
 
 /**
@@ -137,27 +140,6 @@ const LOAD_PROBES = ['webhook-retry', 'rate-limit'] as const;
 const PROBE_THRESHOLDS_CROSSED = 99;
 
 /**
- * Workers of an embedded run, whose files run in parallel behind the check gate
- * (harness/scheduling/gate.ts; docs/architecture.md, "Why the embedded run is parallel"): two, one per core of the
- * machine this is measured on; each more loads the whole suite again. A remote run keeps one
- * worker: one throttle and one request count against the target's rate limit.
- */
-const EMBEDDED_WORKERS = 2;
-
-/** OCC_EMBEDDED_WORKERS (1 = sequential), or the default. */
-function embeddedWorkers(): number {
-  const text = process.env.OCC_EMBEDDED_WORKERS?.trim();
-  if (text === undefined || text === '') return EMBEDDED_WORKERS;
-  if (!/^[1-9]\d?$/.test(text))
-    throw new ConfigError(
-      'OCC_EMBEDDED_WORKERS',
-      '',
-      `OCC_EMBEDDED_WORKERS must be a whole number from 1 to 99 (got "${text}"); 1 runs one check at a time`,
-    );
-  return Number(text);
-}
-
-/**
  * Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit
  * code. `started` receives the child, so that a signal to this process reaches the probe too.
  */
@@ -183,6 +165,7 @@ interface Options {
   readonly dryRun: boolean;
   readonly only: readonly string[];
   readonly reportsDir: string;
+  /** --seed (PROPERTY_SEED is the settings'). */
   readonly seed: number | undefined;
   readonly properties: boolean;
   readonly withLoad: boolean;
@@ -226,11 +209,9 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       `--only: unknown requirement id ${unknown.join(', ')}; the ids are in requirements/catalogue.ts`,
     );
   let seed: number | undefined;
-  const seedText = values.seed ?? process.env.PROPERTY_SEED;
-  if (seedText !== undefined && seedText !== '') {
-    if (!/^\d+$/.test(seedText) || Number(seedText) >= 2 ** 31)
-      throw new UsageError(`--seed must be a whole number below 2^31 (got "${seedText}")`);
-    seed = Number(seedText);
+  if (values.seed !== undefined && values.seed !== '') {
+    seed = parseSeed(values.seed);
+    if (seed === undefined) throw new UsageError(`--seed must be a whole number below 2^31 (got "${values.seed}")`);
   }
   if (values.waivers !== undefined && values.waivers.trim() === '') throw new UsageError('--waivers needs a file path');
   return {
@@ -265,19 +246,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const loaded = loadConfigFromEnvironment();
+  const { config: loaded, settings } = loadFromEnvironment();
   const config: SuiteConfig = {
     ...loaded,
     runBudgetS: options.timeBudgetS ?? loaded.runBudgetS,
     allProbes: options.allProbes,
   };
-  const workers = config.target.kind === 'embedded' && !options.dryRun ? embeddedWorkers() : 1;
+  // An embedded run's files run in parallel behind the check gate (harness/scheduling/gate.ts;
+  // docs/architecture.md, "Why the embedded run is parallel"). A remote run keeps one worker: one
+  // throttle and one request count against the target's rate limit.
+  const workers = config.target.kind === 'embedded' && !options.dryRun ? settings.embeddedWorkers : 1;
   // The configuration as the user gave it (this process sets no variable of its own).
-  const configuration = configurationFingerprint(
-    documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8')),
-    process.env,
-  );
-  const waiverFile = options.waivers ?? (process.env.WAIVERS_FILE?.trim() || undefined);
+  const documented = documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8'));
+  const configuration = configurationFingerprint(documented, variablesSet(documented));
+  const waiverFile = options.waivers ?? settings.waiversFile;
   if (options.updateWaivers && waiverFile === undefined)
     throw new UsageError('--update-waivers needs a waiver file: --waivers <file> or WAIVERS_FILE');
   // Read (and validated) before anything is sent, even in strict mode: a broken file is an error either way.
@@ -288,7 +270,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const root = packageRoot;
   const reportsRoot = resolve(options.reportsDir);
   const startedAt = new Date().toISOString();
-  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const seed = options.seed ?? settings.propertySeed ?? Math.floor(Math.random() * 2 ** 31);
   const runDir = join(reportsRoot, runDirectoryName(startedAt));
   mkdirSync(runDir, { recursive: true });
 
@@ -319,7 +301,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 
   const redact = createRedactor(config.secrets);
   redactErrors = redact;
-  const interactive = process.stdout.isTTY === true && process.env.CI === undefined;
+  const interactive = process.stdout.isTTY === true && !settings.ci;
   // The run's requests by when each check that sent them was reported (none of them later), and how many
   // hooks the sweep may still delete then: the rate-limit probe of --with-load starts its "under" phase
   // late enough after them (load/run.ts).
@@ -386,7 +368,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       hookJournal,
       controlJournal,
       ...(controlCapabilities === undefined ? {} : { controlCapabilities }),
-      faults: referenceFaults(),
+      faults: settings.referenceFaults,
+      variants: settings.referenceVariants,
+      cacheDirectory: settings.cacheDirectory,
       seed,
       ...(gate === undefined ? {} : { gate: gate.address, watchFile: join(controlJournalDir, 'watch.json') }),
     }).then(
@@ -537,11 +521,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   const r = report.counts.requirements;
   if (options.dryRun) {
-    if (config.target.kind === 'remote') {
-      const budget = budgetOf(config.requestsPerMinute, config.rateWindowMs, config.runBudgetS, config.allProbes);
-      const settings = { budget, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs };
-      process.stdout.write(`\n${dryRunBudgetLines(report, settings).map(readable).join('\n')}\n`);
-    }
+    if (config.target.kind === 'remote')
+      process.stdout.write(`\n${dryRunBudgetLines(report, budgetSettings(config)).map(readable).join('\n')}\n`);
     const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
     process.stdout.write(
       `conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ` +
@@ -556,8 +537,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         windowMs: config.rateWindowMs,
       });
       process.stdout.write(
-        "\nthen --with-load, outside the checks' 150-request budget " +
-          "(upper bounds from each probe's own bounded loops):\n",
+        `\nthen --with-load, outside the checks' request budget (${budgetText(budgetSettings(config))}; ` +
+          "upper bounds from each probe's own bounded loops):\n",
       );
       for (const p of probes)
         process.stdout.write(`  ${String(p.maxRequests).padStart(3)}  k6 ${p.probe}: ${p.detail}\n`);
@@ -565,7 +546,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         `conformance: --with-load would send at most ${probes.reduce((sum, p) => sum + p.maxRequests, 0)} ` +
           `more requests (k6 probes), after the checks' ${report.requests.planned}\n`,
       );
-      printExpectedWallTime(config, report.requests.planned);
+      printExpectedWallTime(config, settings, report.requests.planned);
     }
   } else
     process.stdout.write(
@@ -627,7 +608,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 }
 
 /** `--dry-run --with-load`: the wall time each part of the run is expected to take (./load-wall-time.ts). */
-function printExpectedWallTime(config: SuiteConfig, plannedRequests: number): void {
+function printExpectedWallTime(config: SuiteConfig, settings: RunSettings, plannedRequests: number): void {
   const parts = expectedWallTime({
     remote: config.target.kind === 'remote',
     control: config.control !== undefined,
@@ -636,16 +617,21 @@ function printExpectedWallTime(config: SuiteConfig, plannedRequests: number): vo
     rateWindowMs: config.rateWindowMs,
     limit: config.rateLimitPerWindow,
     webhookBudgetS: config.webhookBudgetS,
-    timeBudgetS: timeBudgetS(),
+    timeBudgetS: settings.timeBudgetS,
   });
   process.stdout.write('\nexpected wall time of the run with --with-load, part by part:\n');
   for (const line of expectedWallTimeLines(parts)) process.stdout.write(`${line}\n`);
 }
 
-/** TIME_BUDGET_S of the webhook-retry probe (load/run.ts reads it; 600 when unset or not a whole number). */
-function timeBudgetS(): number {
-  const text = process.env.TIME_BUDGET_S?.trim() ?? '';
-  return /^[1-9][0-9]*$/.test(text) ? Number(text) : 600;
+/**
+ * The checks' request budget, as the run applies it (harness/run/target.ts): rate × time
+ * remotely, everything embedded.
+ */
+function budgetSettings(config: SuiteConfig): BudgetSettings {
+  if (config.target.kind === 'embedded')
+    return { budget: EVERYTHING, requestsPerMinute: undefined, rateWindowMs: config.rateWindowMs };
+  const budget = budgetOf(config.requestsPerMinute, config.rateWindowMs, config.runBudgetS, config.allProbes);
+  return { budget, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs };
 }
 
 /** Runs main and turns every error into one line on stderr and exit code 2. */

@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';
+import { loadFromProcessEnvironment } from '../harness/config/environment.ts';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
 import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
 import { createRedactor } from '../harness/http/redact.ts';
@@ -76,8 +77,16 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
     .version;
-  // Held by this runner for its whole life; vitest's global set-up of each project shares it.
-  const run: SharedRun = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
+  // Held by this runner for its whole life; vitest's global set-up of each project shares it. Its
+  // configuration is the environment its parent chose (./fault-catalogue.ts, embeddedRunEnvironment).
+  const { config, settings } = loadFromProcessEnvironment();
+  const run: SharedRun = await acquireRun({
+    startEmbedded: startEmbeddedReference,
+    config,
+    cacheDirectory: settings.cacheDirectory,
+    variants: settings.referenceVariants,
+    dryRun: false,
+  });
   if (run.context.target.kind !== 'embedded') {
     await releaseRun(run);
     throw new Error('the self-proof runs against the embedded reference server: unset API_BASE_URL');

@@ -8,17 +8,29 @@
  * target has this one.
  */
 import type { TestProject } from 'vitest/node';
-import { acquireRun, releaseRun } from '../harness/run/lifecycle.ts';
-import { seedFromEnvironment } from '../harness/scheduling/seed.ts';
-import { referenceFaults, startEmbeddedReference } from './embedded-reference.ts';
+import { acquireRun, releaseRun, type RunOptions } from '../harness/run/lifecycle.ts';
+import { startEmbeddedReference } from './embedded-reference.ts';
+
+/**
+ * The options of a run vitest was started for directly: the configuration and settings of its
+ * environment (harness/config/environment.ts; vitest started directly reads no .env). Loaded only
+ * then: a run `occ run` or the self-proof started needs none of it.
+ */
+async function directRunOptions(): Promise<RunOptions> {
+  const { loadFromProcessEnvironment } = await import('../harness/config/environment.ts');
+  const { config, settings } = loadFromProcessEnvironment();
+  return {
+    startEmbedded: startEmbeddedReference,
+    config,
+    cacheDirectory: settings.cacheDirectory,
+    faults: settings.referenceFaults,
+    variants: settings.referenceVariants,
+    seed: settings.propertySeed,
+  };
+}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // Options of a run vitest was started for directly; ignored when the run was started first.
-  const run = await acquireRun({
-    startEmbedded: startEmbeddedReference,
-    faults: referenceFaults(),
-    seed: seedFromEnvironment(process.env),
-  });
+  const run = await acquireRun(directRunOptions);
   run.projects.add(project);
   project.provide('run', run.context);
   return async () => {

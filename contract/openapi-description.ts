@@ -9,7 +9,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { createRequire } from 'node:module';
-import { precompiledValidators, suiteCacheDirectory } from './precompiled.ts';
+import { precompiledValidators } from './precompiled.ts';
 import { addFormats } from './validator.ts';
 
 const require = createRequire(import.meta.url);
@@ -65,6 +65,6 @@ class KeptSchemaValidator extends Validator {
 }
 
 /** A validator of OpenAPI descriptions (one per description: the library keeps the last one's version). */
-export function createDescriptionValidator(options: { cacheDirectory?: string } = {}): Validator {
-  return new KeptSchemaValidator(options.cacheDirectory ?? suiteCacheDirectory());
+export function createDescriptionValidator(options: { cacheDirectory: string }): Validator {
+  return new KeptSchemaValidator(options.cacheDirectory);
 }

@@ -15,7 +15,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 
@@ -26,15 +25,6 @@ type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
 function standaloneCode(ajv: Ajv2020, refs: Record<string, string>): string {
   const standalone = require('ajv/dist/standalone/index.js') as { default?: StandaloneCode } & StandaloneCode;
   return (standalone.default ?? standalone)(ajv, refs);
-}
-
-/** The suite's cache folder: OCC_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, as load/install-k6.sh reads it. */
-export function suiteCacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
-  return env.OCC_CACHE_DIR !== undefined && env.OCC_CACHE_DIR !== ''
-    ? env.OCC_CACHE_DIR
-    : join(base, 'outbound-calling-conformance');
 }
 
 export interface PrecompileOptions {

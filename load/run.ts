@@ -34,13 +34,16 @@ import { isIP } from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
-import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
+import { ConfigError } from '../harness/config/config.ts';
+import { loadFromEnvironment } from '../harness/config/environment.ts';
+import { machineVariables } from '../harness/config/machine.ts';
+import { idList } from '../harness/config/rules.ts';
+import type { RunSettings } from '../harness/config/settings.ts';
 import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
 import { VIRTUAL_TIME_DELIVERIES } from '../contract/control.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';
 import { startReceiver } from '../harness/webhooks/receiver.ts';
 import type { Receiver } from '../harness/webhooks/receiver.ts';
-import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
 import {
@@ -88,7 +91,11 @@ const USAGE =
   '[--runners N [--local-ips ip,ip]] [--prior-requests epoch-ms:count,…]' +
   ' | occ load merge <dir> | occ load k6-operator-manifest --out <dir> --parallelism N …';
 
-export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
+/** `settings`: OCC_REFERENCE_FAULTS and LOAD_RUNNERS, as harness/config/settings.ts read them (the flags win). */
+export function parseRunArgs(
+  argv: readonly string[],
+  settings: { readonly referenceFaults?: readonly string[]; readonly loadRunners?: number | undefined } = {},
+): Args {
   const config = {
     args: [...argv],
     strict: true,
@@ -115,22 +122,18 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
       `name one probe: ${PROBES.join(' or ')}${positionals.length ? ` (got "${positionals.join(' ')}")` : ''}`,
     );
   }
-  const rawFaults = values.faults ?? env.OCC_REFERENCE_FAULTS ?? '';
-  const faults = rawFaults
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const faults = values.faults === undefined ? [...(settings.referenceFaults ?? [])] : idList(values.faults);
   const unknown = unknownFaultIds(faults);
   if (unknown.length > 0)
     throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
   if (values['report-dir'] !== undefined && values['report-dir'].trim() === '')
     throw new UsageError('--report-dir needs a directory');
   // LOAD_RUNNERS: the same for `occ run --with-load`, whose merged verdict then joins the run's report.
-  const rawRunners = (values.runners ?? env.LOAD_RUNNERS ?? '').trim();
+  const rawRunners = values.runners?.trim() ?? '';
   if (rawRunners !== '' && (!/^[0-9]+$/.test(rawRunners) || Number(rawRunners) < 1 || Number(rawRunners) > 64)) {
     throw new UsageError(`--runners (LOAD_RUNNERS) must be a whole number from 1 to 64, got "${rawRunners}"`);
   }
-  const runners = rawRunners === '' ? 1 : Number(rawRunners);
+  const runners = rawRunners === '' ? (settings.loadRunners ?? 1) : Number(rawRunners);
   const localIps = (values['local-ips'] ?? '')
     .split(',')
     .map((ip) => ip.trim())
@@ -158,14 +161,6 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
     ...(runners > 1 && positionals[0] === 'rate-limit' ? { runners } : {}),
     ...(localIps.length > 0 ? { localIps } : {}),
   };
-}
-
-function positive(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1)
-    throw new UsageError(`${name} must be a whole number >= 1 (got "${raw}")`);
-  return Number(raw);
 }
 
 /** Finds or builds k6 through load/install-k6.sh; its one-line reason when it can't. */
@@ -237,7 +232,7 @@ function missingForRemoteWebhooks(config: SuiteConfig, virtualTime: boolean): st
   return missing;
 }
 
-async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
+async function prepare(args: Args, config: SuiteConfig, settings: RunSettings): Promise<Prepared> {
   const cleanup: Prepared['cleanup'] = [];
   const env: Record<string, string> = {};
   const secrets = [...config.secrets];
@@ -290,16 +285,14 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
           'and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
       );
     }
-    const budget = positive(process.env, 'TIME_BUDGET_S', 600);
-    const parsed = parseCliConfig(process.env, []);
-    if (!parsed.ok) throw new UsageError(parsed.message);
+    const budget = settings.timeBudgetS;
     // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
     // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
     // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
     // In virtual time the target may sign with its virtual clock (control-openapi.json): the receiver then
     // takes any timestamp rather than answer 401 to a retry the probe made happen hours ahead.
     const receiver = await startReceiver({
-      ...parsed.options,
+      ...config.receiver,
       loopbackQueryPort: true,
       ...(virtualTime ? { toleranceSeconds: Number.MAX_SAFE_INTEGER } : {}),
     });
@@ -328,12 +321,7 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   // Embedded reference server (and receiver), loopback only.
   let receiver: Receiver | undefined;
   // OCC_REFERENCE_VARIANTS: conformant variants of the reference (reference/variants.ts), e.g. rate-limit-fixed-window.
-  const variants = expandVariantIds(
-    (process.env.OCC_REFERENCE_VARIANTS ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  );
+  const variants = expandVariantIds(settings.referenceVariants);
   const unknownVariants = unknownVariantIds(variants);
   if (unknownVariants.length > 0)
     throw new UsageError(
@@ -425,11 +413,7 @@ function runK6(
 ): Promise<{ code: number; signal: NodeJS.Signals | null; stderrTail: string }> {
   return new Promise((done) => {
     const env: Record<string, string> = {
-      ...Object.fromEntries(
-        ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((k) =>
-          process.env[k] ? [[k, process.env[k] as string]] : [],
-        ),
-      ),
+      ...machineVariables(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']),
       K6_NO_USAGE_REPORT: 'true',
       K6_AUTO_EXTENSION_RESOLUTION: 'false',
       REPORT_DIR: reportDir,
@@ -479,6 +463,7 @@ function runK6(
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   let args: Args;
   let config: SuiteConfig;
+  let settings: RunSettings;
   try {
     if (argv[0] === 'merge' || argv[0] === 'k6-operator-manifest') {
       return await (await import('./distributed/cli.ts')).main(argv);
@@ -487,9 +472,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       process.stdout.write(`${USAGE}   (default report dir: reports/latest)\n`);
       return 0;
     }
-    args = parseRunArgs(argv, process.env);
     // The user's .env and reports/, not the installed package's folder.
-    config = loadConfigFromEnvironment('.env');
+    ({ config, settings } = loadFromEnvironment('.env'));
+    args = parseRunArgs(argv, settings);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
       process.stderr.write(`load: ${e.message}\n`);
@@ -515,7 +500,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   let prepared: Prepared;
   try {
-    prepared = await prepare(args, config);
+    prepared = await prepare(args, config, settings);
   } catch (e) {
     const reason =
       e instanceof UsageError || e instanceof ConfigError

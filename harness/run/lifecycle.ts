@@ -18,9 +18,14 @@ export type { RunOptions, SharedRun } from './target.ts';
 const RUN = Symbol.for('outbound-calling-conformance.global-setup.run');
 const shared = globalThis as { [RUN]?: Promise<SharedRun> };
 
-/** The run of this process, started by its first user with that user's options (later users' options are not used). */
-export async function acquireRun(options: RunOptions): Promise<SharedRun> {
-  shared[RUN] ??= import('./target.ts').then(({ startRun }) => startRun(options));
+/**
+ * The run of this process, started by its first user with that user's options (later users'
+ * options are not used; given as a function, they are not even made).
+ */
+export async function acquireRun(options: RunOptions | (() => Promise<RunOptions>)): Promise<SharedRun> {
+  shared[RUN] ??= Promise.all([typeof options === 'function' ? options() : options, import('./target.ts')]).then(
+    ([chosen, { startRun }]) => startRun(chosen),
+  );
   const run = await shared[RUN];
   run.users += 1;
   return run;

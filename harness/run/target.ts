@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { loadConfig, type SuiteConfig } from '../config/config.ts';
+import type { SuiteConfig } from '../config/config.ts';
 import type { TokenName } from '../config/tokens.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
@@ -49,17 +49,20 @@ export interface EmbeddedTarget {
   close(): Promise<void>;
 }
 
-/** Starts a fresh embedded target with exactly these faults on, trusting the receiver's CA. */
+/** Starts a fresh embedded target with exactly these faults and variants on, trusting the receiver's CA. */
 export type StartEmbeddedTarget = (options: {
   readonly faults: readonly string[];
+  readonly variants: readonly string[];
   readonly trustedCaPem: readonly string[];
 }) => Promise<EmbeddedTarget>;
 
 /** What the starter of a run decides about it; the first user of a process's run decides (./lifecycle.ts). */
 export interface RunOptions {
   readonly startEmbedded: StartEmbeddedTarget;
-  /** Default: read from process.env. */
-  readonly config?: SuiteConfig;
+  /** The configuration, read once by whoever starts the run (harness/config/environment.ts). */
+  readonly config: SuiteConfig;
+  /** Where the workers keep compiled validators (OCC_CACHE_DIR; harness/config/settings.ts). */
+  readonly cacheDirectory: string;
   readonly dryRun?: boolean;
   /** Append-only journal of the hooks the run creates; default: a file in a new temporary directory. */
   readonly hookJournal?: string;
@@ -69,6 +72,8 @@ export interface RunOptions {
   readonly controlCapabilities?: readonly ControlCapability[];
   /** Fault switches the embedded reference starts with. */
   readonly faults?: readonly string[];
+  /** Conformant variants the embedded reference runs with (OCC_REFERENCE_VARIANTS, as written). */
+  readonly variants?: readonly string[];
   /** The run's seed (./context.ts). */
   readonly seed?: number;
   /** The check gate of a parallel run (harness/scheduling/gate.ts). */
@@ -146,19 +151,14 @@ export interface SharedRun {
   end(): Promise<void>;
 }
 
-export async function startRun(options: RunOptions): Promise<SharedRun> {
-  const config: SuiteConfig = options.config ?? loadConfig(process.env);
-  const dryRun = options.dryRun ?? false;
-  const hookJournal = options.hookJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
-  // Private (it can hold tokens a state returned): a directory of our own under the OS temp dir.
-  const ownControlJournal = options.controlJournal === undefined;
-  const controlJournal = options.controlJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
-  const initialFaults = [...(options.faults ?? [])];
-  let reference: EmbeddedTarget | undefined;
-  let receiver: Receiver | undefined;
-  let target: RunTarget;
-
-  const common = {
+/** What a target of this configuration is given whatever it is: its budgets and timeouts. */
+function targetBasics(
+  config: SuiteConfig,
+): Pick<
+  RunTarget,
+  'allowOriginate' | 'requestTimeoutMs' | 'rateWindowMs' | 'propertyNumRuns' | 'webhookBudgetS' | 'budget'
+> {
+  return {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
     rateWindowMs: config.rateWindowMs,
@@ -170,14 +170,28 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       config.target.kind === 'embedded'
         ? EVERYTHING
         : budgetOf(config.requestsPerMinute, config.rateWindowMs, config.runBudgetS, config.allProbes),
-    hookJournal,
-    controlJournal,
-    dryRun,
   };
+}
+
+export async function startRun(options: RunOptions): Promise<SharedRun> {
+  const { config } = options;
+  const variants = [...(options.variants ?? [])];
+  const dryRun = options.dryRun ?? false;
+  const hookJournal = options.hookJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
+  // Private (it can hold tokens a state returned): a directory of our own under the OS temp dir.
+  const ownControlJournal = options.controlJournal === undefined;
+  const controlJournal = options.controlJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
+  const initialFaults = [...(options.faults ?? [])];
+  let reference: EmbeddedTarget | undefined;
+  let receiver: Receiver | undefined;
+  let target: RunTarget;
+
+  const common = { ...targetBasics(config), hookJournal, controlJournal, dryRun };
 
   const startReference = (faults: readonly string[]): Promise<EmbeddedTarget> =>
     options.startEmbedded({
       faults,
+      variants,
       trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
     });
   const embeddedTarget = async (faults: readonly string[]): Promise<RunTarget> => {
@@ -211,6 +225,7 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
           ? []
           : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
       faults,
+      variants,
     };
   };
 
@@ -293,7 +308,13 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
     for (const project of run.projects) project.provide('run', context);
   };
   const run: SharedRun = {
-    context: { target, seed: options.seed, gate: options.gate, watchFile: options.watchFile },
+    context: {
+      target,
+      seed: options.seed,
+      gate: options.gate,
+      watchFile: options.watchFile,
+      cacheDirectory: options.cacheDirectory,
+    },
     users: 0,
     projects: new Set(),
     callsInProgress: () => reference?.callsInProgress() ?? 0,

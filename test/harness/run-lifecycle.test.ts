@@ -11,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 import setup from '../../cli/vitest-global-setup.ts';
 import { loadConfig } from '../../harness/config/config.ts';
 import { acquireRun, releaseRun, type RunOptions } from '../../harness/run/lifecycle.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 
 let journals = '';
 let options: RunOptions;
@@ -21,6 +22,7 @@ beforeEach(() => {
     // A dry run starts no reference: a starter that is called is a bug.
     startEmbedded: () => Promise.reject(new Error('a dry run started the embedded reference')),
     config: loadConfig({}),
+    cacheDirectory: suiteCacheDirectory({}),
     dryRun: true,
     hookJournal: join(journals, 'hooks.jsonl'),
     controlJournal: join(journals, 'states.jsonl'),

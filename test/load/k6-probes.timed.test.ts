@@ -181,7 +181,7 @@ describe('load/run.ts arguments', () => {
       faults: ['backoff-constant', 'no-auto-disable'],
       reportDir: '/tmp/x',
     });
-    expect(parseRunArgs(['rate-limit'], { OCC_REFERENCE_FAULTS: 'no-rate-limit' }).faults).toEqual(['no-rate-limit']);
+    expect(parseRunArgs(['rate-limit'], { referenceFaults: ['no-rate-limit'] }).faults).toEqual(['no-rate-limit']);
   });
 
   it('refuses bad arguments with one line and exit 2, no stack trace', async () => {
