@@ -73,7 +73,7 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
 export async function startFaultRunner(): Promise<FaultRunner> {
   // A worker thread per fault rather than a forked process: the same fresh module graph and
   // environment (vitest hands each run's worker the environment of that run), without a Node
-  // process start per fault; about a tenth of the self-proof's CPU (bench/RESULTS.md).
+  // process start per fault (the self-proof's CPU: bench/RESULTS.md).
   enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
     .version;

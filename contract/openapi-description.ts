@@ -2,7 +2,7 @@
  * The validator of a served OpenAPI description: @seriousme/openapi-schema-validator (its version
  * detection, its JSON Schema check, its check of every $ref), with the OpenAPI 3.1 schema compiled
  * once and kept like the contract's validators (precompiled.ts) instead of compiled again by the
- * library in every run (about 180 ms of a worker's CPU). Other versions the library compiles as
+ * library in every run (a visible part of a worker's CPU). Other versions the library compiles as
  * it always does. The verdicts are the library's: test/contract/openapi-description.test.ts
  * compares them.
  */

@@ -1,9 +1,9 @@
 /**
  * Validators as code, made once and kept on disk (ajv's standalone code), so that a process
  * that validates (each test worker of a run, each fault runner of the self-proof) loads them in a
- * few milliseconds instead of compiling them: openapi.json's (validator.ts), about 130 ms of CPU
- * per process on the 2-core machine, paid by both workers of every run, and the OpenAPI 3.1
- * schema a served description is checked against (openapi-description.ts), about 180 ms.
+ * few milliseconds instead of compiling them: openapi.json's (validator.ts), whose compilation
+ * every worker of every run would pay, and the OpenAPI 3.1 schema a served description is
+ * checked against (openapi-description.ts).
  *
  * The file is named by a hash of everything its code is made from (the document, the pointers,
  * ajv's and ajv-formats' versions, the options), so an edited openapi.json or an upgrade makes a

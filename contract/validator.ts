@@ -13,7 +13,7 @@ import { precompiledValidators } from './precompiled.ts';
 
 // ajv's compiler and ajv-formats are required when validators are compiled, not imported: a
 // process that finds them kept (precompiled.ts), as every test worker of a run does, never loads
-// them (about 20 ms of each worker's start). Both are CommonJS.
+// them (part of each worker's start). Both are CommonJS.
 const require = createRequire(import.meta.url);
 
 type AddFormats = (ajv: Ajv2020) => unknown;

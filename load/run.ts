@@ -7,7 +7,7 @@
  *
  * With no API_BASE_URL it starts what the probe needs in-process and stops it afterwards:
  *   rate-limit     the reference server with a rate limit of LIMIT (100) per a scaled window of
- *                  2500 ms (REFERENCE_WINDOW_MS) instead of 60 s, so the probe takes about 20 s;
+ *                  2500 ms (REFERENCE_WINDOW_MS) instead of 60 s, so the probe takes seconds, not minutes;
  *   webhook-retry  the webhook receiver (its generated CA trusted by the dispatcher) and the
  *                  reference server with the rate limit off, the virtual clock frozen (scale 0:
  *                  the probe jumps it to each scheduled retry) and a 1 s delivery timeout;

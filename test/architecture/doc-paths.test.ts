@@ -1,5 +1,5 @@
 /**
- * Every file of the repository that the README, the docs and `bin/occ.js` name exists: a renamed
+ * Every file of the repository that the README, the docs, the examples and `bin/occ.js` name exists: a renamed
  * test or a moved script leaves no stale path behind for a newcomer to follow.
  */
 import { existsSync, globSync, readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root } from './sources.ts';
 
-const DOCUMENTS = ['README.md', 'docs/*.md', 'load/README.md', 'bench/RESULTS.md', 'bin/occ.js'];
+const DOCUMENTS = ['README.md', 'docs/*.md', 'load/README.md', 'bench/RESULTS.md', 'bin/occ.js', 'examples/*.yml'];
 const FOLDERS = [
   ...['bench', 'bin', 'cli', 'contract', 'docs', 'examples', 'harness', 'load', 'packaging', 'properties'],
   ...['reference', 'requirements', 'scripts', 'suites', 'test', 'tools'],
