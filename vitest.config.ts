@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
 import { shareCompileCache } from './harness/config/machine.ts';
-import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/run/projects.ts';
+import { TARGET_PROJECT } from './harness/run/projects.ts';
 import { RunOrderSequencer } from './harness/scheduling/sequencer.ts';
 import { requirements } from './requirements/catalogue.ts';
 
@@ -29,10 +29,11 @@ const againstTarget = {
 
 // Forked workers get a larger young generation: they parse and validate megabytes of CDR lists a
 // run, and the default semi-space spends noticeably more time collecting garbage. The self-proof's
-// runners use worker threads (harness/run/projects.ts), which refuse V8 flags.
-const targetPool = targetProjectInThreads()
-  ? { pool: 'threads' as const }
-  : { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] };
+// runners use worker threads (vitest.self-proof.config.ts), which refuse V8 flags.
+const targetPools = {
+  forks: { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] },
+  threads: { pool: 'threads' as const },
+};
 
 // The many Node processes of npm test (runs, CLIs, reference servers) compile the same modules: a
 // V8 compile cache shared by them (and inherited by the tests' clean environments,
@@ -106,21 +107,23 @@ const harnessProperties = [`properties/hmac-signing.property.${ext}`];
 const suites = `suites/**/*.suite.${ext}`;
 const properties = `properties/**/*.property.${ext}`;
 
-// `occ run` and the self-proof run the suites and the properties as one project, which only they
-// enable (harness/run/projects.ts).
-const targetProject = targetProjectEnabled()
-  ? [
-      {
-        test: {
-          name: TARGET_PROJECT,
-          include: [suites, properties],
-          exclude: harnessProperties,
-          ...againstTarget,
-          ...targetPool,
-        },
-      },
-    ]
-  : [];
+/**
+ * The project `occ run` and the self-proof run the suites and the properties as, in forked
+ * processes or worker threads: only their own configurations (vitest.run.config.ts,
+ * vitest.self-proof.config.ts) add it, so that plain `vitest run` does not run every check twice
+ * (harness/run/projects.ts).
+ */
+export function targetProject(pool: keyof typeof targetPools) {
+  return {
+    test: {
+      name: TARGET_PROJECT,
+      include: [suites, properties],
+      exclude: harnessProperties,
+      ...againstTarget,
+      ...targetPools[pool],
+    },
+  };
+}
 
 // One vitest project per concern; each can be run alone with `vitest run --project <name>`.
 // `npm test` names unit, whole-runs and timed-runs (package.json), which share one pool (same
@@ -183,7 +186,6 @@ export default defineConfig({
           ...busyMachineTimeouts,
         },
       },
-      ...targetProject,
     ],
   },
 });

@@ -31,7 +31,7 @@ import { readable } from '../harness/report/readable.ts';
 import type { Waiver } from '../harness/report/results.ts';
 import { applyWaivers, loadWaiverFile, updateWaiverFile, WaiverError } from '../harness/report/waivers.ts';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
-import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
+import { TARGET_PROJECT } from '../harness/run/projects.ts';
 import { Gate, startGate, type GateServer } from '../harness/scheduling/gate.ts';
 import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
 import { sweepStates } from '../harness/seams/control-journal.ts';
@@ -124,8 +124,6 @@ async function planRun(options: Options): Promise<RunPlan> {
   const seed = options.seed ?? settings.propertySeed ?? Math.floor(Math.random() * 2 ** 31);
   const runDir = join(reportsRoot, runDirectoryName(startedAt));
   mkdirSync(runDir, { recursive: true });
-  // vitest.config.ts defines the project that runs the suites and the properties as one.
-  enableTargetProject();
   const controlJournalDir = mkdtempSync(join(tmpdir(), 'occ-control-'));
   let controlCapabilities: ControlCapability[] | undefined;
   try {
@@ -202,7 +200,8 @@ async function runChecks(plan: RunPlan, collector: CheckCollector, state: RunSta
     );
     state.vitest = await createVitest({
       root: packageRoot,
-      config: vitestConfigFile(),
+      // The project's own configuration and the `target` project that runs the suites and the properties as one.
+      config: vitestConfigFile('run'),
       run: true,
       watch: false,
       project: options.properties ? [TARGET_PROJECT] : ['conformance'],

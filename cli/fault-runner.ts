@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';
 import { loadFromProcessEnvironment } from '../harness/config/environment.ts';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
-import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
+import { TARGET_PROJECT } from '../harness/run/projects.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
@@ -71,10 +71,6 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
  * API_BASE_URL and the like (a configured remote target has no fault switches).
  */
 export async function startFaultRunner(): Promise<FaultRunner> {
-  // A worker thread per fault rather than a forked process: the same fresh module graph and
-  // environment (vitest hands each run's worker the environment of that run), without a Node
-  // process start per fault (the self-proof's CPU: bench/RESULTS.md).
-  enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
     .version;
   // Held by this runner for its whole life; vitest's global set-up of each project shares it. Its
@@ -102,7 +98,10 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   try {
     vitest = await createVitest({
       root: packageRoot,
-      config: vitestConfigFile(),
+      // A worker thread per fault rather than a forked process: the same fresh module graph and
+      // environment (vitest hands each run's worker the environment of that run), without a Node
+      // process start per fault (the self-proof's CPU: bench/RESULTS.md).
+      config: vitestConfigFile('self-proof'),
       run: true,
       watch: false,
       project: [TARGET_PROJECT],

@@ -26,9 +26,6 @@ export const GLOBAL_CHANNELS: Readonly<Record<string, string>> = {
   'harness/run/lifecycle.ts':
     "the process's run, shared by `occ run` (or a self-proof runner) and vitest's global set-up of " +
     'each project, which vitest loads through module runners of their own (no module state in common)',
-  'harness/run/projects.ts':
-    'whether this process defines the `target` project, read by vitest.config.ts, which vitest bundles ' +
-    "apart from the process's modules",
   'test/scratch-folder.ts': "npm test's scratch folder, shared by the global set-ups of its three projects",
   'bench/receiver.ts': "V8's `gc` function under --expose-gc: a global of the runtime, not a channel of ours",
   'test/report/k6-summary.test.ts': "stands in for k6's `__ENV` global around a probe's module under test",
