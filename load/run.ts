@@ -232,92 +232,94 @@ function missingForRemoteWebhooks(config: SuiteConfig, virtualTime: boolean): st
   return missing;
 }
 
-async function prepare(args: Args, config: SuiteConfig, settings: RunSettings): Promise<Prepared> {
-  const cleanup: Prepared['cleanup'] = [];
-  const env: Record<string, string> = {};
-  const secrets = [...config.secrets];
-  const remote = config.target.kind === 'remote';
-  if (remote && args.faults.length > 0)
-    throw new UsageError(
-      '--faults / OCC_REFERENCE_FAULTS switch faults of the embedded reference server; unset API_BASE_URL to use them',
-    );
-
-  if (remote) {
-    const token = config.tokens.all;
-    if (token === undefined)
-      throw new UsageError('TOKEN_ALL is not set: the probes need an all-scope token of the target');
-    const target = config.target as { baseUrl: string };
-    env.BASE_URL = target.baseUrl;
-    env.TOKEN = token;
-    if (args.probe === 'rate-limit') {
-      const second = secondToken(config.tokens);
-      if (second !== undefined) env.TOKEN_2 = second;
-      const limit = config.rateLimitPerWindow;
-      // The spec's minute, or the shortened window a stand-in documents (RATE_LIMIT_WINDOW_MS): never assumed.
-      const windowMs = config.rateWindowMs;
-      env.LIMIT = String(limit);
-      env.WINDOW_MS = String(windowMs);
-      // "under" starts late enough after the requests this machine sent for the client to stay under the
-      // limit (lib/probe-shape.ts underStartMs); not knowing them, a whole window from the probe's start.
-      if (args.priorRequests !== undefined) {
-        const priors = args.priorRequests;
-        env.UNDER_AT_MS = String(
-          underStartMs({ nowMs: Date.now(), priors, limit, windowMs, tolerance: RATE_TOLERANCE }),
-        );
-      }
-      return {
-        env,
-        secrets,
-        timeoutMs: 6 * windowMs + 120_000,
-        cleanup,
-        describe:
-          `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s` +
-          `${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
-      };
-    }
-    const virtualTime = await drivesVirtualTime(config);
-    const missing = missingForRemoteWebhooks(config, virtualTime);
-    if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
-    if (config.receiverService !== undefined) {
-      // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
-      throw new UsageError(
-        'webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, ' +
-          'and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
-      );
-    }
-    const budget = settings.timeBudgetS;
-    // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
-    // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
-    // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
-    // In virtual time the target may sign with its virtual clock (control-openapi.json): the receiver then
-    // takes any timestamp rather than answer 401 to a retry the probe made happen hours ahead.
-    const receiver = await startReceiver({
-      ...config.receiver,
-      loopbackQueryPort: true,
-      ...(virtualTime ? { toleranceSeconds: Number.MAX_SAFE_INTEGER } : {}),
-    });
-    cleanup.push(() => receiver.close());
-    env.RECEIVER_URL = receiver.queryUrl as string;
-    env.RECEIVER_PUBLIC_URL = receiver.url;
-    env.TIME_BUDGET_S = String(budget);
-    if (virtualTime && config.control !== undefined) {
-      env.CONTROL_URL = config.control.url;
-      env.CONTROL_TOKEN = config.control.token;
-    } else {
-      env.AGENT_ID = config.agents.provisioned as string;
-      env.DESTINATION_NUMBER = config.destinationNumber as string;
+/** The probe's environment against a remote target (API_BASE_URL), and the local receiver webhook-retry needs. */
+async function prepareRemote(
+  args: Args,
+  config: SuiteConfig,
+  settings: RunSettings,
+  prepared: Pick<Prepared, 'env' | 'secrets' | 'cleanup'>,
+): Promise<Prepared> {
+  const { env, secrets, cleanup } = prepared;
+  const token = config.tokens.all;
+  if (token === undefined)
+    throw new UsageError('TOKEN_ALL is not set: the probes need an all-scope token of the target');
+  const target = config.target as { baseUrl: string };
+  env.BASE_URL = target.baseUrl;
+  env.TOKEN = token;
+  if (args.probe === 'rate-limit') {
+    const second = secondToken(config.tokens);
+    if (second !== undefined) env.TOKEN_2 = second;
+    const limit = config.rateLimitPerWindow;
+    // The spec's minute, or the shortened window a stand-in documents (RATE_LIMIT_WINDOW_MS): never assumed.
+    const windowMs = config.rateWindowMs;
+    env.LIMIT = String(limit);
+    env.WINDOW_MS = String(windowMs);
+    // "under" starts late enough after the requests this machine sent for the client to stay under the
+    // limit (lib/probe-shape.ts underStartMs); not knowing them, a whole window from the probe's start.
+    if (args.priorRequests !== undefined) {
+      const priors = args.priorRequests;
+      env.UNDER_AT_MS = String(underStartMs({ nowMs: Date.now(), priors, limit, windowMs, tolerance: RATE_TOLERANCE }));
     }
     return {
       env,
       secrets,
-      timeoutMs: (virtualTime ? CONTROL_DRIVE_BUDGET_MS : budget * 1000) + 300_000,
+      timeoutMs: 6 * windowMs + 120_000,
       cleanup,
       describe:
-        `${target.baseUrl}, receiver ${receiver.url}, ` +
-        (virtualTime ? "deliveries driven in the target's virtual time (CONTROL_URL)" : `budget ${budget} s`),
+        `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s` +
+        `${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
     };
   }
+  const virtualTime = await drivesVirtualTime(config);
+  const missing = missingForRemoteWebhooks(config, virtualTime);
+  if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
+  if (config.receiverService !== undefined) {
+    // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
+    throw new UsageError(
+      'webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, ' +
+        'and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
+    );
+  }
+  const budget = settings.timeBudgetS;
+  // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
+  // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
+  // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
+  // In virtual time the target may sign with its virtual clock (control-openapi.json): the receiver then
+  // takes any timestamp rather than answer 401 to a retry the probe made happen hours ahead.
+  const receiver = await startReceiver({
+    ...config.receiver,
+    loopbackQueryPort: true,
+    ...(virtualTime ? { toleranceSeconds: Number.MAX_SAFE_INTEGER } : {}),
+  });
+  cleanup.push(() => receiver.close());
+  env.RECEIVER_URL = receiver.queryUrl as string;
+  env.RECEIVER_PUBLIC_URL = receiver.url;
+  env.TIME_BUDGET_S = String(budget);
+  if (virtualTime && config.control !== undefined) {
+    env.CONTROL_URL = config.control.url;
+    env.CONTROL_TOKEN = config.control.token;
+  } else {
+    env.AGENT_ID = config.agents.provisioned as string;
+    env.DESTINATION_NUMBER = config.destinationNumber as string;
+  }
+  return {
+    env,
+    secrets,
+    timeoutMs: (virtualTime ? CONTROL_DRIVE_BUDGET_MS : budget * 1000) + 300_000,
+    cleanup,
+    describe:
+      `${target.baseUrl}, receiver ${receiver.url}, ` +
+      (virtualTime ? "deliveries driven in the target's virtual time (CONTROL_URL)" : `budget ${budget} s`),
+  };
+}
 
+/** The probe's environment against the embedded reference server (and receiver) it starts, loopback only. */
+async function prepareEmbedded(
+  args: Args,
+  settings: RunSettings,
+  prepared: Pick<Prepared, 'env' | 'secrets' | 'cleanup'>,
+): Promise<Prepared> {
+  const { env, secrets, cleanup } = prepared;
   // Embedded reference server (and receiver), loopback only.
   let receiver: Receiver | undefined;
   // OCC_REFERENCE_VARIANTS: conformant variants of the reference (reference/variants.ts), e.g. rate-limit-fixed-window.
@@ -383,6 +385,19 @@ async function prepare(args: Args, config: SuiteConfig, settings: RunSettings): 
       `reference server (virtual clock, delivery timeout ${REFERENCE_DELIVERY_TIMEOUT_MS} ms${faults}) ` +
       'and receiver',
   };
+}
+
+async function prepare(args: Args, config: SuiteConfig, settings: RunSettings): Promise<Prepared> {
+  const prepared = { env: {}, secrets: [...config.secrets], cleanup: [] };
+  if (config.target.kind === 'remote') {
+    if (args.faults.length > 0)
+      throw new UsageError(
+        '--faults / OCC_REFERENCE_FAULTS switch faults of the embedded reference server; ' +
+          'unset API_BASE_URL to use them',
+      );
+    return prepareRemote(args, config, settings, prepared);
+  }
+  return prepareEmbedded(args, settings, prepared);
 }
 
 /** Another token of the TOKEN_ALL account that GET /me accepts (any valid one: ME-ANY-SCOPE), for RATE-LIMIT-PER-IP. */

@@ -173,6 +173,107 @@ function targetBasics(
   };
 }
 
+/**
+ * The embedded reference as the run's target: a target whose control endpoint offers everything,
+ * asked the same way; placeholders where a dry run started nothing.
+ */
+async function embeddedRunTarget(
+  common: Pick<RunTarget, 'hookJournal' | 'controlJournal' | 'dryRun'> & ReturnType<typeof targetBasics>,
+  config: SuiteConfig,
+  started: {
+    readonly reference: EmbeddedTarget | undefined;
+    readonly receiver: Receiver | undefined;
+    readonly faults: readonly string[];
+    readonly variants: readonly string[];
+  },
+): Promise<RunTarget> {
+  const { reference, receiver, faults, variants } = started;
+  const fixtures = reference?.fixtures;
+  return {
+    ...common,
+    kind: 'embedded',
+    baseUrl: reference?.baseUrl ?? 'http://127.0.0.1:0/v1',
+    authUrl: reference?.authUrl ?? 'http://127.0.0.1:0',
+    // The embedded target is just a target whose control endpoint offers everything, asked the same way.
+    control:
+      fixtures === undefined
+        ? undefined
+        : {
+            url: fixtures.controlUrl,
+            token: fixtures.controlToken,
+            offered: await offeredCapabilities({ url: fixtures.controlUrl, token: fixtures.controlToken }, false),
+          },
+    receiverLocalUrl: receiver?.localUrl ?? 'https://127.0.0.1:0',
+    receiverPublicUrl: receiver?.url ?? 'https://127.0.0.1:0',
+    receiverCaPem: receiver?.caCertPem,
+    receiverRemote: false,
+    receiverToken: undefined,
+    tokens: fixtures?.tokens ?? {},
+    oauth: fixtures?.oauth,
+    agents: fixtures?.agents ?? {},
+    destinationNumber: config.destinationNumber ?? '+15005550006',
+    requestsPerMinute: undefined,
+    secrets:
+      fixtures === undefined
+        ? []
+        : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
+    faults,
+    variants,
+  };
+}
+
+/**
+ * A remote target as the configuration describes it: its control endpoint's capabilities (read
+ * once), and the receiver its deliveries reach (a deployed one, checked, or a local one started
+ * here behind WEBHOOK_PUBLIC_URL).
+ */
+async function startRemoteTarget(
+  config: SuiteConfig,
+  remote: Extract<SuiteConfig['target'], { kind: 'remote' }>,
+  common: Pick<RunTarget, 'kind' | 'hookJournal' | 'controlJournal' | 'dryRun'> & ReturnType<typeof targetBasics>,
+  options: Pick<RunOptions, 'controlCapabilities'>,
+): Promise<{ target: RunTarget; receiver: Receiver | undefined }> {
+  const { dryRun } = common;
+  let receiver: Receiver | undefined;
+  const service = config.receiverService;
+  const offered =
+    config.control === undefined
+      ? undefined
+      : await offeredCapabilities(config.control, dryRun, options.controlCapabilities);
+  if (service !== undefined) {
+    // A receiver deployed next to the target: polled over its pull API, never sent a secret.
+    if (!dryRun) await checkReceiverService(service.url, service.token);
+  } else if (!dryRun && config.webhookPublicUrl !== undefined) {
+    // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
+    receiver = await startReceiver({
+      ...config.receiver,
+      publicUrl: config.webhookPublicUrl,
+      ...(offered?.includes('clock-advanced') ? { toleranceSeconds: ANY_TIMESTAMP_S } : {}),
+    });
+  }
+  const target: RunTarget = {
+    ...common,
+    baseUrl: remote.baseUrl,
+    authUrl: remote.authUrl,
+    control: config.control === undefined ? undefined : { ...config.control, offered: offered ?? [] },
+    receiverLocalUrl: service?.url ?? receiver?.localUrl,
+    receiverPublicUrl:
+      service === undefined
+        ? (receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined))
+        : config.webhookPublicUrl,
+    receiverCaPem: receiver?.caCertPem,
+    receiverRemote: service !== undefined,
+    receiverToken: service?.token,
+    tokens: config.tokens,
+    oauth: config.oauth,
+    agents: config.agents,
+    destinationNumber: config.destinationNumber,
+    requestsPerMinute: config.requestsPerMinute,
+    secrets: config.secrets,
+  };
+  return { target, receiver };
+}
+
 export async function startRun(options: RunOptions): Promise<SharedRun> {
   const { config } = options;
   const variants = [...(options.variants ?? [])];
@@ -194,40 +295,8 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       variants,
       trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
     });
-  const embeddedTarget = async (faults: readonly string[]): Promise<RunTarget> => {
-    const fixtures = reference?.fixtures;
-    return {
-      ...common,
-      kind: 'embedded',
-      baseUrl: reference?.baseUrl ?? 'http://127.0.0.1:0/v1',
-      authUrl: reference?.authUrl ?? 'http://127.0.0.1:0',
-      // The embedded target is just a target whose control endpoint offers everything, asked the same way.
-      control:
-        fixtures === undefined
-          ? undefined
-          : {
-              url: fixtures.controlUrl,
-              token: fixtures.controlToken,
-              offered: await offeredCapabilities({ url: fixtures.controlUrl, token: fixtures.controlToken }, false),
-            },
-      receiverLocalUrl: receiver?.localUrl ?? 'https://127.0.0.1:0',
-      receiverPublicUrl: receiver?.url ?? 'https://127.0.0.1:0',
-      receiverCaPem: receiver?.caCertPem,
-      receiverRemote: false,
-      receiverToken: undefined,
-      tokens: fixtures?.tokens ?? {},
-      oauth: fixtures?.oauth,
-      agents: fixtures?.agents ?? {},
-      destinationNumber: config.destinationNumber ?? '+15005550006',
-      requestsPerMinute: undefined,
-      secrets:
-        fixtures === undefined
-          ? []
-          : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
-      faults,
-      variants,
-    };
-  };
+  const embeddedTarget = (faults: readonly string[]): Promise<RunTarget> =>
+    embeddedRunTarget(common, config, { reference, receiver, faults, variants });
 
   if (config.target.kind === 'embedded') {
     if (!dryRun) {
@@ -242,43 +311,7 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
     }
     target = await embeddedTarget(initialFaults);
   } else {
-    const service = config.receiverService;
-    const offered =
-      config.control === undefined
-        ? undefined
-        : await offeredCapabilities(config.control, dryRun, options.controlCapabilities);
-    if (service !== undefined) {
-      // A receiver deployed next to the target: polled over its pull API, never sent a secret.
-      if (!dryRun) await checkReceiverService(service.url, service.token);
-    } else if (!dryRun && config.webhookPublicUrl !== undefined) {
-      // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
-      receiver = await startReceiver({
-        ...config.receiver,
-        publicUrl: config.webhookPublicUrl,
-        ...(offered?.includes('clock-advanced') ? { toleranceSeconds: ANY_TIMESTAMP_S } : {}),
-      });
-    }
-    target = {
-      ...common,
-      kind: 'remote',
-      baseUrl: config.target.baseUrl,
-      authUrl: config.target.authUrl,
-      control: config.control === undefined ? undefined : { ...config.control, offered: offered ?? [] },
-      receiverLocalUrl: service?.url ?? receiver?.localUrl,
-      receiverPublicUrl:
-        service === undefined
-          ? (receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined))
-          : config.webhookPublicUrl,
-      receiverCaPem: receiver?.caCertPem,
-      receiverRemote: service !== undefined,
-      receiverToken: service?.token,
-      tokens: config.tokens,
-      oauth: config.oauth,
-      agents: config.agents,
-      destinationNumber: config.destinationNumber,
-      requestsPerMinute: config.requestsPerMinute,
-      secrets: config.secrets,
-    };
+    ({ target, receiver } = await startRemoteTarget(config, config.target, { ...common, kind: 'remote' }, options));
   }
   await readClockAtStart(target);
   // What the run left on the target: control states, then hooks (the journals are emptied).
