@@ -16,9 +16,13 @@ const tags = requirements.map((requirement) => ({ name: requirement.id, descript
 // `npm pack` emitted into dist/ (packaging/build.ts), beside this file's own emitted copy.
 const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 
+// Starts the target and provides the run context to the projects that check it, when vitest runs
+// directly: once for the whole vitest, since every such project shares one run (one reference, one
+// receiver). `occ run` and the self-proof provide the run they started themselves instead
+// (vitest.run.config.ts, vitest.self-proof.config.ts leave this out).
+export const directRunSetup = [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))];
+
 const againstTarget = {
-  // Provides the run context to the workers, starting the target when vitest runs directly.
-  globalSetup: [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))],
   // One worker and shared module state: one throttle and one request count for the whole run,
   // and control-API state changes that never race another file. `occ run` overrides this for the
   // embedded target only, whose files run in parallel behind the check gate (harness/scheduling/gate.ts).
@@ -132,6 +136,7 @@ export function targetProject(pool: keyof typeof targetPools) {
 // test/cli/vitest-projects.run.test.ts runs them in the pool instead, as the README shows them.
 export default defineConfig({
   test: {
+    globalSetup: directRunSetup,
     reporters: ['default', './harness/report/closing-line.ts'],
     sequence: { sequencer: TestClassSequencer },
     projects: [

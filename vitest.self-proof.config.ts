@@ -8,5 +8,6 @@ import base, { targetProject } from './vitest.config.ts';
 
 export default defineConfig({
   ...base,
-  test: { ...base.test, projects: [...(base.test?.projects ?? []), targetProject('threads')] },
+  // The run is started and provided by the caller: no set-up starts one of its own.
+  test: { ...base.test, globalSetup: [], projects: [...(base.test?.projects ?? []), targetProject('threads')] },
 });

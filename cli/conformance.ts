@@ -179,10 +179,8 @@ async function runChecks(plan: RunPlan, collector: CheckCollector, state: RunSta
   try {
     if (parallel) gate = await startGate(new Gate(() => runStarted?.callsInProgress() ?? 0));
     // The run's target starts now, beside vitest's own start: natively, from the compile cache,
-    // rather than through vitest's module runner once vitest is up. The global set-up finds it
-    // started (harness/run/lifecycle.ts); a target that fails to start fails there.
-    // What the workers are given: the run context (harness/run/context.ts), through vitest's provide.
-    ownRun = acquireRun({
+    // rather than through vitest's module runner once vitest is up (harness/run/lifecycle.ts).
+    const acquiring = acquireRun({
       startEmbedded: startEmbeddedReference,
       config,
       dryRun: options.dryRun,
@@ -194,7 +192,8 @@ async function runChecks(plan: RunPlan, collector: CheckCollector, state: RunSta
       cacheDirectory: settings.cacheDirectory,
       seed: plan.seed,
       ...(gate === undefined ? {} : { gate: gate.address, watchFile: join(plan.controlJournalDir, 'watch.json') }),
-    }).then(
+    });
+    ownRun = acquiring.then(
       (run) => (runStarted = run),
       () => undefined,
     );
@@ -210,6 +209,13 @@ async function runChecks(plan: RunPlan, collector: CheckCollector, state: RunSta
       ...(parallel ? { fileParallelism: true, maxWorkers: plan.workers } : {}),
       passWithNoTests: true,
     });
+    // What the workers are given: the run context (harness/run/context.ts), through vitest's provide.
+    // A target that fails to start ends the run here, with its one line.
+    const run = await acquiring;
+    for (const project of state.vitest.projects) {
+      run.projects.add(project);
+      project.provide('run', run.context);
+    }
     if (!state.interrupted) await state.vitest.start();
   } finally {
     await state.vitest?.close();

@@ -73,8 +73,8 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
 export async function startFaultRunner(): Promise<FaultRunner> {
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
     .version;
-  // Held by this runner for its whole life; vitest's global set-up of each project shares it. Its
-  // configuration is the environment its parent chose (./fault-catalogue.ts, embeddedRunEnvironment).
+  // Held by this runner for its whole life, provided to its projects below. Its configuration is
+  // the environment its parent chose (./fault-catalogue.ts, embeddedRunEnvironment).
   const { config, settings } = loadFromProcessEnvironment();
   const run: SharedRun = await acquireRun({
     startEmbedded: startEmbeddedReference,
@@ -108,6 +108,11 @@ export async function startFaultRunner(): Promise<FaultRunner> {
       reporters: [relay],
       passWithNoTests: true,
     });
+    // Every fault's run is given the run's context; switchFaults and setSeed provide the next one.
+    for (const project of vitest.projects) {
+      run.projects.add(project);
+      project.provide('run', run.context);
+    }
     const specifications = await vitest.globTestSpecifications();
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).
     const collected = await vitest.collectTests(specifications);

@@ -38,4 +38,10 @@ describe('the target project', () => {
     expect(projects(runConfig).find((p) => p.name === TARGET_PROJECT)?.pool).toBe('forks');
     expect(projects(selfProofConfig).find((p) => p.name === TARGET_PROJECT)?.pool).toBe('threads');
   });
+
+  it('is given its run by the caller: the set-up that starts one for vitest run directly is left out', () => {
+    expect(base.test?.globalSetup).toHaveLength(1);
+    expect(runConfig.test?.globalSetup).toEqual([]);
+    expect(selfProofConfig.test?.globalSetup).toEqual([]);
+  });
 });
