@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { compileCacheDirectory } from './cli/package-root.ts';
-import { TARGET_PROJECT, targetProjectEnabled, targetProjectInThreads } from './harness/run/projects.ts';
+import { shareCompileCache } from './harness/config/machine.ts';
+import { TARGET_PROJECT } from './harness/run/projects.ts';
 import { RunOrderSequencer } from './harness/scheduling/sequencer.ts';
 import { requirements } from './requirements/catalogue.ts';
 
@@ -15,9 +16,13 @@ const tags = requirements.map((requirement) => ({ name: requirement.id, descript
 // `npm pack` emitted into dist/ (packaging/build.ts), beside this file's own emitted copy.
 const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 
+// Starts the target and provides the run context to the projects that check it, when vitest runs
+// directly: once for the whole vitest, since every such project shares one run (one reference, one
+// receiver). `occ run` and the self-proof provide the run they started themselves instead
+// (vitest.run.config.ts, vitest.self-proof.config.ts leave this out).
+export const directRunSetup = [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))];
+
 const againstTarget = {
-  // Provides the run context to the workers, starting the target when vitest runs directly.
-  globalSetup: [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))],
   // One worker and shared module state: one throttle and one request count for the whole run,
   // and control-API state changes that never race another file. `occ run` overrides this for the
   // embedded target only, whose files run in parallel behind the check gate (harness/scheduling/gate.ts).
@@ -28,15 +33,16 @@ const againstTarget = {
 
 // Forked workers get a larger young generation: they parse and validate megabytes of CDR lists a
 // run, and the default semi-space spends noticeably more time collecting garbage. The self-proof's
-// runners use worker threads (harness/run/projects.ts), which refuse V8 flags.
-const targetPool = targetProjectInThreads()
-  ? { pool: 'threads' as const }
-  : { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] };
+// runners use worker threads (vitest.self-proof.config.ts), which refuse V8 flags.
+const targetPools = {
+  forks: { pool: 'forks' as const, execArgv: ['--max-semi-space-size=32'] },
+  threads: { pool: 'threads' as const },
+};
 
 // The many Node processes of npm test (runs, CLIs, reference servers) compile the same modules: a
 // V8 compile cache shared by them (and inherited by the tests' clean environments,
 // test/cli/occ-process.ts) saves compiling them again. It caches code, not results.
-process.env.NODE_COMPILE_CACHE ??= compileCacheDirectory;
+shareCompileCache(compileCacheDirectory);
 
 // The project's own tests fall in three classes, by file name:
 // - `*.timed.test.ts`: whole runs that measure in real time (a k6 probe sending on a fixed schedule,
@@ -105,21 +111,23 @@ const harnessProperties = [`properties/hmac-signing.property.${ext}`];
 const suites = `suites/**/*.suite.${ext}`;
 const properties = `properties/**/*.property.${ext}`;
 
-// `occ run` and the self-proof run the suites and the properties as one project, which only they
-// enable (harness/run/projects.ts).
-const targetProject = targetProjectEnabled()
-  ? [
-      {
-        test: {
-          name: TARGET_PROJECT,
-          include: [suites, properties],
-          exclude: harnessProperties,
-          ...againstTarget,
-          ...targetPool,
-        },
-      },
-    ]
-  : [];
+/**
+ * The project `occ run` and the self-proof run the suites and the properties as, in forked
+ * processes or worker threads: only their own configurations (vitest.run.config.ts,
+ * vitest.self-proof.config.ts) add it, so that plain `vitest run` does not run every check twice
+ * (harness/run/projects.ts).
+ */
+export function targetProject(pool: keyof typeof targetPools) {
+  return {
+    test: {
+      name: TARGET_PROJECT,
+      include: [suites, properties],
+      exclude: harnessProperties,
+      ...againstTarget,
+      ...targetPools[pool],
+    },
+  };
+}
 
 // One vitest project per concern; each can be run alone with `vitest run --project <name>`.
 // `npm test` names unit, whole-runs and timed-runs (package.json), which share one pool (same
@@ -128,6 +136,7 @@ const targetProject = targetProjectEnabled()
 // test/cli/vitest-projects.run.test.ts runs them in the pool instead, as the README shows them.
 export default defineConfig({
   test: {
+    globalSetup: directRunSetup,
     reporters: ['default', './harness/report/closing-line.ts'],
     sequence: { sequencer: TestClassSequencer },
     projects: [
@@ -182,7 +191,6 @@ export default defineConfig({
           ...busyMachineTimeouts,
         },
       },
-      ...targetProject,
     ],
   },
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `occ` command. From a clone it runs the TypeScript source (Node 24 strips the types);
 // from the installed package, where Node refuses to strip types under node_modules, it runs the
-// JavaScript that `npm pack` emitted into dist/ (scripts/build-package.ts).
+// JavaScript that `npm pack` emitted into dist/ (packaging/build.ts).
 import { existsSync } from 'node:fs';
 
 const [major] = process.versions.node.split('.').map(Number);

@@ -28,7 +28,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import junitModule, { type Builder } from 'junit-report-builder';
-import { ConfigError, loadControlEndpointFromEnvironment } from '../harness/config/config.ts';
+import { ConfigError } from '../harness/config/config.ts';
+import { loadControlEndpointFromEnvironment } from '../harness/config/environment.ts';
 import {
   controlInspections,
   controlStates,

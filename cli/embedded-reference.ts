@@ -25,21 +25,8 @@ const CALL_DURATION_MS = 100;
  */
 const DELIVERY_TIMEOUT_MS = 1_000;
 
-/** A comma-separated list of ids, e.g. OCC_REFERENCE_FAULTS. Pure. */
-export function idList(text: string | undefined): string[] {
-  return (text ?? '')
-    .split(',')
-    .map((id) => id.trim())
-    .filter((id) => id !== '');
-}
-
-/** The fault switches a user turned on for the embedded reference (OCC_REFERENCE_FAULTS). */
-export function referenceFaults(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
-  return idList(env.OCC_REFERENCE_FAULTS);
-}
-
-/** Starts a fresh reference server: no rate limit, the given faults, the variants of OCC_REFERENCE_VARIANTS. */
-export const startEmbeddedReference: StartEmbeddedTarget = async ({ faults, trustedCaPem }) => {
+/** Starts a fresh reference server: no rate limit, the given faults and variants (`all`: every one). */
+export const startEmbeddedReference: StartEmbeddedTarget = async ({ faults, variants, trustedCaPem }) => {
   const [{ startReferenceServer }, { expandVariantIds }] = await Promise.all([
     import('../reference/server.ts'),
     import('../reference/variants.ts'),
@@ -48,7 +35,7 @@ export const startEmbeddedReference: StartEmbeddedTarget = async ({ faults, trus
     rateLimit: false,
     trustedCaPem: [...trustedCaPem],
     faults: [...faults],
-    variants: expandVariantIds(idList(process.env.OCC_REFERENCE_VARIANTS)),
+    variants: expandVariantIds(variants),
     deliveryTimeoutMs: DELIVERY_TIMEOUT_MS,
     callDurationMs: CALL_DURATION_MS,
   });

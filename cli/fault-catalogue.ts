@@ -27,11 +27,11 @@
  * was sent (at most MAX_REMOTE_SEEDS runs).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { config as loadDotenvFile } from 'dotenv';
+import { embeddedRunEnvironment } from '../harness/config/environment.ts';
 import { faults, type Fault } from '../reference/faults.ts';
 import type { RunReport } from '../harness/report/model.ts';
 import { requirementsFailedBy } from '../harness/report/results.ts';
@@ -126,20 +126,11 @@ export function verdictOf(
 
 /**
  * The environment of an embedded run: what `occ run` would read (the variables, then .env) with
- * the target's variables removed, since a configured remote target has no fault switches.
+ * the target's variables removed, since a configured remote target has no fault switches
+ * (harness/config/environment.ts).
  */
 export function embeddedEnvironment(): NodeJS.ProcessEnv {
-  // NODE_COMPILE_CACHE: each fault's run starts a test worker, which loads the same dependencies again.
-  const env: NodeJS.ProcessEnv = {
-    NODE_COMPILE_CACHE: compileCacheDirectory,
-    ...process.env,
-    CI: process.env.CI ?? 'true',
-  };
-  if (existsSync('.env'))
-    loadDotenvFile({ path: '.env', quiet: true, override: false, processEnv: env as Record<string, string> });
-  for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS'])
-    delete env[name];
-  return env;
+  return embeddedRunEnvironment(compileCacheDirectory);
 }
 
 /** Bounds of the embedded runners: a start (vitest, the reference, collecting the checks) and one fault's run. */

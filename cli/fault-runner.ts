@@ -18,8 +18,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';
+import { loadFromProcessEnvironment } from '../harness/config/environment.ts';
 import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
-import { enableTargetProject, TARGET_PROJECT } from '../harness/run/projects.ts';
+import { TARGET_PROJECT } from '../harness/run/projects.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
@@ -70,14 +71,18 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
  * API_BASE_URL and the like (a configured remote target has no fault switches).
  */
 export async function startFaultRunner(): Promise<FaultRunner> {
-  // A worker thread per fault rather than a forked process: the same fresh module graph and
-  // environment (vitest hands each run's worker the environment of that run), without a Node
-  // process start per fault; about a tenth of the self-proof's CPU (bench/RESULTS.md).
-  enableTargetProject({ threads: true });
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
     .version;
-  // Held by this runner for its whole life; vitest's global set-up of each project shares it.
-  const run: SharedRun = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
+  // Held by this runner for its whole life, provided to its projects below. Its configuration is
+  // the environment its parent chose (./fault-catalogue.ts, embeddedRunEnvironment).
+  const { config, settings } = loadFromProcessEnvironment();
+  const run: SharedRun = await acquireRun({
+    startEmbedded: startEmbeddedReference,
+    config,
+    cacheDirectory: settings.cacheDirectory,
+    variants: settings.referenceVariants,
+    dryRun: false,
+  });
   if (run.context.target.kind !== 'embedded') {
     await releaseRun(run);
     throw new Error('the self-proof runs against the embedded reference server: unset API_BASE_URL');
@@ -93,13 +98,21 @@ export async function startFaultRunner(): Promise<FaultRunner> {
   try {
     vitest = await createVitest({
       root: packageRoot,
-      config: vitestConfigFile(),
+      // A worker thread per fault rather than a forked process: the same fresh module graph and
+      // environment (vitest hands each run's worker the environment of that run), without a Node
+      // process start per fault (the self-proof's CPU: bench/RESULTS.md).
+      config: vitestConfigFile('self-proof'),
       run: true,
       watch: false,
       project: [TARGET_PROJECT],
       reporters: [relay],
       passWithNoTests: true,
     });
+    // Every fault's run is given the run's context; switchFaults and setSeed provide the next one.
+    for (const project of vitest.projects) {
+      run.projects.add(project);
+      project.provide('run', run.context);
+    }
     const specifications = await vitest.globTestSpecifications();
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).
     const collected = await vitest.collectTests(specifications);

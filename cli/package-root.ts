@@ -22,9 +22,12 @@ export function entryPoint(pathWithoutExtension: string): string {
   return join(packageRoot, `${pathWithoutExtension}${sourceExtension}`);
 }
 
-/** The vitest configuration that defines the projects (vitest.config.ts, or .js when emitted). */
-export function vitestConfigFile(): string {
-  const file = entryPoint('vitest.config');
+/**
+ * A vitest configuration of the suite (.ts, or .js when emitted): `run`, the one `occ run` uses
+ * (vitest.run.config.ts), `self-proof`, its runners', each the project's own plus the `target` project.
+ */
+export function vitestConfigFile(kind: 'run' | 'self-proof'): string {
+  const file = entryPoint(`vitest.${kind}.config`);
   if (!existsSync(file))
     throw new Error(`the suite's vitest configuration is missing (${file}); reinstall the package`);
   return file;

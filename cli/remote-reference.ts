@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { machineVariables } from '../harness/config/machine.ts';
 import { tokenNames, tokenVariable } from '../harness/config/tokens.ts';
 import { limits } from '../contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
@@ -127,7 +128,8 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
     args.push('--variants', options.variants.join(','));
   const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '' },
+    // The stand-in is configured by its flags alone: of the machine's environment it keeps PATH.
+    env: { PATH: machineVariables(['PATH']).PATH ?? '' },
   });
   // Never outlive the process that started it (a crash, an uncaught error, process.exit).
   const orphanGuard = () => child.kill('SIGTERM');

@@ -2,14 +2,14 @@
  * The validator of a served OpenAPI description: @seriousme/openapi-schema-validator (its version
  * detection, its JSON Schema check, its check of every $ref), with the OpenAPI 3.1 schema compiled
  * once and kept like the contract's validators (precompiled.ts) instead of compiled again by the
- * library in every run (about 180 ms of a worker's CPU). Other versions the library compiles as
+ * library in every run (a visible part of a worker's CPU). Other versions the library compiles as
  * it always does. The verdicts are the library's: test/contract/openapi-description.test.ts
  * compares them.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { createRequire } from 'node:module';
-import { precompiledValidators, suiteCacheDirectory } from './precompiled.ts';
+import { precompiledValidators } from './precompiled.ts';
 import { addFormats } from './validator.ts';
 
 const require = createRequire(import.meta.url);
@@ -65,6 +65,6 @@ class KeptSchemaValidator extends Validator {
 }
 
 /** A validator of OpenAPI descriptions (one per description: the library keeps the last one's version). */
-export function createDescriptionValidator(options: { cacheDirectory?: string } = {}): Validator {
-  return new KeptSchemaValidator(options.cacheDirectory ?? suiteCacheDirectory());
+export function createDescriptionValidator(options: { cacheDirectory: string }): Validator {
+  return new KeptSchemaValidator(options.cacheDirectory);
 }

@@ -1,9 +1,9 @@
 /**
  * Validators as code, made once and kept on disk (ajv's standalone code), so that a process
  * that validates (each test worker of a run, each fault runner of the self-proof) loads them in a
- * few milliseconds instead of compiling them: openapi.json's (validator.ts), about 130 ms of CPU
- * per process on the 2-core machine, paid by both workers of every run, and the OpenAPI 3.1
- * schema a served description is checked against (openapi-description.ts), about 180 ms.
+ * few milliseconds instead of compiling them: openapi.json's (validator.ts), whose compilation
+ * every worker of every run would pay, and the OpenAPI 3.1 schema a served description is
+ * checked against (openapi-description.ts).
  *
  * The file is named by a hash of everything its code is made from (the document, the pointers,
  * ajv's and ajv-formats' versions, the options), so an edited openapi.json or an upgrade makes a
@@ -15,7 +15,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 
@@ -26,15 +25,6 @@ type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
 function standaloneCode(ajv: Ajv2020, refs: Record<string, string>): string {
   const standalone = require('ajv/dist/standalone/index.js') as { default?: StandaloneCode } & StandaloneCode;
   return (standalone.default ?? standalone)(ajv, refs);
-}
-
-/** The suite's cache folder: OCC_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, as load/install-k6.sh reads it. */
-export function suiteCacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
-  return env.OCC_CACHE_DIR !== undefined && env.OCC_CACHE_DIR !== ''
-    ? env.OCC_CACHE_DIR
-    : join(base, 'outbound-calling-conformance');
 }
 
 export interface PrecompileOptions {

@@ -9,11 +9,11 @@
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createRequire } from 'node:module';
 import { openapi } from './openapi.ts';
-import { precompiledValidators, suiteCacheDirectory } from './precompiled.ts';
+import { precompiledValidators } from './precompiled.ts';
 
 // ajv's compiler and ajv-formats are required when validators are compiled, not imported: a
 // process that finds them kept (precompiled.ts), as every test worker of a run does, never loads
-// them (about 20 ms of each worker's start). Both are CommonJS.
+// them (part of each worker's start). Both are CommonJS.
 const require = createRequire(import.meta.url);
 
 type AddFormats = (ajv: Ajv2020) => unknown;
@@ -193,11 +193,14 @@ export function schemaPointers(): string[] {
 }
 
 export interface ContractOptions {
-  /** Where the compiled validators are kept between processes (precompiled.ts); undefined: the suite's cache folder. */
-  readonly cacheDirectory?: string;
+  /**
+   * Where the compiled validators are kept between processes (precompiled.ts): the suite's cache
+   * folder (harness/config/settings.ts), handed down by the run; undefined: nowhere (compile in memory).
+   */
+  readonly cacheDirectory: string | undefined;
 }
 
-export function createContract(options: ContractOptions = {}): Contract {
+export function createContract(options: ContractOptions): Contract {
   const validators = precompiledValidators({
     name: VALIDATORS_FILE,
     document: openapi as object,
@@ -205,7 +208,7 @@ export function createContract(options: ContractOptions = {}): Contract {
     pointers: schemaPointers(),
     makeAjv,
     optionsKey: AJV_OPTIONS_KEY,
-    directory: options.cacheDirectory ?? suiteCacheDirectory(),
+    directory: options.cacheDirectory,
   });
   const compiled = (pointer: string): ValidateFunction => {
     const validate = validators.get(pointer);

@@ -7,7 +7,7 @@
  *
  * With no API_BASE_URL it starts what the probe needs in-process and stops it afterwards:
  *   rate-limit     the reference server with a rate limit of LIMIT (100) per a scaled window of
- *                  2500 ms (REFERENCE_WINDOW_MS) instead of 60 s, so the probe takes about 20 s;
+ *                  2500 ms (REFERENCE_WINDOW_MS) instead of 60 s, so the probe takes seconds, not minutes;
  *   webhook-retry  the webhook receiver (its generated CA trusted by the dispatcher) and the
  *                  reference server with the rate limit off, the virtual clock frozen (scale 0:
  *                  the probe jumps it to each scheduled retry) and a 1 s delivery timeout;
@@ -34,13 +34,16 @@ import { isIP } from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { limits } from '../contract/openapi.ts';
 import { createRedactor } from '../harness/http/redact.ts';
-import { ConfigError, loadConfigFromEnvironment } from '../harness/config/config.ts';
+import { ConfigError } from '../harness/config/config.ts';
+import { loadFromEnvironment } from '../harness/config/environment.ts';
+import { machineVariables } from '../harness/config/machine.ts';
+import { idList } from '../harness/config/rules.ts';
+import type { RunSettings } from '../harness/config/settings.ts';
 import { ControlError, createControlTransport } from '../harness/seams/control-client.ts';
 import { VIRTUAL_TIME_DELIVERIES } from '../contract/control.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';
 import { startReceiver } from '../harness/webhooks/receiver.ts';
 import type { Receiver } from '../harness/webhooks/receiver.ts';
-import { parseCliConfig } from '../harness/webhooks/receiver-cli.ts';
 import { unknownFaultIds } from '../reference/faults.ts';
 import { startReferenceServer } from '../reference/server.ts';
 import {
@@ -88,7 +91,11 @@ const USAGE =
   '[--runners N [--local-ips ip,ip]] [--prior-requests epoch-ms:count,…]' +
   ' | occ load merge <dir> | occ load k6-operator-manifest --out <dir> --parallelism N …';
 
-export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Args {
+/** `settings`: OCC_REFERENCE_FAULTS and LOAD_RUNNERS, as harness/config/settings.ts read them (the flags win). */
+export function parseRunArgs(
+  argv: readonly string[],
+  settings: { readonly referenceFaults?: readonly string[]; readonly loadRunners?: number | undefined } = {},
+): Args {
   const config = {
     args: [...argv],
     strict: true,
@@ -115,22 +122,18 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
       `name one probe: ${PROBES.join(' or ')}${positionals.length ? ` (got "${positionals.join(' ')}")` : ''}`,
     );
   }
-  const rawFaults = values.faults ?? env.OCC_REFERENCE_FAULTS ?? '';
-  const faults = rawFaults
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const faults = values.faults === undefined ? [...(settings.referenceFaults ?? [])] : idList(values.faults);
   const unknown = unknownFaultIds(faults);
   if (unknown.length > 0)
     throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
   if (values['report-dir'] !== undefined && values['report-dir'].trim() === '')
     throw new UsageError('--report-dir needs a directory');
   // LOAD_RUNNERS: the same for `occ run --with-load`, whose merged verdict then joins the run's report.
-  const rawRunners = (values.runners ?? env.LOAD_RUNNERS ?? '').trim();
+  const rawRunners = values.runners?.trim() ?? '';
   if (rawRunners !== '' && (!/^[0-9]+$/.test(rawRunners) || Number(rawRunners) < 1 || Number(rawRunners) > 64)) {
     throw new UsageError(`--runners (LOAD_RUNNERS) must be a whole number from 1 to 64, got "${rawRunners}"`);
   }
-  const runners = rawRunners === '' ? 1 : Number(rawRunners);
+  const runners = rawRunners === '' ? (settings.loadRunners ?? 1) : Number(rawRunners);
   const localIps = (values['local-ips'] ?? '')
     .split(',')
     .map((ip) => ip.trim())
@@ -158,14 +161,6 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
     ...(runners > 1 && positionals[0] === 'rate-limit' ? { runners } : {}),
     ...(localIps.length > 0 ? { localIps } : {}),
   };
-}
-
-function positive(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1)
-    throw new UsageError(`${name} must be a whole number >= 1 (got "${raw}")`);
-  return Number(raw);
 }
 
 /** Finds or builds k6 through load/install-k6.sh; its one-line reason when it can't. */
@@ -237,103 +232,98 @@ function missingForRemoteWebhooks(config: SuiteConfig, virtualTime: boolean): st
   return missing;
 }
 
-async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
-  const cleanup: Prepared['cleanup'] = [];
-  const env: Record<string, string> = {};
-  const secrets = [...config.secrets];
-  const remote = config.target.kind === 'remote';
-  if (remote && args.faults.length > 0)
-    throw new UsageError(
-      '--faults / OCC_REFERENCE_FAULTS switch faults of the embedded reference server; unset API_BASE_URL to use them',
-    );
-
-  if (remote) {
-    const token = config.tokens.all;
-    if (token === undefined)
-      throw new UsageError('TOKEN_ALL is not set: the probes need an all-scope token of the target');
-    const target = config.target as { baseUrl: string };
-    env.BASE_URL = target.baseUrl;
-    env.TOKEN = token;
-    if (args.probe === 'rate-limit') {
-      const second = secondToken(config.tokens);
-      if (second !== undefined) env.TOKEN_2 = second;
-      const limit = config.rateLimitPerWindow;
-      // The spec's minute, or the shortened window a stand-in documents (RATE_LIMIT_WINDOW_MS): never assumed.
-      const windowMs = config.rateWindowMs;
-      env.LIMIT = String(limit);
-      env.WINDOW_MS = String(windowMs);
-      // "under" starts late enough after the requests this machine sent for the client to stay under the
-      // limit (lib/probe-shape.ts underStartMs); not knowing them, a whole window from the probe's start.
-      if (args.priorRequests !== undefined) {
-        const priors = args.priorRequests;
-        env.UNDER_AT_MS = String(
-          underStartMs({ nowMs: Date.now(), priors, limit, windowMs, tolerance: RATE_TOLERANCE }),
-        );
-      }
-      return {
-        env,
-        secrets,
-        timeoutMs: 6 * windowMs + 120_000,
-        cleanup,
-        describe:
-          `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s` +
-          `${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
-      };
-    }
-    const virtualTime = await drivesVirtualTime(config);
-    const missing = missingForRemoteWebhooks(config, virtualTime);
-    if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
-    if (config.receiverService !== undefined) {
-      // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
-      throw new UsageError(
-        'webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, ' +
-          'and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
-      );
-    }
-    const budget = positive(process.env, 'TIME_BUDGET_S', 600);
-    const parsed = parseCliConfig(process.env, []);
-    if (!parsed.ok) throw new UsageError(parsed.message);
-    // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
-    // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
-    // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
-    // In virtual time the target may sign with its virtual clock (control-openapi.json): the receiver then
-    // takes any timestamp rather than answer 401 to a retry the probe made happen hours ahead.
-    const receiver = await startReceiver({
-      ...parsed.options,
-      loopbackQueryPort: true,
-      ...(virtualTime ? { toleranceSeconds: Number.MAX_SAFE_INTEGER } : {}),
-    });
-    cleanup.push(() => receiver.close());
-    env.RECEIVER_URL = receiver.queryUrl as string;
-    env.RECEIVER_PUBLIC_URL = receiver.url;
-    env.TIME_BUDGET_S = String(budget);
-    if (virtualTime && config.control !== undefined) {
-      env.CONTROL_URL = config.control.url;
-      env.CONTROL_TOKEN = config.control.token;
-    } else {
-      env.AGENT_ID = config.agents.provisioned as string;
-      env.DESTINATION_NUMBER = config.destinationNumber as string;
+/** The probe's environment against a remote target (API_BASE_URL), and the local receiver webhook-retry needs. */
+async function prepareRemote(
+  args: Args,
+  config: SuiteConfig,
+  settings: RunSettings,
+  prepared: Pick<Prepared, 'env' | 'secrets' | 'cleanup'>,
+): Promise<Prepared> {
+  const { env, secrets, cleanup } = prepared;
+  const token = config.tokens.all;
+  if (token === undefined)
+    throw new UsageError('TOKEN_ALL is not set: the probes need an all-scope token of the target');
+  const target = config.target as { baseUrl: string };
+  env.BASE_URL = target.baseUrl;
+  env.TOKEN = token;
+  if (args.probe === 'rate-limit') {
+    const second = secondToken(config.tokens);
+    if (second !== undefined) env.TOKEN_2 = second;
+    const limit = config.rateLimitPerWindow;
+    // The spec's minute, or the shortened window a stand-in documents (RATE_LIMIT_WINDOW_MS): never assumed.
+    const windowMs = config.rateWindowMs;
+    env.LIMIT = String(limit);
+    env.WINDOW_MS = String(windowMs);
+    // "under" starts late enough after the requests this machine sent for the client to stay under the
+    // limit (lib/probe-shape.ts underStartMs); not knowing them, a whole window from the probe's start.
+    if (args.priorRequests !== undefined) {
+      const priors = args.priorRequests;
+      env.UNDER_AT_MS = String(underStartMs({ nowMs: Date.now(), priors, limit, windowMs, tolerance: RATE_TOLERANCE }));
     }
     return {
       env,
       secrets,
-      timeoutMs: (virtualTime ? CONTROL_DRIVE_BUDGET_MS : budget * 1000) + 300_000,
+      timeoutMs: 6 * windowMs + 120_000,
       cleanup,
       describe:
-        `${target.baseUrl}, receiver ${receiver.url}, ` +
-        (virtualTime ? "deliveries driven in the target's virtual time (CONTROL_URL)" : `budget ${budget} s`),
+        `${target.baseUrl} (limit ${limit} per ${windowMs / 1000} s` +
+        `${windowMs === 60_000 ? '' : ', RATE_LIMIT_WINDOW_MS'})`,
     };
   }
+  const virtualTime = await drivesVirtualTime(config);
+  const missing = missingForRemoteWebhooks(config, virtualTime);
+  if (missing.length > 0) throw new UsageError(`webhook-retry against ${target.baseUrl} needs ${missing.join(', ')}`);
+  if (config.receiverService !== undefined) {
+    // The probe registers secrets with its receiver and reads its verdicts: it needs one here.
+    throw new UsageError(
+      'webhook-retry uses a receiver on this machine, not a deployed one: unset RECEIVER_URL and RECEIVER_TOKEN, ' +
+        'and point WEBHOOK_PUBLIC_URL at this machine (a tunnel or RECEIVER_TLS_CERT)',
+    );
+  }
+  const budget = settings.timeBudgetS;
+  // k6 queries the receiver over its plain-HTTP loopback query port: a user-supplied
+  // certificate (RECEIVER_TLS_CERT) is issued for the public name, never for 127.0.0.1, so no
+  // CA bundle could make k6 trust it there. The target alone speaks TLS to the receiver.
+  // In virtual time the target may sign with its virtual clock (control-openapi.json): the receiver then
+  // takes any timestamp rather than answer 401 to a retry the probe made happen hours ahead.
+  const receiver = await startReceiver({
+    ...config.receiver,
+    loopbackQueryPort: true,
+    ...(virtualTime ? { toleranceSeconds: Number.MAX_SAFE_INTEGER } : {}),
+  });
+  cleanup.push(() => receiver.close());
+  env.RECEIVER_URL = receiver.queryUrl as string;
+  env.RECEIVER_PUBLIC_URL = receiver.url;
+  env.TIME_BUDGET_S = String(budget);
+  if (virtualTime && config.control !== undefined) {
+    env.CONTROL_URL = config.control.url;
+    env.CONTROL_TOKEN = config.control.token;
+  } else {
+    env.AGENT_ID = config.agents.provisioned as string;
+    env.DESTINATION_NUMBER = config.destinationNumber as string;
+  }
+  return {
+    env,
+    secrets,
+    timeoutMs: (virtualTime ? CONTROL_DRIVE_BUDGET_MS : budget * 1000) + 300_000,
+    cleanup,
+    describe:
+      `${target.baseUrl}, receiver ${receiver.url}, ` +
+      (virtualTime ? "deliveries driven in the target's virtual time (CONTROL_URL)" : `budget ${budget} s`),
+  };
+}
 
+/** The probe's environment against the embedded reference server (and receiver) it starts, loopback only. */
+async function prepareEmbedded(
+  args: Args,
+  settings: RunSettings,
+  prepared: Pick<Prepared, 'env' | 'secrets' | 'cleanup'>,
+): Promise<Prepared> {
+  const { env, secrets, cleanup } = prepared;
   // Embedded reference server (and receiver), loopback only.
   let receiver: Receiver | undefined;
   // OCC_REFERENCE_VARIANTS: conformant variants of the reference (reference/variants.ts), e.g. rate-limit-fixed-window.
-  const variants = expandVariantIds(
-    (process.env.OCC_REFERENCE_VARIANTS ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  );
+  const variants = expandVariantIds(settings.referenceVariants);
   const unknownVariants = unknownVariantIds(variants);
   if (unknownVariants.length > 0)
     throw new UsageError(
@@ -397,6 +387,19 @@ async function prepare(args: Args, config: SuiteConfig): Promise<Prepared> {
   };
 }
 
+async function prepare(args: Args, config: SuiteConfig, settings: RunSettings): Promise<Prepared> {
+  const prepared = { env: {}, secrets: [...config.secrets], cleanup: [] };
+  if (config.target.kind === 'remote') {
+    if (args.faults.length > 0)
+      throw new UsageError(
+        '--faults / OCC_REFERENCE_FAULTS switch faults of the embedded reference server; ' +
+          'unset API_BASE_URL to use them',
+      );
+    return prepareRemote(args, config, settings, prepared);
+  }
+  return prepareEmbedded(args, settings, prepared);
+}
+
 /** Another token of the TOKEN_ALL account that GET /me accepts (any valid one: ME-ANY-SCOPE), for RATE-LIMIT-PER-IP. */
 export function secondToken(tokens: SuiteConfig['tokens']): string | undefined {
   const names = ['none', 'read:balance', 'read:cdrs', 'read:agents', 'write:calls', 'write:hooks'] as const;
@@ -425,11 +428,7 @@ function runK6(
 ): Promise<{ code: number; signal: NodeJS.Signals | null; stderrTail: string }> {
   return new Promise((done) => {
     const env: Record<string, string> = {
-      ...Object.fromEntries(
-        ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((k) =>
-          process.env[k] ? [[k, process.env[k] as string]] : [],
-        ),
-      ),
+      ...machineVariables(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']),
       K6_NO_USAGE_REPORT: 'true',
       K6_AUTO_EXTENSION_RESOLUTION: 'false',
       REPORT_DIR: reportDir,
@@ -479,6 +478,7 @@ function runK6(
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   let args: Args;
   let config: SuiteConfig;
+  let settings: RunSettings;
   try {
     if (argv[0] === 'merge' || argv[0] === 'k6-operator-manifest') {
       return await (await import('./distributed/cli.ts')).main(argv);
@@ -487,9 +487,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       process.stdout.write(`${USAGE}   (default report dir: reports/latest)\n`);
       return 0;
     }
-    args = parseRunArgs(argv, process.env);
     // The user's .env and reports/, not the installed package's folder.
-    config = loadConfigFromEnvironment('.env');
+    ({ config, settings } = loadFromEnvironment('.env'));
+    args = parseRunArgs(argv, settings);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
       process.stderr.write(`load: ${e.message}\n`);
@@ -515,7 +515,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   let prepared: Prepared;
   try {
-    prepared = await prepare(args, config);
+    prepared = await prepare(args, config, settings);
   } catch (e) {
     const reason =
       e instanceof UsageError || e instanceof ConfigError

@@ -28,7 +28,8 @@ const dist = join(root, 'dist');
  */
 const sources = ['cli', 'contract', 'harness', 'operators', 'reference', 'requirements', 'suites', 'properties']
   .map((dir) => `${dir}/**/*.ts`)
-  .concat(['load/run.ts', 'load/lib/probe-shape.ts', 'vitest.config.ts'])
+  .concat(['load/run.ts', 'load/lib/probe-shape.ts', 'vitest.config.ts', 'vitest.run.config.ts'])
+  .concat(['vitest.self-proof.config.ts'])
   // The runners' merge and the k6-operator manifest (occ load --runners, merge, k6-operator-manifest).
   .concat(['load/distributed/*.ts', 'load/lib/runners.ts', 'load/lib/junit.ts']);
 

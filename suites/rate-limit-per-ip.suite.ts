@@ -76,16 +76,6 @@ interface Probe {
   readonly conclusive: boolean;
 }
 
-/** Same reading of the variable as the global set-up. */
-function variantsOfThisRun(): string[] {
-  return expandVariantIds(
-    (process.env.OCC_REFERENCE_VARIANTS ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter((id) => id !== ''),
-  );
-}
-
 describe('Request rate limit, per client IP', () => {
   check(
     'Requests of two tokens from one address share one budget; a second address is served while the first is refused',
@@ -109,7 +99,7 @@ describe('Request rate limit, per client IP', () => {
           host: '127.0.0.1',
           rateLimit: { perWindow: PER_WINDOW, windowMs: 60_000, now: () => clockMs },
           faults: [...(t.target.faults ?? [])],
-          variants: variantsOfThisRun(),
+          variants: expandVariantIds(t.target.variants ?? []),
         });
         t.onCleanup(() => server.close());
         baseUrl = server.baseUrl;

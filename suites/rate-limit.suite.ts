@@ -20,16 +20,6 @@ import { refused, type Answer } from './rules/rate-limit.ts';
 const WINDOW_MS = 60_000;
 const PER_WINDOW = limits.requestsPerMinute;
 
-/** Same reading of the variable as the global set-up. */
-function variantsOfThisRun(): string[] {
-  return expandVariantIds(
-    (process.env.OCC_REFERENCE_VARIANTS ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter((id) => id !== ''),
-  );
-}
-
 /** One request per endpoint of the API, in turn: the limit must count them all together. */
 function endpointRequest(index: number): { method: 'GET' | 'POST' | 'DELETE'; path: string; body?: string } {
   const all = [
@@ -68,12 +58,12 @@ describe('Request rate limit', () => {
       // The limiter's clock: still during the burst, so a fixed window cannot start anew in it.
       let clockMs = Date.now();
       // Imported here: a worker whose run skips this check (a remote target) never loads the
-      // reference server and fastify (about 30 ms of its start).
+      // reference server and fastify.
       const { startReferenceServer } = await import('../reference/server.ts');
       const server = await startReferenceServer({
         rateLimit: { perWindow: PER_WINDOW, windowMs: WINDOW_MS, now: () => clockMs },
         faults: [...(t.target.faults ?? [])],
-        variants: variantsOfThisRun(),
+        variants: expandVariantIds(t.target.variants ?? []),
       });
       const agent = new Agent({ connections: 32 });
       t.onCleanup(async () => {

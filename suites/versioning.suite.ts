@@ -3,6 +3,7 @@ import { compareDocuments } from '../contract/compatibility.ts';
 import { openapi } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
+import { session } from '../harness/run/session.ts';
 import { serverUrl } from './rules/versioning.ts';
 
 async function servedDocument(t: CheckTools): Promise<unknown> {
@@ -36,10 +37,10 @@ describe('Versioning', () => {
         `the base URL ${t.target.baseUrl} does not end in /v1`,
       );
       const served = await servedDocument(t);
-      // Imported here, when the description arrived: the validator library and its ajv (about 35 ms
-      // of a worker's start) load only in the worker that runs this check, not in every one that imports the file.
+      // Imported here, when the description arrived: the validator library and its ajv (part of a
+      // worker's start) load only in the worker that runs this check, not in every one that imports the file.
       const { createDescriptionValidator } = await import('../contract/openapi-description.ts');
-      const validator = createDescriptionValidator();
+      const validator = createDescriptionValidator({ cacheDirectory: session().context.cacheDirectory });
       const result = await validator.validate(structuredClone(served) as Parameters<typeof validator.validate>[0]);
       t.ensure(
         result.valid,

@@ -8,7 +8,7 @@
  * processes start in npm test's first seconds, so on a fresh clone (every CI run) each of them
  * compiled everything cold; with this run first, the whole of npm test spends fewer CPU-seconds
  * than without it (`npm run bench:npm-test` with an empty NODE_COMPILE_CACHE, alternating). It
- * costs about 1.5 s on one core when the cache is already warm.
+ * costs one short run when the cache is already warm.
  *
  * It warms a cache and verifies nothing, so its outcome is not judged (the tests judge runs); it
  * runs in an empty folder, so no developer's .env can point it at a remote target, and it is

@@ -1,27 +1,29 @@
 /**
- * Suite configuration: read from the environment (and `.env` through dotenv at the CLI edge),
- * validated once, so a bad value stops the run with one line naming the variable and the rule.
+ * Suite configuration, what a run needs of its target: validated once, so a bad value stops the
+ * run with one line naming the variable and the rule. The settings of how the suite itself runs
+ * are ./settings.ts; the one place that reads the process's environment (and `.env`) is
+ * ./environment.ts.
  *
  * `loadConfig` is pure over an env record so every rule is testable without touching
  * process.env. Every variable read here is documented in .env.example.
  */
-import { existsSync } from 'node:fs';
-import { config as loadDotenvFile } from 'dotenv';
 import { E164_PATTERN, NUMERIC_ID_PATTERN, limits, scopes as specScopes } from '../../contract/openapi.ts';
 import { parseCliConfig } from '../webhooks/receiver-cli.ts';
 import type { ReceiverOptions } from '../webhooks/receiver.ts';
+import {
+  boolean,
+  ConfigError,
+  type Env,
+  isLoopback,
+  parseUrl,
+  positiveInteger,
+  positiveSeconds,
+  read,
+  requireHttpsUnlessLoopback,
+} from './rules.ts';
 import { tokenNames, tokenVariable, type TokenName } from './tokens.ts';
 
-/** Thrown for configuration a run cannot start with; `message` is the one line to print. */
-export class ConfigError extends Error {
-  readonly variable: string;
-  /** `line` is the whole message when the rule already names the variable. */
-  constructor(variable: string, rule: string, line?: string) {
-    super(line ?? `${variable}: ${rule}`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
+export { ConfigError, positiveSeconds } from './rules.ts';
 
 export type Target =
   | { readonly kind: 'embedded' }
@@ -102,59 +104,6 @@ export const defaults = {
   runBudgetS: 113,
 } as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === '' ? undefined : value;
-}
-
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
-function parseUrl(variable: string, value: string): URL {
-  try {
-    return new URL(value);
-  } catch {
-    throw new ConfigError(variable, `"${value}" is not a valid URL; write it in full, e.g. https://api.example.com/v1`);
-  }
-}
-
-function requireHttpsUnlessLoopback(variable: string, url: URL): void {
-  if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
-  throw new ConfigError(
-    variable,
-    `a remote target must use https (got ${url.protocol}//${url.host}); plain http is allowed on loopback only`,
-  );
-}
-
-function positiveInteger(env: Env, variable: string, fallback: number): number;
-function positiveInteger(env: Env, variable: string, fallback: number | undefined): number | undefined;
-function positiveInteger(env: Env, variable: string, fallback: number | undefined): number | undefined {
-  const raw = read(env, variable);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
-    throw new ConfigError(variable, `must be a whole number of at least 1 (got "${raw}")`);
-  }
-  return Number(raw);
-}
-
-/** A number of seconds above 0 (decimals allowed): RUN_BUDGET_S, and `--time-budget` through the same rule. */
-export function positiveSeconds(variable: string, raw: string): number {
-  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0)
-    throw new ConfigError(variable, `must be a number of seconds above 0, e.g. 113 or 600 (got "${raw}")`);
-  return Number(raw);
-}
-
-function boolean(env: Env, variable: string): boolean {
-  const raw = read(env, variable)?.toLowerCase();
-  if (raw === undefined || raw === 'false' || raw === '0' || raw === 'no') return false;
-  if (raw === 'true' || raw === '1' || raw === 'yes') return true;
-  throw new ConfigError(variable, `must be true or false (got "${raw}")`);
-}
-
 function numericId(env: Env, variable: string): string | undefined {
   const raw = read(env, variable);
   if (raw !== undefined && !NUMERIC_ID_PATTERN.test(raw)) {
@@ -222,39 +171,41 @@ function oauthClientScopes(env: Env, clientId: string | undefined): string[] | u
   return listed;
 }
 
-export function loadConfig(env: Env): SuiteConfig {
+/** API_BASE_URL and AUTH_URL: a remote target, or the embedded reference when neither is set. */
+function targetOf(env: Env): Target {
   const baseUrlRaw = read(env, 'API_BASE_URL');
-  let target: Target = { kind: 'embedded' };
-  if (baseUrlRaw !== undefined) {
-    const url = parseUrl('API_BASE_URL', baseUrlRaw);
-    const path = url.pathname.replace(/\/+$/, '');
-    if (!path.endsWith('/v1')) {
+  if (baseUrlRaw === undefined) {
+    if (read(env, 'AUTH_URL') !== undefined)
       throw new ConfigError(
-        'API_BASE_URL',
-        `must end in the version prefix /v1, e.g. ${url.origin}/v1 (got path "${url.pathname}")`,
+        'AUTH_URL',
+        'is set without API_BASE_URL; set both for a remote target, or neither for the embedded reference server',
       );
-    }
-    if (url.search !== '' || url.hash !== '') {
-      throw new ConfigError('API_BASE_URL', 'must not carry a query string or fragment');
-    }
-    requireHttpsUnlessLoopback('API_BASE_URL', url);
-    const authRaw = read(env, 'AUTH_URL');
-    let authUrl: string | undefined;
-    if (authRaw !== undefined) {
-      const auth = parseUrl('AUTH_URL', authRaw);
-      requireHttpsUnlessLoopback('AUTH_URL', auth);
-      authUrl = auth.href.replace(/\/+$/, '');
-    }
-    target = { kind: 'remote', baseUrl: `${url.origin}${path}`, authUrl };
-  } else if (read(env, 'AUTH_URL') !== undefined) {
+    return { kind: 'embedded' };
+  }
+  const url = parseUrl('API_BASE_URL', baseUrlRaw);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/v1')) {
     throw new ConfigError(
-      'AUTH_URL',
-      'is set without API_BASE_URL; set both for a remote target, or neither for the embedded reference server',
+      'API_BASE_URL',
+      `must end in the version prefix /v1, e.g. ${url.origin}/v1 (got path "${url.pathname}")`,
     );
   }
+  if (url.search !== '' || url.hash !== '') {
+    throw new ConfigError('API_BASE_URL', 'must not carry a query string or fragment');
+  }
+  requireHttpsUnlessLoopback('API_BASE_URL', url);
+  const authRaw = read(env, 'AUTH_URL');
+  let authUrl: string | undefined;
+  if (authRaw !== undefined) {
+    const auth = parseUrl('AUTH_URL', authRaw);
+    requireHttpsUnlessLoopback('AUTH_URL', auth);
+    authUrl = auth.href.replace(/\/+$/, '');
+  }
+  return { kind: 'remote', baseUrl: `${url.origin}${path}`, authUrl };
+}
 
-  const control = controlEndpoint(env, target);
-
+/** Every TOKEN_* fixture that is set, each a bare token. */
+function tokensOf(env: Env): Partial<Record<TokenName, string>> {
   const tokens: Partial<Record<TokenName, string>> = {};
   for (const name of tokenNames) {
     const value = read(env, tokenVariable(name));
@@ -263,7 +214,11 @@ export function loadConfig(env: Env): SuiteConfig {
       throw new ConfigError(tokenVariable(name), 'must be a bare token without spaces (leave out "Bearer ")');
     tokens[name] = value;
   }
+  return tokens;
+}
 
+/** OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET (together or not at all), and OAUTH_CLIENT_SCOPES beside them. */
+function oauthClientOf(env: Env): OAuthClientConfig | undefined {
   const clientId = read(env, 'OAUTH_CLIENT_ID');
   const clientSecret = read(env, 'OAUTH_CLIENT_SECRET');
   if ((clientId === undefined) !== (clientSecret === undefined)) {
@@ -272,9 +227,14 @@ export function loadConfig(env: Env): SuiteConfig {
       'OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET go together: set both or neither',
     );
   }
-
   const clientScopes = oauthClientScopes(env, clientId);
+  return clientId !== undefined && clientSecret !== undefined
+    ? { clientId, clientSecret, ...(clientScopes === undefined ? {} : { scopes: clientScopes }) }
+    : undefined;
+}
 
+/** TEST_DESTINATION_NUMBER and ALLOW_ORIGINATE: no call against a remote target without a number to ring. */
+function originationOf(env: Env, target: Target): Pick<SuiteConfig, 'destinationNumber' | 'allowOriginate'> {
   const destinationNumber = read(env, 'TEST_DESTINATION_NUMBER');
   if (destinationNumber !== undefined && !E164_PATTERN.test(destinationNumber)) {
     throw new ConfigError(
@@ -289,98 +249,89 @@ export function loadConfig(env: Env): SuiteConfig {
       'is true but TEST_DESTINATION_NUMBER is not set: name the test number calls may ring',
     );
   }
+  return { destinationNumber, allowOriginate };
+}
 
-  const webhookPublicUrlRaw = read(env, 'WEBHOOK_PUBLIC_URL');
-  let webhookPublicUrl: string | undefined;
-  if (webhookPublicUrlRaw !== undefined) {
-    const url = parseUrl('WEBHOOK_PUBLIC_URL', webhookPublicUrlRaw);
-    if (url.protocol !== 'https:')
-      throw new ConfigError('WEBHOOK_PUBLIC_URL', 'must be an https URL: the API only delivers to https targets');
-    webhookPublicUrl = url.href.replace(/\/+$/, '');
-  }
+/** WEBHOOK_PUBLIC_URL: where a remote target delivers, always https. */
+function webhookPublicUrlOf(env: Env): string | undefined {
+  const raw = read(env, 'WEBHOOK_PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  const url = parseUrl('WEBHOOK_PUBLIC_URL', raw);
+  if (url.protocol !== 'https:')
+    throw new ConfigError('WEBHOOK_PUBLIC_URL', 'must be an https URL: the API only delivers to https targets');
+  return url.href.replace(/\/+$/, '');
+}
 
-  // One reading of the receiver's variables, shared with `npm run receiver`.
+/** The local receiver's RECEIVER_* settings: one reading of them, shared with `npm run receiver`. */
+function receiverOf(env: Env): ReceiverOptions {
   const receiverSettings = parseCliConfig(env, []);
   if (!receiverSettings.ok) {
     const variable = /^[A-Z_]+/.exec(receiverSettings.message)?.[0] ?? 'RECEIVER_PORT';
     throw new ConfigError(variable, receiverSettings.message, receiverSettings.message);
   }
+  return receiverSettings.options;
+}
 
-  // A receiver deployed next to the target, polled over its pull API (README, "Webhooks from CI").
+/** A receiver deployed next to the target, polled over its pull API (README, "Webhooks from CI"). */
+function receiverServiceOf(
+  env: Env,
+  target: Target,
+  webhookPublicUrl: string | undefined,
+): SuiteConfig['receiverService'] {
   const receiverUrlRaw = read(env, 'RECEIVER_URL');
   const receiverToken = read(env, 'RECEIVER_TOKEN');
-  let receiverService: SuiteConfig['receiverService'];
-  if (receiverUrlRaw !== undefined) {
-    const url = parseUrl('RECEIVER_URL', receiverUrlRaw);
-    if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname)))) {
+  if (receiverUrlRaw === undefined) {
+    if (receiverToken !== undefined)
       throw new ConfigError(
-        'RECEIVER_URL',
-        `must use https: the pull API carries RECEIVER_TOKEN ` +
-          `(got ${url.protocol}//${url.host}); plain http only on loopback`,
+        'RECEIVER_TOKEN',
+        'is set without RECEIVER_URL: set RECEIVER_URL to the deployed receiver, ' +
+          'or unset RECEIVER_TOKEN to use the local receiver',
       );
-    }
-    if (url.pathname !== '/' || url.search !== '' || url.hash !== '')
-      throw new ConfigError(
-        'RECEIVER_URL',
-        `must be the receiver's origin only, e.g. https://hooks.example.com (got path "${url.pathname}${url.search}")`,
-      );
-    if (target.kind !== 'remote')
-      throw new ConfigError(
-        'RECEIVER_URL',
-        'is set without API_BASE_URL: a deployed receiver serves a remote target; ' +
-          'unset it to run against the embedded reference server',
-      );
-    if (receiverToken === undefined)
-      throw new ConfigError(
-        'RECEIVER_URL',
-        'is set without RECEIVER_TOKEN: give the bearer token the receiver was started with',
-      );
-    if (webhookPublicUrl === undefined)
-      throw new ConfigError(
-        'RECEIVER_URL',
-        'is set without WEBHOOK_PUBLIC_URL: give the https address the target delivers to (the receiver, or its proxy)',
-      );
-    receiverService = { url: url.origin, token: receiverToken };
-  } else if (receiverToken !== undefined) {
+    return undefined;
+  }
+  const url = parseUrl('RECEIVER_URL', receiverUrlRaw);
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname)))) {
     throw new ConfigError(
-      'RECEIVER_TOKEN',
-      'is set without RECEIVER_URL: set RECEIVER_URL to the deployed receiver, ' +
-        'or unset RECEIVER_TOKEN to use the local receiver',
+      'RECEIVER_URL',
+      `must use https: the pull API carries RECEIVER_TOKEN ` +
+        `(got ${url.protocol}//${url.host}); plain http only on loopback`,
     );
   }
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '')
+    throw new ConfigError(
+      'RECEIVER_URL',
+      `must be the receiver's origin only, e.g. https://hooks.example.com (got path "${url.pathname}${url.search}")`,
+    );
+  if (target.kind !== 'remote')
+    throw new ConfigError(
+      'RECEIVER_URL',
+      'is set without API_BASE_URL: a deployed receiver serves a remote target; ' +
+        'unset it to run against the embedded reference server',
+    );
+  if (receiverToken === undefined)
+    throw new ConfigError(
+      'RECEIVER_URL',
+      'is set without RECEIVER_TOKEN: give the bearer token the receiver was started with',
+    );
+  if (webhookPublicUrl === undefined)
+    throw new ConfigError(
+      'RECEIVER_URL',
+      'is set without WEBHOOK_PUBLIC_URL: give the https address the target delivers to (the receiver, or its proxy)',
+    );
+  return { url: url.origin, token: receiverToken };
+}
 
+/** The windows, the timeouts and the budgets, each with its default for this kind of target. */
+function budgetsOf(
+  env: Env,
+  target: Target,
+): Pick<
+  SuiteConfig,
+  'rateWindowMs' | 'rateLimitPerWindow' | 'requestTimeoutMs' | 'propertyNumRuns' | 'webhookBudgetS' | 'runBudgetS'
+> {
   const remote = target.kind === 'remote';
-  const requestsPerMinute = positiveInteger(
-    env,
-    'REQUESTS_PER_MINUTE',
-    remote ? defaults.remoteRequestsPerMinute : undefined,
-  );
-
-  const secrets = [...Object.values(tokens), clientSecret, control?.token, receiverToken].filter(
-    (value): value is string => value !== undefined,
-  );
-
+  const runBudget = read(env, 'RUN_BUDGET_S');
   return {
-    target,
-    control,
-    tokens,
-    oauth:
-      clientId !== undefined && clientSecret !== undefined
-        ? { clientId, clientSecret, ...(clientScopes === undefined ? {} : { scopes: clientScopes }) }
-        : undefined,
-    agents: {
-      provisioned: numericId(env, 'TEST_AGENT_ID'),
-      unprovisioned: numericId(env, 'TEST_UNPROVISIONED_AGENT_ID'),
-      foreign: numericId(env, 'FOREIGN_AGENT_ID'),
-      noTrunk: numericId(env, 'NO_TRUNK_AGENT_ID'),
-      noDialer: numericId(env, 'NO_DIALER_AGENT_ID'),
-    },
-    destinationNumber,
-    allowOriginate,
-    webhookPublicUrl,
-    receiver: receiverSettings.options,
-    receiverService,
-    requestsPerMinute,
     rateWindowMs: positiveInteger(env, 'RATE_LIMIT_WINDOW_MS', defaults.rateWindowMs),
     rateLimitPerWindow: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', limits.requestsPerMinute),
     requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
@@ -390,30 +341,55 @@ export function loadConfig(env: Env): SuiteConfig {
       remote ? defaults.remotePropertyNumRuns : defaults.embeddedPropertyNumRuns,
     ),
     webhookBudgetS: positiveInteger(env, 'WEBHOOK_BUDGET_S', defaults.webhookBudgetS),
-    runBudgetS:
-      read(env, 'RUN_BUDGET_S') === undefined
-        ? defaults.runBudgetS
-        : positiveSeconds('RUN_BUDGET_S', read(env, 'RUN_BUDGET_S')!),
+    runBudgetS: runBudget === undefined ? defaults.runBudgetS : positiveSeconds('RUN_BUDGET_S', runBudget),
+  };
+}
+
+/** The whole configuration of a run, validated section by section in the order a user reads .env.example. */
+export function loadConfig(env: Env): SuiteConfig {
+  const target = targetOf(env);
+  const control = controlEndpoint(env, target);
+  const tokens = tokensOf(env);
+  const oauth = oauthClientOf(env);
+  const origination = originationOf(env, target);
+  const webhookPublicUrl = webhookPublicUrlOf(env);
+  const receiver = receiverOf(env);
+  const receiverService = receiverServiceOf(env, target, webhookPublicUrl);
+  // Client-side request budget per rate window; unthrottled against the embedded reference.
+  const requestsPerMinute = positiveInteger(
+    env,
+    'REQUESTS_PER_MINUTE',
+    target.kind === 'remote' ? defaults.remoteRequestsPerMinute : undefined,
+  );
+  const agents = {
+    provisioned: numericId(env, 'TEST_AGENT_ID'),
+    unprovisioned: numericId(env, 'TEST_UNPROVISIONED_AGENT_ID'),
+    foreign: numericId(env, 'FOREIGN_AGENT_ID'),
+    noTrunk: numericId(env, 'NO_TRUNK_AGENT_ID'),
+    noDialer: numericId(env, 'NO_DIALER_AGENT_ID'),
+  };
+  const budgets = budgetsOf(env, target);
+  const secrets = [...Object.values(tokens), oauth?.clientSecret, control?.token, receiverService?.token].filter(
+    (value): value is string => value !== undefined,
+  );
+  return {
+    target,
+    control,
+    tokens,
+    oauth,
+    agents,
+    ...origination,
+    webhookPublicUrl,
+    receiver,
+    receiverService,
+    requestsPerMinute,
+    ...budgets,
     allProbes: false,
     secrets,
   };
 }
 
-/**
- * Reads `.env` (when present) into process.env without overriding what the shell set, then
- * validates. The only place that touches process.env for configuration.
- */
-export function loadConfigFromEnvironment(envFile = '.env'): SuiteConfig {
-  if (existsSync(envFile)) loadDotenvFile({ path: envFile, quiet: true, override: false });
-  return loadConfig(process.env);
-}
-
-/**
- * CONTROL_URL and CONTROL_TOKEN alone, read like loadConfigFromEnvironment (`.env` without
- * overriding the shell) and by the same rules, for `occ control-check`, which needs no
- * API_BASE_URL; undefined when neither is set.
- */
-export function loadControlEndpointFromEnvironment(envFile = '.env'): SuiteConfig['control'] {
-  if (existsSync(envFile)) loadDotenvFile({ path: envFile, quiet: true, override: false });
-  return controlEndpoint(process.env, { kind: 'remote', baseUrl: '', authUrl: undefined });
+/** CONTROL_URL and CONTROL_TOKEN alone, by the rules of a run, for `occ control-check` (no API_BASE_URL needed). */
+export function loadControlEndpoint(env: Env): SuiteConfig['control'] {
+  return controlEndpoint(env, { kind: 'remote', baseUrl: '', authUrl: undefined });
 }

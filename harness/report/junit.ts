@@ -47,6 +47,26 @@ export function cdataText(text: string, json = false): { text: string; escaped: 
   return { text: safe.text.replaceAll(']]>', json ? ']]\\u003e' : ']]&gt;'), escaped: true };
 }
 
+/** The `waivers` testsuite: an expired waiver is a failing testcase, an unused one a passing one (README). */
+function addWaiverSuite(builder: ReturnType<typeof junit.newBuilder>, report: RunReport): void {
+  if (report.waivers.expired.length === 0 && report.waivers.unused.length === 0) return;
+  const suite = builder.testSuite().name('waivers').property('waivers', waiverModeText(report.waivers));
+  for (const w of report.waivers.expired)
+    suite
+      .testCase()
+      .className('waivers')
+      .name(`expired waiver ${w.requirement}`)
+      .property('status', 'expired')
+      .failure(`expired waiver: ${describeWaiver(w)}`);
+  for (const w of report.waivers.unused)
+    suite
+      .testCase()
+      .className('waivers')
+      .name(`unused waiver ${w.requirement}`)
+      .property('status', 'unused')
+      .standardOutput(`unused waiver (${UNUSED_WAIVER}): ${describeWaiver(w)}`);
+}
+
 export function renderJunit(report: RunReport): string {
   const builder = junit.newBuilder().name('outbound-calling-conformance');
   const byFile = new Map<string, RunReport['checks'][number][]>();
@@ -126,23 +146,7 @@ export function renderJunit(report: RunReport): string {
     if (escaped) suite.property('text-encoding', XML_ESCAPE_NOTE);
     if (cdataEscaped) suite.property('cdata-encoding', CDATA_ESCAPE_NOTE);
   }
-  if (report.waivers.expired.length > 0 || report.waivers.unused.length > 0) {
-    const suite = builder.testSuite().name('waivers').property('waivers', waiverModeText(report.waivers));
-    for (const w of report.waivers.expired)
-      suite
-        .testCase()
-        .className('waivers')
-        .name(`expired waiver ${w.requirement}`)
-        .property('status', 'expired')
-        .failure(`expired waiver: ${describeWaiver(w)}`);
-    for (const w of report.waivers.unused)
-      suite
-        .testCase()
-        .className('waivers')
-        .name(`unused waiver ${w.requirement}`)
-        .property('status', 'unused')
-        .standardOutput(`unused waiver (${UNUSED_WAIVER}): ${describeWaiver(w)}`);
-  }
+  addWaiverSuite(builder, report);
   for (const probe of report.load) {
     const name = xmlText(probe.probe).text;
     const suite = builder.testSuite().name(`k6 ${name}`);

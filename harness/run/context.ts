@@ -76,6 +76,11 @@ export interface RunTarget {
    * self-proof turned on for this run); absent for a remote target, which has none.
    */
   readonly faults?: readonly string[];
+  /**
+   * The conformant variants the embedded reference runs with (OCC_REFERENCE_VARIANTS, as written:
+   * `all` included); absent for a remote target. A check that starts a reference of its own uses them too.
+   */
+  readonly variants?: readonly string[];
 }
 
 /** Where the check gate of a parallel run listens (loopback HTTP) and the run's token for it. */
@@ -101,6 +106,8 @@ export interface RunContext {
    * secrets: a private temporary file); undefined: one worker keeps it.
    */
   readonly watchFile: string | undefined;
+  /** Where compiled validators are kept between processes (OCC_CACHE_DIR; contract/precompiled.ts). */
+  readonly cacheDirectory: string;
 }
 
 declare module 'vitest' {

@@ -55,7 +55,7 @@ export function session(): Session {
       secrets: [...target.secrets, ...(target.receiverToken === undefined ? [] : [target.receiverToken])],
       secretVariables: secretVariables(target.tokens, target.oauth),
     }),
-    contract: createContract(),
+    contract: createContract({ cacheDirectory: context.cacheDirectory }),
     control,
     targetClock,
     receiver:

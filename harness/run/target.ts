@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { loadConfig, type SuiteConfig } from '../config/config.ts';
+import type { SuiteConfig } from '../config/config.ts';
 import type { TokenName } from '../config/tokens.ts';
 import { createApiClient } from '../http/client.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
@@ -49,17 +49,20 @@ export interface EmbeddedTarget {
   close(): Promise<void>;
 }
 
-/** Starts a fresh embedded target with exactly these faults on, trusting the receiver's CA. */
+/** Starts a fresh embedded target with exactly these faults and variants on, trusting the receiver's CA. */
 export type StartEmbeddedTarget = (options: {
   readonly faults: readonly string[];
+  readonly variants: readonly string[];
   readonly trustedCaPem: readonly string[];
 }) => Promise<EmbeddedTarget>;
 
 /** What the starter of a run decides about it; the first user of a process's run decides (./lifecycle.ts). */
 export interface RunOptions {
   readonly startEmbedded: StartEmbeddedTarget;
-  /** Default: read from process.env. */
-  readonly config?: SuiteConfig;
+  /** The configuration, read once by whoever starts the run (harness/config/environment.ts). */
+  readonly config: SuiteConfig;
+  /** Where the workers keep compiled validators (OCC_CACHE_DIR; harness/config/settings.ts). */
+  readonly cacheDirectory: string;
   readonly dryRun?: boolean;
   /** Append-only journal of the hooks the run creates; default: a file in a new temporary directory. */
   readonly hookJournal?: string;
@@ -69,6 +72,8 @@ export interface RunOptions {
   readonly controlCapabilities?: readonly ControlCapability[];
   /** Fault switches the embedded reference starts with. */
   readonly faults?: readonly string[];
+  /** Conformant variants the embedded reference runs with (OCC_REFERENCE_VARIANTS, as written). */
+  readonly variants?: readonly string[];
   /** The run's seed (./context.ts). */
   readonly seed?: number;
   /** The check gate of a parallel run (harness/scheduling/gate.ts). */
@@ -146,19 +151,14 @@ export interface SharedRun {
   end(): Promise<void>;
 }
 
-export async function startRun(options: RunOptions): Promise<SharedRun> {
-  const config: SuiteConfig = options.config ?? loadConfig(process.env);
-  const dryRun = options.dryRun ?? false;
-  const hookJournal = options.hookJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
-  // Private (it can hold tokens a state returned): a directory of our own under the OS temp dir.
-  const ownControlJournal = options.controlJournal === undefined;
-  const controlJournal = options.controlJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
-  const initialFaults = [...(options.faults ?? [])];
-  let reference: EmbeddedTarget | undefined;
-  let receiver: Receiver | undefined;
-  let target: RunTarget;
-
-  const common = {
+/** What a target of this configuration is given whatever it is: its budgets and timeouts. */
+function targetBasics(
+  config: SuiteConfig,
+): Pick<
+  RunTarget,
+  'allowOriginate' | 'requestTimeoutMs' | 'rateWindowMs' | 'propertyNumRuns' | 'webhookBudgetS' | 'budget'
+> {
+  return {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
     rateWindowMs: config.rateWindowMs,
@@ -170,49 +170,133 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
       config.target.kind === 'embedded'
         ? EVERYTHING
         : budgetOf(config.requestsPerMinute, config.rateWindowMs, config.runBudgetS, config.allProbes),
-    hookJournal,
-    controlJournal,
-    dryRun,
   };
+}
+
+/**
+ * The embedded reference as the run's target: a target whose control endpoint offers everything,
+ * asked the same way; placeholders where a dry run started nothing.
+ */
+async function embeddedRunTarget(
+  common: Pick<RunTarget, 'hookJournal' | 'controlJournal' | 'dryRun'> & ReturnType<typeof targetBasics>,
+  config: SuiteConfig,
+  started: {
+    readonly reference: EmbeddedTarget | undefined;
+    readonly receiver: Receiver | undefined;
+    readonly faults: readonly string[];
+    readonly variants: readonly string[];
+  },
+): Promise<RunTarget> {
+  const { reference, receiver, faults, variants } = started;
+  const fixtures = reference?.fixtures;
+  return {
+    ...common,
+    kind: 'embedded',
+    baseUrl: reference?.baseUrl ?? 'http://127.0.0.1:0/v1',
+    authUrl: reference?.authUrl ?? 'http://127.0.0.1:0',
+    // The embedded target is just a target whose control endpoint offers everything, asked the same way.
+    control:
+      fixtures === undefined
+        ? undefined
+        : {
+            url: fixtures.controlUrl,
+            token: fixtures.controlToken,
+            offered: await offeredCapabilities({ url: fixtures.controlUrl, token: fixtures.controlToken }, false),
+          },
+    receiverLocalUrl: receiver?.localUrl ?? 'https://127.0.0.1:0',
+    receiverPublicUrl: receiver?.url ?? 'https://127.0.0.1:0',
+    receiverCaPem: receiver?.caCertPem,
+    receiverRemote: false,
+    receiverToken: undefined,
+    tokens: fixtures?.tokens ?? {},
+    oauth: fixtures?.oauth,
+    agents: fixtures?.agents ?? {},
+    destinationNumber: config.destinationNumber ?? '+15005550006',
+    requestsPerMinute: undefined,
+    secrets:
+      fixtures === undefined
+        ? []
+        : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
+    faults,
+    variants,
+  };
+}
+
+/**
+ * A remote target as the configuration describes it: its control endpoint's capabilities (read
+ * once), and the receiver its deliveries reach (a deployed one, checked, or a local one started
+ * here behind WEBHOOK_PUBLIC_URL).
+ */
+async function startRemoteTarget(
+  config: SuiteConfig,
+  remote: Extract<SuiteConfig['target'], { kind: 'remote' }>,
+  common: Pick<RunTarget, 'kind' | 'hookJournal' | 'controlJournal' | 'dryRun'> & ReturnType<typeof targetBasics>,
+  options: Pick<RunOptions, 'controlCapabilities'>,
+): Promise<{ target: RunTarget; receiver: Receiver | undefined }> {
+  const { dryRun } = common;
+  let receiver: Receiver | undefined;
+  const service = config.receiverService;
+  const offered =
+    config.control === undefined
+      ? undefined
+      : await offeredCapabilities(config.control, dryRun, options.controlCapabilities);
+  if (service !== undefined) {
+    // A receiver deployed next to the target: polled over its pull API, never sent a secret.
+    if (!dryRun) await checkReceiverService(service.url, service.token);
+  } else if (!dryRun && config.webhookPublicUrl !== undefined) {
+    // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
+    receiver = await startReceiver({
+      ...config.receiver,
+      publicUrl: config.webhookPublicUrl,
+      ...(offered?.includes('clock-advanced') ? { toleranceSeconds: ANY_TIMESTAMP_S } : {}),
+    });
+  }
+  const target: RunTarget = {
+    ...common,
+    baseUrl: remote.baseUrl,
+    authUrl: remote.authUrl,
+    control: config.control === undefined ? undefined : { ...config.control, offered: offered ?? [] },
+    receiverLocalUrl: service?.url ?? receiver?.localUrl,
+    receiverPublicUrl:
+      service === undefined
+        ? (receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined))
+        : config.webhookPublicUrl,
+    receiverCaPem: receiver?.caCertPem,
+    receiverRemote: service !== undefined,
+    receiverToken: service?.token,
+    tokens: config.tokens,
+    oauth: config.oauth,
+    agents: config.agents,
+    destinationNumber: config.destinationNumber,
+    requestsPerMinute: config.requestsPerMinute,
+    secrets: config.secrets,
+  };
+  return { target, receiver };
+}
+
+export async function startRun(options: RunOptions): Promise<SharedRun> {
+  const { config } = options;
+  const variants = [...(options.variants ?? [])];
+  const dryRun = options.dryRun ?? false;
+  const hookJournal = options.hookJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
+  // Private (it can hold tokens a state returned): a directory of our own under the OS temp dir.
+  const ownControlJournal = options.controlJournal === undefined;
+  const controlJournal = options.controlJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
+  const initialFaults = [...(options.faults ?? [])];
+  let reference: EmbeddedTarget | undefined;
+  let receiver: Receiver | undefined;
+  let target: RunTarget;
+
+  const common = { ...targetBasics(config), hookJournal, controlJournal, dryRun };
 
   const startReference = (faults: readonly string[]): Promise<EmbeddedTarget> =>
     options.startEmbedded({
       faults,
+      variants,
       trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
     });
-  const embeddedTarget = async (faults: readonly string[]): Promise<RunTarget> => {
-    const fixtures = reference?.fixtures;
-    return {
-      ...common,
-      kind: 'embedded',
-      baseUrl: reference?.baseUrl ?? 'http://127.0.0.1:0/v1',
-      authUrl: reference?.authUrl ?? 'http://127.0.0.1:0',
-      // The embedded target is just a target whose control endpoint offers everything, asked the same way.
-      control:
-        fixtures === undefined
-          ? undefined
-          : {
-              url: fixtures.controlUrl,
-              token: fixtures.controlToken,
-              offered: await offeredCapabilities({ url: fixtures.controlUrl, token: fixtures.controlToken }, false),
-            },
-      receiverLocalUrl: receiver?.localUrl ?? 'https://127.0.0.1:0',
-      receiverPublicUrl: receiver?.url ?? 'https://127.0.0.1:0',
-      receiverCaPem: receiver?.caCertPem,
-      receiverRemote: false,
-      receiverToken: undefined,
-      tokens: fixtures?.tokens ?? {},
-      oauth: fixtures?.oauth,
-      agents: fixtures?.agents ?? {},
-      destinationNumber: config.destinationNumber ?? '+15005550006',
-      requestsPerMinute: undefined,
-      secrets:
-        fixtures === undefined
-          ? []
-          : [...Object.values(fixtures.tokens), fixtures.oauth.clientSecret, fixtures.controlToken],
-      faults,
-    };
-  };
+  const embeddedTarget = (faults: readonly string[]): Promise<RunTarget> =>
+    embeddedRunTarget(common, config, { reference, receiver, faults, variants });
 
   if (config.target.kind === 'embedded') {
     if (!dryRun) {
@@ -227,43 +311,7 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
     }
     target = await embeddedTarget(initialFaults);
   } else {
-    const service = config.receiverService;
-    const offered =
-      config.control === undefined
-        ? undefined
-        : await offeredCapabilities(config.control, dryRun, options.controlCapabilities);
-    if (service !== undefined) {
-      // A receiver deployed next to the target: polled over its pull API, never sent a secret.
-      if (!dryRun) await checkReceiverService(service.url, service.token);
-    } else if (!dryRun && config.webhookPublicUrl !== undefined) {
-      // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
-      receiver = await startReceiver({
-        ...config.receiver,
-        publicUrl: config.webhookPublicUrl,
-        ...(offered?.includes('clock-advanced') ? { toleranceSeconds: ANY_TIMESTAMP_S } : {}),
-      });
-    }
-    target = {
-      ...common,
-      kind: 'remote',
-      baseUrl: config.target.baseUrl,
-      authUrl: config.target.authUrl,
-      control: config.control === undefined ? undefined : { ...config.control, offered: offered ?? [] },
-      receiverLocalUrl: service?.url ?? receiver?.localUrl,
-      receiverPublicUrl:
-        service === undefined
-          ? (receiver?.url ?? (dryRun ? config.webhookPublicUrl : undefined))
-          : config.webhookPublicUrl,
-      receiverCaPem: receiver?.caCertPem,
-      receiverRemote: service !== undefined,
-      receiverToken: service?.token,
-      tokens: config.tokens,
-      oauth: config.oauth,
-      agents: config.agents,
-      destinationNumber: config.destinationNumber,
-      requestsPerMinute: config.requestsPerMinute,
-      secrets: config.secrets,
-    };
+    ({ target, receiver } = await startRemoteTarget(config, config.target, { ...common, kind: 'remote' }, options));
   }
   await readClockAtStart(target);
   // What the run left on the target: control states, then hooks (the journals are emptied).
@@ -293,7 +341,13 @@ export async function startRun(options: RunOptions): Promise<SharedRun> {
     for (const project of run.projects) project.provide('run', context);
   };
   const run: SharedRun = {
-    context: { target, seed: options.seed, gate: options.gate, watchFile: options.watchFile },
+    context: {
+      target,
+      seed: options.seed,
+      gate: options.gate,
+      watchFile: options.watchFile,
+      cacheDirectory: options.cacheDirectory,
+    },
     users: 0,
     projects: new Set(),
     callsInProgress: () => reference?.callsInProgress() ?? 0,

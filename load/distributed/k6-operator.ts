@@ -21,7 +21,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfigFromEnvironment } from '../../harness/config/config.ts';
+import { ConfigError } from '../../harness/config/config.ts';
+import { loadConfigFromEnvironment } from '../../harness/config/environment.ts';
 import { limits } from '../../contract/openapi.ts';
 
 /** The suite's root (a clone, or dist/ in the installed package, which mirrors its layout). */

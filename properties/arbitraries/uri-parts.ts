@@ -6,7 +6,7 @@
  * Why not fast-check's own: each of them percent-encodes one code point drawn by
  * `fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })`, and building that string
  * arbitrary tokenizes fast-check's list of "dangerous" strings into code points, which builds a
- * reverse map of all 1.1 million code points: about 1 s of CPU in every worker that imports the
+ * reverse map of all 1.1 million code points: a noticeable cost in every worker that imports the
  * properties, for slices a one-unit string then discards (every dangerous string is longer than
  * one unit). Here the code point is drawn straight from the same alphabet (every code point but
  * the surrogates, U+0000–U+D7FF and U+E000–U+10FFFF, small indexes favoured the same way) and

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openapi } from '../../contract/openapi.ts';
-import { precompiledFileName, suiteCacheDirectory } from '../../contract/precompiled.ts';
+import { precompiledFileName } from '../../contract/precompiled.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 import { AJV_OPTIONS_KEY, createContract, schemaPointers, VALIDATORS_FILE } from '../../contract/validator.ts';
 
 const folders: string[] = [];

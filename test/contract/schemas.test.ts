@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { openapi } from '../../contract/openapi.ts';
 import { createContract } from '../../contract/validator.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 
-const contract = createContract();
+const contract = createContract({ cacheDirectory: suiteCacheDirectory(process.env) });
 const uuid4 = '0b8e8c3e-5f2a-4c1d-9e7b-2a6f4d8c1b3e';
 
 /** For each schema: one correct sample, and one wrong sample per rule with the problem it must raise. */

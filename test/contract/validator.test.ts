@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createContract, matchPathTemplate } from '../../contract/validator.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 
-const contract = createContract();
+const contract = createContract({ cacheDirectory: suiteCacheDirectory(process.env) });
 const json = (status: number, body: unknown, contentType = 'application/json; charset=utf-8') => ({
   status,
   headers: { 'content-type': contentType },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createContract } from '../../contract/validator.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 import {
   ALONE_STREAK_GRACE_MS,
   claimsOf,
@@ -59,7 +60,7 @@ describe('what a check claims', () => {
 });
 
 describe('what a request claims before it is sent', () => {
-  const contract = createContract();
+  const contract = createContract({ cacheDirectory: suiteCacheDirectory(process.env) });
   const breaks = (schema: 'CallCreate' | 'HookCreate', value: unknown) =>
     contract.checkSchema(schema, value).length > 0;
   const claimOf = (

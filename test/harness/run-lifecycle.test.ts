@@ -1,6 +1,7 @@
 /**
- * One run per process (harness/run/lifecycle.ts): `occ run` starts it before vitest, and
- * vitest's global set-up must take that run, not start a second reference server beside it.
+ * One run per process (harness/run/lifecycle.ts): its users share it, and vitest's global set-up
+ * (vitest run directly) starts one only for a project that checks a target, taking a run started
+ * first rather than starting a second reference server beside it.
  * A dry run against the embedded target starts no server, so these runs are cheap and send nothing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import type { TestProject } from 'vitest/node';
 import setup from '../../cli/vitest-global-setup.ts';
 import { loadConfig } from '../../harness/config/config.ts';
 import { acquireRun, releaseRun, type RunOptions } from '../../harness/run/lifecycle.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 
 let journals = '';
 let options: RunOptions;
@@ -21,6 +23,7 @@ beforeEach(() => {
     // A dry run starts no reference: a starter that is called is a bug.
     startEmbedded: () => Promise.reject(new Error('a dry run started the embedded reference')),
     config: loadConfig({}),
+    cacheDirectory: suiteCacheDirectory({}),
     dryRun: true,
     hookJournal: join(journals, 'hooks.jsonl'),
     controlJournal: join(journals, 'states.jsonl'),
@@ -31,13 +34,17 @@ afterEach(() => {
   rmSync(journals, { recursive: true, force: true });
 });
 
-/** The part of a vitest project the global set-up uses: what it is given. */
-function fakeProject(): { project: TestProject; provided: Map<string, unknown> } {
+/** The part of vitest the global set-up uses: the root project, and the selected projects it provides to. */
+function fakeVitest(names: readonly string[]): {
+  root: TestProject;
+  project: TestProject | undefined;
+  provided: Map<string, unknown>;
+} {
   const provided = new Map<string, unknown>();
-  return {
-    project: { provide: (key: string, value: unknown) => provided.set(key, value) } as unknown as TestProject,
-    provided,
-  };
+  const projects = names.map(
+    (name) => ({ name, provide: (key: string, value: unknown) => provided.set(key, value) }) as unknown as TestProject,
+  );
+  return { root: { name: '', vitest: { projects } } as unknown as TestProject, project: projects[0], provided };
 }
 
 describe('the run of a process', () => {
@@ -64,15 +71,25 @@ describe('the run of a process', () => {
       hookJournal: options.hookJournal,
       controlJournal: options.controlJournal,
     });
-    const { project, provided } = fakeProject();
-    const teardown = await setup(project);
+    const { root, project, provided } = fakeVitest(['conformance']);
+    const teardown = await setup(root);
     expect(provided.get('run')).toBe(started.context);
-    expect(started.projects.has(project)).toBe(true);
+    expect(started.projects.has(project!)).toBe(true);
     await teardown();
-    expect(started.projects.has(project)).toBe(false);
+    expect(started.projects.has(project!)).toBe(false);
     expect(started.users).toBe(1);
     expect(await acquireRun(options)).toBe(started);
     await releaseRun(started);
     await releaseRun(started);
+  });
+
+  it("starts nothing when no selected project checks a target (npm test's own projects)", async () => {
+    const { root, provided } = fakeVitest(['unit', 'whole-runs']);
+    const teardown = await setup(root);
+    expect(provided.size).toBe(0);
+    await teardown();
+    const run = await acquireRun(options);
+    expect(run.users).toBe(1);
+    await releaseRun(run);
   });
 });

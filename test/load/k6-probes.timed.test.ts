@@ -5,12 +5,11 @@
  *   rate-limit     no-rate-limit, rate-limit-half (and it passes the conformant fixed-window variant)
  *   webhook-retry  retry-after-4xx, no-auto-disable, backoff-constant
  *
- * Three lanes run side by side (2 cores): two of rate-limit runs (each is ~6 s of wall clock,
- * mostly waiting on its windows, against its own reference server), one of webhook-retry runs
- * (~3 s each); the vitest timeout of a run also covers its wait in the lane. The webhook lane ends
- * with one remote run (~35 s): a second reference as the target, the receiver on a user-supplied
- * certificate k6 does not trust; a rate-limit lane ends with a second reference process driven
- * through its control endpoint (~11 s).
+ * Three lanes run side by side: two of rate-limit runs (each mostly waiting on its windows,
+ * against its own reference server), one of webhook-retry runs; the vitest timeout of a run also
+ * covers its wait in the lane. The webhook lane ends with one remote run: a second reference as
+ * the target, the receiver on a user-supplied certificate k6 does not trust; a rate-limit lane
+ * ends with a second reference process driven through its control endpoint.
  *
  * A rate-limit probe that could not keep its own schedule (a starved machine: late sends) says so
  * by its probe thresholds and proves nothing either way, so such a run is run again, at most three
@@ -148,7 +147,7 @@ function inLane<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
 }
 
 beforeAll(() => {
-  // Find or build k6 once, before the lanes start (a first build takes about 2 minutes).
+  // Find or build k6 once, before the lanes start (a first build takes minutes).
   const found = spawnSync('bash', [join(root, 'load/install-k6.sh')], {
     cwd: root,
     encoding: 'utf8',
@@ -181,7 +180,7 @@ describe('load/run.ts arguments', () => {
       faults: ['backoff-constant', 'no-auto-disable'],
       reportDir: '/tmp/x',
     });
-    expect(parseRunArgs(['rate-limit'], { OCC_REFERENCE_FAULTS: 'no-rate-limit' }).faults).toEqual(['no-rate-limit']);
+    expect(parseRunArgs(['rate-limit'], { referenceFaults: ['no-rate-limit'] }).faults).toEqual(['no-rate-limit']);
   });
 
   it('refuses bad arguments with one line and exit 2, no stack trace', async () => {

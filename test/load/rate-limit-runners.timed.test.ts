@@ -9,9 +9,9 @@
  *   - rate-limit-per-token and rate-limit-global each fail RATE-LIMIT-PER-IP in the merge;
  *   - a runner killed mid-run makes the merged verdict not run, never failed or passed.
  *
- * The runs go one after another (each about 25 s: three k6 processes and the reference on 2
- * cores). A run whose probe could not keep its own schedule (late or dropped sends on a starved
- * machine) proves nothing either way and is run again, at most three times, as in k6-probes.test.ts.
+ * The runs go one after another (each runs three k6 processes and the reference). A run whose
+ * probe could not keep its own schedule (late or dropped sends on a starved machine) proves
+ * nothing either way and is run again, at most three times, as in k6-probes.timed.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';

@@ -141,10 +141,10 @@ describe('runner identity (load/lib/runners.ts, load/distributed/local.ts)', () 
 
   it('occ load rate-limit takes --runners (or LOAD_RUNNERS) and --local-ips, one address per runner', () => {
     expect(parseRunArgs(['rate-limit', '--runners', '3'], {})).toMatchObject({ probe: 'rate-limit', runners: 3 });
-    expect(parseRunArgs(['rate-limit'], { LOAD_RUNNERS: '2' }).runners).toBe(2);
+    expect(parseRunArgs(['rate-limit'], { loadRunners: 2 }).runners).toBe(2);
     expect(parseRunArgs(['rate-limit', '--runners', '1'], {}).runners).toBeUndefined();
     // --with-load runs webhook-retry too: LOAD_RUNNERS is for rate-limit only.
-    expect(parseRunArgs(['webhook-retry'], { LOAD_RUNNERS: '3' }).runners).toBeUndefined();
+    expect(parseRunArgs(['webhook-retry'], { loadRunners: 3 }).runners).toBeUndefined();
     const ips = ['rate-limit', '--runners', '2', '--local-ips', '10.0.0.5,10.0.0.6'];
     expect(parseRunArgs(ips, {}).localIps).toEqual(['10.0.0.5', '10.0.0.6']);
     expect(() => parseRunArgs(['rate-limit', '--runners', '0'], {})).toThrow(/from 1 to 64/);

@@ -5,8 +5,7 @@
  * The first pair and the no-fault run go as users run them: the local vitest binary, the
  * properties project, one check selected with -t. The other pairs go through one self-proof
  * runner (cli/fault-runner.ts): the same -t pattern and seed, a fresh reference with the fault
- * alone on and a fresh test worker for each, without a process and vitest start per pair
- * (the file took 17.6 CPU-s instead of 23.5 with a process each).
+ * alone on and a fresh test worker for each, without a process and vitest start per pair.
  *
  * A fixed PROPERTY_SEED makes every run the same inputs, so this test is deterministic; the full
  * list of (property, fault) pairs verified by hand is at the top of each property file.

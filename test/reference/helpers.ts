@@ -3,8 +3,9 @@ import { request } from 'undici';
 import { expect } from 'vitest';
 import { createContract, matchPathTemplate } from '../../contract/validator.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 
-export const contract = createContract();
+export const contract = createContract({ cacheDirectory: suiteCacheDirectory(process.env) });
 
 export interface Res {
   status: number;

@@ -20,7 +20,7 @@ import { checkResult } from './fixtures.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('report.html in a headless browser', () => {
-  // One browser for both tests (the file took 3.9 CPU-s instead of 5.0 with one each); each test opens
+  // One browser for both tests (a browser's start is most of the file's CPU); each test opens
   // its own context, so no page state is shared.
   let browser: Browser;
   beforeAll(async () => {

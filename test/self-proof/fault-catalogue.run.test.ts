@@ -23,6 +23,8 @@ import { acquireRun, releaseRun } from '../../harness/run/lifecycle.ts';
 import type { RunReport } from '../../harness/report/model.ts';
 import { faults } from '../../reference/faults.ts';
 import { requirements } from '../../requirements/catalogue.ts';
+import { loadConfig } from '../../harness/config/config.ts';
+import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 
 /** GET/POST on the embedded reference's own test API (/_reference, beside /v1). */
 async function reference(baseUrl: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -131,7 +133,12 @@ describe('the fault catalogue', () => {
     const saved = { ...process.env };
     for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS'])
       delete process.env[name];
-    const run = await acquireRun({ startEmbedded: startEmbeddedReference, dryRun: false });
+    const run = await acquireRun({
+      startEmbedded: startEmbeddedReference,
+      config: loadConfig({}),
+      cacheDirectory: suiteCacheDirectory({}),
+      dryRun: false,
+    });
     try {
       await run.switchFaults(['no-rate-limit']);
       const first = run.context.target;
