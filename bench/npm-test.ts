@@ -105,7 +105,8 @@ function printFiles(files: readonly FileResult[]): void {
   );
   for (const f of rows)
     process.stdout.write(
-      `  ${f.s.toFixed(1).padStart(6)} s  ${f.from.toFixed(0).padStart(4)}–${(f.from + f.s).toFixed(0).padEnd(4)} ${f.file}\n`,
+      `  ${f.s.toFixed(1).padStart(6)} s  ${f.from.toFixed(0).padStart(4)}–` +
+        `${(f.from + f.s).toFixed(0).padEnd(4)} ${f.file}\n`,
     );
 }
 
@@ -134,7 +135,9 @@ const medianCpu = cpus.length === 0 ? undefined : median(cpus);
 const met = green && median(durations) <= GOAL_S && (medianCpu === undefined || medianCpu <= GOAL_CPU_S);
 const summary =
   `median Duration ${median(durations).toFixed(1)} s (${durations.map((d) => d.toFixed(1)).join(', ')} s)` +
-  `${medianCpu === undefined ? '' : `, median ${medianCpu.toFixed(0)} CPU-s (${cpus.map((c) => c.toFixed(0)).join(', ')})`}` +
+  (medianCpu === undefined
+    ? ''
+    : `, median ${medianCpu.toFixed(0)} CPU-s (${cpus.map((c) => c.toFixed(0)).join(', ')})`) +
   ` over ${runs.length} run(s), ${green ? 'every run exit 0' : 'NOT every run exit 0'}; last: ${runs.at(-1)!.closing}`;
 process.stdout.write(`npm test: ${summary}; load ${loadBefore} before, ${load()} after\n`);
 recordResult({

@@ -42,7 +42,7 @@ import {
   operations,
 } from '../contract/openapi.ts';
 import type { AgentList, Balance, CdrList, Me, OperationKey } from '../contract/openapi.ts';
-import type { FaultId } from './faults.ts';
+import type { FaultId, FaultSet } from './faults.ts';
 import { isJsonContentType, isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
 import * as nm from './near-miss-faults.ts';
 import type { TokenRecord } from './seed.ts';
@@ -100,6 +100,15 @@ function startOfUtcDay(ms: number): number {
   return Math.floor(ms / (24 * HOUR_MS)) * 24 * HOUR_MS;
 }
 
+/** The token of `Authorization: Bearer <token>`, or why the request carries none. */
+function bearerToken(request: FastifyRequest, faults: FaultSet): { token: string } | { refusal: string } {
+  const header = request.headers.authorization ?? nm.bearerElsewhere(request, faults);
+  if (header === undefined) return { refusal: 'missing Authorization header; send Authorization: Bearer <token>' };
+  const bearer = faults.has('nm-token-scheme-accepted') ? nm.BEARER_OR_TOKEN : BEARER;
+  const match = (faults.has('auth-any-scheme-accepted') ? ANY_SCHEME : bearer).exec(header);
+  return match ? { token: match[1]! } : { refusal: 'the Authorization header must be Bearer <token>' };
+}
+
 /**
  * One calendar month after `ms` (UTC; JS month arithmetic, Jan 31 + 1 month = Mar 3): the fault
  * cdrs-window-calendar-month.
@@ -154,18 +163,12 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     key: OperationKey,
     scopeFault?: FaultId,
   ): TokenRecord | undefined {
-    const header = request.headers.authorization ?? nm.bearerElsewhere(request, faults);
-    if (header === undefined) {
-      fail(reply, 401, 'unauthorized', 'missing Authorization header; send Authorization: Bearer <token>');
+    const presented = bearerToken(request, faults);
+    if ('refusal' in presented) {
+      fail(reply, 401, 'unauthorized', presented.refusal);
       return undefined;
     }
-    const bearer = faults.has('nm-token-scheme-accepted') ? nm.BEARER_OR_TOKEN : BEARER;
-    const match = (faults.has('auth-any-scheme-accepted') ? ANY_SCHEME : bearer).exec(header);
-    if (!match) {
-      fail(reply, 401, 'unauthorized', 'the Authorization header must be Bearer <token>');
-      return undefined;
-    }
-    const record = store.state.tokens.get(match[1]!);
+    const record = store.state.tokens.get(presented.token);
     if (record === undefined) {
       fail(reply, 401, 'unauthorized', 'unknown token');
       return undefined;

@@ -116,6 +116,32 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const HTML_405 =
   '<!doctype html><html><head><title>405 Method Not Allowed</title></head><body>Not allowed</body></html>';
 
+/**
+ * Answers a request off the /v1 surface: 405 with Allow on a known path, 404 elsewhere, both JSON
+ * errors (the spec: all responses are JSON). The two near-miss faults answer as a framework's
+ * default page would.
+ */
+function notFound(faults: FaultSet): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return (request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const known = KNOWN_PATHS.find((p) => p.pattern.test(path));
+    if (known && faults.has('nm-undeclared-method-html'))
+      return reply.code(405).header('allow', known.allow).type('text/html; charset=utf-8').send(HTML_405);
+    const patterns = KNOWN_PATHS.map((p) => p.pattern);
+    if (!known && faults.has('nm-unknown-path-text') && nearKnownPath(path, patterns))
+      return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+    if (known)
+      return reply
+        .code(405)
+        .header('allow', known.allow)
+        .send({
+          error: 'method_not_allowed',
+          message: `${request.method} is not allowed on ${path}; allowed: ${known.allow}`,
+        });
+    return sendError(reply, faults, 404, 'not_found', `no such resource: ${request.method} ${path}`);
+  };
+}
+
 /** Paths of the /v1 surface and their methods, for 405 answers. */
 const KNOWN_PATHS: Array<{ pattern: RegExp; allow: string }> = [
   { pattern: /^\/v1\/(me|balance|cdrs|agents|openapi\.json|docs)\/?$/, allow: 'GET, HEAD' },
@@ -249,31 +275,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
   registerControlProtocol(app, store, { token: controlToken, faults: controlFaults });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0]!;
-    const known = KNOWN_PATHS.find((p) => p.pattern.test(path));
-    if (known && faults.has('nm-undeclared-method-html'))
-      return reply.code(405).header('allow', known.allow).type('text/html; charset=utf-8').send(HTML_405);
-    if (
-      !known &&
-      faults.has('nm-unknown-path-text') &&
-      nearKnownPath(
-        path,
-        KNOWN_PATHS.map((p) => p.pattern),
-      )
-    )
-      return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
-    if (known) {
-      return reply
-        .code(405)
-        .header('allow', known.allow)
-        .send({
-          error: 'method_not_allowed',
-          message: `${request.method} is not allowed on ${path}; allowed: ${known.allow}`,
-        });
-    }
-    return sendError(reply, faults, 404, 'not_found', `no such resource: ${request.method} ${path}`);
-  });
+  app.setNotFoundHandler(notFound(faults));
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const status = error.statusCode ?? 500;

@@ -53,7 +53,8 @@ export async function awaitEmitted(
     if (lost.length === missing.length)
       t.notVerifiable(
         `${what}: the target made the attempt(s) of ${lost.join(', ')} in time, but recorded them as a timeout or ` +
-          `a broken connection before they reached this run's receiver (a host or network slower than its delivery timeout)`,
+          `a broken connection before they reached this run's receiver (a host or network slower than its ` +
+          'delivery timeout)',
       );
   }
   t.ensure(

@@ -83,7 +83,7 @@ export function replayAttempts(
   for (const attempt of attempts) {
     const mine = ours.includes(attempt.eventId);
     if (mine && ended !== undefined && problem === undefined)
-      problem = `attempt ${count + 1} of the delivery came after it was ${ended === 'acknowledged' ? 'acknowledged' : 'disabled'}`;
+      problem = `attempt ${count + 1} of the delivery came after it was ${ended}`;
     state = attemptTransition(state, attempt.acknowledged);
     if (!mine) {
       if (state.state === 'disabled' && ended === undefined) ended = 'disabled';

@@ -51,7 +51,7 @@ describe('hook state model', () => {
     expect(replayAttempts({ state: 'active', failures: 0 }, [other(true)], ['e1']).problem).toMatch(/never attempted/);
   });
 
-  it('a timeout the target recorded for an answered attempt is a failure: the 10th disables, as the target saw it', () => {
+  it('a timeout the target recorded for an answered attempt is a failure: the 10th disables', () => {
     // Nine 500s, then the receiver's 200 reached the target after its delivery timeout.
     const late = [...Array.from({ length: 9 }, () => ours(false)), ours(false)];
     expect(replayAttempts({ state: 'active', failures: 0 }, late, ['e1'])).toEqual({
