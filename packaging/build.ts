@@ -26,7 +26,7 @@ const dist = join(root, 'dist');
  * The suite's modules: what the package runs (never the tests, benchmarks or packaging). Of the k6
  * side, the runner and the one library module Node code imports too (the probes' request counts).
  */
-const sources = ['cli', 'contract', 'harness', 'reference', 'requirements', 'suites', 'properties']
+const sources = ['cli', 'contract', 'harness', 'reference', 'requirements', 'suites', 'properties', 'operators']
   .map((dir) => `${dir}/**/*.ts`)
   .concat(['load/run.ts', 'load/lib/probe-shape.ts', 'vitest.config.ts'])
   // The runners' merge and the k6-operator manifest (occ load --runners, merge, k6-operator-manifest).
