@@ -456,12 +456,19 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     }
     if (!isHttpsUri(targetUrl, faults.has('hooks-http-target-accepted'), faults))
       return bad('target_url must be an absolute https URI');
+    if (faults.has('nm-secret-given-twice')) {
+      // An "idempotent" create: the same account, event and target get the active subscription back.
+      const same = [...store.hooks.values()].find(
+        (h) => h.accountId === token.account && h.event === event && h.targetUrl === targetUrl && h.status === 'active',
+      );
+      if (same !== undefined) return reply.send({ id: same.id, secret: same.secret });
+    }
     const hook = store.createHook(token.account, String(event), targetUrl);
     return reply.send({ id: hook.id, secret: hook.secret });
   });
 
   // ── DELETE /hooks/{id} ──
-  app.delete<{ Params: { id: string } }>('/v1/hooks/:id', (request, reply) => {
+  app.delete<{ Params: { id: string } }>('/v1/hooks/:id', async (request, reply) => {
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
     if (!token) return reply;
     const id = request.params.id;
@@ -483,10 +490,19 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
         : 'the hook is already disabled';
       return fail(reply, 404, 'not_found', message);
     }
+    // nm-delete-not-atomic: the status is read above and written after a wait (a slow store), so two
+    // DELETEs of one active hook that arrive within it both find it active.
+    if (faults.has('nm-delete-not-atomic')) await new Promise((resolve) => setTimeout(resolve, 250));
     hook.status = 'disabled';
     hook.disabledReason = 'deleted';
     if (faults.has('hooks-hard-delete')) store.hooks.delete(hook.id);
     if (faults.has('hooks-delete-200')) return reply.code(200).send({ id: hook.id, status: 'disabled' });
+    if (faults.has('nm-204-with-body')) {
+      // Node's server drops a 204's body, so the bytes are written on the socket after its head.
+      reply.hijack();
+      reply.raw.socket?.end('HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n{"status":"disabled"}');
+      return reply;
+    }
     return reply.code(204).send();
   });
 }
