@@ -77,7 +77,9 @@ export function judgeSecondAnswer(
   const secret = first[value.field];
   if (typeof secret === 'string' && secret !== '' && second.rawBody.includes(secret))
     return {
-      problem: `a second identical ${value.operation} answered ${second.status} carrying the first response's ${value.field}: it is returned only once`,
+      problem:
+        `a second identical ${value.operation} answered ${second.status} carrying the first response's ` +
+        `${value.field}: it is returned only once`,
       reading: undefined,
     };
   if (second.status === undefined || second.status < 200 || second.status >= 300)
@@ -86,7 +88,9 @@ export function judgeSecondAnswer(
   const same = value.identity.filter((name) => first[name] !== undefined && body[name] === first[name]);
   if (same.length > 0)
     return {
-      problem: `a second identical ${value.operation} answered ${second.status} with the first record's ${same.join(', ')} and a ${value.field}: the first record's ${value.field} was given out again`,
+      problem:
+        `a second identical ${value.operation} answered ${second.status} with the first record's ` +
+        `${same.join(', ')} and a ${value.field}: the first record's ${value.field} was given out again`,
       reading: undefined,
     };
   return { problem: undefined, reading: 'a new record' };

@@ -27,9 +27,10 @@ import { judgeConcurrentDouble, judgeUseAfter, transitionProbes } from '../opera
 const NOWHERE = 'https://example.invalid';
 
 /**
- * Requests of this file's checks against a remote target (4 + 4 + 2 + 3; the event ids' check sends none). Each verifies a
- * requirement other checks of every run verify too, and the default, gate-sized run has no room
- * left: remotely they run with --all-probes or a budget at least this much above the gate's.
+ * Requests of this file's checks against a remote target (4 + 4 + 2 + 3; the event ids' check sends
+ * none). Each verifies a requirement other checks of every run verify too, and the default,
+ * gate-sized run has no room left: remotely they run with --all-probes or a budget at least this
+ * much above the gate's.
  */
 const NEAR_MISS_REQUESTS = 13;
 
@@ -86,7 +87,8 @@ describe('Near misses: transitions of the state table', () => {
 describe('Near misses: one-time values', () => {
   for (const value of oneTimeValues()) {
     check(
-      `The ${value.field} of ${value.operation} is never given twice: an identical second request gets a new one or a refusal`,
+      `The ${value.field} of ${value.operation} is never given twice: ` +
+        'an identical second request gets a new one or a refusal',
       {
         verifies: ['HOOKS-SECRET-ONCE'],
         needs: { tokens: ['write:hooks'] },
@@ -139,7 +141,8 @@ describe('Near misses: words of quantity', () => {
   for (const probe of resets) {
     const n = probe.place.n ?? limits.webhookAutoDisableAfterConsecutiveFailures;
     check(
-      `"${probe.place.word}" counts in a row: ${n - 1} failures, a success, ${n - 1} failures leave the ${probe.place.place} active`,
+      `"${probe.place.word}" counts in a row: ${n - 1} failures, a success, ${n - 1} failures ` +
+        `leave the ${probe.place.place} active`,
       {
         verifies: ['WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10'],
         needs: { tokens: ['all'], control: VIRTUAL_TIME_DELIVERIES, webhooks: true },
@@ -201,7 +204,8 @@ describe('Near misses: identity of events', () => {
 describe('Near misses: framing on the wire', () => {
   for (const answer of bodilessAnswers()) {
     check(
-      `${answer.method} ${answer.path} answers ${answer.status} with no body bytes on the wire, and no length it does not send`,
+      `${answer.method} ${answer.path} answers ${answer.status} with no body bytes on the wire, ` +
+        'and no length it does not send',
       {
         verifies: ['HOOKS-DELETE-SOFT'],
         needs: { tokens: ['all'] },
