@@ -193,7 +193,10 @@ describe('Near misses: identity of events', () => {
       for (const kind of kindsOfOneCall()) {
         const emitted = await t.control.emit(kind, { callId });
         for (const eventId of emitted.eventIds)
-          events.push({ kind: eventId === emitted.eventId ? kind : `${kind} set`, eventId });
+          events.push({ kind: eventId === emitted.eventId ? kind : `another event of the ${kind} set`, eventId });
+        // A target that emits a call's whole set at once (control-openapi.json) has given the call's
+        // events: a second set would end the same call twice (two call.ended of one callId).
+        if (emitted.eventIds.length > 1) break;
       }
       const shared = sharedEventIds(events);
       t.ensure(shared.length === 0, `events of one call (callId ${callId}): ${shared.join('; ')}`);
