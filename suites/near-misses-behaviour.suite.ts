@@ -44,13 +44,14 @@ function nearMissTurn(): Turn {
   };
 }
 
+const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 const errorOf = (json: unknown) => (json as { error?: string } | undefined)?.error;
 
 describe('Near misses: transitions of the state table', () => {
   for (const probe of transitionProbes().filter((p) => p.id === 'NM-CONCURRENT-TRANSITION')) {
     check(
-      `${probe.operation} sent twice at once to a ${probe.from} subscription: exactly one moves it to ${probe.next}, ` +
-        `and once more after it answers ${probe.after.status}`,
+      `${probe.operation} sent twice at once to ${article(probe.from)} ${probe.from} subscription: exactly one ` +
+        `moves it to ${probe.next}, and once more after it answers ${probe.after.status}`,
       {
         verifies: ['HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404'],
         needs: { tokens: ['all'] },
