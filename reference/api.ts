@@ -109,6 +109,12 @@ function bearerToken(request: FastifyRequest, faults: FaultSet): { token: string
   return match ? { token: match[1]! } : { refusal: 'the Authorization header must be Bearer <token>' };
 }
 
+/** Whether a DELETE's path id is a UUID (hooks-delete-uuid-unanchored: a UUID anywhere in it). */
+function isHookId(id: string, faults: FaultSet): boolean {
+  const unanchored = faults.has('hooks-delete-uuid-unanchored');
+  return (unanchored ? new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, '')) : UUID_PATTERN).test(id);
+}
+
 /**
  * One calendar month after `ms` (UTC; JS month arithmetic, Jan 31 + 1 month = Mar 3): the fault
  * cdrs-window-calendar-month.
@@ -465,23 +471,21 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     }
     if (!isHttpsUri(targetUrl, faults.has('hooks-http-target-accepted'), faults))
       return bad('target_url must be an absolute https URI');
+    const same = nm.idempotentCreate(store.hooks.values(), token.account, event, targetUrl, faults);
+    if (same !== undefined) return reply.send({ id: same.id, secret: same.secret });
     const hook = store.createHook(token.account, String(event), targetUrl);
     return reply.send({ id: hook.id, secret: hook.secret });
   });
 
   // ── DELETE /hooks/{id} ──
-  app.delete<{ Params: { id: string } }>('/v1/hooks/:id', (request, reply) => {
+  app.delete<{ Params: { id: string } }>('/v1/hooks/:id', async (request, reply) => {
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
     if (!token) return reply;
     const id = nm.hookIdSeen(request.params.id, faults);
-    const uuid = faults.has('hooks-delete-uuid-unanchored')
-      ? new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, ''))
-      : UUID_PATTERN;
-    if (!uuid.test(id)) {
+    if (!isHookId(id, faults))
       return faults.has('hooks-non-uuid-404')
         ? fail(reply, 404, 'not_found', 'no such hook')
         : fail(reply, 400, 'invalid_input', 'id must be a UUID');
-    }
     const hook = store.hooks.get(nm.hookKey(id, store.hooks.keys(), faults));
     const foreignAllowed = faults.has('hooks-foreign-deletable') || nm.ownershipSkipped(id, faults);
     if (hook === undefined || (hook.accountId !== token.account && !foreignAllowed))
@@ -493,10 +497,12 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
         : 'the hook is already disabled';
       return fail(reply, 404, 'not_found', message);
     }
+    await nm.slowStore(faults);
     hook.status = 'disabled';
     hook.disabledReason = 'deleted';
     if (faults.has('hooks-hard-delete')) store.hooks.delete(hook.id);
     if (faults.has('hooks-delete-200')) return reply.code(200).send({ id: hook.id, status: 'disabled' });
+    if (nm.bodyAfter204(reply, faults)) return reply;
     return reply.code(204).send();
   });
 }

@@ -607,6 +607,42 @@ export const faults = [
       'deletes its hook (NM-ID-FOREIGN).',
     violates: ['HOOKS-DELETE-FOREIGN-404'],
   },
+  // ── Near misses of behaviour: each caught by its operator's check (operators/) ──
+  {
+    id: 'nm-delete-not-atomic',
+    description:
+      'DELETE /hooks/{id} reads the status, then writes "disabled" after an await: two DELETEs of one ' +
+      'active hook at the same moment both answer 204.',
+    violates: ['HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404'],
+  },
+  {
+    id: 'nm-secret-given-twice',
+    description:
+      'An identical POST /hooks (same account, event and target_url) answers with the existing active ' +
+      "subscription's id and secret instead of a new subscription.",
+    violates: ['HOOKS-SECRET-ONCE'],
+  },
+  {
+    id: 'nm-204-with-body',
+    description: 'The 204 of DELETE /hooks/{id} carries body bytes on the wire after its header section.',
+    violates: ['HOOKS-DELETE-SOFT'],
+  },
+  {
+    id: 'nm-forwarded-for-trusted',
+    description: "The rate limiter keys on the client's own X-Forwarded-For header when there is one.",
+    violates: ['RATE-LIMIT-PER-IP'],
+  },
+  {
+    id: 'nm-event-id-per-call',
+    description: 'The eventId is derived from the callId: distinct events of one call share it.',
+    violates: ['EVENT-ID-PRESENT-UNIQUE'],
+  },
+  {
+    id: 'nm-failure-counter-not-reset',
+    description:
+      'A 2xx answer does not reset the consecutive-failure counter: 9 failures, a success, 1 failure disables.',
+    violates: ['WEBHOOK-AUTO-DISABLE-10'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

@@ -4,7 +4,7 @@
  * identity unless its fault is on, so api.ts and server.ts call them with one line at the point
  * where the slip happens. Each fault is caught by one operator of operators/ alone.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FaultSet } from './faults.ts';
 
 /** Bearer, or (nm-token-scheme-accepted) the "Token" keyword some frameworks use. */
@@ -95,4 +95,40 @@ export function nearKnownPath(path: string, known: readonly RegExp[]): boolean {
   const parent = path.replace(/\/[^/]+\/?$/, '');
   const stem = path.replace(/-[^/-]*$/, '');
   return known.some((pattern) => (parent !== path && pattern.test(parent)) || (stem !== path && pattern.test(stem)));
+}
+
+/**
+ * nm-secret-given-twice: an "idempotent" create, where the same account, event and target get the
+ * active subscription back, secret included.
+ */
+export function idempotentCreate<H extends { accountId: string; event: string; targetUrl: string; status: string }>(
+  hooks: Iterable<H>,
+  account: string,
+  event: unknown,
+  targetUrl: unknown,
+  faults: FaultSet,
+): H | undefined {
+  if (!faults.has('nm-secret-given-twice')) return undefined;
+  return [...hooks].find(
+    (h) => h.accountId === account && h.event === event && h.targetUrl === targetUrl && h.status === 'active',
+  );
+}
+
+/**
+ * nm-delete-not-atomic: the status is read before and written after a wait (a slow store), so two
+ * DELETEs of one active hook that arrive within it both find it active.
+ */
+export async function slowStore(faults: FaultSet): Promise<void> {
+  if (faults.has('nm-delete-not-atomic')) await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
+/**
+ * nm-204-with-body: body bytes after a 204's head. Node's server drops a 204's body, so they are
+ * written on the socket itself. Returns whether it answered.
+ */
+export function bodyAfter204(reply: FastifyReply, faults: FaultSet): boolean {
+  if (!faults.has('nm-204-with-body')) return false;
+  reply.hijack();
+  reply.raw.socket?.end('HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n{"status":"disabled"}');
+  return true;
 }

@@ -220,6 +220,9 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   // client bound to 127.0.0.2 is another client than one on 127.0.0.1. The two faults key otherwise.
   const rateKey = (request: FastifyRequest): string => {
     if (faults.has('rate-limit-global')) return 'every client';
+    const forwarded = request.headers['x-forwarded-for'];
+    // nm-forwarded-for-trusted: the client's own X-Forwarded-For taken as its address.
+    if (faults.has('nm-forwarded-for-trusted') && typeof forwarded === 'string') return forwarded.split(',')[0]!.trim();
     const ip = request.socket.remoteAddress ?? request.ip;
     if (!faults.has('rate-limit-per-token')) return ip;
     const bearer = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1];

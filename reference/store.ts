@@ -346,6 +346,8 @@ export class ReferenceStore {
             ? { terminal: true, triggersDnc: false }
             : {};
     const payload: Record<string, unknown> = { ...base, ...extra, ...fields, event };
+    // nm-event-id-per-call: the id of the call taken for the id of the event.
+    if (this.faults.has('nm-event-id-per-call')) payload.eventId = payload.callId;
     if (event === 'call.ended' && this.faults.has('event-missing-field')) delete payload.durationSec;
     return payload;
   }

@@ -8,6 +8,9 @@
  *                                 too: a limiter keyed per token serves it.
  *   a second address              while A is refused, a client on address B must be served: one
  *                                 bucket for every client refuses it.
+ *   forwarding headers            while A is refused, A adding X-Forwarded-For, Forwarded, X-Real-IP
+ *                                 or X-Client-IP naming a fresh address must stay refused: a header
+ *                                 the client writes is not its IP (operators/client-identity.ts).
  *
  * Each probe is followed by one more request from A: only when A is still refused was the budget
  * still spent when the probe went out (a window that turned in between voids the probe, and it is
@@ -28,6 +31,7 @@ import { isAddressUnavailable, secondAddressUnreachable } from '../harness/http/
 import { tokenVariable } from '../harness/config/tokens.ts';
 import { check } from '../harness/checks/check.ts';
 import { expandVariantIds } from '../reference/variants.ts';
+import { forwardingHeaders, freshAddress, judgeForwarded } from '../operators/client-identity.ts';
 
 const PER_WINDOW = limits.requestsPerMinute;
 /** The burst stops at the first refusal, or here (a limit far above the documented one is RATE-LIMIT-ENFORCED's). */
@@ -43,7 +47,7 @@ type Status = number | 'unreachable';
 
 interface Client {
   readonly address: string;
-  get(token: string): Promise<Status>;
+  get(token: string, headers?: Record<string, string>): Promise<Status>;
   close(): Promise<void>;
 }
 
@@ -51,13 +55,13 @@ function client(baseUrl: string, address: string): Client {
   const agent = new Agent({ localAddress: address, connections: 8, connect: { family: 4 } });
   return {
     address,
-    async get(token) {
+    async get(token, headers = {}) {
       try {
         const response = await request(`${baseUrl}/me`, {
           dispatcher: agent,
           headersTimeout: 5_000,
           bodyTimeout: 5_000,
-          headers: { authorization: `Bearer ${token}` },
+          headers: { ...headers, authorization: `Bearer ${token}` },
         });
         await response.body.dump();
         return response.statusCode;
@@ -81,7 +85,7 @@ describe('Request rate limit, per client IP', () => {
     'Requests of two tokens from one address share one budget; a second address is served while the first is refused',
     {
       verifies: ['RATE-LIMIT-PER-IP'],
-      // None from the run's own address: a loopback target gets at most ATTEMPTS × (MAX_BURST + 4) from
+      // None from the run's own address: a loopback target gets at most ATTEMPTS × (MAX_BURST + 12) from
       // 127.0.0.201/.202, outside the run's budget as the k6 probes are; a target elsewhere gets nothing.
       requests: 0,
       ownServer: true,
@@ -127,6 +131,7 @@ describe('Request rate limit, per client IP', () => {
         await b.close();
       });
 
+      const forwarded = new Map<string, Probe>();
       let tokenProbe: Probe | undefined;
       let addressProbe: Probe | undefined;
       let served = 0;
@@ -155,6 +160,12 @@ describe('Request rate limit, per client IP', () => {
           const status = await a.get(tokens.second);
           tokenProbe = { status, conclusive: (await a.get(tokens.first)) === 429 };
         }
+        // The same spent client naming a fresh address in a header it writes itself (operators/client-identity.ts).
+        for (const [index, probe] of forwardingHeaders.entries()) {
+          if (forwarded.get(probe.header)?.conclusive) continue;
+          const status = await a.get(tokens.first, { [probe.header]: probe.value(freshAddress(index)) });
+          forwarded.set(probe.header, { status, conclusive: (await a.get(tokens.first)) === 429 });
+        }
         if (!addressProbe?.conclusive) {
           const status = await b.get(tokens.first);
           addressProbe = { status, conclusive: status !== 'unreachable' && (await a.get(tokens.first)) === 429 };
@@ -170,7 +181,8 @@ describe('Request rate limit, per client IP', () => {
         'RATE-LIMIT-PER-IP',
         `${addresses.a} served ${served} with token all, then 429; ` +
           `token ${tokens.secondName} from ${addresses.a}: ${describeProbe(tokenProbe)}; ` +
-          `token all from ${addresses.b}: ${describeProbe(addressProbe)}`,
+          `token all from ${addresses.b}: ${describeProbe(addressProbe)}; ` +
+          [...forwarded].map(([header, p]) => `${header} from ${addresses.a}: ${describeProbe(p)}`).join(', '),
       );
       const problems: string[] = [];
       const unverifiable: string[] = [];
@@ -199,6 +211,10 @@ describe('Request rate limit, per client IP', () => {
           `while ${addresses.a} was refused, a first request from ${addresses.b} was refused too (429): ` +
             'another client IP must have a budget of its own (one bucket for every client, or one per token?)',
         );
+      }
+      for (const [header, probe] of forwarded) {
+        const problem = judgeForwarded(header, probe.status, probe.conclusive);
+        if (problem !== undefined) problems.push(problem);
       }
       if (problems.length > 0) t.fail(problems.join('; '));
       if (unverifiable.length > 0) t.notVerifiable(unverifiable.join('; '));

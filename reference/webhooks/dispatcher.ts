@@ -78,6 +78,7 @@
  *   backoff-constant             every interval is firstIntervalMs
  *   retries-new-event-id         every retry carries a fresh eventId (body differs per attempt)
  *   delivery-after-delete        disabled subscriptions still get attempts and retries
+ *   nm-failure-counter-not-reset a 2xx leaves the consecutive-failure count where it was
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
@@ -218,6 +219,7 @@ export const DISPATCHER_FAULT_IDS = [
   'backoff-constant',
   'retries-new-event-id',
   'delivery-after-delete',
+  'nm-failure-counter-not-reset',
 ] as const;
 export type DispatcherFaultId = (typeof DISPATCHER_FAULT_IDS)[number];
 
@@ -434,7 +436,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function settle(d: Internal, outcome: AttemptOutcome): void {
     const sub = d.subscription;
     if (outcome.kind === 'status' && outcome.status >= 200 && outcome.status < 300) {
-      sub.consecutiveFailures = 0;
+      if (!faults.has('nm-failure-counter-not-reset')) sub.consecutiveFailures = 0;
       finish(d, 'delivered');
       return;
     }

@@ -27,6 +27,7 @@ const SOURCES = [
   'load',
   'suites',
   'properties',
+  'operators',
   'packaging',
   'bench',
 ]
@@ -116,6 +117,10 @@ describe('the import graph', () => {
     expect(importsOutside(graph, 'reference', ['reference', 'contract', 'requirements', ...DOCUMENTS])).toEqual([]);
   });
 
+  it('derives the near-miss operators from the contract alone', () => {
+    expect(importsOutside(graph, 'operators', ['operators', 'contract', ...DOCUMENTS])).toEqual([]);
+  });
+
   it('keeps the harness on the contract alone, below the reference it checks and everything that uses it', () => {
     expect(importsOutside(graph, 'harness', ['harness', 'contract', 'requirements', ...DOCUMENTS])).toEqual([]);
   });
@@ -132,6 +137,7 @@ describe('the import graph', () => {
           'load',
           'suites',
           'properties',
+          'operators',
           ...DOCUMENTS,
         ]),
       ).toEqual([]);

@@ -13,6 +13,8 @@ import { isRequirementId } from '../../requirements/catalogue.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import { DISPATCHER_FAULT_IDS } from '../../reference/webhooks/dispatcher.ts';
+import { rawExchange } from '../../harness/http/raw.ts';
+import { parseRaw } from '../../operators/framing.ts';
 import { api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
@@ -334,6 +336,36 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const offsets = `?from=${wall(till - DAY_MS, 330)}%2B05:30&till=${wall(till, -210)}-03:30&limit=1000`;
     return JSON.stringify((await cdrList(s, offsets)).calls) !== JSON.stringify(inZ);
   },
+  // ── Near misses of behaviour (operators/) ──
+  'nm-delete-not-atomic': async (s) => {
+    const h = await hook(s);
+    const both = await Promise.all([1, 2].map(() => api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all })));
+    return both.every((r) => r.status === 204);
+  },
+  'nm-secret-given-twice': async (s) => {
+    const first = await hook(s, 'dnc.added');
+    return (await hook(s, 'dnc.added')).secret === first.secret;
+  },
+  'nm-204-with-body': async (s) => {
+    const h = await hook(s);
+    const bytes = await rawExchange({
+      method: 'DELETE',
+      url: `${s.baseUrl}/hooks/${h.id}`,
+      headers: { authorization: `Bearer ${tk(s).all}` },
+    });
+    return (parseRaw(bytes)?.after.length ?? 0) > 0;
+  },
+  'nm-forwarded-for-trusted': async (s) => {
+    for (let i = 0; i < RATE; i++) await api(s, 'GET', '/me', { token: tk(s).all });
+    const headers = { 'x-forwarded-for': '203.0.113.9' };
+    return (await api(s, 'GET', '/me', { token: tk(s).all, headers })).status !== 429;
+  },
+  'nm-event-id-per-call': async (s) => {
+    const callId = '0b6f1c1e-8f3a-4c55-9d2e-3a1f5e7b9c01';
+    const a = json(await control(s, 'POST', '/events', { event: 'call.ended', fields: { callId } }));
+    const b = json(await control(s, 'POST', '/events', { event: 'lead.completed', fields: { callId } }));
+    return a.eventId === b.eventId;
+  },
   'agents-list-leaks-foreign': async (s) => {
     const list = json(await api(s, 'GET', '/agents', { token: tk(s).all })).agents as Array<{ id: string }>;
     return list.some((a) => a.id === s.fixtures.agents.foreign);
@@ -384,7 +416,13 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     (await api(s, 'DELETE', `/hooks/${(await hook(s)).id.toUpperCase()}`, { token: tk(s).noDialer })).status === 204,
 };
 
-const rateFaults = new Set<FaultId>(['no-rate-limit', 'rate-limit-half', 'rate-limit-per-token', 'rate-limit-global']);
+const rateFaults = new Set<FaultId>([
+  'no-rate-limit',
+  'rate-limit-half',
+  'rate-limit-per-token',
+  'rate-limit-global',
+  'nm-forwarded-for-trusted',
+]);
 // The dispatcher's own faults are probed in dispatcher.test.ts.
 const dispatcherFaults = new Set<FaultId>(DISPATCHER_FAULT_IDS);
 

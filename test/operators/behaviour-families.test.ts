@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { openapi } from '../../contract/openapi.ts';
+import { forwardingHeaders, freshAddress, judgeForwarded } from '../../operators/client-identity.ts';
+import { retriesChangedId, sharedEventIds } from '../../operators/event-identity.ts';
+import { bodilessAnswers, framingProblems, parseRaw } from '../../operators/framing.ts';
+import { judgeLimit } from '../../operators/limit-exactness.ts';
+import { allQuantityProbes, longestFailureRun, quantityProbes, quantityPlaces } from '../../operators/quantities.ts';
+
+describe('quantities: probes from the word', () => {
+  it('a bound gets n − 1, n and n + 1, within it or not by its word', () => {
+    const max = quantityPlaces.find((p) => p.word === 'maximum')!;
+    expect(quantityProbes(max).map((p) => (p.kind === 'count' ? [p.value, p.within] : p.kind))).toEqual([
+      [999, true],
+      [1000, true],
+      [1001, false],
+    ]);
+    const min = quantityPlaces.find((p) => p.word === 'minimum')!;
+    expect(quantityProbes(min).map((p) => (p.kind === 'count' ? p.within : p.kind))).toEqual([false, true, true]);
+  });
+
+  it('"consecutive" gets n − 1, n and a reset in between; "immediately" the very next request', () => {
+    const probes = allQuantityProbes();
+    const reset = probes.find((p) => p.kind === 'reset');
+    expect(reset?.kind === 'reset' && reset.sequence.join(' ')).toBe(`${'fail '.repeat(9)}succeed${' fail'.repeat(9)}`);
+    expect(longestFailureRun(reset?.kind === 'reset' ? reset.sequence.map((s) => s === 'fail') : [])).toBe(9);
+    expect(probes.filter((p) => p.kind === 'next-request')).toHaveLength(1);
+  });
+
+  it('a place added to the table gets its probes with no new code', () => {
+    const probes = allQuantityProbes([...quantityPlaces, { place: 'x', sentence: 'x', word: 'at most', n: 5 }]);
+    expect(probes.length).toBe(allQuantityProbes().length + 3);
+  });
+});
+
+describe('event identity', () => {
+  it('names ids shared by distinct events, and retries that change the id', () => {
+    expect(
+      sharedEventIds([
+        { kind: 'a', eventId: '1' },
+        { kind: 'b', eventId: '2' },
+      ]),
+    ).toEqual([]);
+    expect(
+      sharedEventIds([
+        { kind: 'a', eventId: '1' },
+        { kind: 'b', eventId: '1' },
+      ])[0],
+    ).toMatch(/a, b/);
+    expect(retriesChangedId('1', ['1', '1'])).toBeUndefined();
+    expect(retriesChangedId('1', ['1', '2'])).toMatch(/2/);
+  });
+});
+
+describe('framing', () => {
+  it('finds the bodiless answers of openapi.json, and of a copy with one more', () => {
+    expect(bodilessAnswers()).toEqual([{ method: 'DELETE', path: '/hooks/{id}', status: '204' }]);
+    const copy = structuredClone(openapi) as unknown as { paths: Record<string, Record<string, unknown>> };
+    copy.paths['/things'] = { put: { responses: { '202': { description: 'accepted' } } } };
+    expect(bodilessAnswers(copy as never)).toHaveLength(2);
+  });
+
+  it('reads body bytes after a 204 and lengths that disagree', () => {
+    const raw = (text: string) => parseRaw(Buffer.from(text, 'latin1'))!;
+    expect(framingProblems(raw('HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n'))).toEqual([]);
+    expect(framingProblems(raw('HTTP/1.1 204 No Content\r\n\r\n{}'))[0]).toMatch(/2 body bytes/);
+    expect(framingProblems(raw('HTTP/1.1 204 No Content\r\ncontent-length: 2\r\n\r\n'))).toHaveLength(1);
+    expect(framingProblems(raw('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}'))).toEqual([]);
+    expect(framingProblems(raw('HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n{}'))[0]).toMatch(/Content-Length: 5/);
+    expect(parseRaw(Buffer.from('garbage'))).toBeUndefined();
+  });
+});
+
+describe('client identity', () => {
+  it('every forwarding header names a fresh address; only a served probe from a spent address fails', () => {
+    expect(forwardingHeaders.map((h) => h.header)).toContain('forwarded');
+    expect(forwardingHeaders.find((h) => h.header === 'forwarded')!.value(freshAddress(0))).toBe('for=203.0.113.10');
+    expect(judgeForwarded('x-forwarded-for', 429, true)).toBeUndefined();
+    expect(judgeForwarded('x-forwarded-for', 200, false)).toBeUndefined();
+    expect(judgeForwarded('x-forwarded-for', 200, true)).toMatch(/fresh budget/);
+  });
+});
+
+describe('limit exactness', () => {
+  it('exactly N over a window holding more, whatever count says', () => {
+    expect(judgeLimit(1000, 1500, { rows: 1000, count: 1000 })).toBeUndefined();
+    expect(judgeLimit(1000, 1500, { rows: 1000, count: 1500 })).toBeUndefined();
+    expect(judgeLimit(1000, 1500, { rows: 999, count: 1500 })).toMatch(/exactly 1000/);
+    expect(judgeLimit(1000, 600, { rows: 600, count: 600 })).toBeUndefined();
+    expect(judgeLimit(7, 600, { rows: 8, count: 600 })).toMatch(/more than 7/);
+  });
+});
