@@ -147,9 +147,10 @@ export class CheckCollector implements Reporter {
         : undefined;
     const note = (result as { note?: string }).note;
     // After the signal, a check that comes back skipped without a not-verifiable reason of its own
-    // was cancelled before it started or aborted in flight ("The test run was aborted"): not run.
-    const cancelled =
-      result.state === 'skipped' && this.interrupted && meta.notVerifiable === undefined && note !== 'dry run';
+    // was cancelled before it started or aborted in flight ("The test run was aborted"), and one still
+    // pending was in a file the run never reached: not run.
+    const unfinished = result.state === 'skipped' || result.state === 'pending';
+    const cancelled = unfinished && this.interrupted && meta.notVerifiable === undefined && note !== 'dry run';
     const status: CheckStatus =
       result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : cancelled ? 'not_run' : 'skipped';
     const skipReason = status === 'skipped' ? this.redact(meta.notVerifiable ?? note ?? 'skipped') : undefined;
