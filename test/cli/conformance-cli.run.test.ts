@@ -494,7 +494,7 @@ describe('npm run conformance interrupted', () => {
       expect(report.checks.filter((c) => c.status === 'not_run').length).toBeGreaterThan(0);
       expect(report.counts.checks.notRun).toBe(report.checks.filter((c) => c.status === 'not_run').length);
       // Skipped only for a reason of their own (this configuration, the request budget), never for the interruption.
-      const ownReason = /^not verifiable (with this configuration|: request budget: )/;
+      const ownReason = /^not verifiable( with this configuration|: request budget: )/;
       expect(report.checks.filter((c) => c.status === 'skipped' && !ownReason.test(c.skipReason ?? ''))).toEqual([]);
       expect(readFileSync(join(reports, 'latest', 'report.md'), 'utf8')).toContain(
         '## Not run (the run was interrupted)',
