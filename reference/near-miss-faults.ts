@@ -115,11 +115,12 @@ export function idempotentCreate<H extends { accountId: string; event: string; t
 }
 
 /**
- * nm-delete-not-atomic: the status is read before and written after a wait (a slow store), so two
- * DELETEs of one active hook that arrive within it both find it active.
+ * nm-delete-not-atomic: the status is read before and written after a store's round trip, so two
+ * DELETEs of one active hook that arrive within it both find it active. 20 ms: two requests a
+ * client sends at once arrive well within it, and the run's many serial DELETEs (cleanups) stay cheap.
  */
 export async function slowStore(faults: FaultSet): Promise<void> {
-  if (faults.has('nm-delete-not-atomic')) await new Promise((resolve) => setTimeout(resolve, 250));
+  if (faults.has('nm-delete-not-atomic')) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /**
