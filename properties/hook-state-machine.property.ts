@@ -37,7 +37,7 @@ import {
 } from './models/hook-state-model.ts';
 import { titles } from './titles.ts';
 import { deliveriesOf } from '../harness/checks/delivery-verdicts.ts';
-import { driveHook } from '../harness/seams/delivery-driver.ts';
+import { acknowledged, driveHook } from '../harness/seams/delivery-driver.ts';
 import type { HookView } from '../harness/seams/control-client.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 
@@ -260,7 +260,7 @@ async function deliverOnce(
   return { eventIds, view };
 }
 
-type Recorded = RecordedAttempt & { readonly key: string; readonly status?: number; readonly kind: string };
+type Recorded = RecordedAttempt & { readonly key: string; readonly kind: string };
 
 /** Every attempt the target recorded for the hook, of any event, in its time order (stable on ties). */
 function recordedAttempts(view: HookView | undefined): Recorded[] {
@@ -270,8 +270,7 @@ function recordedAttempts(view: HookView | undefined): Recorded[] {
       eventId: delivery.eventId,
       at: a.at,
       kind: a.outcome.kind,
-      ...(a.outcome.status === undefined ? {} : { status: a.outcome.status }),
-      acknowledged: a.outcome.kind === 'status' && (a.outcome.status ?? 0) >= 200 && (a.outcome.status ?? 0) < 300,
+      acknowledged: acknowledged(a.outcome),
     })),
   );
   return all.sort((a, b) => a.at - b.at);
@@ -284,18 +283,18 @@ function recordedAttempts(view: HookView | undefined): Recorded[] {
  */
 function crossCheck(t: CheckTools, attempts: readonly Recorded[], arrived: readonly Delivery[]): void {
   const answered2xx = arrived.filter((d) => typeof d.answeredStatus === 'number' && d.answeredStatus < 300).length;
-  const acknowledged = attempts.filter((a) => a.acknowledged).length;
+  const recordedAcks = attempts.filter((a) => a.acknowledged).length;
   t.ensure(
-    acknowledged <= answered2xx,
-    `the target recorded ${acknowledged} acknowledged attempt(s) of the delivery, but the receiver answered ` +
+    recordedAcks <= answered2xx,
+    `the target recorded ${recordedAcks} acknowledged attempt(s) of the delivery, but the receiver answered ` +
       `only ${answered2xx} of them with a 2xx`,
   );
-  const late = attempts.filter((a) => a.kind !== 'status').length;
-  if (late > 0 && answered2xx > acknowledged)
+  const unanswered = attempts.filter((a) => a.kind !== 'status');
+  if (unanswered.length > 0 && answered2xx > recordedAcks)
     t.observe(
       'WEBHOOK-AUTO-DISABLE-10',
-      `${late} attempt(s) ended as ${[...new Set(attempts.filter((a) => a.kind !== 'status').map((a) => a.kind))]} ` +
-        `at the target although the receiver answered them: counted as failures, as the target counted them`,
+      `${unanswered.length} attempt(s) ended as ${[...new Set(unanswered.map((a) => a.kind))]} at the target ` +
+        'although the receiver answered them: counted as failures, as the target counted them',
     );
 }
 

@@ -24,7 +24,8 @@ export function otherEventIds(view: HookView | undefined, eventIds: readonly str
   return (view?.deliveries ?? []).map((d) => d.eventId).filter((id) => !eventIds.includes(id));
 }
 
-const acknowledged = (outcome: DeliveryView['attempts'][number]['outcome']): boolean =>
+/** Whether the target recorded an attempt as acknowledged: an answer with a 2xx status. */
+export const acknowledged = (outcome: DeliveryView['attempts'][number]['outcome']): boolean =>
   outcome.kind === 'status' && outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
 
 /** Failed attempts since the hook's last acknowledged one, over every delivery of it, in the target's time. */
