@@ -98,6 +98,8 @@ interface StringOperator extends OperatorInfo {
 }
 
 const patternOrFormat = (s: Schema) => isConstrained(s) && (s.pattern !== undefined || s.format !== undefined);
+/** A string constrained by an enumeration, a pattern or a format: what a stray character must fall outside of. */
+const enumPatternOrFormat = (s: Schema) => isConstrained(s) && (s.enum !== undefined || patternOrFormat(s));
 
 /** Ranked likeliest slip first: `$` matching before a final newline and trimming are the commonest. */
 export const stringOperators: readonly StringOperator[] = [
@@ -107,7 +109,7 @@ export const stringOperators: readonly StringOperator[] = [
     appliesTo: 'every string with an enumeration, pattern or format',
     verdict: 'refused with the documented 400 code (or, for a numeric id in a body, the 404 not-found code)',
     because: 'Errors: 400 `invalid_input` when "a field fails validation"; `invalid_timestamp` when not parseable',
-    applies: (s) => isConstrained(s) && (s.enum !== undefined || patternOrFormat(s)),
+    applies: enumPatternOrFormat,
     probes: (e) => [{ value: (v) => `${v}\n`, what: 'a trailing newline', expect: refused(e) }],
   },
   {
@@ -116,7 +118,7 @@ export const stringOperators: readonly StringOperator[] = [
     appliesTo: 'every string with an enumeration, pattern or format',
     verdict: 'refused with the documented 400 code (or the 404 not-found code for a numeric id in a body)',
     because: 'a value with a space is outside the enumeration, pattern or format the contract gives it',
-    applies: (s) => isConstrained(s) && (s.enum !== undefined || patternOrFormat(s)),
+    applies: enumPatternOrFormat,
     probes: (e) => [
       { value: (v) => ` ${v}`, what: 'a leading space', expect: refused(e) },
       { value: (v) => `${v} `, what: 'a trailing space', expect: refused(e) },
@@ -141,7 +143,7 @@ export const stringOperators: readonly StringOperator[] = [
     appliesTo: 'every string with an enumeration, pattern or format',
     verdict: 'refused with the documented 400 code (or the 404 not-found code for a numeric id in a body)',
     because: 'a NUL is in no enumeration, pattern or format of the contract (a C-string cut is a slip)',
-    applies: (s) => isConstrained(s) && (s.enum !== undefined || patternOrFormat(s)),
+    applies: enumPatternOrFormat,
     probes: (e) => [{ value: (v) => `${v}\u0000`, what: 'a trailing NUL', expect: refused(e) }],
   },
   {
