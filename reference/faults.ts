@@ -661,6 +661,7 @@ export function unknownFaultIds(ids: readonly string[]): string[] {
 /** The faults switched on; mutable at run time, read on every request (a Set hit). */
 export class FaultSet {
   readonly #on = new Set<string>();
+  #version = 0;
 
   constructor(ids: readonly string[] = []) {
     this.enable(ids);
@@ -670,17 +671,24 @@ export class FaultSet {
     return this.#on.has(id);
   }
 
+  /** Changes whenever a fault is switched on or off (../points.ts rebuilds its tables then). */
+  get version(): number {
+    return this.#version;
+  }
+
   /** Throws naming the unknown ids; enables nothing when one is unknown. */
   enable(ids: readonly string[]): void {
     const unknown = unknownFaultIds(ids);
     if (unknown.length > 0) throw new UnknownFaultError(unknown);
     for (const id of ids) this.#on.add(id);
+    this.#version++;
   }
 
   disable(ids: readonly string[]): void {
     const unknown = unknownFaultIds(ids);
     if (unknown.length > 0) throw new UnknownFaultError(unknown);
     for (const id of ids) this.#on.delete(id);
+    this.#version++;
   }
 
   set(ids: readonly string[]): void {
@@ -688,6 +696,7 @@ export class FaultSet {
     if (unknown.length > 0) throw new UnknownFaultError(unknown);
     this.#on.clear();
     for (const id of ids) this.#on.add(id);
+    this.#version++;
   }
 
   list(): FaultId[] {
