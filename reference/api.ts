@@ -1,11 +1,8 @@
 /**
- * The /v1 operations of the Outbound Calling REST API, as the spec states them.
+ * The /v1 operations of the Outbound Calling REST API not yet in ./routes/ (one plugin per
+ * endpoint there: GET /me, GET /balance, GET /agents, and the steps they share).
  *
  * Decisions where the spec is silent (each an OBSERVE requirement in the catalogue):
- * - Auth comes first on every operation: 401 before any body or parameter validation. The
- *   scheme is matched case-insensitively (`Bearer`/`bearer`, RFC 7235). A token's last-used
- *   time is stamped whenever it authenticates (valid, not revoked, not expired), even when it
- *   then lacks the scope.
  * - GET /cdrs
  *   - window edges: [from, till) — from inclusive, till exclusive, so consecutive windows
  *     (till of one = from of the next) neither lose nor repeat a record;
@@ -29,23 +26,16 @@
  *   URI characters, valid %-escapes), at most 512 characters.
  * - DELETE /hooks/{id}: any RFC 4122 UUID syntax passes the 400 check (case-insensitive); a
  *   UUID that names no hook of the account (including non-v4 ones) is 404 not_found.
- * - A suspended account is refused (403) on GET /me only, as the spec states; other operations
- *   are unaffected.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  CDR_WINDOW_MAX_MS,
-  E164_PATTERN,
-  NUMERIC_ID_PATTERN,
-  eventTypes,
-  limits,
-  operations,
-} from '../contract/openapi.ts';
-import type { AgentList, Balance, CdrList, Me, OperationKey } from '../contract/openapi.ts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { CDR_WINDOW_MAX_MS, E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits } from '../contract/openapi.ts';
+import type { CdrList } from '../contract/openapi.ts';
 import type { FaultId, FaultSet } from './faults.ts';
-import { isJsonContentType, isPlainObject, readJsonBody, sendError, singleQuery } from './http.ts';
+import { isPlainObject, refuse, singleQuery } from './http.ts';
 import * as nm from './near-miss-faults.ts';
-import type { TokenRecord } from './seed.ts';
+import type { Points } from './points.ts';
+import { authenticate } from './routes/authentication.ts';
+import { objectBody } from './routes/json-body.ts';
 import type { ReferenceStore } from './store.ts';
 import { parseDateTime, type DateTimeLeniency } from './timestamps.ts';
 import { selectCdrs, type VariantId } from './variants.ts';
@@ -60,17 +50,8 @@ const CDR_VARIANTS: readonly VariantId[] = [
 
 const HOUR_MS = 3_600_000;
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const BEARER = /^bearer +([^\s]+) *$/i;
-const ANY_SCHEME = /^[^\s]+ +([^\s]+) *$/;
 const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
 const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
-
-const scopeOf = new Map<OperationKey, string | undefined>(operations.map((o) => [o.key, o.scope]));
-
-function requiredScope(key: OperationKey): string | undefined {
-  if (!scopeOf.has(key)) throw new Error(`openapi.json has no operation ${key}`);
-  return scopeOf.get(key);
-}
 
 export function isHttpsUri(value: string, allowHttp: boolean, faults?: { has(id: FaultId): boolean }): boolean {
   if (faults?.has('hooks-target-scheme-prefix-only') && /^https:/i.test(value)) return true;
@@ -100,15 +81,6 @@ function startOfUtcDay(ms: number): number {
   return Math.floor(ms / (24 * HOUR_MS)) * 24 * HOUR_MS;
 }
 
-/** The token of `Authorization: Bearer <token>`, or why the request carries none. */
-function bearerToken(request: FastifyRequest, faults: FaultSet): { token: string } | { refusal: string } {
-  const header = request.headers.authorization ?? nm.bearerElsewhere(request, faults);
-  if (header === undefined) return { refusal: 'missing Authorization header; send Authorization: Bearer <token>' };
-  const bearer = faults.has('nm-token-scheme-accepted') ? nm.BEARER_OR_TOKEN : BEARER;
-  const match = (faults.has('auth-any-scheme-accepted') ? ANY_SCHEME : bearer).exec(header);
-  return match ? { token: match[1]! } : { refusal: 'the Authorization header must be Bearer <token>' };
-}
-
 /** Whether a DELETE's path id is a UUID (hooks-delete-uuid-unanchored: a UUID anywhere in it). */
 function isHookId(id: string, faults: FaultSet): boolean {
   const unanchored = faults.has('hooks-delete-uuid-unanchored');
@@ -125,143 +97,15 @@ function oneCalendarMonthAfter(ms: number): number {
   return date.getTime();
 }
 
-export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
+export function registerApi(app: FastifyInstance, store: ReferenceStore, points: Points): void {
   const faults = store.faults;
+  const options = { store, points };
   const fail = (reply: FastifyReply, status: number, error: string, message: string, extra?: Record<string, unknown>) =>
-    sendError(reply, faults, status, error, message, extra);
-
-  /** The JSON object a POST carries; otherwise sends 400 invalid_input and returns undefined. */
-  function objectBody(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> | undefined {
-    if (
-      faults.has('empty-json-body-framework-error') &&
-      isJsonContentType(request.headers['content-type']) &&
-      String(request.body ?? '').trim() === ''
-    ) {
-      // What the web framework answers on its own when nobody replaced its JSON parser.
-      reply.code(400).send({
-        statusCode: 400,
-        code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
-        error: 'Bad Request',
-        message: "Body cannot be empty when content-type is set to 'application/json'",
-      });
-      return undefined;
-    }
-    if (faults.has('json-content-type-exact-match') && request.headers['content-type'] !== 'application/json') {
-      fail(reply, 400, 'invalid_input', 'the body must be sent with Content-Type: application/json');
-      return undefined;
-    }
-    const parsed = readJsonBody(request);
-    if (!parsed.ok) {
-      fail(reply, 400, 'invalid_input', parsed.message);
-      return undefined;
-    }
-    if (!isPlainObject(parsed.value)) {
-      fail(reply, 400, 'invalid_input', 'the body must be a JSON object');
-      return undefined;
-    }
-    return parsed.value;
-  }
-
-  /** The token's record when it may call `key`; otherwise sends 401 and returns undefined. */
-  function authenticate(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    key: OperationKey,
-    scopeFault?: FaultId,
-  ): TokenRecord | undefined {
-    const presented = bearerToken(request, faults);
-    if ('refusal' in presented) {
-      fail(reply, 401, 'unauthorized', presented.refusal);
-      return undefined;
-    }
-    const record = store.state.tokens.get(presented.token);
-    if (record === undefined) {
-      fail(reply, 401, 'unauthorized', 'unknown token');
-      return undefined;
-    }
-    if (record.revoked && !faults.has('revoked-token-accepted')) {
-      fail(reply, 401, 'unauthorized', 'the token has been revoked');
-      return undefined;
-    }
-    const now = store.tokenNow();
-    if (record.expiresAt !== undefined && record.expiresAt <= now && !faults.has('expired-token-accepted')) {
-      fail(reply, 401, 'unauthorized', 'the token has expired');
-      return undefined;
-    }
-    // control-scope-401-not-a-use (./variants.ts): a 401 for a missing scope is no use of the token.
-    const scopeRefusalIsUse = !store.variants.has('control-scope-401-not-a-use');
-    if (scopeRefusalIsUse) record.lastUsedAt = now;
-    const scope = requiredScope(key);
-    const copyPasted = key === 'GET /agents' && record.scopes.has('read:cdrs') && faults.has('scope-table-copy-paste');
-    if (
-      scope !== undefined &&
-      !record.scopes.has(scope) &&
-      !copyPasted &&
-      !(scopeFault !== undefined && faults.has(scopeFault))
-    ) {
-      fail(reply, 401, 'unauthorized', `the token lacks the ${scope} scope`);
-      return undefined;
-    }
-    if (scope === undefined && record.scopes.size === 0 && faults.has('me-scope-required')) {
-      fail(reply, 401, 'unauthorized', 'the token has no scopes');
-      return undefined;
-    }
-    record.lastUsedAt = now;
-    return record;
-  }
-
-  // ── GET /me ──
-  app.get('/v1/me', (request, reply) => {
-    const token = authenticate(request, reply, 'GET /me');
-    if (!token) return reply;
-    const account = store.state.accounts.get(token.account)!;
-    if (account.suspended && !faults.has('suspended-not-refused'))
-      return fail(reply, 403, 'suspended', 'the account is suspended');
-    const body: Partial<Me> = {
-      customerId: account.customerId,
-      companyName: account.companyName,
-      primaryContactEmail: account.primaryContactEmail,
-    };
-    if (faults.has('me-missing-field')) delete body.primaryContactEmail;
-    if (faults.has('me-email-not-validated')) body.primaryContactEmail = body.primaryContactEmail?.replace('@', ' at ');
-    return reply.code(faults.has('me-wrong-status') ? 201 : 200).send(body);
-  });
-
-  // ── GET /balance ──
-  app.get('/v1/balance', (request, reply) => {
-    const token = authenticate(request, reply, 'GET /balance', 'scope-unchecked-balance');
-    if (!token) return reply;
-    const account = store.state.accounts.get(token.account)!;
-    let stale = false;
-    if (store.failing('balanceUpstreamFails', token.account)) {
-      if (!faults.has('balance-upstream-failure-hidden'))
-        return fail(reply, 500, 'internal_error', 'the upstream balance snapshot could not be fetched; retry');
-      stale = true;
-    }
-    const body: Balance = {
-      balance: account.balance,
-      currency: account.currency,
-      accountType: account.accountType,
-      creditLimit: account.creditLimit,
-      blocked: account.blocked,
-      stale,
-    };
-    const out: Record<string, unknown> = { ...body };
-    if (faults.has('balance-wrong-type')) out.balance = account.balance.toFixed(2);
-    if (faults.has('balance-flags-as-strings')) {
-      out.blocked = String(out.blocked);
-      out.stale = String(out.stale);
-    }
-    if (faults.has('balance-renamed-field')) {
-      out.amount = out.balance;
-      delete out.balance;
-    }
-    return reply.send(out);
-  });
+    refuse(reply, points, extra === undefined ? { status, error, message } : { status, error, message, extra });
 
   // ── GET /cdrs ──
   app.get('/v1/cdrs', (request, reply) => {
-    const token = authenticate(request, reply, 'GET /cdrs', 'scope-unchecked-cdrs');
+    const token = authenticate(request, reply, 'GET /cdrs', options);
     if (!token) return reply;
     const fromRaw = singleQuery(request.query, 'from');
     const tillRaw = singleQuery(request.query, 'till');
@@ -355,33 +199,11 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
     return reply.send(body);
   });
 
-  // ── GET /agents ──
-  app.get('/v1/agents', (request, reply) => {
-    const token = authenticate(request, reply, 'GET /agents', 'scope-unchecked-agents');
-    if (!token) return reply;
-    const leak = faults.has('agents-credentials-leaked');
-    const agents: Array<Record<string, unknown>> = [];
-    for (const a of store.state.agents.values()) {
-      if (a.account !== token.account && !faults.has('agents-list-leaks-foreign')) continue;
-      // Projection: only the documented fields ever leave; the SIP password stays here.
-      const row: Record<string, unknown> = {
-        id: faults.has('agents-id-number') ? Number(a.id) : a.id,
-        label: a.label,
-        createdAt: a.createdAt,
-      };
-      if (a.sipUsername !== undefined) row.sipUsername = a.sipUsername;
-      if (leak) row.sipPassword = a.sipPassword;
-      agents.push(row);
-    }
-    const body: AgentList = { count: agents.length + (faults.has('agents-count-mismatch') ? 1 : 0), agents };
-    return reply.send(body);
-  });
-
   // ── POST /calls ──
   app.post('/v1/calls', (request, reply) => {
-    const token = authenticate(request, reply, 'POST /calls', 'scope-unchecked-calls');
+    const token = authenticate(request, reply, 'POST /calls', options);
     if (!token) return reply;
-    const body = objectBody(request, reply);
+    const body = objectBody(request, reply, options);
     if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
     const { toNumber, fromNumber, metadata } = body;
@@ -448,9 +270,9 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
 
   // ── POST /hooks ──
   app.post('/v1/hooks', (request, reply) => {
-    const token = authenticate(request, reply, 'POST /hooks', 'scope-unchecked-hooks');
+    const token = authenticate(request, reply, 'POST /hooks', options);
     if (!token) return reply;
-    const body = objectBody(request, reply);
+    const body = objectBody(request, reply, options);
     if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
     let { event, target_url: targetUrl } = body;
@@ -479,7 +301,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
 
   // ── DELETE /hooks/{id} ──
   app.delete<{ Params: { id: string } }>('/v1/hooks/:id', async (request, reply) => {
-    const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
+    const token = authenticate(request, reply, 'DELETE /hooks/{id}', options);
     if (!token) return reply;
     const id = nm.hookIdSeen(request.params.id, faults);
     if (!isHookId(id, faults))

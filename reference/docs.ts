@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { openapi } from '../contract/openapi.ts';
 import type { FaultSet } from './faults.ts';
 import { sendError } from './http.ts';
+import type { Points } from './points.ts';
 
 const require = createRequire(import.meta.url);
 // Only the path helper: the package's index.js would load (and parse) the 1.5 MB browser
@@ -71,7 +72,7 @@ export function servedDocument(baseUrl: string, removeOperation: boolean): Recor
   return doc;
 }
 
-export function registerDocs(app: FastifyInstance, faults: FaultSet, baseUrl: () => string): void {
+export function registerDocs(app: FastifyInstance, faults: FaultSet, points: Points, baseUrl: () => string): void {
   const cache = new Map<string, string>();
   const assetCache = new Map<string, Buffer>();
 
@@ -87,16 +88,16 @@ export function registerDocs(app: FastifyInstance, faults: FaultSet, baseUrl: ()
   });
 
   app.get('/v1/docs', (_request, reply) => {
-    if (faults.has('docs-missing')) return sendError(reply, faults, 404, 'not_found', 'no such resource');
+    if (faults.has('docs-missing')) return sendError(reply, points, 404, 'not_found', 'no such resource');
     return reply.type('text/html; charset=utf-8').send(PAGE);
   });
 
   app.get<{ Params: { name: string } }>('/v1/docs/assets/:name', (request, reply) => {
     const name = request.params.name;
-    if (faults.has('docs-missing')) return sendError(reply, faults, 404, 'not_found', 'no such resource');
+    if (faults.has('docs-missing')) return sendError(reply, points, 404, 'not_found', 'no such resource');
     if (name === 'init.js') return reply.type('application/javascript; charset=utf-8').send(INIT_JS);
     const type = ASSETS[name];
-    if (type === undefined) return sendError(reply, faults, 404, 'not_found', 'no such asset');
+    if (type === undefined) return sendError(reply, points, 404, 'not_found', 'no such asset');
     let data = assetCache.get(name);
     if (data === undefined) {
       data = readFileSync(join(swaggerDir, name));

@@ -4,23 +4,47 @@
  * over as a string, so each route decides itself, after authentication, what a bad body is).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FaultSet } from './faults.ts';
+import { site, type Points } from './points.ts';
 
-const HTML_404 = '<!doctype html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>';
+/** An error answer of the API: its status, the spec's error code and a message, and any documented field. */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly error: string;
+  readonly message: string;
+  readonly extra?: Record<string, unknown>;
+}
 
-/** Sends the spec's error body `{error, message}` (error-html-body: 404s become an HTML page). */
+/** What goes on the wire for an error: the status, a content type when it is not JSON, the body. */
+export interface ErrorPage {
+  readonly status: number;
+  readonly type?: string;
+  readonly body: unknown;
+}
+
+export const errors = site('errors', {
+  /** The spec's error body `{error, message}` in JSON, with the fields an operation documents (the 502's detail). */
+  page: ({ status, error, message, extra }: ErrorAnswer): ErrorPage => ({
+    status,
+    body: extra === undefined ? { error, message } : { error, message, ...extra },
+  }),
+});
+
+/** Sends an error answer of the API. */
+export function refuse(reply: FastifyReply, points: Points, answer: ErrorAnswer): FastifyReply {
+  const page = points.of(errors).page(answer);
+  if (page.type !== undefined) reply.type(page.type);
+  return reply.code(page.status).send(page.body);
+}
+
+/** Sends the spec's error body `{error, message}`. */
 export function sendError(
   reply: FastifyReply,
-  faults: FaultSet,
+  points: Points,
   status: number,
   error: string,
   message: string,
-  extra?: Record<string, unknown>,
 ): FastifyReply {
-  if (status === 404 && faults.has('error-html-body')) {
-    return reply.code(404).type('text/html; charset=utf-8').send(HTML_404);
-  }
-  return reply.code(status).send(extra === undefined ? { error, message } : { error, message, ...extra });
+  return refuse(reply, points, { status, error, message });
 }
 
 /** application/json or any +json media type, parameters ignored. */

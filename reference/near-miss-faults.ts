@@ -4,22 +4,8 @@
  * identity unless its fault is on, so api.ts and server.ts call them with one line at the point
  * where the slip happens. Each fault is caught by one operator of operators/ alone.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { FaultSet } from './faults.ts';
-
-/** Bearer, or (nm-token-scheme-accepted) the "Token" keyword some frameworks use. */
-export const BEARER_OR_TOKEN = /^(?:bearer|token) +([^\s]+) *$/i;
-
-/** An Authorization value made from a token found elsewhere (nm-token-in-query, -cookie, -x-api-key), or undefined. */
-export function bearerElsewhere(request: FastifyRequest, faults: FaultSet): string | undefined {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (faults.has('nm-token-in-query') && typeof query?.access_token === 'string') return `Bearer ${query.access_token}`;
-  const cookie = /(?:^|;\s*)access_token=([^;\s]+)/.exec(request.headers.cookie ?? '')?.[1];
-  if (faults.has('nm-token-in-cookie') && cookie !== undefined) return `Bearer ${cookie}`;
-  const key = request.headers['x-api-key'];
-  if (faults.has('nm-token-x-api-key') && typeof key === 'string') return `Bearer ${key}`;
-  return undefined;
-}
 
 /** The zero of each block of digits a Unicode-aware \d admits (Arabic-Indic, Persian, Devanagari, full-width). */
 const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0xff10];

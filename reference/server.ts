@@ -11,7 +11,7 @@
  * error codes and their precedence), so every route validates by hand, and the one content-type
  * parser hands the raw body over as a string (auth first, then the body).
  *
- * Routes: /v1/… the API (./api.ts) plus /v1/openapi.json and /v1/docs (./docs.ts);
+ * Routes: /v1/… the API (./routes/, one plugin per endpoint, and ./api.ts) plus /v1/openapi.json and /v1/docs (./docs.ts);
  * /oauth/token and /.well-known/oauth-authorization-server (./oauth.ts); /_control/… the test-control
  * protocol (./control-protocol.ts, bearer control token); /_reference/… faults, reset, fixtures (./control.ts).
  *
@@ -39,12 +39,19 @@ import { controlFaultSet } from './control-faults.ts';
 import { registerControlProtocol } from './control-protocol.ts';
 import { registerDocs } from './docs.ts';
 import { FaultSet } from './faults.ts';
+import { faultBends } from './faults/index.ts';
 import { sendError } from './http.ts';
 import { registerOAuth } from './oauth.ts';
+import { Points } from './points.ts';
 import { FixedWindowLimiter, SlidingWindowLimiter } from './ratelimit.ts';
 import { rewriteResponse, VariantSet } from './variants.ts';
 import type { FixtureTokenName } from './seed.ts';
 import { ReferenceStore } from './store.ts';
+import { agentsRoute } from './routes/agents.ts';
+import { balanceRoute } from './routes/balance.ts';
+import { meRoute } from './routes/me.ts';
+import type { RouteOptions } from './routes/options.ts';
+import { variantBends } from './variants/index.ts';
 import { nearKnownPath } from './near-miss-faults.ts';
 
 export interface ReferenceOptions {
@@ -121,7 +128,7 @@ const HTML_405 =
  * errors (the spec: all responses are JSON). The two near-miss faults answer as a framework's
  * default page would.
  */
-function notFound(faults: FaultSet): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+function notFound(faults: FaultSet, points: Points): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   return (request, reply) => {
     const path = request.url.split('?', 1)[0]!;
     const known = KNOWN_PATHS.find((p) => p.pattern.test(path));
@@ -138,7 +145,7 @@ function notFound(faults: FaultSet): (request: FastifyRequest, reply: FastifyRep
           error: 'method_not_allowed',
           message: `${request.method} is not allowed on ${path}; allowed: ${known.allow}`,
         });
-    return sendError(reply, faults, 404, 'not_found', `no such resource: ${request.method} ${path}`);
+    return sendError(reply, points, 404, 'not_found', `no such resource: ${request.method} ${path}`);
   };
 }
 
@@ -174,6 +181,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const host = options.host ?? '127.0.0.1';
   const faults = new FaultSet(options.faults ?? []);
   const variants = new VariantSet(options.variants ?? []);
+  const points = new Points([...variantBends, ...faultBends], faults, variants);
   const clock = createClock({
     scale: variants.has('control-clock-stands-still') ? 0 : (options.clockScale ?? 1),
     deferNested: variants.has('control-advance-defers-nested'),
@@ -258,8 +266,10 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     );
   }
 
-  registerApi(app, store);
-  registerDocs(app, faults, () => `${origin}/v1`);
+  const routeOptions: RouteOptions = { store, points };
+  for (const route of [meRoute, balanceRoute, agentsRoute]) app.register(route, routeOptions);
+  registerApi(app, store, points);
+  registerDocs(app, faults, points, () => `${origin}/v1`);
   registerOAuth(app, store, { authUrl: () => origin, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });
   const fixtures = (): ReferenceFixtures => ({
     baseUrl: `${origin}/v1`,
@@ -278,7 +288,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
   registerControlProtocol(app, store, { token: controlToken, faults: controlFaults });
 
-  app.setNotFoundHandler(notFound(faults));
+  app.setNotFoundHandler(notFound(faults, points));
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const status = error.statusCode ?? 500;

@@ -1,0 +1,14 @@
+/**
+ * Every fault's overrides of the reference's points (../points.ts), one module per site it bends.
+ * The catalogue (../faults.ts) describes each fault; a fault implemented elsewhere (the store, the
+ * dispatcher, the rate limiter) is named there too.
+ */
+import type { Bend } from '../points.ts';
+import agents from './agents.ts';
+import authentication from './authentication.ts';
+import balance from './balance.ts';
+import errors from './errors.ts';
+import jsonBody from './json-body.ts';
+import me from './me.ts';
+
+export const faultBends: readonly Bend[] = [...errors, ...authentication, ...jsonBody, ...me, ...balance, ...agents];

@@ -1,0 +1,5 @@
+/** Every conformant variant's overrides of the reference's points (../points.ts), by site. */
+import type { Bend } from '../points.ts';
+import authentication from './authentication.ts';
+
+export const variantBends: readonly Bend[] = [...authentication];
