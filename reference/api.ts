@@ -1,18 +1,8 @@
 /**
  * The /v1 operations of the Outbound Calling REST API not yet in ./routes/ (one plugin per
- * endpoint there: GET /me, GET /balance, GET /agents, and the steps they share).
+ * endpoint there: GET /me, GET /balance, GET /cdrs, GET /agents, and the steps they share).
  *
  * Decisions where the spec is silent (each an OBSERVE requirement in the catalogue):
- * - GET /cdrs
- *   - window edges: [from, till) — from inclusive, till exclusive, so consecutive windows
- *     (till of one = from of the next) neither lose nor repeat a record;
- *   - order: startTime ascending; with more rows than `limit`, the earliest `limit` are returned;
- *   - limit is CLAMPED (the spec gives no error code): > 1000 → 1000, < 1 → 1; a value that
- *     is not an integer (e.g. `abc`, `2.5`, empty, repeated) is treated as absent (default 100);
- *   - timestamps: strict RFC 3339 (./timestamps.ts); a date-only string is refused with
- *     invalid_timestamp; a repeated from/till is invalid_timestamp too;
- *   - "exactly 31 days" is compared in milliseconds: 31 d accepted, 31 d + 1 ms refused;
- *   - parameter errors (400) are reported before the account's state (409).
  * - POST /calls, order of checks (first failing wins):
  *     401 auth → 400 invalid_input (content type, JSON, object, aiAgentId, toNumber,
  *     fromNumber, metadata) → 409 account_not_provisioned → 409 dialer_required →
@@ -28,27 +18,15 @@
  *   UUID that names no hook of the account (including non-v4 ones) is 404 not_found.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { CDR_WINDOW_MAX_MS, E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits } from '../contract/openapi.ts';
-import type { CdrList } from '../contract/openapi.ts';
+import { E164_PATTERN, NUMERIC_ID_PATTERN, eventTypes, limits } from '../contract/openapi.ts';
 import type { FaultId, FaultSet } from './faults.ts';
-import { isPlainObject, refuse, singleQuery } from './http.ts';
+import { isPlainObject, refuse } from './http.ts';
 import * as nm from './near-miss-faults.ts';
 import type { Points } from './points.ts';
 import { authenticate } from './routes/authentication.ts';
 import { objectBody } from './routes/json-body.ts';
 import type { ReferenceStore } from './store.ts';
-import { parseDateTime, type DateTimeLeniency } from './timestamps.ts';
-import { selectCdrs, type VariantId } from './variants.ts';
 
-/** The conformant variants that change which CDRs GET /cdrs returns (./variants.ts). */
-const CDR_VARIANTS: readonly VariantId[] = [
-  'cdrs-count-total',
-  'cdrs-descending',
-  'cdrs-till-inclusive',
-  'cdrs-from-exclusive',
-];
-
-const HOUR_MS = 3_600_000;
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
 const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
@@ -70,31 +48,10 @@ export function isHttpsUri(value: string, allowHttp: boolean, faults?: { has(id:
   }
 }
 
-/** The CDR limit after clamping (see the module comment). */
-export function parseLimit(raw: string | undefined | null, defaultLimit: number = limits.cdrLimitDefault): number {
-  if (typeof raw !== 'string' || !/^[+-]?[0-9]{1,15}$/.test(raw.trim())) return defaultLimit;
-  return Math.min(limits.cdrLimitMax, Math.max(limits.cdrLimitMin, Number(raw.trim())));
-}
-
-/** The start of the UTC day of `ms` (the faults cdrs-default-till-midnight and cdrs-default-from-midnight). */
-function startOfUtcDay(ms: number): number {
-  return Math.floor(ms / (24 * HOUR_MS)) * 24 * HOUR_MS;
-}
-
 /** Whether a DELETE's path id is a UUID (hooks-delete-uuid-unanchored: a UUID anywhere in it). */
 function isHookId(id: string, faults: FaultSet): boolean {
   const unanchored = faults.has('hooks-delete-uuid-unanchored');
   return (unanchored ? new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, '')) : UUID_PATTERN).test(id);
-}
-
-/**
- * One calendar month after `ms` (UTC; JS month arithmetic, Jan 31 + 1 month = Mar 3): the fault
- * cdrs-window-calendar-month.
- */
-function oneCalendarMonthAfter(ms: number): number {
-  const date = new Date(ms);
-  date.setUTCMonth(date.getUTCMonth() + 1);
-  return date.getTime();
 }
 
 export function registerApi(app: FastifyInstance, store: ReferenceStore, points: Points): void {
@@ -102,102 +59,6 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore, points:
   const options = { store, points };
   const fail = (reply: FastifyReply, status: number, error: string, message: string, extra?: Record<string, unknown>) =>
     refuse(reply, points, extra === undefined ? { status, error, message } : { status, error, message, extra });
-
-  // ── GET /cdrs ──
-  app.get('/v1/cdrs', (request, reply) => {
-    const token = authenticate(request, reply, 'GET /cdrs', options);
-    if (!token) return reply;
-    const fromRaw = singleQuery(request.query, 'from');
-    const tillRaw = singleQuery(request.query, 'till');
-    const invalid = (name: string) =>
-      faults.has('cdrs-invalid-timestamp-500')
-        ? fail(reply, 500, 'internal_error', 'unexpected error')
-        : fail(
-            reply,
-            400,
-            'invalid_timestamp',
-            `${name} is not an ISO 8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z`,
-          );
-    const leniency: DateTimeLeniency = {
-      rollOverDays: faults.has('cdrs-impossible-date-rolls-over'),
-      ignoreOffset: faults.has('cdrs-ignores-offset'),
-    };
-    let fromMs =
-      fromRaw === undefined
-        ? undefined
-        : fromRaw === null
-          ? Number.NaN
-          : (parseDateTime(fromRaw, leniency) ?? Number.NaN);
-    const tillMs =
-      tillRaw === undefined
-        ? undefined
-        : tillRaw === null
-          ? Number.NaN
-          : (parseDateTime(tillRaw, leniency) ?? Number.NaN);
-    if (nm.zeroOffsetRefused(fromRaw, faults)) fromMs = Number.NaN;
-    if (fromMs !== undefined && faults.has('cdrs-from-truncated-to-minute'))
-      fromMs = Math.floor(fromMs / 60_000) * 60_000;
-    if (Number.isNaN(fromMs)) return invalid('from');
-    if (Number.isNaN(tillMs) || nm.zeroOffsetRefused(tillRaw, faults)) return invalid('till');
-    // cdrs-default-till-midnight: a date-typed default ("today") in place of now.
-    const now = store.clock.now();
-    const till = tillMs ?? (faults.has('cdrs-default-till-midnight') ? startOfUtcDay(now) : now);
-    const defaultSpan = (faults.has('cdrs-default-window-48h') ? 48 : limits.cdrDefaultWindowHours) * HOUR_MS;
-    // cdrs-default-from-now: "24 hours before now" read literally even when till is given.
-    const from =
-      fromMs ??
-      (faults.has('cdrs-default-from-midnight')
-        ? startOfUtcDay(till)
-        : (tillMs !== undefined && store.variants.has('cdrs-default-from-now') ? now : till) - defaultSpan);
-    if (till <= from) return fail(reply, 400, 'till_must_be_after_from', 'till must be later than from');
-    const span = till - from;
-    const tooWide = faults.has('cdrs-window-31d-rejected')
-      ? span >= CDR_WINDOW_MAX_MS
-      : faults.has('cdrs-window-calendar-month')
-        ? till > oneCalendarMonthAfter(from)
-        : span > CDR_WINDOW_MAX_MS;
-    if (tooWide && !faults.has('cdrs-window-32d-accepted')) {
-      return fail(
-        reply,
-        400,
-        'window_too_wide',
-        `the window is longer than ${limits.cdrWindowMaxDays} days; split it into consecutive windows`,
-      );
-    }
-    const account = store.state.accounts.get(token.account)!;
-    if (!account.trunk && !faults.has('cdrs-not-provisioned-200'))
-      return fail(reply, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
-    const limitRaw = singleQuery(request.query, 'limit');
-    let limit = parseLimit(
-      limitRaw,
-      faults.has('cdrs-default-limit-99')
-        ? limits.cdrLimitDefault - 1
-        : faults.has('cdrs-default-limit-50')
-          ? 50
-          : limits.cdrLimitDefault,
-    );
-    limit = nm.int32Limit(limitRaw, nm.lenientLimit(limitRaw, limit, faults), faults);
-    if (faults.has('cdrs-limit-1000-capped-999')) limit = Math.min(limit, limits.cdrLimitMax - 1);
-    if (faults.has('cdrs-limit-unbounded') && typeof limitRaw === 'string' && /^[0-9]{1,15}$/.test(limitRaw))
-      limit = Math.max(limit, Number(limitRaw));
-    if (faults.has('cdrs-limit-ignored')) limit = limits.cdrLimitDefault;
-    const widen = faults.has('cdrs-rows-outside-window') ? 24 * HOUR_MS : 0;
-    let rows = account.trunk ? store.cdrsIn(token.account, from - widen, till, limit) : [];
-    let count = rows.length;
-    if (CDR_VARIANTS.some((id) => store.variants.has(id))) {
-      ({ rows, inWindow: count } = selectCdrs(
-        store.state.cdrs.get(token.account) ?? [],
-        from - widen,
-        till,
-        limit,
-        store.variants,
-      ));
-      if (!store.variants.has('cdrs-count-total')) count = rows.length;
-    }
-    const body: CdrList = { count: count + (faults.has('cdrs-count-mismatch') ? 1 : 0), calls: rows.map((r) => r.row) };
-    if (rows.length === 0 && faults.has('cdrs-empty-calls-null')) return reply.send({ ...body, calls: null });
-    return reply.send(body);
-  });
 
   // ── POST /calls ──
   app.post('/v1/calls', (request, reply) => {

@@ -58,24 +58,6 @@ export function ownershipSkipped(id: string, faults: FaultSet): boolean {
   return faults.has('nm-foreign-id-case') && id !== id.toLowerCase();
 }
 
-/** +00:00 refused as a timestamp ("write Z for UTC": nm-datetime-zero-offset-refused). */
-export function zeroOffsetRefused(raw: string | null | undefined, faults: FaultSet): boolean {
-  return faults.has('nm-datetime-zero-offset-refused') && typeof raw === 'string' && /\+00:00$/.test(raw);
-}
-
-/** A limit no plain integer but whole to Number() ("1e4", "1001.0"), used uncapped (nm-limit-lenient). */
-export function lenientLimit(raw: string | null | undefined, limit: number, faults: FaultSet): number {
-  if (!faults.has('nm-limit-lenient') || typeof raw !== 'string' || /^[+-]?[0-9]+$/.test(raw.trim())) return limit;
-  const value = Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : limit;
-}
-
-/** A limit past 2^31 cast to a signed 32-bit integer, a negative one read as "no limit" (nm-limit-int32-wrap). */
-export function int32Limit(raw: string | null | undefined, limit: number, faults: FaultSet): number {
-  if (!faults.has('nm-limit-int32-wrap') || typeof raw !== 'string' || !/^[0-9]{10,15}$/.test(raw)) return limit;
-  return (Number(raw) | 0) < 0 ? Number.MAX_SAFE_INTEGER : limit;
-}
-
 /** Whether a path is one step from a known one: a child of it, or it with a suffix (nm-unknown-path-text). */
 export function nearKnownPath(path: string, known: readonly RegExp[]): boolean {
   const parent = path.replace(/\/[^/]+\/?$/, '');

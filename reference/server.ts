@@ -49,6 +49,7 @@ import type { FixtureTokenName } from './seed.ts';
 import { ReferenceStore } from './store.ts';
 import { agentsRoute } from './routes/agents.ts';
 import { balanceRoute } from './routes/balance.ts';
+import { cdrsRoute } from './routes/cdrs.ts';
 import { meRoute } from './routes/me.ts';
 import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
@@ -267,7 +268,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   }
 
   const routeOptions: RouteOptions = { store, points };
-  for (const route of [meRoute, balanceRoute, agentsRoute]) app.register(route, routeOptions);
+  for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute]) app.register(route, routeOptions);
   registerApi(app, store, points);
   registerDocs(app, faults, points, () => `${origin}/v1`);
   registerOAuth(app, store, { authUrl: () => origin, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });

@@ -216,19 +216,6 @@ export class ReferenceStore {
 
   // ── CDRs ──
 
-  /** Rows with from ≤ startTime < till, ascending by startTime, at most `limit`. */
-  cdrsIn(account: AccountName, fromMs: number, tillMs: number, limit: number): CdrRecord[] {
-    const rows = this.state.cdrs.get(account) ?? [];
-    const first = lowerBound(rows, fromMs);
-    const out: CdrRecord[] = [];
-    for (let i = first; i < rows.length && out.length < limit; i++) {
-      const r = rows[i]!;
-      if (r.startMs >= tillMs) break;
-      out.push(r);
-    }
-    return out;
-  }
-
   #addCdr(account: AccountName, record: CdrRecord): void {
     const rows = this.state.cdrs.get(account)!;
     const at = lowerBound(rows, record.startMs + 1);

@@ -6,7 +6,8 @@
  * They never count in the self-proof's kill rate.
  *
  * Switched on at start (`variants` option, `npm run reference -- --variants id,id|all`).
- * Each is implemented at its point in the code (grep for the id).
+ * Where a variant bends a route, its code overrides that route's points (./variants/, ../points.ts);
+ * the others are implemented at their point in the code (grep for the id).
  */
 export interface Variant {
   readonly id: string;
@@ -262,32 +263,6 @@ export class VariantSet {
   list(): VariantId[] {
     return variants.map((v) => v.id).filter((id) => this.#on.has(id));
   }
-}
-
-/** A record with its start instant, as the store keeps CDRs (ascending by startMs). */
-interface Timed {
-  readonly startMs: number;
-}
-
-/**
- * The records of `ascending` in the window under the variants' edge and order readings, at most
- * `limit` of them, plus how many the window holds in all (for cdrs-count-total).
- */
-export function selectCdrs<T extends Timed>(
-  ascending: readonly T[],
-  fromMs: number,
-  tillMs: number,
-  limit: number,
-  on: VariantSet,
-): { rows: T[]; inWindow: number } {
-  const fromOk = on.has('cdrs-from-exclusive') ? (ms: number) => ms > fromMs : (ms: number) => ms >= fromMs;
-  const tillOk =
-    on.has('cdrs-till-inclusive') || on.has('cdrs-from-exclusive')
-      ? (ms: number) => ms <= tillMs
-      : (ms: number) => ms < tillMs;
-  const inside = ascending.filter((r) => fromOk(r.startMs) && tillOk(r.startMs));
-  if (on.has('cdrs-descending')) inside.reverse();
-  return { rows: inside.slice(0, limit), inWindow: inside.length };
 }
 
 /** Fields the extra-fields variant adds, by path: additive fields a later v1 could ship. */

@@ -7,8 +7,17 @@ import type { Bend } from '../points.ts';
 import agents from './agents.ts';
 import authentication from './authentication.ts';
 import balance from './balance.ts';
+import cdrs from './cdrs.ts';
 import errors from './errors.ts';
 import jsonBody from './json-body.ts';
 import me from './me.ts';
 
-export const faultBends: readonly Bend[] = [...errors, ...authentication, ...jsonBody, ...me, ...balance, ...agents];
+export const faultBends: readonly Bend[] = [
+  ...errors,
+  ...authentication,
+  ...jsonBody,
+  ...me,
+  ...balance,
+  ...cdrs,
+  ...agents,
+];

@@ -1,5 +1,6 @@
 /** Every conformant variant's overrides of the reference's points (../points.ts), by site. */
 import type { Bend } from '../points.ts';
 import authentication from './authentication.ts';
+import cdrs from './cdrs.ts';
 
-export const variantBends: readonly Bend[] = [...authentication];
+export const variantBends: readonly Bend[] = [...authentication, ...cdrs];

@@ -19,7 +19,7 @@ const LONGER_TODAY: Readonly<Record<string, number>> = {
   'harness/webhooks/receiver.ts startReceiver': 351,
   'load/distributed/merge.ts mergeRunners': 167,
   'load/webhook-retry.ts (anonymous)': 132,
-  'reference/api.ts registerApi': 231,
+  'reference/api.ts registerApi': 135,
   'reference/control-protocol.ts registerControlProtocol': 329,
   'reference/control.ts registerControl': 188,
   'reference/seed.ts createSeededState': 153,
