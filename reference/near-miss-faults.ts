@@ -7,30 +7,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FaultSet } from './faults.ts';
 
-/** The zero of each block of digits a Unicode-aware \d admits (Arabic-Indic, Persian, Devanagari, full-width). */
-const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0xff10];
-
-function asciiDigit(digit: string): string {
-  const code = digit.codePointAt(0)!;
-  const zero = DIGIT_ZEROS.find((z) => code >= z && code <= z + 9);
-  return zero === undefined ? digit : String(code - zero);
-}
-
-/** E.164 as a slipping validator sees it (nm-trailing-newline-accepted, nm-e164-trimmed, nm-unicode-digits). */
-export function e164Seen(value: string, faults: FaultSet): string {
-  let seen = value;
-  if (faults.has('nm-trailing-newline-accepted')) seen = seen.replace(/\n$/, '');
-  if (faults.has('nm-e164-trimmed')) seen = seen.trim();
-  if (faults.has('nm-unicode-digits')) seen = seen.replace(/\p{Nd}/gu, asciiDigit);
-  return seen;
-}
-
-/** aiAgentId read as a number (nm-numeric-id-lenient): "+70418" and "70418.0" become "70418". */
-export function agentIdSeen(value: unknown, faults: FaultSet): unknown {
-  if (!faults.has('nm-numeric-id-lenient') || typeof value !== 'string') return value;
-  return /^\+?[0-9]+(\.0+)?$/.test(value) ? String(Number(value)) : value;
-}
-
 /** A string as C reads it, cut at the first NUL (nm-nul-truncated). */
 export function cStringSeen(value: unknown, faults: FaultSet): unknown {
   return faults.has('nm-nul-truncated') && typeof value === 'string' ? value.split('\u0000')[0] : value;

@@ -49,6 +49,7 @@ import type { FixtureTokenName } from './seed.ts';
 import { ReferenceStore } from './store.ts';
 import { agentsRoute } from './routes/agents.ts';
 import { balanceRoute } from './routes/balance.ts';
+import { callsRoute } from './routes/calls.ts';
 import { cdrsRoute } from './routes/cdrs.ts';
 import { meRoute } from './routes/me.ts';
 import type { RouteOptions } from './routes/options.ts';
@@ -268,7 +269,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   }
 
   const routeOptions: RouteOptions = { store, points };
-  for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute]) app.register(route, routeOptions);
+  for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute, callsRoute]) app.register(route, routeOptions);
   registerApi(app, store, points);
   registerDocs(app, faults, points, () => `${origin}/v1`);
   registerOAuth(app, store, { authUrl: () => origin, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });

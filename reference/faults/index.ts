@@ -7,6 +7,7 @@ import type { Bend } from '../points.ts';
 import agents from './agents.ts';
 import authentication from './authentication.ts';
 import balance from './balance.ts';
+import calls from './calls.ts';
 import cdrs from './cdrs.ts';
 import errors from './errors.ts';
 import jsonBody from './json-body.ts';
@@ -20,4 +21,5 @@ export const faultBends: readonly Bend[] = [
   ...balance,
   ...cdrs,
   ...agents,
+  ...calls,
 ];

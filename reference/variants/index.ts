@@ -1,6 +1,7 @@
 /** Every conformant variant's overrides of the reference's points (../points.ts), by site. */
 import type { Bend } from '../points.ts';
 import authentication from './authentication.ts';
+import calls from './calls.ts';
 import cdrs from './cdrs.ts';
 
-export const variantBends: readonly Bend[] = [...authentication, ...cdrs];
+export const variantBends: readonly Bend[] = [...authentication, ...cdrs, ...calls];

@@ -19,7 +19,6 @@ const LONGER_TODAY: Readonly<Record<string, number>> = {
   'harness/webhooks/receiver.ts startReceiver': 351,
   'load/distributed/merge.ts mergeRunners': 167,
   'load/webhook-retry.ts (anonymous)': 132,
-  'reference/api.ts registerApi': 135,
   'reference/control-protocol.ts registerControlProtocol': 329,
   'reference/control.ts registerControl': 188,
   'reference/seed.ts createSeededState': 153,
@@ -81,6 +80,6 @@ describe('function length', () => {
   });
 
   it('measures what it means to (the rule is not vacuous)', () => {
-    expect(long.get('reference/api.ts registerApi')).toBeGreaterThan(LIMIT);
+    expect(long.get('harness/webhooks/receiver.ts startReceiver')).toBeGreaterThan(LIMIT);
   });
 });

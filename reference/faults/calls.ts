@@ -1,0 +1,50 @@
+/** Faults of POST /calls (../routes/calls.ts). ../faults.ts describes each. */
+import { E164_PATTERN } from '../../contract/openapi.ts';
+import { faultsAt } from '../points.ts';
+import { postCalls } from '../routes/calls.ts';
+
+/** The zero of each block of digits a Unicode-aware \d admits (Arabic-Indic, Persian, Devanagari, full-width). */
+const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0xff10];
+
+function asciiDigit(digit: string): string {
+  const code = digit.codePointAt(0)!;
+  const zero = DIGIT_ZEROS.find((z) => code >= z && code <= z + 9);
+  return zero === undefined ? digit : String(code - zero);
+}
+
+const UNANCHORED_E164 = new RegExp(E164_PATTERN.source.replace(/^\^|\$$/g, ''));
+
+export default faultsAt(postCalls, {
+  // parseInt: "12a" and the number 12 are agent 12.
+  'calls-agent-id-parseint': {
+    agentId: (value, next) =>
+      (typeof value === 'string' || typeof value === 'number') && !Number.isNaN(parseInt(String(value), 10))
+        ? next(String(parseInt(String(value), 10)))
+        : next(value),
+  },
+  // Read as a number: "+70418" and "70418.0" are agent 70418.
+  'nm-numeric-id-lenient': {
+    agentId: (value, next) =>
+      next(typeof value === 'string' && /^\+?[0-9]+(\.0+)?$/.test(value) ? String(Number(value)) : value),
+  },
+  'calls-e164-not-validated': { e164: () => true },
+  'calls-e164-unanchored': { e164: (number) => UNANCHORED_E164.test(number) },
+  // Python's re: `$` also matches before a final newline.
+  'nm-trailing-newline-accepted': { e164: (number, next) => next(number.replace(/\n$/, '')) },
+  'nm-e164-trimmed': { e164: (number, next) => next(number.trim()) },
+  'nm-unicode-digits': { e164: (number, next) => next(number.replace(/\p{Nd}/gu, asciiDigit)) },
+  // typeof === 'object': an array (and null) pass.
+  'calls-metadata-array-accepted': {
+    metadataProblem: (metadata) => (typeof metadata === 'object' ? undefined : 'metadata must be a JSON object'),
+  },
+  'calls-metadata-rejected': { metadataProblem: (metadata, next) => next(metadata) ?? 'metadata is not allowed' },
+  'calls-dialer-not-checked': { lacksDialer: () => false },
+  'calls-foreign-agent-accepted': { ownAgent: () => true },
+  'calls-unprovisioned-wrong-code': {
+    unprovisionedAgent: () => ({
+      status: 409,
+      error: 'account_not_provisioned',
+      message: 'no trunk is allocated to the account yet',
+    }),
+  },
+});
