@@ -11,7 +11,7 @@
  * error codes and their precedence), so every route validates by hand, and the one content-type
  * parser hands the raw body over as a string (auth first, then the body).
  *
- * Routes: /v1/… the API (./routes/, one plugin per endpoint, and ./api.ts) plus /v1/openapi.json and /v1/docs (./docs.ts);
+ * Routes: /v1/… the API (./routes/, one plugin per endpoint) plus /v1/openapi.json and /v1/docs (./docs.ts);
  * /oauth/token and /.well-known/oauth-authorization-server (./oauth.ts); /_control/… the test-control
  * protocol (./control-protocol.ts, bearer control token); /_reference/… faults, reset, fixtures (./control.ts).
  *
@@ -31,7 +31,6 @@ import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { limits } from '../contract/openapi.ts';
-import { registerApi } from './api.ts';
 import { createClock } from './clock.ts';
 import { randomBytes } from 'node:crypto';
 import { registerControl } from './control.ts';
@@ -51,6 +50,8 @@ import { agentsRoute } from './routes/agents.ts';
 import { balanceRoute } from './routes/balance.ts';
 import { callsRoute } from './routes/calls.ts';
 import { cdrsRoute } from './routes/cdrs.ts';
+import { hooksIdRoute } from './routes/hooks-id.ts';
+import { hooksRoute } from './routes/hooks.ts';
 import { meRoute } from './routes/me.ts';
 import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
@@ -269,8 +270,8 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   }
 
   const routeOptions: RouteOptions = { store, points };
-  for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute, callsRoute]) app.register(route, routeOptions);
-  registerApi(app, store, points);
+  for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute, callsRoute, hooksRoute, hooksIdRoute])
+    app.register(route, routeOptions);
   registerDocs(app, faults, points, () => `${origin}/v1`);
   registerOAuth(app, store, { authUrl: () => origin, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });
   const fixtures = (): ReferenceFixtures => ({

@@ -306,9 +306,6 @@ export class ReferenceStore {
       createdAt: this.clock.now(),
     };
     this.hooks.set(hook.id, hook);
-    if (this.faults.has('hooks-create-emits-event')) {
-      this.dispatcher.dispatch(hook, this.buildPayload(event as EventType, {}));
-    }
     return hook;
   }
 

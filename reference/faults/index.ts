@@ -10,6 +10,8 @@ import balance from './balance.ts';
 import calls from './calls.ts';
 import cdrs from './cdrs.ts';
 import errors from './errors.ts';
+import hooksId from './hooks-id.ts';
+import hooks from './hooks.ts';
 import jsonBody from './json-body.ts';
 import me from './me.ts';
 
@@ -22,4 +24,6 @@ export const faultBends: readonly Bend[] = [
   ...cdrs,
   ...agents,
   ...calls,
+  ...hooks,
+  ...hooksId,
 ];

@@ -4,9 +4,11 @@
  * registered, and follow the faults switched at run time.
  */
 import { describe, expect, it } from 'vitest';
-import { FaultSet } from '../../reference/faults.ts';
+import { faults as catalogue, FaultSet } from '../../reference/faults.ts';
+import { faultBends } from '../../reference/faults/index.ts';
 import { faultsAt, Points, site, variantsAt } from '../../reference/points.ts';
 import { VariantSet } from '../../reference/variants.ts';
+import { variantBends } from '../../reference/variants/index.ts';
 
 const counter = site('a test site', {
   double: (n: number): number => 2 * n,
@@ -43,5 +45,14 @@ describe('points', () => {
     expect(points.of(counter).double(1)).toBe(3);
     faults.disable(['me-wrong-status']);
     expect(points.of(counter).double(1)).toBe(2);
+  });
+
+  it("the reference's overrides name faults of the catalogue and points of their sites", () => {
+    const known = new Set(catalogue.map((fault) => fault.id));
+    for (const bend of [...faultBends, ...variantBends]) {
+      if ('fault' in bend.when) expect(known.has(bend.when.fault), bend.when.fault).toBe(true);
+      for (const name of Object.keys(bend.overrides))
+        expect(Object.keys(bend.site.defaults), `${bend.site.name}: ${name}`).toContain(name);
+    }
   });
 });

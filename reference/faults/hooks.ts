@@ -1,0 +1,57 @@
+/** Faults of POST /hooks (../routes/hooks.ts). ../faults.ts describes each. */
+import { limits } from '../../contract/openapi.ts';
+import { faultsAt } from '../points.ts';
+import { postHooks } from '../routes/hooks.ts';
+
+/** String() of a value given, null and absence kept. */
+const coerced = (value: unknown): unknown => (value === undefined || value === null ? value : String(value));
+
+export default faultsAt(postHooks, {
+  // A C string, cut at the first NUL.
+  'nm-nul-truncated': {
+    event: (value, next) => next(typeof value === 'string' ? value.split('\u0000')[0] : value),
+  },
+  'hooks-fields-coerced': {
+    event: (value, next) => next(coerced(value)),
+    targetUrl: (value, next) => next(coerced(value)),
+  },
+  'hooks-event-case-insensitive': {
+    event: (value, next) => {
+      const event = next(value);
+      return typeof event === 'string' ? event.trim().toLowerCase() : event;
+    },
+  },
+  'hooks-unknown-event-accepted': {
+    knownEvent: (event, next) => next(event) || (typeof event === 'string' && event.length > 0),
+  },
+  // The limit checked with > 513.
+  'hooks-target-length-off-by-one': { tooLong: (targetUrl) => targetUrl.length > limits.targetUrlMaxLength + 1 },
+  'hooks-long-target-accepted': { tooLong: () => false },
+  // An http URI passes as its https twin would.
+  'hooks-http-target-accepted': {
+    httpsUri: (targetUrl, next) =>
+      next(targetUrl) || (/^http:\/\//i.test(targetUrl) && next(`https${targetUrl.slice(4)}`)),
+  },
+  'hooks-target-scheme-prefix-only': { httpsUri: (targetUrl, next) => /^https:/i.test(targetUrl) || next(targetUrl) },
+  'hooks-target-scheme-case-sensitive': {
+    httpsUri: (targetUrl, next) => targetUrl.startsWith('https://') && next(targetUrl),
+  },
+  // "Idempotent": the same account, event and target get the active subscription back, secret included.
+  'nm-secret-given-twice': {
+    subscribe: (wanted, next) =>
+      [...wanted.store.hooks.values()].find(
+        (h) =>
+          h.accountId === wanted.account &&
+          h.event === wanted.event &&
+          h.targetUrl === wanted.targetUrl &&
+          h.status === 'active',
+      ) ?? next(wanted),
+  },
+  'hooks-create-emits-event': {
+    subscribe: (wanted, next) => {
+      const hook = next(wanted);
+      wanted.store.dispatcher.dispatch(hook, wanted.store.buildPayload(hook.event, {}));
+      return hook;
+    },
+  },
+});
