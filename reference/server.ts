@@ -36,13 +36,9 @@ import { randomBytes } from 'node:crypto';
 import { registerControl } from './control.ts';
 import { controlFaultSet } from './control-faults.ts';
 import { registerControlProtocol } from './control-protocol.ts';
-import { registerDocs } from './docs.ts';
 import { FaultSet } from './faults.ts';
 import { faultBends } from './faults/index.ts';
-import { sendError } from './http.ts';
-import { registerOAuth } from './oauth.ts';
 import { Points } from './points.ts';
-import { FixedWindowLimiter, SlidingWindowLimiter } from './ratelimit.ts';
 import { rewriteResponse, VariantSet } from './variants.ts';
 import type { FixtureTokenName } from './seed.ts';
 import { ReferenceStore } from './store.ts';
@@ -52,10 +48,13 @@ import { callsRoute } from './routes/calls.ts';
 import { cdrsRoute } from './routes/cdrs.ts';
 import { hooksIdRoute } from './routes/hooks-id.ts';
 import { hooksRoute } from './routes/hooks.ts';
+import { docsRoute } from './routes/docs.ts';
 import { meRoute } from './routes/me.ts';
+import { oauthRoute } from './routes/oauth.ts';
+import { registerRateLimit } from './routes/rate-limit.ts';
+import { notFound } from './routes/surface.ts';
 import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
-import { nearKnownPath } from './near-miss-faults.ts';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -122,45 +121,6 @@ export interface ReferenceServer {
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-/** nm-undeclared-method-html: what a framework's default 405 page looks like. */
-const HTML_405 =
-  '<!doctype html><html><head><title>405 Method Not Allowed</title></head><body>Not allowed</body></html>';
-
-/**
- * Answers a request off the /v1 surface: 405 with Allow on a known path, 404 elsewhere, both JSON
- * errors (the spec: all responses are JSON). The two near-miss faults answer as a framework's
- * default page would.
- */
-function notFound(faults: FaultSet, points: Points): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
-  return (request, reply) => {
-    const path = request.url.split('?', 1)[0]!;
-    const known = KNOWN_PATHS.find((p) => p.pattern.test(path));
-    if (known && faults.has('nm-undeclared-method-html'))
-      return reply.code(405).header('allow', known.allow).type('text/html; charset=utf-8').send(HTML_405);
-    const patterns = KNOWN_PATHS.map((p) => p.pattern);
-    if (!known && faults.has('nm-unknown-path-text') && nearKnownPath(path, patterns))
-      return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
-    if (known)
-      return reply
-        .code(405)
-        .header('allow', known.allow)
-        .send({
-          error: 'method_not_allowed',
-          message: `${request.method} is not allowed on ${path}; allowed: ${known.allow}`,
-        });
-    return sendError(reply, points, 404, 'not_found', `no such resource: ${request.method} ${path}`);
-  };
-}
-
-/** Paths of the /v1 surface and their methods, for 405 answers. */
-const KNOWN_PATHS: Array<{ pattern: RegExp; allow: string }> = [
-  { pattern: /^\/v1\/(me|balance|cdrs|agents|openapi\.json|docs)\/?$/, allow: 'GET, HEAD' },
-  { pattern: /^\/v1\/(calls|hooks)\/?$/, allow: 'POST' },
-  { pattern: /^\/v1\/hooks\/[^/]+\/?$/, allow: 'DELETE' },
-  { pattern: /^\/oauth\/token\/?$/, allow: 'POST' },
-  { pattern: /^\/\.well-known\/oauth-authorization-server\/?$/, allow: 'GET, HEAD' },
-];
-
 function validateOptions(options: ReferenceOptions): void {
   const int = (name: string, v: unknown, min: number) => {
     if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min))
@@ -202,14 +162,6 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     options.rateLimit === false
       ? undefined
       : (options.rateLimit ?? { perWindow: limits.requestsPerMinute, windowMs: 60_000 });
-  const limiter =
-    rate === undefined
-      ? undefined
-      : variants.has('rate-limit-fixed-window')
-        ? new FixedWindowLimiter(rate.perWindow, rate.windowMs)
-        : new SlidingWindowLimiter(rate.perWindow, rate.windowMs);
-  const limiterNow = rate?.now ?? Date.now;
-
   let origin = '';
   const controlToken = options.controlToken ?? `ctl_${randomBytes(18).toString('base64url')}`;
   const app: FastifyInstance = Fastify({
@@ -227,41 +179,8 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  // The client IP is the socket's remote address (no trustProxy: no header picks the bucket), so a
-  // client bound to 127.0.0.2 is another client than one on 127.0.0.1. The two faults key otherwise.
-  const rateKey = (request: FastifyRequest): string => {
-    if (faults.has('rate-limit-global')) return 'every client';
-    const forwarded = request.headers['x-forwarded-for'];
-    // nm-forwarded-for-trusted: the client's own X-Forwarded-For taken as its address.
-    if (faults.has('nm-forwarded-for-trusted') && typeof forwarded === 'string') return forwarded.split(',')[0]!.trim();
-    const ip = request.socket.remoteAddress ?? request.ip;
-    if (!faults.has('rate-limit-per-token')) return ip;
-    const bearer = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1];
-    return bearer === undefined ? `ip ${ip}` : `token ${bearer}`;
-  };
-  if (limiter) {
-    app.addHook('onRequest', (request, reply, done) => {
-      if (!request.url.startsWith('/v1') || faults.has('no-rate-limit')) return done();
-      const effective = faults.has('rate-limit-half') ? Math.max(1, Math.floor(limiter.limit / 2)) : limiter.limit;
-      const decision = limiter.check(rateKey(request), limiterNow(), effective);
-      if (variants.has('rate-limit-plain-429')) {
-        if (decision.allowed) return done();
-        reply.code(429).type('text/plain; charset=utf-8').send('Too Many Requests');
-        return;
-      }
-      reply.header('ratelimit-limit', decision.limit);
-      reply.header('ratelimit-remaining', decision.remaining);
-      reply.header('ratelimit-reset', decision.resetSeconds);
-      if (decision.allowed) return done();
-      reply.header('retry-after', decision.retryAfterSeconds);
-      reply.code(429).send({
-        error: 'rate_limited',
-        message:
-          `more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s from this address; ` +
-          `retry after ${decision.retryAfterSeconds} s`,
-      });
-    });
-  }
+  const limiter =
+    rate === undefined ? undefined : registerRateLimit(app, points, { ...rate, now: rate.now ?? Date.now });
 
   if (variants.list().length > 0) {
     app.addHook('onSend', (request, reply, payload, done) =>
@@ -269,11 +188,10 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     );
   }
 
-  const routeOptions: RouteOptions = { store, points };
-  for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute, callsRoute, hooksRoute, hooksIdRoute])
+  const routeOptions: RouteOptions = { store, points, origin: () => origin };
+  for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute, callsRoute, hooksRoute, hooksIdRoute, docsRoute])
     app.register(route, routeOptions);
-  registerDocs(app, faults, points, () => `${origin}/v1`);
-  registerOAuth(app, store, { authUrl: () => origin, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });
+  app.register(oauthRoute, { ...routeOptions, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });
   const fixtures = (): ReferenceFixtures => ({
     baseUrl: `${origin}/v1`,
     authUrl: origin,
@@ -291,7 +209,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
   registerControlProtocol(app, store, { token: controlToken, faults: controlFaults });
 
-  app.setNotFoundHandler(notFound(faults, points));
+  app.setNotFoundHandler(notFound(points));
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const status = error.statusCode ?? 500;

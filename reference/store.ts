@@ -1,7 +1,7 @@
 /**
  * The reference server's mutable world: the seeded state, webhook subscriptions, simulated
  * calls, control switches, and event emission through the webhook dispatcher. Routes
- * (./api.ts, ./oauth.ts, ./control.ts) read and change it; nothing here speaks HTTP.
+ * (./routes/, ./control.ts, ./control-protocol.ts) read and change it; nothing here speaks HTTP.
  *
  * Time is the virtual clock (./clock.ts) everywhere except the rate limiter: CDR windows'
  * "now", token expiry, last-used stamps, call progress and event timestamps. The variant

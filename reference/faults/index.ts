@@ -9,14 +9,20 @@ import authentication from './authentication.ts';
 import balance from './balance.ts';
 import calls from './calls.ts';
 import cdrs from './cdrs.ts';
+import docs from './docs.ts';
 import errors from './errors.ts';
 import hooksId from './hooks-id.ts';
 import hooks from './hooks.ts';
 import jsonBody from './json-body.ts';
 import me from './me.ts';
+import oauth from './oauth.ts';
+import rateLimit from './rate-limit.ts';
+import surface from './surface.ts';
 
 export const faultBends: readonly Bend[] = [
   ...errors,
+  ...surface,
+  ...rateLimit,
   ...authentication,
   ...jsonBody,
   ...me,
@@ -26,4 +32,6 @@ export const faultBends: readonly Bend[] = [
   ...calls,
   ...hooks,
   ...hooksId,
+  ...oauth,
+  ...docs,
 ];

@@ -7,4 +7,6 @@ export interface RouteOptions {
   readonly store: ReferenceStore;
   /** Its points as the faults and variants switched on bend them (../points.ts). */
   readonly points: Points;
+  /** The server's origin (http://host:port), known once it listens: {auth_url}, and {base_url} without /v1. */
+  readonly origin: () => string;
 }

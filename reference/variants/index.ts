@@ -3,5 +3,7 @@ import type { Bend } from '../points.ts';
 import authentication from './authentication.ts';
 import calls from './calls.ts';
 import cdrs from './cdrs.ts';
+import oauth from './oauth.ts';
+import rateLimit from './rate-limit.ts';
 
-export const variantBends: readonly Bend[] = [...authentication, ...cdrs, ...calls];
+export const variantBends: readonly Bend[] = [...rateLimit, ...authentication, ...cdrs, ...calls, ...oauth];

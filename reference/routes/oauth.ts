@@ -23,10 +23,11 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { scopes as allScopes } from '../contract/openapi.ts';
-import type { ReferenceStore } from './store.ts';
+import { scopes as allScopes } from '../../contract/openapi.ts';
+import { site } from '../points.ts';
+import type { RouteOptions } from './options.ts';
 
-function safeEqual(a: string, b: string): boolean {
+export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
@@ -58,29 +59,50 @@ function decodeBasic(header: string): { id: string; secret: string } | undefined
   }
 }
 
-export function registerOAuth(
+/** A token request's scopes: those it asks for, and those the client is registered for. */
+export interface ScopeRequest {
+  readonly asked: readonly string[];
+  readonly registered: readonly string[];
+}
+
+/** What a token request is granted: the scopes the answer names, those of the token, whether `scope` is said. */
+export type Grant =
+  | { readonly granted: readonly string[]; readonly minted: readonly string[]; readonly sayScope: boolean }
+  | { readonly invalidScope: string };
+
+export const oauth = site('OAuth', {
+  /** The client authentication methods of the token endpoint: HTTP Basic, or the body's id and secret. */
+  authMethods: (): readonly string[] => ['client_secret_basic', 'client_secret_post'],
+  /** The metadata of RFC 8414 at {auth_url}/.well-known/oauth-authorization-server. */
+  metadata: ({ issuer, authMethods }: { issuer: string; authMethods: readonly string[] }): Record<string, unknown> => ({
+    issuer,
+    token_endpoint: `${issuer}/oauth/token`,
+    grant_types_supported: ['client_credentials'],
+    token_endpoint_auth_methods_supported: authMethods,
+    scopes_supported: allScopes,
+    response_types_supported: [],
+  }),
+  secretMatches: ({ given, registered }: { given: string; registered: string }): boolean =>
+    safeEqual(given, registered),
+  /** A scope asked for beyond the client's registration is refused with invalid_scope; otherwise granted as asked. */
+  grant: ({ asked, registered }: ScopeRequest): Grant => {
+    const unknown = asked.filter((s) => !registered.includes(s));
+    if (unknown.length > 0) return { invalidScope: `scope not allowed for this client: ${unknown.join(' ')}` };
+    return { granted: asked, minted: asked, sayScope: true };
+  },
+});
+
+export async function oauthRoute(
   app: FastifyInstance,
-  store: ReferenceStore,
-  options: { authUrl: () => string; tokenLifetimeSeconds: number },
-): void {
+  { store, points, origin, tokenLifetimeSeconds }: RouteOptions & { tokenLifetimeSeconds: number },
+): Promise<void> {
   app.get('/.well-known/oauth-authorization-server', (_request, reply) => {
-    const issuer = options.authUrl();
-    return reply.send({
-      issuer,
-      // oauth-metadata-token-endpoint-elsewhere: a framework's default path, not the one served.
-      token_endpoint: store.faults.has('oauth-metadata-token-endpoint-elsewhere')
-        ? `${issuer}/token`
-        : `${issuer}/oauth/token`,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: store.variants.has('oauth-basic-only')
-        ? ['client_secret_basic']
-        : ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: allScopes,
-      response_types_supported: [],
-    });
+    const at = points.of(oauth);
+    return reply.send(at.metadata({ issuer: origin(), authMethods: at.authMethods() }));
   });
 
   app.post('/oauth/token', (request, reply) => {
+    const at = points.of(oauth);
     const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
     if (type !== 'application/x-www-form-urlencoded') {
       return oauthError(reply, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
@@ -100,66 +122,43 @@ export function registerOAuth(
     }
     let credentials: { id: string; secret: string } | undefined;
     if (usedBasic) credentials = decodeBasic(authorization);
-    // oauth-basic-only (a conformant variant): body credentials are not a method this server has.
-    else if (bodyId !== null && bodySecret !== null && !store.variants.has('oauth-basic-only'))
+    else if (bodyId !== null && bodySecret !== null && at.authMethods().includes('client_secret_post'))
       credentials = { id: bodyId, secret: bodySecret };
     const client = store.state.oauthClient;
     const clientOk =
       credentials !== undefined &&
       safeEqual(credentials.id, client.clientId) &&
-      (safeEqual(credentials.secret, client.clientSecret) || store.faults.has('oauth-bad-secret-accepted'));
+      at.secretMatches({ given: credentials.secret, registered: client.clientSecret });
     if (!clientOk)
       return oauthError(reply, 401, 'invalid_client', 'client authentication failed', usedBasic || bodyId === null);
 
-    const grant = params.get('grant_type');
-    if (grant === null || grant === '') return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
-    if (grant !== 'client_credentials')
+    const grantType = params.get('grant_type');
+    if (grantType === null || grantType === '')
+      return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
+    if (grantType !== 'client_credentials')
       return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
 
-    let granted: readonly string[] = client.scopes;
-    let minted = granted;
-    let sayScope = true;
+    let grant: Grant = { granted: client.scopes, minted: client.scopes, sayScope: true };
     const scopeParam = params.get('scope');
     if (scopeParam !== null) {
       const asked = [...new Set(scopeParam.split(' ').filter((s) => s !== ''))];
       if (asked.length === 0) return oauthError(reply, 400, 'invalid_scope', 'scope is empty');
-      // oauth-token-widened: a requested scope is checked against every scope the service knows,
-      // not against the client's registration.
-      const allowed = store.faults.has('oauth-token-widened') ? allScopes : client.scopes;
-      const registeredAsked = asked.filter((s) => client.scopes.includes(s));
-      if (store.variants.has('oauth-scope-narrowed') || store.faults.has('oauth-narrowed-answer-wide-token')) {
-        // RFC 6749 §3.3: the request narrowed to the registration, said in `scope`.
-        if (registeredAsked.length === 0)
-          return oauthError(reply, 400, 'invalid_scope', `scope not allowed for this client: ${asked.join(' ')}`);
-        granted = registeredAsked;
-        // oauth-narrowed-answer-wide-token: the answer is built from the narrowed list, the token
-        // from the request as it came (every scope the service knows).
-        minted = store.faults.has('oauth-narrowed-answer-wide-token')
-          ? asked.filter((s) => allScopes.includes(s))
-          : granted;
-      } else {
-        const unknown = asked.filter((s) => !allowed.includes(s));
-        if (unknown.length > 0)
-          return oauthError(reply, 400, 'invalid_scope', `scope not allowed for this client: ${unknown.join(' ')}`);
-        granted = minted = asked;
-      }
-      // RFC 6749 §5.1: scope is optional when it is exactly the one requested.
-      sayScope = !(store.variants.has('oauth-scope-narrowed') && granted.length === asked.length);
+      grant = at.grant({ asked, registered: client.scopes });
     }
-    const lifetime = options.tokenLifetimeSeconds;
+    if ('invalidScope' in grant) return oauthError(reply, 400, 'invalid_scope', grant.invalidScope);
     const token = store.mintToken(
       client.account,
-      minted,
+      grant.minted,
       'oauth',
       `oauth:${client.clientId}`,
-      store.tokenNow() + lifetime * 1000,
+      store.tokenNow() + tokenLifetimeSeconds * 1000,
     );
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return reply.send({
       access_token: token,
       token_type: 'Bearer',
-      expires_in: lifetime,
-      ...(sayScope ? { scope: granted.join(' ') } : {}),
+      expires_in: tokenLifetimeSeconds,
+      ...(grant.sayScope ? { scope: grant.granted.join(' ') } : {}),
     });
   });
 }

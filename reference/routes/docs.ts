@@ -11,10 +11,10 @@ import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { openapi } from '../contract/openapi.ts';
-import type { FaultSet } from './faults.ts';
-import { sendError } from './http.ts';
-import type { Points } from './points.ts';
+import { openapi } from '../../contract/openapi.ts';
+import { sendError } from '../http.ts';
+import { site } from '../points.ts';
+import type { RouteOptions } from './options.ts';
 
 const require = createRequire(import.meta.url);
 // Only the path helper: the package's index.js would load (and parse) the 1.5 MB browser
@@ -58,43 +58,50 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-export function servedDocument(baseUrl: string, removeOperation: boolean): Record<string, unknown> {
+/** openapi.json with `servers` set to the live base URL. */
+export function servedDocument(baseUrl: string): Record<string, unknown> & {
+  paths: Record<string, Record<string, unknown>>;
+} {
   const doc = structuredClone(openapi) as unknown as Record<string, unknown> & {
     paths: Record<string, Record<string, unknown>>;
   };
   doc.servers = [{ url: baseUrl, description: 'This reference server.' }];
-  if (removeOperation) {
-    const item = doc.paths['/hooks/{id}'];
-    if (item) delete item.delete;
-    if (item && Object.keys(item).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).length === 0)
-      delete doc.paths['/hooks/{id}'];
-  }
   return doc;
 }
 
-export function registerDocs(app: FastifyInstance, faults: FaultSet, points: Points, baseUrl: () => string): void {
-  const cache = new Map<string, string>();
+export const docs = site('docs', {
+  /** The description served at {base_url}/openapi.json. */
+  document: (baseUrl: string): ReturnType<typeof servedDocument> => servedDocument(baseUrl),
+  /** Whether {base_url}/docs (and its assets) are served. */
+  served: (): boolean => true,
+});
+
+export async function docsRoute(app: FastifyInstance, { points, origin }: RouteOptions): Promise<void> {
+  /** The text of each document served, by the function that made it and the base URL. */
+  const texts = new WeakMap<object, Map<string, string>>();
   const assetCache = new Map<string, Buffer>();
 
   app.get('/v1/openapi.json', (_request, reply) => {
-    const removed = faults.has('openapi-removed-operation');
-    const key = `${baseUrl()}|${removed}`;
-    let text = cache.get(key);
+    const { document } = points.of(docs);
+    const baseUrl = `${origin()}/v1`;
+    const cache = texts.get(document) ?? new Map<string, string>();
+    texts.set(document, cache);
+    let text = cache.get(baseUrl);
     if (text === undefined) {
-      text = JSON.stringify(servedDocument(baseUrl(), removed));
-      cache.set(key, text);
+      text = JSON.stringify(document(baseUrl));
+      cache.set(baseUrl, text);
     }
     return reply.type('application/json; charset=utf-8').send(text);
   });
 
   app.get('/v1/docs', (_request, reply) => {
-    if (faults.has('docs-missing')) return sendError(reply, points, 404, 'not_found', 'no such resource');
+    if (!points.of(docs).served()) return sendError(reply, points, 404, 'not_found', 'no such resource');
     return reply.type('text/html; charset=utf-8').send(PAGE);
   });
 
   app.get<{ Params: { name: string } }>('/v1/docs/assets/:name', (request, reply) => {
     const name = request.params.name;
-    if (faults.has('docs-missing')) return sendError(reply, points, 404, 'not_found', 'no such resource');
+    if (!points.of(docs).served()) return sendError(reply, points, 404, 'not_found', 'no such resource');
     if (name === 'init.js') return reply.type('application/javascript; charset=utf-8').send(INIT_JS);
     const type = ASSETS[name];
     if (type === undefined) return sendError(reply, points, 404, 'not_found', 'no such asset');
