@@ -65,6 +65,9 @@ export function variantsAt<T extends Table>(
   }));
 }
 
+/** The points with nothing switched on: every site's defaults. */
+export const conformant: Pick<Points, 'of'> = { of: <T extends Table>(at: Site<T>): T => at.defaults };
+
 /**
  * The points of every site as the switches on make them behave. Faults change at run time, so a
  * route asks for its site's points on every request; the table is rebuilt only when the faults

@@ -154,6 +154,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     clock,
     faults,
     variants,
+    points,
     callDurationMs: options.callDurationMs ?? 300,
     ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),

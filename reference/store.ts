@@ -20,6 +20,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventType } from '../contract/openapi.ts';
 import type { Clock } from './clock.ts';
 import type { FaultSet } from './faults.ts';
+import { conformant, site, type Points } from './points.ts';
 import { VariantSet } from './variants.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import type { Dispatcher, Subscription } from './webhooks/dispatcher.ts';
@@ -51,10 +52,28 @@ export interface StoreOptions {
   faults: FaultSet;
   /** Conformant variants (./variants.ts); none by default. */
   variants?: VariantSet;
+  /** The points of ./calls and events as the faults bend them (./points.ts); conformant by default. */
+  points?: Pick<Points, 'of'>;
   callDurationMs: number;
   trustedCaPem?: string[];
   deliveryTimeoutMs?: number;
 }
+
+/** Where faults bend the simulated calls and the events: ./faults/events.ts. */
+export const events = site('calls and events', {
+  /** A new call's id: a UUID. */
+  callId: (): string => randomUUID(),
+  /** The callId of a call's call.ended: the one POST /calls returned. */
+  endedCallId: (callId: string): string => callId,
+  /** A new event's id: a UUID of its own. */
+  eventId: (store: ReferenceStore): string => randomUUID(),
+  /** An event's payload as built: the base fields, the kind's own, the fields given. */
+  payload: (payload: Record<string, unknown>): Record<string, unknown> => payload,
+  /** A subscription receives the events of its own kind. */
+  subscribed: ({ hook, event }: { hook: Subscription; event: EventType }): boolean => hook.event === event,
+  /** Only an active subscription receives anything. */
+  live: (hook: Subscription): boolean => hook.status === 'active',
+});
 
 /** The backoff of the variant webhook-backoff-slow-start (./variants.ts): 12 min, then × 1.5. */
 const SLOW_START_BACKOFF = { firstIntervalMs: 12 * 60_000, factor: 1.5 };
@@ -68,6 +87,7 @@ export class ReferenceStore {
   readonly clock: Clock;
   readonly faults: FaultSet;
   readonly variants: VariantSet;
+  readonly points: Pick<Points, 'of'>;
   state: SeededState;
   hooks = new Map<string, Subscription>();
   calls = new Map<string, CallRecord>();
@@ -79,14 +99,13 @@ export class ReferenceStore {
   readonly #realTimers = new Set<ReturnType<typeof setTimeout>>();
   /** When each call in progress ends: on the virtual clock, or (control-real-time-stamps) real time. */
   readonly #callEnds = new Map<string, { real: boolean; at: number }>();
-  /** For the event-id-reused fault: the one eventId every event then carries. */
-  readonly #stuckEventId = randomUUID();
 
   constructor(options: StoreOptions) {
     this.options = options;
     this.clock = options.clock;
     this.faults = options.faults;
     this.variants = options.variants ?? new VariantSet();
+    this.points = options.points ?? conformant;
     this.state = createSeededState(options.seed, this.clock.now());
     this.dispatcher = this.#newDispatcher();
   }
@@ -94,8 +113,7 @@ export class ReferenceStore {
   #newDispatcher(): Dispatcher {
     return createDispatcher({
       clock: this.clock,
-      faults: this.faults,
-      variants: this.variants,
+      points: this.points,
       ...(this.variants.has('webhook-backoff-slow-start') ? { backoff: SLOW_START_BACKOFF } : {}),
       ...(this.options.trustedCaPem !== undefined ? { trustedCaPem: this.options.trustedCaPem } : {}),
       ...(this.options.deliveryTimeoutMs !== undefined ? { timeoutMs: this.options.deliveryTimeoutMs } : {}),
@@ -226,7 +244,8 @@ export class ReferenceStore {
 
   /** Starts the simulated call: ringing, answered, ended after callDurationMs, then a CDR and call.ended. */
   originate(account: AccountName, agent: AgentRecord, toNumber: string): CallRecord {
-    const callId = this.faults.has('calls-callid-not-uuid') ? String(Math.floor(Math.random() * 1e12)) : randomUUID();
+    const at = this.points.of(events);
+    const callId = at.callId();
     const t0 = this.clock.now();
     const call: CallRecord = {
       callId,
@@ -279,7 +298,7 @@ export class ReferenceStore {
       });
       acct.balance = Math.round((acct.balance - cents / 100) * 100) / 100;
       this.emit(account, 'call.ended', {
-        callId: this.faults.has('calls-correlation-broken') ? randomUUID() : callId,
+        callId: this.points.of(events).endedCallId(callId),
         phone: toNumber,
         dispositionCode: 'ANSWERED',
         actor: 'ai',
@@ -311,9 +330,10 @@ export class ReferenceStore {
 
   /** A full payload of `event`, defaults overridden by `fields`. */
   buildPayload(event: EventType, fields: Record<string, unknown>): Record<string, unknown> {
+    const at = this.points.of(events);
     const base: Record<string, unknown> = {
       event,
-      eventId: this.faults.has('event-id-reused') ? this.#stuckEventId : randomUUID(),
+      eventId: at.eventId(this),
       occurredAt: this.nowIso(),
       callId: randomUUID(),
       contactId: `ct_${randomBytes(6).toString('hex')}`,
@@ -329,11 +349,7 @@ export class ReferenceStore {
           : event === 'disposition.set'
             ? { terminal: true, triggersDnc: false }
             : {};
-    const payload: Record<string, unknown> = { ...base, ...extra, ...fields, event };
-    // nm-event-id-per-call: the id of the call taken for the id of the event.
-    if (this.faults.has('nm-event-id-per-call')) payload.eventId = payload.callId;
-    if (event === 'call.ended' && this.faults.has('event-missing-field')) delete payload.durationSec;
-    return payload;
+    return at.payload({ ...base, ...extra, ...fields, event });
   }
 
   /**
@@ -364,8 +380,7 @@ export class ReferenceStore {
 
   #deliver(account: AccountName, payload: Record<string, unknown>): { eventId: string; deliveries: number } {
     const event = payload.event as EventType;
-    const anyKind = this.faults.has('hooks-wrong-event-delivered');
-    const afterDelete = this.faults.has('delivery-after-delete');
+    const at = this.points.of(events);
     let deliveries = 0;
     // control-emitted-call-records: the call an emitted event speaks of gets a record (an ended call).
     const callId = payload.callId;
@@ -385,9 +400,7 @@ export class ReferenceStore {
     }
     for (const hook of this.hooks.values()) {
       if (hook.accountId !== account) continue;
-      if (!anyKind && hook.event !== event) continue;
-      const live = hook.status === 'active' || (afterDelete && hook.disabledReason === 'deleted');
-      if (!live) continue;
+      if (!at.subscribed({ hook, event }) || !at.live(hook)) continue;
       this.dispatcher.dispatch(hook, payload);
       deliveries++;
     }

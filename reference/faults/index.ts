@@ -9,8 +9,10 @@ import authentication from './authentication.ts';
 import balance from './balance.ts';
 import calls from './calls.ts';
 import cdrs from './cdrs.ts';
+import delivery from './delivery.ts';
 import docs from './docs.ts';
 import errors from './errors.ts';
+import events from './events.ts';
 import hooksId from './hooks-id.ts';
 import hooks from './hooks.ts';
 import jsonBody from './json-body.ts';
@@ -34,4 +36,6 @@ export const faultBends: readonly Bend[] = [
   ...hooksId,
   ...oauth,
   ...docs,
+  ...events,
+  ...delivery,
 ];

@@ -3,7 +3,15 @@ import type { Bend } from '../points.ts';
 import authentication from './authentication.ts';
 import calls from './calls.ts';
 import cdrs from './cdrs.ts';
+import delivery from './delivery.ts';
 import oauth from './oauth.ts';
 import rateLimit from './rate-limit.ts';
 
-export const variantBends: readonly Bend[] = [...rateLimit, ...authentication, ...cdrs, ...calls, ...oauth];
+export const variantBends: readonly Bend[] = [
+  ...rateLimit,
+  ...authentication,
+  ...cdrs,
+  ...calls,
+  ...oauth,
+  ...delivery,
+];

@@ -67,26 +67,18 @@
  * `disabled` on the same object and the dispatcher sees it before the next attempt. Records
  * returned by dispatch() and deliveries() are live views: read them, don't write them.
  *
- * Faults (reference/faults.ts lists them; each is checked at its point of deviation):
- *   signature-without-timestamp  HMAC over the raw body only, still formatted t=…,v1=…
- *   signature-wrong-key          HMAC keyed with the secret minus its `whsec_` prefix
- *   retry-after-4xx              a 4xx is retried like a 5xx
- *   no-retry-after-5xx           a 5xx or a timeout is a permanent failure (connection errors
- *                                are still retried)
- *   no-auto-disable              the subscription is never disabled
- *   auto-disable-early           disabled after half the limit (5) consecutive failures
- *   backoff-constant             every interval is firstIntervalMs
- *   retries-new-event-id         every retry carries a fresh eventId (body differs per attempt)
- *   delivery-after-delete        disabled subscriptions still get attempts and retries
- *   nm-failure-counter-not-reset a 2xx leaves the consecutive-failure count where it was
+ * Faults (reference/faults.ts describes them) override the points of `delivery` below, in
+ * reference/faults/delivery.ts: the signature, the retry decision, the auto-disable threshold, the
+ * backoff, the body of a retry, whether a disabled subscription is blocked, and the counter reset.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import { limits } from '../../contract/openapi.ts';
 import type { EventType } from '../../contract/openapi.ts';
 import { SIGNATURE_HEADER, signPayload } from '../../contract/signature.ts';
 import type { Clock } from '../clock.ts';
+import { conformant, site, type Points } from '../points.ts';
 
 export interface Subscription {
   id: string;
@@ -152,9 +144,8 @@ export interface BackoffOptions {
 
 export interface DispatcherOptions {
   clock: Clock;
-  faults: { has(id: string): boolean };
-  /** Conformant variants (../variants.ts): control-virtual-clock-signing signs with the virtual clock. */
-  variants?: { has(id: string): boolean };
+  /** The points of `delivery` as faults and variants bend them (../points.ts); conformant by default. */
+  points?: Pick<Points, 'of'>;
   /** PEM CA certificates trusted for https targets; nothing else is trusted. */
   trustedCaPem?: string[];
   /** Real ms per attempt; default DEFAULT_TIMEOUT_MS. */
@@ -208,20 +199,30 @@ const RESPONSE_DUMP_LIMIT = 64 * 1024;
 /** Bound on idle()'s waiting rounds (each waits for in-flight attempts or a due timer). */
 const IDLE_MAX_ROUNDS = 10_000;
 
-/** The fault ids this module implements (reference/faults.ts describes them). */
-export const DISPATCHER_FAULT_IDS = [
-  'signature-without-timestamp',
-  'signature-wrong-key',
-  'retry-after-4xx',
-  'no-retry-after-5xx',
-  'no-auto-disable',
-  'auto-disable-early',
-  'backoff-constant',
-  'retries-new-event-id',
-  'delivery-after-delete',
-  'nm-failure-counter-not-reset',
-] as const;
-export type DispatcherFaultId = (typeof DISPATCHER_FAULT_IDS)[number];
+const is4xx = (outcome: AttemptOutcome): boolean =>
+  outcome.kind === 'status' && outcome.status >= 400 && outcome.status < 500;
+
+/** Where faults and variants bend webhook delivery (reference/faults/delivery.ts). */
+export const delivery = site('webhook delivery', {
+  /** X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of `t.` + raw body, keyed with the secret>. */
+  signature: ({ secret, seconds, body }: { secret: string; seconds: number; body: string }): string =>
+    signPayload(secret, seconds, body),
+  /** The instant whose unix seconds sign an attempt: the wall clock at sending. */
+  signedAt: ({ wall }: { virtual: number; wall: number }): number => wall,
+  /** The body of an attempt: the same on every attempt (one event, one eventId). */
+  body: ({ body }: { attempt: number; payload: Record<string, unknown>; body: string }): string => body,
+  /** Whether a failed attempt is retried: a 4xx is permanent; 5xx, timeout, connection error, 1xx/3xx are not. */
+  retried: (outcome: AttemptOutcome): boolean => !is4xx(outcome),
+  /** The consecutive failures that disable a subscription. */
+  disableAfter: (): number => AUTO_DISABLE_AFTER,
+  /** Interval k (1-based) between attempt k and k+1: exponential. */
+  interval: ({ k, backoff }: { k: number; backoff: BackoffOptions }): number =>
+    backoff.firstIntervalMs * backoff.factor ** (k - 1),
+  /** A disabled subscription gets nothing. */
+  blocked: (subscription: Subscription): boolean => subscription.status === 'disabled',
+  /** A 2xx resets the consecutive-failure counter. */
+  successResets: (): boolean => true,
+});
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -274,7 +275,9 @@ function describeError(e: unknown): { timeout: boolean; message: string } {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { clock, faults } = options;
+  const { clock } = options;
+  const points = options.points ?? conformant;
+  const at = () => points.of(delivery);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs < 1)
     throw new RangeError('timeoutMs must be a finite number >= 1 (real ms)');
@@ -293,16 +296,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const records = new Map<string, Internal>();
   let finishedCount = 0;
   let closed = false;
-
-  function disableAfter(): number {
-    return faults.has('auto-disable-early') ? Math.floor(AUTO_DISABLE_AFTER / 2) : AUTO_DISABLE_AFTER;
-  }
-
-  /** Interval k (1-based) between attempt k and k+1. */
-  function interval(k: number): number {
-    if (faults.has('backoff-constant')) return backoff.firstIntervalMs;
-    return backoff.firstIntervalMs * backoff.factor ** (k - 1);
-  }
 
   function finish(d: Internal, state: Exclude<DeliveryState, 'pending'>): void {
     if (d.timer !== undefined) clock.clearTimer(d.timer);
@@ -325,9 +318,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  /** A disabled subscription gets nothing, unless the delivery-after-delete fault is on. */
   function blockedByStatus(sub: Subscription): boolean {
-    return sub.status === 'disabled' && !faults.has('delivery-after-delete');
+    return at().blocked(sub);
   }
 
   /** Ends the waiting retries of `sub`'s other deliveries; `current` decides for itself. */
@@ -343,27 +335,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function recordFailure(d: Internal): void {
     const sub = d.subscription;
     sub.consecutiveFailures++;
-    if (sub.status === 'active' && !faults.has('no-auto-disable') && sub.consecutiveFailures >= disableAfter()) {
+    if (sub.status === 'active' && sub.consecutiveFailures >= at().disableAfter()) {
       sub.status = 'disabled';
       sub.disabledReason = 'auto_disabled';
       abandonPendingOf(sub, d);
     }
-  }
-
-  function signatureFor(secret: string, wallSeconds: number, body: string): string {
-    if (faults.has('signature-without-timestamp')) {
-      // Deliberate deviation: the signed input lacks `t.`; the header still looks right.
-      return `t=${wallSeconds},v1=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
-    }
-    const key = faults.has('signature-wrong-key') ? secret.replace(/^whsec_/, '') : secret;
-    return signPayload(key, wallSeconds, body);
-  }
-
-  function bodyForAttempt(d: Internal, attempt: number): string {
-    if (attempt > 1 && faults.has('retries-new-event-id')) {
-      return JSON.stringify({ ...d.record.payload, eventId: randomUUID() });
-    }
-    return d.body;
   }
 
   function runAttempt(d: Internal): void {
@@ -388,12 +364,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     const attempt = d.record.attempts.length + 1;
     const wallAt = Date.now();
-    const body = bodyForAttempt(d, attempt);
-    const signedAt = options.variants?.has('control-virtual-clock-signing') === true ? at : wallAt;
+    const point = points.of(delivery);
+    const body = point.body({ attempt, payload: d.record.payload, body: d.body });
+    const seconds = Math.floor(point.signedAt({ virtual: at, wall: wallAt }) / 1000);
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signatureFor(sub.secret, Math.floor(signedAt / 1000), body),
+      [SIGNATURE_HEADER]: point.signature({ secret: sub.secret, seconds, body }),
     };
     const abort = new AbortController();
     const started = performance.now();
@@ -436,18 +413,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function settle(d: Internal, outcome: AttemptOutcome): void {
     const sub = d.subscription;
     if (outcome.kind === 'status' && outcome.status >= 200 && outcome.status < 300) {
-      if (!faults.has('nm-failure-counter-not-reset')) sub.consecutiveFailures = 0;
+      if (at().successResets()) sub.consecutiveFailures = 0;
       finish(d, 'delivered');
       return;
     }
-    let retry: boolean;
-    if (outcome.kind === 'status' && outcome.status >= 400 && outcome.status < 500) {
-      retry = faults.has('retry-after-4xx');
-    } else if ((outcome.kind === 'status' && outcome.status >= 500) || outcome.kind === 'timeout') {
-      retry = !faults.has('no-retry-after-5xx');
-    } else {
-      retry = true; // connection error, 1xx, 3xx
-    }
+    const retry = at().retried(outcome);
     recordFailure(d);
     if (isTerminal(d.record.state)) return;
     if (!retry) {
@@ -464,7 +434,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const first = d.firstAttemptAt as number;
     let nextAt = first;
-    for (let k = 1; k <= d.record.attempts.length; k++) nextAt += interval(k);
+    for (let k = 1; k <= d.record.attempts.length; k++) nextAt += at().interval({ k, backoff });
     if (nextAt - first > RETRY_HORIZON_MS) {
       finish(d, 'gave_up');
       return;

@@ -22,8 +22,7 @@ const LONGER_TODAY: Readonly<Record<string, number>> = {
   'reference/control-protocol.ts registerControlProtocol': 329,
   'reference/control.ts registerControl': 188,
   'reference/seed.ts createSeededState': 153,
-  'reference/server.ts startReferenceServer': 162,
-  'reference/webhooks/dispatcher.ts createDispatcher': 280,
+  'reference/webhooks/dispatcher.ts createDispatcher': 249,
 };
 
 /** The files whose `describe` blocks are exempt: the checks and the properties. */

@@ -13,12 +13,15 @@ import { generateTlsMaterial, startReceiver } from '../../harness/webhooks/recei
 import type { Delivery, Receiver, ResponsePlan } from '../../harness/webhooks/receiver.ts';
 import { createClock } from '../../reference/clock.ts';
 import type { Clock } from '../../reference/clock.ts';
-import { faults as faultCatalogue } from '../../reference/faults.ts';
+import { faults as faultCatalogue, FaultSet } from '../../reference/faults.ts';
+import { DISPATCHER_FAULT_IDS } from '../../reference/faults/delivery.ts';
+import { faultBends } from '../../reference/faults/index.ts';
+import { Points } from '../../reference/points.ts';
+import { VariantSet } from '../../reference/variants.ts';
 import {
   AUTO_DISABLE_AFTER,
   createDispatcher,
   DEFAULT_BACKOFF,
-  DISPATCHER_FAULT_IDS,
   DEFAULT_TIMEOUT_MS,
   RETRY_HORIZON_MS,
   runningTimeDeadline,
@@ -55,25 +58,15 @@ afterEach(async () => {
   await Promise.all(extraReceivers.splice(0).map((r) => r.close()));
 });
 
-class Faults {
-  readonly on: Set<string>;
-  constructor(...ids: string[]) {
-    this.on = new Set(ids);
-  }
-  has(id: string): boolean {
-    return this.on.has(id);
-  }
-}
-
 function setup(
-  options: { scale?: number; faults?: string[] } & Partial<Omit<DispatcherOptions, 'clock' | 'faults'>> = {},
+  options: { scale?: number; faults?: string[] } & Partial<Omit<DispatcherOptions, 'clock' | 'points'>> = {},
 ): { clock: Clock; dispatcher: Dispatcher } {
   const { scale, faults, ...rest } = options;
   const clock = createClock({ scale: scale ?? 1000 });
   clocks.push(clock);
   const dispatcher = createDispatcher({
     clock,
-    faults: new Faults(...(faults ?? [])),
+    points: new Points(faultBends, new FaultSet(faults), new VariantSet()),
     trustedCaPem: [tls.caCertPem],
     ...rest,
   });

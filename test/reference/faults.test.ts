@@ -12,7 +12,7 @@ import type { FaultId } from '../../reference/faults.ts';
 import { isRequirementId } from '../../requirements/catalogue.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
-import { DISPATCHER_FAULT_IDS } from '../../reference/webhooks/dispatcher.ts';
+import { DISPATCHER_FAULT_IDS } from '../../reference/faults/delivery.ts';
 import { rawExchange } from '../../harness/http/raw.ts';
 import { parseRaw } from '../../operators/framing.ts';
 import { api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
