@@ -15,6 +15,7 @@
  *
  * and that module's list is in ./faults/index.ts. Variants do the same with variantsAt.
  */
+import type { ControlFaultId } from './control-faults.ts';
 import type { FaultId, FaultSet } from './faults.ts';
 import type { VariantId, VariantSet } from './variants.ts';
 
@@ -37,9 +38,12 @@ export function site<T extends Table>(name: string, defaults: T): Site<T> {
 export type Override<P extends Point> = (input: Parameters<P>[0], next: P) => ReturnType<P>;
 export type Overrides<T extends Table> = { readonly [K in keyof T]?: Override<T[K]> };
 
-/** One switch's overrides of one site. */
+/** One switch's overrides of one site: a fault's, a variant's, or a fault of the test-control endpoint's. */
 export interface Bend {
-  readonly when: { readonly fault: FaultId } | { readonly variant: VariantId };
+  readonly when:
+    | { readonly fault: FaultId }
+    | { readonly variant: VariantId }
+    | { readonly controlFault: ControlFaultId };
   readonly site: Site<Table>;
   readonly overrides: Overrides<Table>;
 }
@@ -65,6 +69,18 @@ export function variantsAt<T extends Table>(
   }));
 }
 
+/** The overrides of `site` by fault id of the test-control endpoint (./control-faults.ts). */
+export function controlFaultsAt<T extends Table>(
+  at: Site<T>,
+  byFault: { readonly [id in ControlFaultId]?: Overrides<T> },
+): Bend[] {
+  return Object.entries(byFault).map(([controlFault, overrides]) => ({
+    when: { controlFault: controlFault as ControlFaultId },
+    site: at as unknown as Site<Table>,
+    overrides: overrides as Overrides<Table>,
+  }));
+}
+
 /** The points with nothing switched on: every site's defaults. */
 export const conformant: Pick<Points, 'of'> = { of: <T extends Table>(at: Site<T>): T => at.defaults };
 
@@ -77,14 +93,21 @@ export class Points {
   readonly #bends: ReadonlyMap<Site<Table>, readonly Bend[]>;
   readonly #faults: FaultSet;
   readonly #variants: VariantSet;
+  readonly #controlFaults: ReadonlySet<ControlFaultId>;
   readonly #built = new Map<Site<Table>, { version: number; table: Table }>();
 
-  constructor(bends: readonly Bend[], faults: FaultSet, variants: VariantSet) {
+  constructor(
+    bends: readonly Bend[],
+    faults: FaultSet,
+    variants: VariantSet,
+    controlFaults: ReadonlySet<ControlFaultId> = new Set(),
+  ) {
     const bySite = new Map<Site<Table>, Bend[]>();
     for (const bend of bends) bySite.set(bend.site, [...(bySite.get(bend.site) ?? []), bend]);
     this.#bends = bySite;
     this.#faults = faults;
     this.#variants = variants;
+    this.#controlFaults = controlFaults;
   }
 
   of<T extends Table>(at: Site<T>): T {
@@ -99,7 +122,9 @@ export class Points {
   }
 
   #on(bend: Bend): boolean {
-    return 'fault' in bend.when ? this.#faults.has(bend.when.fault) : this.#variants.has(bend.when.variant);
+    const { when } = bend;
+    if ('fault' in when) return this.#faults.has(when.fault);
+    return 'variant' in when ? this.#variants.has(when.variant) : this.#controlFaults.has(when.controlFault);
   }
 
   /** The site's defaults, each wrapped by the overrides switched on, in the order they were registered. */

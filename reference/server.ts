@@ -144,7 +144,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const host = options.host ?? '127.0.0.1';
   const faults = new FaultSet(options.faults ?? []);
   const variants = new VariantSet(options.variants ?? []);
-  const points = new Points([...variantBends, ...faultBends], faults, variants);
+  const points = new Points([...variantBends, ...faultBends], faults, variants, controlFaults);
   const clock = createClock({
     scale: variants.has('control-clock-stands-still') ? 0 : (options.clockScale ?? 1),
     deferNested: variants.has('control-advance-defers-nested'),
@@ -208,7 +208,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     agents: { ...store.state.agentFixtures },
   });
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
-  registerControlProtocol(app, store, { token: controlToken, faults: controlFaults });
+  registerControlProtocol(app, store, { token: controlToken, points });
 
   app.setNotFoundHandler(notFound(points));
 

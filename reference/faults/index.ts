@@ -9,6 +9,7 @@ import authentication from './authentication.ts';
 import balance from './balance.ts';
 import calls from './calls.ts';
 import cdrs from './cdrs.ts';
+import control from './control.ts';
 import delivery from './delivery.ts';
 import docs from './docs.ts';
 import errors from './errors.ts';
@@ -38,4 +39,5 @@ export const faultBends: readonly Bend[] = [
   ...docs,
   ...events,
   ...delivery,
+  ...control,
 ];

@@ -3,6 +3,7 @@ import type { Bend } from '../points.ts';
 import authentication from './authentication.ts';
 import calls from './calls.ts';
 import cdrs from './cdrs.ts';
+import control from './control.ts';
 import delivery from './delivery.ts';
 import oauth from './oauth.ts';
 import rateLimit from './rate-limit.ts';
@@ -14,4 +15,5 @@ export const variantBends: readonly Bend[] = [
   ...calls,
   ...oauth,
   ...delivery,
+  ...control,
 ];
