@@ -84,12 +84,15 @@ function isStringArray(v: unknown): v is string[] {
 }
 
 export function registerControl(app: FastifyInstance, store: ReferenceStore, hooks: ControlHooks): void {
-  const clockView = () => ({
-    now: store.clock.now(),
-    iso: new Date(store.clock.now()).toISOString(),
-    scale: store.clock.scale,
-  });
+  registerState(app, store, hooks);
+  registerEvents(app, store);
+  registerClock(app, store);
+  registerFaults(app, store);
+  registerTokens(app, store);
+}
 
+/** Reset, fixtures, the accounts' flags and the switches. */
+function registerState(app: FastifyInstance, store: ReferenceStore, hooks: ControlHooks): void {
   app.post('/_reference/reset', async (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
@@ -142,7 +145,10 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     for (const key of keys) if (typeof b.value[key] === 'boolean') store.switches[key] = b.value[key];
     return reply.send(store.switches);
   });
+}
 
+/** Events emitted, and the raw views of hooks, deliveries and calls. */
+function registerEvents(app: FastifyInstance, store: ReferenceStore): void {
   app.post('/_reference/events', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');
@@ -193,6 +199,14 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     if (call === undefined) return bad(reply, 'no such call', 404);
     return reply.send(call);
   });
+}
+
+function registerClock(app: FastifyInstance, store: ReferenceStore): void {
+  const clockView = () => ({
+    now: store.clock.now(),
+    iso: new Date(store.clock.now()).toISOString(),
+    scale: store.clock.scale,
+  });
 
   app.get('/_reference/clock', (_request, reply) => reply.send(clockView()));
 
@@ -208,7 +222,9 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     }
     return reply.send(clockView());
   });
+}
 
+function registerFaults(app: FastifyInstance, store: ReferenceStore): void {
   app.get('/_reference/faults', (_request, reply) =>
     reply.send({
       faults: catalogue.map((f) => ({
@@ -232,7 +248,9 @@ export function registerControl(app: FastifyInstance, store: ReferenceStore, hoo
     store.faults.enable(enable);
     return reply.send({ enabled: store.faults.list() });
   });
+}
 
+function registerTokens(app: FastifyInstance, store: ReferenceStore): void {
   app.post('/_reference/tokens', (request, reply) => {
     const b = body(request);
     if (!b.ok) return bad(reply, 'the body must be a JSON object');

@@ -185,10 +185,8 @@ const dispositions = [
 export const SEED_CDR_COUNT = 3000;
 export const SEED_CDR_SPAN_DAYS = 60;
 
-export function createSeededState(seed: number, nowMs: number): SeededState {
-  const rand = mulberry32(seed);
-  const hex = (n: number) => randomString(rand, n);
-
+/** The five accounts, in the PRNG's order. */
+function seedAccounts(rand: () => number): Map<AccountName, Account> {
   const account = (
     name: AccountName,
     companyName: string,
@@ -197,7 +195,7 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     creditLimit: number | null,
   ): Account => ({
     name,
-    customerId: `cus_${hex(12)}`,
+    customerId: `cus_${randomString(rand, 12)}`,
     companyName,
     primaryContactEmail: `ops+${name.toLowerCase()}@${companyName.toLowerCase().replace(/[^a-z]+/g, '-')}.example.com`,
     ...flags,
@@ -208,15 +206,17 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     blocked: false,
     cli: `+1${digits(rand, 10)}`,
   });
-  const accounts = new Map<AccountName, Account>([
+  return new Map<AccountName, Account>([
     ['main', account('main', 'Acme Outreach', { suspended: false, trunk: true, dialer: true }, 1250.75, null)],
     ['other', account('other', 'Globex Calling', { suspended: false, trunk: true, dialer: true }, 310.2, 500)],
     ['suspended', account('suspended', 'Initech Sales', { suspended: true, trunk: true, dialer: true }, 0, null)],
     ['noTrunk', account('noTrunk', 'Umbrella Leads', { suspended: false, trunk: false, dialer: true }, 50, null)],
     ['noDialer', account('noDialer', 'Hooli Voice', { suspended: false, trunk: true, dialer: false }, 75.5, null)],
   ]);
+}
 
-  // Agents: numeric ids, unique across accounts.
+/** The agents: numeric ids, unique across accounts; main's four provisioned ones, and one of each fixture. */
+function seedAgents(rand: () => number, nowMs: number) {
   const agents = new Map<string, AgentRecord>();
   let agentId = 1000 + Math.floor(rand() * 9000);
   const addAgent = (acct: AccountName, label: string, provisioned: boolean): AgentRecord => {
@@ -227,13 +227,13 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
       account: acct,
       label,
       sipUsername: provisioned ? `${acct.toLowerCase()}_${id}` : undefined,
-      sipPassword: hex(20),
+      sipPassword: randomString(rand, 20),
       createdAt: new Date(nowMs - Math.floor(rand() * 300 + 61) * DAY_MS).toISOString(),
     };
     agents.set(id, record);
     return record;
   };
-  const mainAgents = [
+  const main = [
     addAgent('main', 'Sales AI - East', true),
     addAgent('main', 'Sales AI - West', true),
     addAgent('main', 'Support AI', true),
@@ -242,22 +242,30 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
   const unprovisioned = addAgent('main', 'New agent (pending extension)', false);
   const foreign = addAgent('other', 'Globex AI', true);
   addAgent('suspended', 'Initech AI', true);
-  const noTrunkAgent = addAgent('noTrunk', 'Umbrella AI', true);
-  const noDialerAgent = addAgent('noDialer', 'Hooli AI', true);
+  const noTrunk = addAgent('noTrunk', 'Umbrella AI', true);
+  const noDialer = addAgent('noDialer', 'Hooli AI', true);
+  return { agents, main, unprovisioned, foreign, noTrunk, noDialer };
+}
 
-  // CDRs for main: SEED_CDR_COUNT over the last SEED_CDR_SPAN_DAYS, sorted by start.
+/** main's CDRs: SEED_CDR_COUNT over the last SEED_CDR_SPAN_DAYS, sorted by start; and the next CDR id. */
+function seedCdrs(
+  rand: () => number,
+  nowMs: number,
+  src: string,
+  agents: readonly AgentRecord[],
+): { cdrs: CdrRecord[]; nextCdrId: number } {
   const starts: number[] = [];
   for (let i = 0; i < SEED_CDR_COUNT; i++)
     starts.push(nowMs - 1000 - Math.floor(rand() * (SEED_CDR_SPAN_DAYS * DAY_MS - 1000)));
   starts.sort((a, b) => a - b);
   let cdrId = 7_000_000 + Math.floor(rand() * 1_000_000);
-  const mainCdrs: CdrRecord[] = starts.map((startMs) => {
+  const cdrs: CdrRecord[] = starts.map((startMs) => {
     const dest = pick(rand, destinations);
     const disposition = pick(rand, dispositions);
     const answered = disposition === 'ANSWERED';
     const ring = 3 + Math.floor(rand() * 25);
     const billsec = answered ? 5 + Math.floor(rand() * 600) : 0;
-    const agent = pick(rand, mainAgents);
+    const agent = pick(rand, agents);
     cdrId += 1;
     return {
       startMs,
@@ -266,7 +274,7 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
         startTime: new Date(startMs).toISOString(),
         duration: ring + billsec,
         billsec,
-        src: accounts.get('main')!.cli,
+        src,
         dst: `+${dest.cc}${digits(rand, dest.len)}`,
         disposition,
         sipUsername: agent.sipUsername ?? '',
@@ -277,9 +285,14 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
       },
     };
   });
-  const cdrs = new Map<AccountName, CdrRecord[]>(accountNames.map((n) => [n, n === 'main' ? mainCdrs : []]));
+  return { cdrs, nextCdrId: cdrId + 1 };
+}
 
-  // Tokens.
+/** The API tokens: the fixtures, and one of the other account. */
+function seedTokens(
+  rand: () => number,
+  nowMs: number,
+): { tokens: Map<string, TokenRecord>; fixtureTokens: Record<FixtureTokenName, string> } {
   const tokens = new Map<string, TokenRecord>();
   const mint = (
     acct: AccountName,
@@ -312,7 +325,15 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     noDialer: mint('noDialer', scopes, 'noDialer'),
   } as Record<FixtureTokenName, string>;
   mint('other', scopes, 'other');
+  return { tokens, fixtureTokens };
+}
 
+export function createSeededState(seed: number, nowMs: number): SeededState {
+  const rand = mulberry32(seed);
+  const accounts = seedAccounts(rand);
+  const agents = seedAgents(rand, nowMs);
+  const main = seedCdrs(rand, nowMs, accounts.get('main')!.cli, agents.main);
+  const { tokens, fixtureTokens } = seedTokens(rand, nowMs);
   const oauthClient: OAuthClient = {
     clientId: `client_${randomString(rand, 16)}`,
     clientSecret: `cs_${randomString(rand, 40)}`,
@@ -320,22 +341,21 @@ export function createSeededState(seed: number, nowMs: number): SeededState {
     // A reporting client, registered for fewer scopes than the spec has: a grant can ask for more.
     scopes: OAUTH_CLIENT_SCOPES,
   };
-
   return {
     accounts,
-    agents,
-    cdrs,
+    agents: agents.agents,
+    cdrs: new Map<AccountName, CdrRecord[]>(accountNames.map((n) => [n, n === 'main' ? main.cdrs : []])),
     tokens,
     fixtureTokens,
     oauthClient,
     agentFixtures: {
-      provisioned: mainAgents[0]!.id,
-      unprovisioned: unprovisioned.id,
-      foreign: foreign.id,
-      noTrunk: noTrunkAgent.id,
-      noDialer: noDialerAgent.id,
+      provisioned: agents.main[0]!.id,
+      unprovisioned: agents.unprovisioned.id,
+      foreign: agents.foreign.id,
+      noTrunk: agents.noTrunk.id,
+      noDialer: agents.noDialer.id,
     },
-    nextCdrId: cdrId + 1,
+    nextCdrId: main.nextCdrId,
   };
 }
 

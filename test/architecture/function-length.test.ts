@@ -19,8 +19,6 @@ const LONGER_TODAY: Readonly<Record<string, number>> = {
   'harness/webhooks/receiver.ts startReceiver': 351,
   'load/distributed/merge.ts mergeRunners': 167,
   'load/webhook-retry.ts (anonymous)': 132,
-  'reference/control.ts registerControl': 188,
-  'reference/seed.ts createSeededState': 153,
   'reference/webhooks/dispatcher.ts createDispatcher': 249,
 };
 
