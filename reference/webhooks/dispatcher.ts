@@ -275,96 +275,110 @@ function describeError(e: unknown): { timeout: boolean; message: string } {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { clock } = options;
-  const points = options.points ?? conformant;
-  const at = () => points.of(delivery);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 1)
-    throw new RangeError('timeoutMs must be a finite number >= 1 (real ms)');
-  const backoff = validateBackoff(options.backoff ?? DEFAULT_BACKOFF);
-  const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
-  if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) throw new RangeError('maxRecords must be an integer >= 1');
+  return new WebhookDispatcher(options);
+}
 
-  const agent = new Agent({
-    // `ca` replaces the platform root store: exactly these CAs are trusted, no others.
-    connect: { ca: [...(options.trustedCaPem ?? [])], timeout: timeoutMs * BACKSTOP_FACTOR },
-    headersTimeout: timeoutMs * BACKSTOP_FACTOR,
-    bodyTimeout: timeoutMs * BACKSTOP_FACTOR,
-  });
-
+class WebhookDispatcher implements Dispatcher {
+  readonly #clock: Clock;
+  readonly #points: Pick<Points, 'of'>;
+  readonly #timeoutMs: number;
+  readonly #backoff: BackoffOptions;
+  readonly #maxRecords: number;
+  readonly #agent: Agent;
   /** Insertion order = dispatch order; used for eviction of finished records. */
-  const records = new Map<string, Internal>();
-  let finishedCount = 0;
-  let closed = false;
+  readonly #records = new Map<string, Internal>();
+  #finishedCount = 0;
+  #closed = false;
+  #closing: Promise<void> | undefined;
 
-  function finish(d: Internal, state: Exclude<DeliveryState, 'pending'>): void {
-    if (d.timer !== undefined) clock.clearTimer(d.timer);
+  constructor(options: DispatcherOptions) {
+    this.#clock = options.clock;
+    this.#points = options.points ?? conformant;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 1)
+      throw new RangeError('timeoutMs must be a finite number >= 1 (real ms)');
+    this.#timeoutMs = timeoutMs;
+    this.#backoff = validateBackoff(options.backoff ?? DEFAULT_BACKOFF);
+    const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
+    if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) throw new RangeError('maxRecords must be an integer >= 1');
+    this.#maxRecords = maxRecords;
+    this.#agent = new Agent({
+      // `ca` replaces the platform root store: exactly these CAs are trusted, no others.
+      connect: { ca: [...(options.trustedCaPem ?? [])], timeout: timeoutMs * BACKSTOP_FACTOR },
+      headersTimeout: timeoutMs * BACKSTOP_FACTOR,
+      bodyTimeout: timeoutMs * BACKSTOP_FACTOR,
+    });
+  }
+
+  /** The points of delivery as the faults and variants on now bend them. */
+  get #at() {
+    return this.#points.of(delivery);
+  }
+
+  #finish(d: Internal, state: Exclude<DeliveryState, 'pending'>): void {
+    if (d.timer !== undefined) this.#clock.clearTimer(d.timer);
     d.timer = undefined;
     delete d.record.nextAttemptAt;
     if (isTerminal(d.record.state)) return;
     d.record.state = state;
-    finishedCount++;
-    evict();
+    this.#finishedCount++;
+    this.#evict();
   }
 
-  function evict(): void {
-    if (finishedCount <= maxRecords) return;
-    for (const [id, d] of records) {
-      if (finishedCount <= maxRecords) break;
+  #evict(): void {
+    if (this.#finishedCount <= this.#maxRecords) return;
+    for (const [id, d] of this.#records) {
+      if (this.#finishedCount <= this.#maxRecords) break;
       if (isTerminal(d.record.state)) {
-        records.delete(id);
-        finishedCount--;
+        this.#records.delete(id);
+        this.#finishedCount--;
       }
     }
   }
 
-  function blockedByStatus(sub: Subscription): boolean {
-    return at().blocked(sub);
-  }
-
   /** Ends the waiting retries of `sub`'s other deliveries; `current` decides for itself. */
-  function abandonPendingOf(sub: Subscription, current: Internal): void {
-    if (!blockedByStatus(sub)) return;
-    for (const d of records.values()) {
+  #abandonPendingOf(sub: Subscription, current: Internal): void {
+    if (!this.#at.blocked(sub)) return;
+    for (const d of this.#records.values()) {
       // In-flight attempts complete; their outcome handler sees the status.
       if (d !== current && d.subscription === sub && d.record.state === 'pending' && d.inFlight === undefined)
-        finish(d, 'abandoned_disabled');
+        this.#finish(d, 'abandoned_disabled');
     }
   }
 
-  function recordFailure(d: Internal): void {
+  #recordFailure(d: Internal): void {
     const sub = d.subscription;
     sub.consecutiveFailures++;
-    if (sub.status === 'active' && sub.consecutiveFailures >= at().disableAfter()) {
+    if (sub.status === 'active' && sub.consecutiveFailures >= this.#at.disableAfter()) {
       sub.status = 'disabled';
       sub.disabledReason = 'auto_disabled';
-      abandonPendingOf(sub, d);
+      this.#abandonPendingOf(sub, d);
     }
   }
 
-  function runAttempt(d: Internal): void {
+  #runAttempt(d: Internal): void {
     d.timer = undefined;
     delete d.record.nextAttemptAt;
-    if (closed || isTerminal(d.record.state) || d.inFlight !== undefined) return;
+    if (this.#closed || isTerminal(d.record.state) || d.inFlight !== undefined) return;
     const sub = d.subscription;
-    if (blockedByStatus(sub)) {
-      finish(d, 'abandoned_disabled');
+    const point = this.#at;
+    if (point.blocked(sub)) {
+      this.#finish(d, 'abandoned_disabled');
       return;
     }
-    const at = clock.now();
+    const at = this.#clock.now();
     if (d.firstAttemptAt !== undefined && at - d.firstAttemptAt > RETRY_HORIZON_MS) {
-      finish(d, 'gave_up');
+      this.#finish(d, 'gave_up');
       return;
     }
     if (d.record.attempts.length >= MAX_ATTEMPTS_PER_DELIVERY) {
-      finish(d, 'gave_up');
+      this.#finish(d, 'gave_up');
       return;
     }
     d.firstAttemptAt ??= at;
 
     const attempt = d.record.attempts.length + 1;
     const wallAt = Date.now();
-    const point = points.of(delivery);
     const body = point.body({ attempt, payload: d.record.payload, body: d.body });
     const seconds = Math.floor(point.signedAt({ virtual: at, wall: wallAt }) / 1000);
     const headers = {
@@ -374,35 +388,35 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
     const abort = new AbortController();
     const started = performance.now();
-    const promise = send(d.subscription.targetUrl, headers, body, abort).then((outcome) => {
+    const promise = this.#send(d.subscription.targetUrl, headers, body, abort).then((outcome) => {
       d.inFlight = undefined;
       if (outcome === undefined) return; // aborted by close(): not an attempt that happened
       d.record.attempts.push({ attempt, at, wallAt, outcome, durationMs: Math.round(performance.now() - started) });
-      settle(d, outcome);
+      this.#settle(d, outcome);
     });
     d.inFlight = { promise, abort };
   }
 
   /** One HTTP attempt; never rejects. undefined when aborted by close(). */
-  async function send(
+  async #send(
     url: string,
     headers: Record<string, string>,
     body: string,
     abort: AbortController,
   ): Promise<AttemptOutcome | undefined> {
     let timedOut = false;
-    const cancelDeadline = runningTimeDeadline(timeoutMs, () => {
+    const cancelDeadline = runningTimeDeadline(this.#timeoutMs, () => {
       timedOut = true;
       abort.abort(new Error('attempt deadline'));
     });
     try {
-      const res = await request(url, { dispatcher: agent, method: 'POST', headers, body, signal: abort.signal });
+      const res = await request(url, { dispatcher: this.#agent, method: 'POST', headers, body, signal: abort.signal });
       // Read and discard the answer so the connection can be reused; its errors don't matter.
       await res.body.dump({ limit: RESPONSE_DUMP_LIMIT }).catch(() => undefined);
       return { kind: 'status', status: res.statusCode };
     } catch (e) {
       if (timedOut) return { kind: 'timeout' };
-      if (closed) return undefined;
+      if (this.#closed) return undefined;
       const { timeout, message } = describeError(e);
       return timeout ? { kind: 'timeout' } : { kind: 'connection_error', message };
     } finally {
@@ -410,42 +424,42 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  function settle(d: Internal, outcome: AttemptOutcome): void {
+  #settle(d: Internal, outcome: AttemptOutcome): void {
     const sub = d.subscription;
     if (outcome.kind === 'status' && outcome.status >= 200 && outcome.status < 300) {
-      if (at().successResets()) sub.consecutiveFailures = 0;
-      finish(d, 'delivered');
+      if (this.#at.successResets()) sub.consecutiveFailures = 0;
+      this.#finish(d, 'delivered');
       return;
     }
-    const retry = at().retried(outcome);
-    recordFailure(d);
+    const retry = this.#at.retried(outcome);
+    this.#recordFailure(d);
     if (isTerminal(d.record.state)) return;
     if (!retry) {
-      finish(d, 'failed_permanent');
+      this.#finish(d, 'failed_permanent');
       return;
     }
-    if (blockedByStatus(sub)) {
-      finish(d, 'abandoned_disabled');
+    if (this.#at.blocked(sub)) {
+      this.#finish(d, 'abandoned_disabled');
       return;
     }
     if (d.record.attempts.length >= MAX_ATTEMPTS_PER_DELIVERY) {
-      finish(d, 'gave_up');
+      this.#finish(d, 'gave_up');
       return;
     }
     const first = d.firstAttemptAt as number;
     let nextAt = first;
-    for (let k = 1; k <= d.record.attempts.length; k++) nextAt += at().interval({ k, backoff });
+    for (let k = 1; k <= d.record.attempts.length; k++) nextAt += this.#at.interval({ k, backoff: this.#backoff });
     if (nextAt - first > RETRY_HORIZON_MS) {
-      finish(d, 'gave_up');
+      this.#finish(d, 'gave_up');
       return;
     }
-    if (closed) return;
+    if (this.#closed) return;
     d.record.nextAttemptAt = nextAt;
-    d.timer = clock.setTimer(nextAt, () => runAttempt(d));
+    d.timer = this.#clock.setTimer(nextAt, () => this.#runAttempt(d));
   }
 
-  function dispatch(subscription: Subscription, payload: Record<string, unknown>): DeliveryRecord {
-    if (closed) throw new Error('dispatch() after close(): the dispatcher is closed');
+  dispatch(subscription: Subscription, payload: Record<string, unknown>): DeliveryRecord {
+    if (this.#closed) throw new Error('dispatch() after close(): the dispatcher is closed');
     const eventId = payload.eventId;
     if (typeof eventId !== 'string' || eventId === '')
       throw new TypeError('payload.eventId must be a non-empty string');
@@ -455,7 +469,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       event: subscription.event,
       eventId,
       payload,
-      createdAt: clock.now(),
+      createdAt: this.#clock.now(),
       attempts: [],
       state: 'pending',
     };
@@ -467,29 +481,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       timer: undefined,
       inFlight: undefined,
     };
-    records.set(record.id, d);
+    this.#records.set(record.id, d);
     const refused = httpsTargetError(subscription.targetUrl);
     if (refused !== undefined) {
       record.error = refused;
-      finish(d, 'failed_permanent');
+      this.#finish(d, 'failed_permanent');
       return record;
     }
-    runAttempt(d);
+    this.#runAttempt(d);
     return record;
   }
 
-  function deliveries(hookId?: string): DeliveryRecord[] {
+  deliveries(hookId?: string): DeliveryRecord[] {
     const out: DeliveryRecord[] = [];
-    for (const d of records.values()) if (hookId === undefined || d.record.hookId === hookId) out.push(d.record);
+    for (const d of this.#records.values()) if (hookId === undefined || d.record.hookId === hookId) out.push(d.record);
     return out;
   }
 
-  async function idle(): Promise<void> {
+  async idle(): Promise<void> {
     for (let round = 0; round < IDLE_MAX_ROUNDS; round++) {
       const flying: Promise<void>[] = [];
       let due = false;
-      const now = clock.now();
-      for (const d of records.values()) {
+      const now = this.#clock.now();
+      for (const d of this.#records.values()) {
         if (d.inFlight) flying.push(d.inFlight.promise);
         else if (d.record.state === 'pending' && d.record.nextAttemptAt !== undefined && d.record.nextAttemptAt <= now)
           due = true;
@@ -501,13 +515,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     throw new Error(`idle(): the dispatcher was still busy after ${IDLE_MAX_ROUNDS} rounds`);
   }
 
-  let closing: Promise<void> | undefined;
-  function close(): Promise<void> {
-    closing ??= (async () => {
-      closed = true;
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
       const flying: Promise<void>[] = [];
-      for (const d of records.values()) {
-        if (d.timer !== undefined) clock.clearTimer(d.timer);
+      for (const d of this.#records.values()) {
+        if (d.timer !== undefined) this.#clock.clearTimer(d.timer);
         d.timer = undefined;
         delete d.record.nextAttemptAt;
         if (d.inFlight) {
@@ -516,10 +529,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }
       }
       await Promise.all(flying);
-      await agent.destroy().catch(() => undefined);
+      await this.#agent.destroy().catch(() => undefined);
     })();
-    return closing;
+    return this.#closing;
   }
-
-  return { dispatch, deliveries, idle, close };
 }

@@ -19,7 +19,6 @@ const LONGER_TODAY: Readonly<Record<string, number>> = {
   'harness/webhooks/receiver.ts startReceiver': 351,
   'load/distributed/merge.ts mergeRunners': 167,
   'load/webhook-retry.ts (anonymous)': 132,
-  'reference/webhooks/dispatcher.ts createDispatcher': 249,
 };
 
 /** The files whose `describe` blocks are exempt: the checks and the properties. */
