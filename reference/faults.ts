@@ -1,12 +1,13 @@
 /**
  * The fault catalogue of the reference server: each entry is one real, detectable deviation
- * from the spec, implemented at its point in the code (grep for the id) and switched on at
- * start (`faults` option, `--faults` flag) or at run time (PUT /_reference/faults).
+ * from the spec, switched on at start (`faults` option, `--faults` flag) or at run time
+ * (PUT /_reference/faults). Its code overrides the named points of the site it bends, in
+ * ./faults/<site>.ts (./points.ts; ./faults/index.ts lists every module): a new fault is an entry
+ * here and an entry there.
  *
  * A conformance suite run against the reference with a fault on must fail at least one check
  * tagged with one of the requirement ids the fault `violates`; that is how the suite proves it
- * catches the deviation. The dispatcher faults are implemented in ./webhooks/dispatcher.ts,
- * which reads the same FaultSet.
+ * catches the deviation.
  */
 import type { RequirementId } from '../requirements/catalogue.ts';
 

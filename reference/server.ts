@@ -11,16 +11,11 @@
  * error codes and their precedence), so every route validates by hand, and the one content-type
  * parser hands the raw body over as a string (auth first, then the body).
  *
- * Routes: /v1/… the API (./routes/, one plugin per endpoint) plus /v1/openapi.json and /v1/docs (./docs.ts);
- * /oauth/token and /.well-known/oauth-authorization-server (./oauth.ts); /_control/… the test-control
- * protocol (./control-protocol.ts, bearer control token); /_reference/… faults, reset, fixtures (./control.ts).
- *
- * Rate limit: every /v1 request (API, openapi.json, docs, unknown /v1 paths) counts per client
- * IP in a sliding-window log (./ratelimit.ts) on the REAL clock (or one the caller moves:
- * rateLimit.now), never the virtual one; the control and OAuth routes
- * are exempt (they are not part of {base_url}). Every /v1 answer carries RateLimit-Limit,
- * RateLimit-Remaining and RateLimit-Reset; a refusal is 429 {error: 'rate_limited', message}
- * with Retry-After in whole seconds (rounded up).
+ * Routes (./routes/, one fastify plugin per endpoint, written as the spec reads; faults and
+ * variants bend their named points, ./points.ts): the /v1 operations, /v1/openapi.json and
+ * /v1/docs, /oauth/token and /.well-known/oauth-authorization-server, the rate limit of every /v1
+ * request and the answers off the operations; /_control/… the test-control protocol
+ * (./control-protocol.ts, bearer control token); /_reference/… faults, reset, fixtures (./control.ts).
  *
  * Robustness: bodies over 64 KiB → 413 {error: 'payload_too_large'}; unknown path → 404
  * {error: 'not_found'}; a known path with another method → 405 {error: 'method_not_allowed'}
