@@ -31,4 +31,14 @@ describe('exponential backoff', () => {
     expect(intervalsGrow([60, 500, 100, 900])).toBe(false);
     expect(intervalsGrow([60])).toBe(false);
   });
+
+  it('allows arrival times their jitter: a delayed attempt is no shrink, jitter is no growth', () => {
+    // 60 ms doubling (60 s at 1000×), the third attempt 400 ms late: 60, 520, 240, 480, 960, 1920 ms.
+    expect(intervalsGrow([60, 520, 240, 480, 960, 1920])).toBe(false);
+    expect(intervalsGrow([60, 520, 240, 480, 960, 1920], 1000)).toBe(true);
+    // A constant 500 ms backoff seen with jitter grows by less than the jitter: not growth.
+    expect(intervalsGrow([500, 620, 480, 900], 1000)).toBe(false);
+    expect(intervalsGrow([500, 620, 480, 900])).toBe(true);
+    expect(intervalsGrow([60_000, 120_000, 240_000], 1000)).toBe(true);
+  });
 });
