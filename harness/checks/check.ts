@@ -15,7 +15,7 @@ import type { ApiRequest, Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from '../seams/control-client.ts';
-import { journalSetup, journalTeardown } from '../seams/control-journal.ts';
+import { journalSetup, journalTeardown } from '../run/journal.ts';
 import { claimsOf, enterGate, requestClaim } from '../scheduling/gate.ts';
 import { unverifiable, type AgentRole, type Needs } from './needs.ts';
 import type { RunTarget } from '../run/context.ts';
@@ -192,7 +192,7 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
     if (target.dryRun) return ctx.skip('dry run');
     // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
     const pass = await enterGate(
-      session().context.gate,
+      session().context.gated ? session().channel : undefined,
       ctx.task.file.filepath,
       claimsOf(options.needs?.control, options.ownServer === true),
       ctx.signal,
@@ -219,13 +219,13 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
       transport: control,
       offered: new Set(target.control?.offered ?? []),
       declared: options.needs?.control ?? [],
-      onSetup(state, params, values) {
+      async onSetup(state, params, values) {
         const id = randomUUID();
-        journalSetup(target.controlJournal, id, state, params, values);
         cleanups.push(async () => {
           await control!.teardown(state, params, values);
-          journalTeardown(target.controlJournal, id);
+          await journalTeardown(id);
         });
+        await journalSetup(id, state, params, values);
       },
       remember: (secret) => api.redact.remember(secret),
       onClockReading: (reading) => session().targetClock.record(reading),
