@@ -20,7 +20,7 @@ const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 // directly: once for the whole vitest, since every such project shares one run (one reference, one
 // receiver). `occ run` and the self-proof provide the run they started themselves instead
 // (vitest.run.config.ts, vitest.self-proof.config.ts leave this out).
-export const directRunSetup = [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))];
+export const directRunSetup = [fileURLToPath(new URL(`./commands/vitest-global-setup.${ext}`, import.meta.url))];
 
 const againstTarget = {
   // One worker and shared module state: one throttle and one request count for the whole run,

@@ -21,7 +21,7 @@ import { describe } from 'vitest';
 import { eventTypes, type EventType } from '../contract/openapi.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
-import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
 import { assertProperty } from '../harness/checks/property.ts';
 import { session } from '../harness/run/session.ts';
 import {
@@ -92,7 +92,7 @@ function expectAnswer(t: CheckTools, exchange: Exchange, expected: Expected, wha
 async function deleteHook(real: Real, hook: RealHook): Promise<Exchange> {
   const exchange = await real.t.call({ method: 'DELETE', path: `/hooks/${hook.id}`, token: real.t.token(TOKEN) });
   if (exchange.status === 204 || exchange.status === 404) {
-    if (!hook.gone) journalDeleted(real.t.target.hookJournal, hook.id, TOKEN);
+    if (!hook.gone) await journalDeleted(hook.id, TOKEN);
     hook.gone = true;
   }
   return exchange;
@@ -129,7 +129,7 @@ class CreateHook implements fc.AsyncCommand<Model, Real> {
     });
     expectAnswer(t, exchange, { status: 200 }, `POST /hooks {event: ${this.event}}`);
     const { id, secret } = exchange.json as { id: string; secret: string };
-    journalCreated(t.target.hookJournal, id, TOKEN);
+    await journalCreated(id, TOKEN);
     real.hooks.push({ id, path, gone: false, taken: new Set() });
     model.hooks.push({ state: 'active', failures: 0 });
     model.events.push(this.event);

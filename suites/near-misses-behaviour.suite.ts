@@ -16,7 +16,7 @@ import { VIRTUAL_TIME_DELIVERIES } from '../harness/seams/event-watch.ts';
 import { session } from '../harness/run/session.ts';
 import { FULL_SET_REQUESTS } from '../harness/scheduling/budget.ts';
 import { runBudget } from '../harness/scheduling/rotation.ts';
-import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
 import { kindsOfOneCall, sharedEventIds } from '../operators/event-identity.ts';
 import { bodilessAnswers, framingProblems, parseRaw } from '../operators/framing.ts';
@@ -108,10 +108,10 @@ describe('Near misses: one-time values', () => {
           const id = (exchange.json as { id?: unknown } | undefined)?.id;
           if (exchange.status === 200 && typeof id === 'string' && !created.has(id)) {
             created.add(id);
-            journalCreated(t.target.hookJournal, id, 'write:hooks');
+            await journalCreated(id, 'write:hooks');
             t.onCleanup(async () => {
               const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token });
-              if (gone.status === 204 || gone.status === 404) journalDeleted(t.target.hookJournal, id, 'write:hooks');
+              if (gone.status === 204 || gone.status === 404) await journalDeleted(id, 'write:hooks');
             });
           }
           return exchange;

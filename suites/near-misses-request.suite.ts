@@ -104,7 +104,7 @@ describe('Near misses: the token anywhere but Authorization: Bearer', () => {
           const body = method === 'POST' ? { json: { nearMiss: true } } : {};
           const placed = carry(probe.placement, t.token('all'));
           const exchange = await t.call({ method, path: concrete, ...body, ...placed });
-          cleanUpCreated(t, exchange);
+          await cleanUpCreated(t, exchange);
           const verdict = judge(probe.expect, answerOf(exchange));
           t.verify(
             credentialRequirement(probe),
@@ -132,7 +132,7 @@ async function sendValueProbe(
   const rule = elementRules[probe.element.id];
   if (rule === undefined) return t.fail(`check bug: no requirement for near misses of ${probe.element.id}`);
   const exchange = await t.call(adjust(requestWith(t, probe.element, probe.value(seed), elements, window)));
-  cleanUpCreated(t, exchange);
+  await cleanUpCreated(t, exchange);
   const expect = narrow(probe.expect, rule.code);
   const verdict = judge(expect, answerOf(exchange), expect.kind === 'same-value' ? await canonical() : undefined);
   const requirement =

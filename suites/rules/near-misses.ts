@@ -15,7 +15,7 @@ import type { CallRequest, CheckTools, Turn } from '../../harness/checks/check.t
 import type { Exchange } from '../../harness/http/client.ts';
 import { session } from '../../harness/run/session.ts';
 import { FULL_SET_REQUESTS } from '../../harness/scheduling/budget.ts';
-import { journalCreated, journalDeleted } from '../../harness/seams/hook-journal.ts';
+import { journalCreated, journalDeleted } from '../../harness/run/journal.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { Element } from '../../operators/document.ts';
 import { exemplar } from '../../operators/exemplar.ts';
@@ -177,12 +177,12 @@ export function requestWith(
 }
 
 /** A subscription a broken target created for a near miss is journalled and deleted after the check. */
-export function cleanUpCreated(t: CheckTools, exchange: Exchange): void {
+export async function cleanUpCreated(t: CheckTools, exchange: Exchange): Promise<void> {
   const id = (exchange.json as Partial<HookCreated> | undefined)?.id;
   if (exchange.status !== 200 || typeof id !== 'string' || !new URL(exchange.url).pathname.endsWith('/hooks')) return;
-  journalCreated(t.target.hookJournal, id, 'all');
+  await journalCreated(id, 'all');
   t.onCleanup(async () => {
     const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token('all') });
-    if (gone.status === 204 || gone.status === 404) journalDeleted(t.target.hookJournal, id, 'all');
+    if (gone.status === 204 || gone.status === 404) await journalDeleted(id, 'all');
   });
 }

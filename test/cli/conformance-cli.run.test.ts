@@ -22,7 +22,7 @@ import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './re
 import { cleanEnv, type ProcessRun, runProcess } from './occ-process.ts';
 
 function runCli(args: string[], extra: Record<string, string> = {}, timeout = 240_000) {
-  const result = spawnSync(process.execPath, ['cli/conformance.ts', ...args], {
+  const result = spawnSync(process.execPath, ['commands/run.ts', ...args], {
     env: cleanEnv(extra),
     encoding: 'utf8',
     timeout,
@@ -32,7 +32,7 @@ function runCli(args: string[], extra: Record<string, string> = {}, timeout = 24
 
 /** Asynchronous, for runs against a server in this very process (spawnSync would starve it). */
 function runCliAsync(args: string[], extra: Record<string, string>, timeout: number): Promise<ProcessRun> {
-  return runProcess(process.execPath, ['cli/conformance.ts', ...args], extra, { timeoutMs: timeout });
+  return runProcess(process.execPath, ['commands/run.ts', ...args], extra, { timeoutMs: timeout });
 }
 
 function filesUnder(dir: string): string[] {
@@ -385,7 +385,7 @@ describe('npm run conformance against a target that answers garbage', () => {
         const proc = spawn(
           process.execPath,
           [
-            'cli/conformance.ts',
+            'commands/run.ts',
             '--no-properties',
             '--only',
             'ME-200-SHAPE,BALANCE-200-SHAPE,AGENTS-200-SHAPE,CDRS-NOT-PROVISIONED-409',
@@ -437,7 +437,7 @@ describe('npm run conformance interrupted', () => {
       const proc = spawn(
         process.execPath,
         [
-          'cli/conformance.ts',
+          'commands/run.ts',
           '--no-properties',
           '--only',
           'HOOKS-CREATE,HOOKS-SECRET-ONCE,HOOKS-SEVERAL-SUBSCRIPTIONS',
@@ -520,7 +520,7 @@ describe('npm run conformance interrupted while a test-control state is set up',
       const proc = spawn(
         process.execPath,
         [
-          'cli/conformance.ts',
+          'commands/run.ts',
           '--no-properties',
           '--only',
           'BALANCE-200-SHAPE,BALANCE-UPSTREAM-500',

@@ -3,7 +3,7 @@
  * list every event the setup emitted, the eventId of the requested kind among them.
  */
 import { describe, expect, it } from 'vitest';
-import { eventIdsProblem } from '../../cli/control-check.ts';
+import { eventIdsProblem } from '../../control-check/check.ts';
 
 describe('eventIdsProblem', () => {
   it('accepts one event without eventIds, or a list holding eventId anywhere', () => {

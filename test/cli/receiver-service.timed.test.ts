@@ -27,7 +27,7 @@ function filesUnder(dir: string): string[] {
 }
 
 function runCli(args: string[], env: Record<string, string>): Promise<ProcessRun> {
-  return runProcess(process.execPath, ['cli/conformance.ts', ...args], env, { timeoutMs: 110_000 });
+  return runProcess(process.execPath, ['commands/run.ts', ...args], env, { timeoutMs: 110_000 });
 }
 
 describe('npm run conformance with a receiver deployed next to the target (RECEIVER_URL)', () => {

@@ -60,7 +60,7 @@ function conformance(
 ): Promise<{ code: number | null; stdout: string; ms: number }> {
   const begun = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', ...args], { env: cleanEnv(env) });
+    const child = spawn(process.execPath, ['commands/run.ts', ...args], { env: cleanEnv(env) });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();

@@ -8,9 +8,9 @@ import {
   enterGate,
   Gate,
   requestClaim,
-  startGate,
-  type GateServer,
 } from '../../harness/scheduling/gate.ts';
+import { startRunChannel, type RunChannel } from '../../harness/run/channel.ts';
+import { channelClient, type ChannelClient } from '../../harness/run/channel-client.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 
@@ -252,29 +252,35 @@ describe('the gate', () => {
   });
 });
 
-/** Runs `body` with `gate` served over loopback (its address is what a run context carries), then closes it. */
-async function withGateServer(gate: Gate, body: (server: GateServer) => Promise<void>): Promise<void> {
-  const server = await startGate(gate);
+/**
+ * Runs `body` with `gate` served by a run channel over loopback (its address is what a run context
+ * carries) and a worker's client of it, then closes it.
+ */
+async function withGateServer(
+  gate: Gate,
+  body: (server: RunChannel, client: ChannelClient) => Promise<void>,
+): Promise<void> {
+  const server = await startRunChannel({ gate });
   try {
-    await body(server);
+    await body(server, channelClient(server.address));
   } finally {
     await server.close();
   }
 }
 
-describe('the gate over loopback HTTP', () => {
+describe('the gate over loopback HTTP, through the run channel', () => {
   it("makes a worker wait its turn, and refuses a request without the run's token", async () => {
     const gate = new Gate(() => 0);
-    await withGateServer(gate, async (server) => {
-      const first = await enterGate(server.address, 'a.suite.ts', ['check', 'alone']);
-      const second = enterGate(server.address, 'b.suite.ts', ['check']);
+    await withGateServer(gate, async (server, client) => {
+      const first = await enterGate(client, 'a.suite.ts', ['check', 'alone']);
+      const second = enterGate(client, 'b.suite.ts', ['check']);
       expect(await settled(second)).toBe(false);
       await first.leave();
       const pass = await second;
       expect(gate.runningNow()).toHaveLength(1);
       await pass.leave();
       expect(gate.runningNow()).toEqual([]);
-      const refused = await fetch(`${server.address.url}/enter`, { method: 'POST', body: '{}' });
+      const refused = await fetch(`${server.address.url}/gate/enter`, { method: 'POST', body: '{}' });
       expect(refused.status).toBe(401);
     });
   });
@@ -291,15 +297,15 @@ describe('the gate over loopback HTTP', () => {
         super.originates(id);
       }
     })(() => 0);
-    await withGateServer(gate, async (server) => {
-      const subscriber = await enterGate(server.address, 'a.suite.ts', ['check']);
+    await withGateServer(gate, async (_server, client) => {
+      const subscriber = await enterGate(client, 'a.suite.ts', ['check']);
       for (let i = 0; i < 3; i += 1) await subscriber.claim('webhooks'); // three POST /hooks
       expect(asked).toEqual(['webhooks']);
       await subscriber.claim('webhooks', true); // then a POST /calls: the gate must learn it originates
       await subscriber.claim('webhooks', true);
       expect(asked).toEqual(['webhooks', 'webhooks', 'originates']);
       // Still enforced: another check's subscription waits until this one left.
-      const other = await enterGate(server.address, 'b.suite.ts', ['check']);
+      const other = await enterGate(client, 'b.suite.ts', ['check']);
       const waiting = other.claim('webhooks');
       expect(await settled(waiting)).toBe(false);
       await subscriber.leave();
@@ -307,7 +313,7 @@ describe('the gate over loopback HTTP', () => {
       await other.leave();
       // A claim held from the start (an emitting check) is never asked for.
       asked.length = 0;
-      const emitter = await enterGate(server.address, 'c.suite.ts', ['check', 'webhooks']);
+      const emitter = await enterGate(client, 'c.suite.ts', ['check', 'webhooks']);
       await emitter.claim('webhooks');
       expect(asked).toEqual([]);
       await emitter.leave();

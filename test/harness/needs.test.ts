@@ -11,7 +11,6 @@ const remote = (control: RunTarget['control']): RunTarget => ({
   baseUrl: 'https://api.example.com/v1',
   authUrl: undefined,
   control,
-  controlJournal: '/dev/null',
   receiverLocalUrl: undefined,
   receiverPublicUrl: undefined,
   receiverCaPem: undefined,
@@ -27,7 +26,6 @@ const remote = (control: RunTarget['control']): RunTarget => ({
   propertyNumRuns: 1,
   webhookBudgetS: 180,
   budget: budgetOf(80, 60_000, 113),
-  hookJournal: '/dev/null',
   secrets: [],
   dryRun: false,
 });

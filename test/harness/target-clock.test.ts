@@ -2,9 +2,6 @@
  * Signature freshness where the run moved the target's clock: a `t` is fresh against real time or
  * against the clock the target reports (control-openapi.json, Time), bracketed by the run's readings.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signPayload } from '../../contract/signature.ts';
 import {
@@ -14,8 +11,10 @@ import {
 } from '../../harness/checks/delivery-verdicts.ts';
 import { judgeDelivery } from '../../harness/seams/receiver-client.ts';
 import {
+  ClockReadings,
   clockBounds,
   createTargetClock,
+  type ClockLog,
   freshAgainstBounds,
   type ClockReading,
 } from '../../harness/seams/target-clock.ts';
@@ -60,36 +59,45 @@ describe('clockBounds: the target clock at an arrival, between readings', () => 
   });
 });
 
-describe('createTargetClock: readings shared through the run file', () => {
+/** The run's readings as the workers reach them (the run channel's calls, here in process). */
+function runLog(): ClockLog {
+  const kept = new ClockReadings();
+  return {
+    record: async (r) => kept.add(r),
+    readings: async (url) => kept.of(url),
+  };
+}
+
+describe("createTargetClock: readings shared through the run's log", () => {
   it('another worker sees the readings; cover() reads the clock once after an arrival', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'occ-clock-')), 'clock-readings.jsonl');
+    const log = runLog();
     let reads = 0;
     const target = REAL + 10 * HOUR;
     const clock = createTargetClock({
-      file,
+      log,
       url: URL,
       read: async () => {
         reads += 1;
         return target;
       },
     });
-    const other = createTargetClock({ file, url: URL, read: async () => target });
+    const other = createTargetClock({ log, url: URL, read: async () => target });
     const arrival = Date.now();
-    clock.record({ kind: 'clock', sent: arrival - 10, answered: arrival - 5, now: target - 10 });
+    await clock.record({ kind: 'clock', sent: arrival - 10, answered: arrival - 5, now: target - 10 });
     expect(other.fresh(target / 1000, arrival, 300)).toBeUndefined(); // no reading after it yet
     await other.cover(arrival);
     await clock.cover(arrival);
-    expect(reads).toBe(0); // other's reading, through the file, covers it
+    expect(reads).toBe(0); // other's reading, through the run's log, covers it
     expect(clock.fresh(target / 1000, arrival, 300)).toBe(true);
     expect(clock.fresh(arrival / 1000, arrival, 300)).toBe(false);
     // Another target (a new reference at another URL) has none of these readings.
     expect(
-      createTargetClock({ file, url: 'http://other', read: async () => 0 }).fresh(target / 1000, arrival, 300),
+      createTargetClock({ log, url: 'http://other', read: async () => 0 }).fresh(target / 1000, arrival, 300),
     ).toBeUndefined();
   });
 
   it('without the clock inspection nothing is judged against it', async () => {
-    const clock = createTargetClock({ file: undefined, url: URL, read: undefined });
+    const clock = createTargetClock({ log: undefined, url: URL, read: undefined });
     await clock.cover(Date.now());
     expect(clock.offered).toBe(false);
     expect(clock.fresh(0, Date.now(), 300)).toBeUndefined();

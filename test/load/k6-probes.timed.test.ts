@@ -1,5 +1,5 @@
 /**
- * The k6 probes, for real: `node load/run.ts <probe>` as a child process against the reference
+ * The k6 probes, for real: `node commands/load.ts <probe>` as a child process against the reference
  * server it starts. Both probes pass on the faithful reference, and each fault they exist to
  * catch makes them fail with k6's threshold verdict (exit 99):
  *   rate-limit     no-rate-limit, rate-limit-half (and it passes the conformant fixed-window variant)
@@ -50,7 +50,7 @@ function run(args: string[], killAfterMs = 180_000, env: Record<string, string> 
   dirs.push(reportDir);
   const started = Date.now();
   return new Promise((done) => {
-    const child = spawn(node, ['load/run.ts', ...args, '--report-dir', reportDir], {
+    const child = spawn(node, ['commands/load.ts', ...args, '--report-dir', reportDir], {
       cwd: root,
       // The embedded reference server whatever the developer's .env says.
       env: {

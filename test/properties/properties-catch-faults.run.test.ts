@@ -6,7 +6,7 @@
  *
  * The first pair and the no-fault run go as users run them: the local vitest binary, the
  * properties project, one check selected with -t. The other pairs go through one self-proof
- * runner (cli/fault-runner.ts): the same -t pattern and seed, a fresh reference with the fault
+ * runner (self-proof/runner.ts): the same -t pattern and seed, a fresh reference with the fault
  * alone on and a fresh test worker for each, without a process and vitest start per pair.
  *
  * A fixed PROPERTY_SEED makes every run the same inputs, so this test is deterministic; the full
@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedEnvironment, RunnerProcess } from '../../cli/fault-catalogue.ts';
+import { embeddedEnvironment, RunnerProcess } from '../../self-proof/catalogue.ts';
 import { titlePattern } from '../../harness/checks/property.ts';
 import { titles } from '../../properties/titles.ts';
 

@@ -294,7 +294,7 @@ function buildCase(c: Case, index: number): { report: RunReport; names: string[]
     requestsSent: checks.length * 2,
     interrupted: c.checks.some((x) => x.status === 'not_run'),
     unhandledErrors: [redact(withSecret(c.unhandled, secrets.token, 3))],
-    // As cli/conformance.ts reads k6 summaries: scrubbed as values.
+    // As cli/run-summary.ts reads k6 summaries: scrubbed as values.
     load: redact.value([
       {
         probe: 'rate-limit',

@@ -36,7 +36,7 @@ import { startRemoteReference } from '../../cli/remote-reference.ts';
 import { cleanEnv } from '../cli/occ-process.ts';
 import { secondProofs, type SecondProof } from '../../suites/data/second-proofs.ts';
 import { requirements } from '../../requirements/catalogue.ts';
-import { controlUnlocks } from '../../cli/control-unlocks.ts';
+import { controlUnlocks } from '../../control-check/unlocks.ts';
 
 interface RunOutcome {
   readonly code: number | null;
@@ -117,7 +117,7 @@ function seedArgs(id: string): string[] {
 function runConformance(env: Record<string, string>, timeoutMs: number, args: string[] = []): Promise<RunOutcome> {
   const reports = mkdtempSync(join(tmpdir(), 'occ-variant-'));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', '--reports-dir', reports, ...args], {
+    const child = spawn(process.execPath, ['commands/run.ts', '--reports-dir', reports, ...args], {
       env: cleanEnv(env),
     });
     let stdout = '';
@@ -265,7 +265,7 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
   // a control state and the fixtures it stands in for).
   const CONTROL_SEED = 2;
   // What the control variants change: subscriptions, deliveries, their events and the originated
-  // call's call.ended, and what each state and inspection is used for (cli/control-unlocks.ts), the
+  // call's call.ended, and what each state and inspection is used for (control-check/unlocks.ts), the
   // call record and the target's clock included. The checks of the other requirements are proven
   // by the API variants above.
   const controlRequirements = [

@@ -9,12 +9,12 @@
  * for names the endpoint does not list, 422 for params a state or inspection cannot use), one setup
  * and two teardowns of each offered state with the values the setup returned (idempotent), one
  * teardown without values, and each offered inspection. Every answer is validated with ajv against
- * the schemas the document names (./control-schemas.ts). An event-emitted setup emits one
+ * the schemas the document names (./schemas.ts). An event-emitted setup emits one
  * dnc.added event to the test account's subscriptions (where it answers eventIds, they list its
  * eventId); clock-advanced is sent with ms 0. 57 requests with everything offered.
  *
  * It prints each rule it checked (named as in the document's x-control-check-rules), then what the
- * endpoint does not offer as a ready-to-fill list with what each would unlock (./control-unlocks.ts),
+ * endpoint does not offer as a ready-to-fill list with what each would unlock (./unlocks.ts),
  * and writes control-check.json and control-check.junit.xml to the reports directory.
  *
  * `occ run` calls `controlPreflight` (the cheap part: authentication and the capabilities' shape)
@@ -54,8 +54,8 @@ import {
   ruleText,
   schemaProblems,
   stateValues,
-} from './control-schemas.ts';
-import { unlocksOf, type CapabilityUnlock } from './control-unlocks.ts';
+} from './schemas.ts';
+import { unlocksOf, type CapabilityUnlock } from './unlocks.ts';
 
 // CommonJS under Node's ESM loader: the builder is the module's default export.
 const junit: Builder = (junitModule as unknown as { default?: Builder }).default ?? (junitModule as unknown as Builder);

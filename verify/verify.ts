@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { catalogueSha256, sha256, verifyEvidence } from '../harness/report/evidence.ts';
-import { packageRoot } from './package-root.ts';
+import { packageRoot } from '../cli/package-root.ts';
 
 const usage = 'Usage: occ verify <evidence.zip>   checks the archive `occ run --evidence` wrote against its manifest';
 

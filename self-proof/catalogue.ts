@@ -1,5 +1,6 @@
 /**
- * npm run self-proof: the suite proves itself against the reference server's fault catalogue.
+ * `occ self-proof` (npm run self-proof): the suite proves itself against the reference server's
+ * fault catalogue, which commands/self-proof.ts gives it (nothing here imports reference/).
  * Each fault is switched on alone and the conformance run must fail with at least one failing
  * check tagged with a requirement the fault violates. Prints the kill rate; exit 1 below 100 %.
  *
@@ -8,14 +9,14 @@
  * catalogue is checked in a fraction of the time.
  *
  * Embedded (the default): one long-lived runner process per --concurrency slot
- * (./fault-runner.ts), each with its own vitest instance, its own embedded reference and
- * receiver, takes the faults from a shared queue; for each it starts a fresh reference with
- * that fault alone on and runs the fault's checks in a fresh test worker. A run of a fault pays
- * its checks, not a process start. A runner that goes past a fault's time limit or dies is
- * ended and a new one takes the next fault.
+ * (./runner.ts, started as commands/self-proof-runner.ts), each with its own vitest instance,
+ * its own embedded reference and receiver, takes the faults from a shared queue; for each it
+ * starts a fresh reference with that fault alone on and runs the fault's checks in a fresh test
+ * worker. A run of a fault pays its checks, not a process start. A runner that goes past a
+ * fault's time limit or dies is ended and a new one takes the next fault.
  *
  * --remote: the same proof against the reference run as a REMOTE target: a separate process per
- * fault (./remote-reference.ts), reached only through API_BASE_URL, every fixture, CONTROL_URL
+ * fault (cli/remote-reference.ts), reached only through API_BASE_URL, every fixture, CONTROL_URL
  * and a receiver it delivers to, as a staging build would be. A fault whose requirements a remote
  * run cannot verify at all (e.g. the rate limit, which needs --with-load) is listed as such and
  * left out of the kill rate; every other fault must be caught. The stand-in has no rate limit and
@@ -32,13 +33,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { embeddedRunEnvironment } from '../harness/config/environment.ts';
-import { faults, type Fault } from '../reference/faults.ts';
 import type { RunReport } from '../harness/report/model.ts';
 import { requirementsFailedBy } from '../harness/report/results.ts';
-import type { CheckSelection, FromRunner, ToRunner } from './fault-runner.ts';
-import { compileCacheDirectory, entryPoint } from './package-root.ts';
-import { remoteRunEnvironment, startRemoteReference } from './remote-reference.ts';
 import { GATE_REQUESTS } from '../harness/scheduling/budget.ts';
+import { compileCacheDirectory, entryPoint } from '../cli/package-root.ts';
+import { remoteRunEnvironment, startRemoteReference } from '../cli/remote-reference.ts';
+import type { CheckSelection, Fault, FromRunner, ToRunner } from './runner.ts';
+
+export type { Fault } from './runner.ts';
 
 export interface FaultVerdict {
   readonly fault: string;
@@ -137,7 +139,7 @@ export function embeddedEnvironment(): NodeJS.ProcessEnv {
 const RUNNER_START_MS = 240_000;
 const FAULT_RUN_MS = 120_000;
 
-/** One runner process (./fault-runner.ts): started, asked one fault at a time, ended. */
+/** One runner process (./runner.ts, as commands/self-proof-runner.ts): started, asked one fault at a time, ended. */
 export class RunnerProcess {
   readonly #child: ChildProcess;
   #waiting: ((message: FromRunner | { exited: string }) => void) | undefined;
@@ -163,7 +165,7 @@ export class RunnerProcess {
 
   static async start(env: NodeJS.ProcessEnv): Promise<RunnerProcess> {
     const runner = new RunnerProcess(
-      fork(entryPoint('cli/fault-runner'), [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }),
+      fork(entryPoint('commands/self-proof-runner'), [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }),
     );
     const first = await runner.#next(RUNNER_START_MS);
     if ('ready' in first) {
@@ -320,7 +322,7 @@ function runAgainst(fault: Fault, workDir: string, env: NodeJS.ProcessEnv, seed:
     const child = spawn(
       process.execPath,
       [
-        entryPoint('cli/conformance'),
+        entryPoint('commands/run'),
         '--only',
         fault.violates.join(','),
         '--seed',
@@ -390,7 +392,8 @@ const usage = `Usage: occ self-proof [options]   (npm run self-proof)
   --seed <n>         with --default-budget: the seed of that run (default 1)
   -h, --help         this text`;
 
-export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+/** `occ self-proof` over `catalogue` (the reference's faults): the exit code; a usage error throws. */
+export async function main(argv: readonly string[], catalogue: readonly Fault[]): Promise<number> {
   const config = {
     args: [...argv],
     options: {
@@ -424,7 +427,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8)
     throw new Error('--concurrency must be a whole number from 1 to 8');
-  const selected = values.only === undefined ? faults : faults.filter((f) => values.only!.split(',').includes(f.id));
+  const selected =
+    values.only === undefined ? catalogue : catalogue.filter((f) => values.only!.split(',').includes(f.id));
   if (selected.length === 0) throw new Error(`--only names no fault of reference/faults.ts`);
   const started = Date.now();
   const verdicts: FaultVerdict[] = [];
@@ -464,16 +468,4 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       `in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
   return caught === judged.length ? 0 : 1;
-}
-
-if (import.meta.main) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`self-proof: ${(error as Error).message}\n`);
-      process.exitCode = 2;
-    },
-  );
 }

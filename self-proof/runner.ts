@@ -1,8 +1,9 @@
 /**
- * The self-proof's long-lived runner: one process per --concurrency slot (started by
- * ./fault-catalogue.ts over IPC), holding one vitest instance and one embedded run
- * (harness/run/lifecycle.ts) for many faults, so a fault costs its own checks and a fresh
- * test worker instead of a whole process, vitest and global set-up start.
+ * The self-proof's long-lived runner: one process per --concurrency slot (commands/self-proof-runner.ts,
+ * started by ./catalogue.ts over IPC), holding one vitest instance and one embedded run
+ * (harness/run/target.ts, started once with the starters its composition root injects) for many
+ * faults, so a fault costs its own checks and a fresh test worker instead of a whole process,
+ * vitest and global set-up start.
  *
  * A fault's run sees what a run of its own (`OCC_REFERENCE_FAULTS=<id> occ run --only <ids>`) sees:
  * - a FRESH reference server with that fault alone on (switchFaults: the previous one is swept
@@ -19,14 +20,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';
 import { loadFromProcessEnvironment } from '../harness/config/environment.ts';
-import { acquireRun, releaseRun, type SharedRun } from '../harness/run/lifecycle.ts';
 import { TARGET_PROJECT } from '../harness/run/projects.ts';
+import { type ReferenceStarters, type Run, startRun } from '../harness/run/target.ts';
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
-import { faults, type Fault } from '../reference/faults.ts';
-import { startEmbeddedReference } from './embedded-reference.ts';
-import { packageRoot, vitestConfigFile } from './package-root.ts';
+import { packageRoot, vitestConfigFile } from '../cli/package-root.ts';
+
+/** A fault of the reference's catalogue as the self-proof knows it: its id and the requirements it violates. */
+export interface Fault {
+  readonly id: string;
+  readonly violates: readonly string[];
+}
 
 /** What one fault's run produced: the report a run of its own would write, and its exit code. */
 export interface FaultRun {
@@ -67,24 +72,25 @@ const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: 
   `${spec.project.name}\u0000${spec.moduleId}`;
 
 /**
- * Starts a runner in this process. The embedded target needs no variable; the caller clears
- * API_BASE_URL and the like (a configured remote target has no fault switches).
+ * Starts a runner in this process, its run started once with `starters`. The embedded target
+ * needs no variable; the caller clears API_BASE_URL and the like (a configured remote target has
+ * no fault switches).
  */
-export async function startFaultRunner(): Promise<FaultRunner> {
+export async function startFaultRunner(starters: ReferenceStarters): Promise<FaultRunner> {
   const suiteVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
     .version;
   // Held by this runner for its whole life, provided to its projects below. Its configuration is
-  // the environment its parent chose (./fault-catalogue.ts, embeddedRunEnvironment).
+  // the environment its parent chose (./catalogue.ts, embeddedRunEnvironment).
   const { config, settings } = loadFromProcessEnvironment();
-  const run: SharedRun = await acquireRun({
-    startEmbedded: startEmbeddedReference,
+  const run: Run = await startRun({
+    starters,
     config,
     cacheDirectory: settings.cacheDirectory,
     variants: settings.referenceVariants,
     dryRun: false,
   });
   if (run.context.target.kind !== 'embedded') {
-    await releaseRun(run);
+    await run.end();
     throw new Error('the self-proof runs against the embedded reference server: unset API_BASE_URL');
   }
   let current: CheckCollector | undefined;
@@ -109,10 +115,7 @@ export async function startFaultRunner(): Promise<FaultRunner> {
       passWithNoTests: true,
     });
     // Every fault's run is given the run's context; switchFaults and setSeed provide the next one.
-    for (const project of vitest.projects) {
-      run.projects.add(project);
-      project.provide('run', run.context);
-    }
+    for (const project of vitest.projects) run.provideTo(project);
     const specifications = await vitest.globTestSpecifications();
     // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).
     const collected = await vitest.collectTests(specifications);
@@ -178,17 +181,17 @@ export async function startFaultRunner(): Promise<FaultRunner> {
       },
       async close() {
         await v.close();
-        await releaseRun(run);
+        await run.end();
       },
     };
   } catch (error) {
     await vitest?.close();
-    await releaseRun(run);
+    await run.end();
     throw error;
   }
 }
 
-/** Messages between ./fault-catalogue.ts and a runner process. */
+/** Messages between ./catalogue.ts and a runner process. */
 export type ToRunner = { readonly fault: Pick<Fault, 'id' | 'violates'>; readonly only?: CheckSelection };
 export type FromRunner =
   /** Started; `checks`: how many checks each fault of the catalogue will run (to start the longest first). */
@@ -196,10 +199,14 @@ export type FromRunner =
   | { readonly fault: string; readonly run: FaultRun }
   | { readonly fault?: string; readonly error: string };
 
-if (import.meta.main) {
+/**
+ * A runner process's life (commands/self-proof-runner.ts): start, say how many checks each fault of
+ * `catalogue` runs, then run one fault per message until the parent disconnects.
+ */
+export async function serveRunner(catalogue: readonly Fault[], starters: ReferenceStarters): Promise<void> {
   const send = (message: FromRunner) => process.send!(message);
   try {
-    const runner = await startFaultRunner();
+    const runner = await startFaultRunner(starters);
     // One fault at a time; the parent sends the next after the verdict.
     process.on('message', (message: ToRunner) => {
       runner.run(message.fault, message.only).then(
@@ -210,7 +217,7 @@ if (import.meta.main) {
     process.once('disconnect', () => {
       void runner.close().finally(() => process.exit(0));
     });
-    send({ ready: true, checks: Object.fromEntries(faults.map((f) => [f.id, runner.checksOf(f.violates)])) });
+    send({ ready: true, checks: Object.fromEntries(catalogue.map((f) => [f.id, runner.checksOf(f.violates)])) });
   } catch (error) {
     send({ error: (error as Error).message.split('\n')[0]! });
     process.disconnect();

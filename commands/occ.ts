@@ -1,13 +1,13 @@
 /**
- * `occ`: the one command of the suite. Each subcommand is the entry point it always was
- * (cli/conformance.ts, load/run.ts, …), imported only when named and given the rest of the command
- * line: its own parser owns its flags and its `--help`, so a flag is added in one place.
+ * `occ`: the one command of the suite. Each subcommand is one thin file of this folder (./run.ts,
+ * ./load.ts, …), the composition root of what it runs, imported only when named and given the rest
+ * of the command line: its own parser owns its flags and its `--help`, so a flag is added in one place.
  * commander does the dispatch: subcommands with descriptions, generated `occ --help`, version,
  * and "did you mean" on a misspelt command (node:util parseArgs has no subcommands).
  *
  * Exit codes are the subcommand's; a bad command line here is one line on stderr and exit 2.
  */
-import './compile-cache.ts'; // first: the subcommands, imported below when named, load from the compile cache
+import '../cli/compile-cache.ts'; // first: the subcommands, imported below when named, load from the compile cache
 import { Command, CommanderError } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -19,66 +19,52 @@ interface Subcommand {
   readonly handler: Handler;
 }
 
-/** Runs a subcommand whose main throws its own usage errors, the way its entry point did. */
-function oneLine(prefix: string, run: () => Promise<number>): Promise<number> {
-  return run().catch((error: unknown) => {
-    process.stderr.write(`${prefix}: ${(error as Error).message}\n`);
-    return 2;
-  });
-}
-
 const subcommands: readonly Subcommand[] = [
   {
     name: 'run',
     description:
       'run the conformance suites and properties against the target ' +
       '(the embedded reference when nothing is configured) and write the reports',
-    handler: async (args) => (await import('./conformance.ts')).runAsEntryPoint(args),
+    handler: async (args) => (await import('./run.ts')).run(args),
   },
   {
     name: 'dry-run',
     description:
       'list every check and the requests it would send to the configured target; send nothing (occ run --dry-run)',
-    handler: async (args) => (await import('./conformance.ts')).runAsEntryPoint(['--dry-run', ...args]),
+    handler: async (args) => (await import('./dry-run.ts')).dryRun(args),
   },
   {
     name: 'load',
     description:
       'occ load rate-limit|webhook-retry: run one k6 probe (k6 found on PATH, in the cache, or built once with Go); ' +
       'rate-limit --runners N, occ load merge <dir>, occ load k6-operator-manifest: several addresses',
-    // k6's keep-alive sockets must not hold the verdict back: exit as load/run.ts does.
-    handler: async (args) => process.exit(await (await import('../load/run.ts')).main(args)),
+    // Exits with the verdict: k6's keep-alive sockets must not hold it back.
+    handler: async (args) => (await import('./load.ts')).load(args),
   },
   {
     name: 'receiver',
     description: 'serve the HTTPS webhook receiver alone (configured by RECEIVER_* and WEBHOOK_PUBLIC_URL)',
-    handler: async (args) => {
-      await (await import('../harness/webhooks/receiver-cli.ts')).main(args);
-      return undefined;
-    },
+    handler: async (args) => (await import('./receiver.ts')).receiver(args),
   },
   {
     name: 'reference',
     description: 'serve the embedded reference server standalone and print its URLs and tokens',
-    handler: async (args) => {
-      await (await import('../reference/cli.ts')).main(args);
-      return undefined;
-    },
+    handler: async (args) => (await import('./reference.ts')).reference(args),
   },
   {
     name: 'control-check',
     description: "verify the target's test-control endpoint (CONTROL_URL) against control-openapi.json before a run",
-    handler: async (args) => (await import('./control-check.ts')).runAsEntryPoint(args),
+    handler: async (args) => (await import('./control-check.ts')).controlCheck(args),
   },
   {
     name: 'verify',
     description: 'check an evidence.zip (occ run --evidence) against its manifest and say what differs',
-    handler: async (args) => (await import('./verify.ts')).main(args),
+    handler: async (args) => (await import('./verify.ts')).verify(args),
   },
   {
     name: 'self-proof',
     description: "switch on each fault of the reference's catalogue and require the suite to catch it (kill rate)",
-    handler: (args) => oneLine('self-proof', async () => (await import('./fault-catalogue.ts')).main(args)),
+    handler: async (args) => (await import('./self-proof.ts')).selfProof(args),
   },
 ];
 
