@@ -302,8 +302,8 @@ describe.concurrent('k6 probes against the reference server', () => {
 
   it('webhook-retry reaches a remote receiver with a user-supplied certificate (no x509 error), passes', async () => {
     // RECEIVER_TLS_CERT is issued by a CA only the target trusts; k6 never sees it. The stand-in
-    // runs its clock 1000× so ten attempts of 60 s doubling (8.5 h) take about 31 s, with
-    // intervals long enough (60 ms and up) that scheduling jitter can't reorder them.
+    // runs its clock 1000× so ten attempts of 60 s doubling (8.5 h) take about 31 s; the watch
+    // judges the backoff from arrival times, within their jitter (harness/checks/backoff.ts).
     const tls = await generateTlsMaterial();
     const dir = mkdtempSync(join(tmpdir(), 'occ-k6-tls-'));
     dirs.push(dir);

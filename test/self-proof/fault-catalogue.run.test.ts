@@ -173,7 +173,7 @@ describe('the fault catalogue', () => {
     }
   });
 
-  // One test for both (a runner's start and end are about 2.5 CPU-seconds of npm test): the failed fault ends its
+  // One test for both (a runner's start and end cost a vitest start and a reference): the failed fault ends its
   // runner, and the new runner then runs two faults one after another.
   it('a failing runner is ended and its reason reported; new runners take the next faults in turn, none lingering', {
     timeout: 400_000,
