@@ -466,8 +466,7 @@ export default function (): void {
             `server5xx: retried (saw ${attempts} attempts), every attempt signed`,
             attempts >= 2 && signed,
           );
-        // The suite's one reading of exponential backoff (jitter allowed): harness/checks/backoff.ts.
-        // Arrival times carry the network's and the hosts' delays; the target's virtual times none.
+        // The suite's one reading of exponential backoff (harness/checks/backoff.ts); arrival times have jitter.
         if (intervals.length >= 2)
           req(
             'WEBHOOK-BACKOFF-EXPONENTIAL',
