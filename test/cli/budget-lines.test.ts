@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { budgetText, dryRunBudgetLines } from '../../cli/budget-lines.ts';
 import { budgetOf, DEFAULT_BUDGET } from '../../harness/scheduling/budget.ts';
-import { checkResult } from '../report/fixtures.ts';
+import { checkResult } from '../harness/report/fixtures.ts';
 
 const settings = { budget: DEFAULT_BUDGET, requestsPerMinute: 80, rateWindowMs: 60_000 };
 

@@ -16,7 +16,7 @@ import { fixtureEnv } from '../../cli/remote-reference.ts';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { REPORT_FILES } from '../../harness/report/files.ts';
 import { FULL_SET_REQUESTS, GATE_REQUESTS } from '../../harness/scheduling/budget.ts';
-import { markdownTableProblems, parseXml } from '../report/parse-back.ts';
+import { markdownTableProblems, parseXml } from '../harness/report/parse-back.ts';
 import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './recording-proxy.ts';
 // The environment of a CI job: none of the developer's configuration leaks in.
 import { cleanEnv, type ProcessRun, runProcess } from './occ-process.ts';

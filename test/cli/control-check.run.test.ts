@@ -19,7 +19,7 @@ import { isRequirementId } from '../../requirements/catalogue.ts';
 import { controlFaults } from '../../reference/control-faults.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
-import { parseXml } from '../report/parse-back.ts';
+import { parseXml } from '../harness/report/parse-back.ts';
 import { http } from '../reference/helpers.ts';
 import { runOcc } from './occ-process.ts';
 

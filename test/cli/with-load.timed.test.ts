@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseXml } from '../report/parse-back.ts';
+import { parseXml } from '../harness/report/parse-back.ts';
 import { type ProcessRun, runOcc } from './occ-process.ts';
 
 type Verdict = { id: string; status: string; source?: string };

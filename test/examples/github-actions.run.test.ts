@@ -20,7 +20,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { cleanEnv } from '../cli/occ-process.ts';
-import { parseXml } from '../report/parse-back.ts';
+import { parseXml } from '../harness/report/parse-back.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const workflowFile = join(repo, 'examples/github-actions.yml');

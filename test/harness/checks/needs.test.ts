@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { controlGaps } from '../../harness/report/control-gaps.ts';
-import type { RequirementVerdict } from '../../harness/report/model.ts';
-import type { CheckResult } from '../../harness/report/results.ts';
-import { notVerifiableReason, unverifiable } from '../../harness/checks/needs.ts';
-import type { RunTarget } from '../../harness/run/context.ts';
-import { budgetOf } from '../../harness/scheduling/budget.ts';
+import { controlGaps } from '../../../harness/report/control-gaps.ts';
+import type { RequirementVerdict } from '../../../harness/report/model.ts';
+import type { CheckResult } from '../../../harness/report/results.ts';
+import { notVerifiableReason, unverifiable } from '../../../harness/checks/needs.ts';
+import type { RunTarget } from '../../../harness/run/context.ts';
+import { budgetOf } from '../../../harness/scheduling/budget.ts';
 
 const remote = (control: RunTarget['control']): RunTarget => ({
   kind: 'remote',

@@ -3,7 +3,7 @@
  * reading, and what "exponential backoff" accepts.
  */
 import { describe, expect, it } from 'vitest';
-import { cdrCountProblem, cdrCountReading, intervalsGrow } from '../../harness/checks/verdicts.ts';
+import { cdrCountProblem, cdrCountReading, intervalsGrow } from '../../../harness/checks/verdicts.ts';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: String(i) }));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../harness/config/config.ts';
-import { tokenVariable } from '../../harness/config/tokens.ts';
+import { ConfigError, loadConfig } from '../../../harness/config/config.ts';
+import { tokenVariable } from '../../../harness/config/tokens.ts';
 
 function configError(env: Record<string, string>): ConfigError {
   try {

@@ -1,7 +1,7 @@
 /** The run's settings (harness/config/settings.ts): each variable read once, by one rule, with its default. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../harness/config/config.ts';
-import { loadRunSettings, settingDefaults, suiteCacheDirectory } from '../../harness/config/settings.ts';
+import { ConfigError } from '../../../harness/config/config.ts';
+import { loadRunSettings, settingDefaults, suiteCacheDirectory } from '../../../harness/config/settings.ts';
 
 describe('loadRunSettings', () => {
   it('has a default for everything', () => {

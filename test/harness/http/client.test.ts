@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, exchangeCaps, sentWithin, formatExchange } from '../../harness/http/client.ts';
+import { createApiClient, exchangeCaps, sentWithin, formatExchange } from '../../../harness/http/client.ts';
 
 /** A target that answers garbage in every way a broken deployment can. */
 let server: Server;

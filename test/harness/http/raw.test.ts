@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawExchange } from '../../harness/http/raw.ts';
-import { framingProblems, parseRaw } from '../../operators/framing.ts';
+import { rawExchange } from '../../../harness/http/raw.ts';
+import { framingProblems, parseRaw } from '../../../operators/framing.ts';
 
 const answers: Record<string, string> = {
   '/no-content': 'HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n',

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createApiClient, exchangeCaps, recordExchange, type Exchange } from '../../harness/http/client.ts';
-import { REDACTED, createRedactor } from '../../harness/http/redact.ts';
+import { createApiClient, exchangeCaps, recordExchange, type Exchange } from '../../../harness/http/client.ts';
+import { REDACTED, createRedactor } from '../../../harness/http/redact.ts';
 
 const apiToken = 'oc_live_9f8e7d6c5b4a3210';
 const clientSecret = 'cs_0123456789abcdef';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createThrottle, retryAfterMs, throttledDurationMs } from '../../harness/http/throttle.ts';
+import { createThrottle, retryAfterMs, throttledDurationMs } from '../../../harness/http/throttle.ts';
 
 describe('throttle', () => {
   beforeEach(() => {

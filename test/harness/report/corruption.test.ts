@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeReports } from '../../harness/report/files.ts';
-import { buildReport } from '../../harness/report/model.ts';
+import { writeReports } from '../../../harness/report/files.ts';
+import { buildReport } from '../../../harness/report/model.ts';
 import { checkResult } from './fixtures.ts';
 import { markdownTableProblems, parseXml } from './parse-back.ts';
 

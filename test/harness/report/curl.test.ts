@@ -3,7 +3,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { curlCommand, secretVariables } from '../../harness/report/curl.ts';
+import { curlCommand, secretVariables } from '../../../harness/report/curl.ts';
 
 const variables = secretVariables(
   { all: 'oc_live_SECRET1', 'read:balance': "it's$weird" },

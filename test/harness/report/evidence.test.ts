@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { configurationFingerprint, sha256, verifyEvidence, writeEvidence } from '../../harness/report/evidence.ts';
-import { writeReports } from '../../harness/report/files.ts';
-import { buildReport } from '../../harness/report/model.ts';
-import { documentedVariables } from '../../harness/config/documented.ts';
+import { configurationFingerprint, sha256, verifyEvidence, writeEvidence } from '../../../harness/report/evidence.ts';
+import { writeReports } from '../../../harness/report/files.ts';
+import { buildReport } from '../../../harness/report/model.ts';
+import { documentedVariables } from '../../../harness/config/documented.ts';
 
 function makeRun() {
   const root = mkdtempSync(join(tmpdir(), 'occ-evidence-'));

@@ -1,4 +1,4 @@
-import type { CheckResult } from '../../harness/report/results.ts';
+import type { CheckResult } from '../../../harness/report/results.ts';
 
 /** A check result with sensible defaults, for report tests. */
 export function checkResult(

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { renderHtml } from '../../harness/report/html.ts';
-import { buildReport } from '../../harness/report/model.ts';
-import { applyWaivers } from '../../harness/report/waivers.ts';
-import { requirements } from '../../requirements/catalogue.ts';
+import { renderHtml } from '../../../harness/report/html.ts';
+import { buildReport } from '../../../harness/report/model.ts';
+import { applyWaivers } from '../../../harness/report/waivers.ts';
+import { requirements } from '../../../requirements/catalogue.ts';
 import { checkResult } from './fixtures.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport, exitCodeOf, judgeRequirement, type ReportInput } from '../../harness/report/model.ts';
-import { failedRequirementsText } from '../../harness/report/results.ts';
-import { requirements } from '../../requirements/catalogue.ts';
+import { buildReport, exitCodeOf, judgeRequirement, type ReportInput } from '../../../harness/report/model.ts';
+import { failedRequirementsText } from '../../../harness/report/results.ts';
+import { requirements } from '../../../requirements/catalogue.ts';
 import { checkResult } from './fixtures.ts';
 
 const must = requirements.find((r) => r.id === 'CDRS-WINDOW-MAX-31D')!;

@@ -4,12 +4,12 @@
  * was last sent and passed (harness/report/partial.ts, the model and the renderers).
  */
 import { describe, expect, it } from 'vitest';
-import { buildReport, type RunReport } from '../../harness/report/model.ts';
-import { lastFullPass, partialText, probesSentFor } from '../../harness/report/partial.ts';
-import { renderMarkdown } from '../../harness/report/markdown.ts';
-import { renderJunit } from '../../harness/report/junit.ts';
-import { renderHtml } from '../../harness/report/html.ts';
-import { partialPassLines } from '../../cli/budget-lines.ts';
+import { buildReport, type RunReport } from '../../../harness/report/model.ts';
+import { lastFullPass, partialText, probesSentFor } from '../../../harness/report/partial.ts';
+import { renderMarkdown } from '../../../harness/report/markdown.ts';
+import { renderJunit } from '../../../harness/report/junit.ts';
+import { renderHtml } from '../../../harness/report/html.ts';
+import { partialPassLines } from '../../../cli/budget-lines.ts';
 import { checkResult } from './fixtures.ts';
 
 const rotated = checkResult({

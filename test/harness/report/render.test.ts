@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadProbeSummaries, previousRuns, writeReports } from '../../harness/report/files.ts';
-import { renderHtml } from '../../harness/report/html.ts';
-import { renderJunit, xmlText } from '../../harness/report/junit.ts';
-import { readable } from '../../harness/report/readable.ts';
-import { renderMarkdown } from '../../harness/report/markdown.ts';
-import { buildReport } from '../../harness/report/model.ts';
+import { loadProbeSummaries, previousRuns, writeReports } from '../../../harness/report/files.ts';
+import { renderHtml } from '../../../harness/report/html.ts';
+import { renderJunit, xmlText } from '../../../harness/report/junit.ts';
+import { readable } from '../../../harness/report/readable.ts';
+import { renderMarkdown } from '../../../harness/report/markdown.ts';
+import { buildReport } from '../../../harness/report/model.ts';
 import { checkResult } from './fixtures.ts';
 
 const hostile = '<script>alert(1)</script>|pipe';

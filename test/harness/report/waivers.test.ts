@@ -3,9 +3,9 @@
  * expiry, unused waivers, strict mode, and --update-waivers keeping existing entries untouched.
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckResult, Waiver } from '../../harness/report/results.ts';
-import { buildReport, exitCodeOf } from '../../harness/report/model.ts';
-import { applyWaivers, parseWaivers, WaiverError, withFailuresAdded } from '../../harness/report/waivers.ts';
+import type { CheckResult, Waiver } from '../../../harness/report/results.ts';
+import { buildReport, exitCodeOf } from '../../../harness/report/model.ts';
+import { applyWaivers, parseWaivers, WaiverError, withFailuresAdded } from '../../../harness/report/waivers.ts';
 
 function check(name: string, status: CheckResult['status'], requirements: string[]): CheckResult {
   return {

@@ -8,12 +8,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chartOnlyUnlessSince, fromK6Summary, writeReports } from '../../harness/report/files.ts';
-import { buildReport, loadDecides, type ReportInput } from '../../harness/report/model.ts';
-import { requirements } from '../../requirements/catalogue.ts';
+import { chartOnlyUnlessSince, fromK6Summary, writeReports } from '../../../harness/report/files.ts';
+import { buildReport, loadDecides, type ReportInput } from '../../../harness/report/model.ts';
+import { requirements } from '../../../requirements/catalogue.ts';
 import { checkResult } from './fixtures.ts';
 import { parseXml } from './parse-back.ts';
-import { junitXml, observedAnything } from '../../load/lib/junit.ts';
+import { junitXml, observedAnything } from '../../../load/lib/junit.ts';
 
 const rateLimitIds = ['RATE-LIMIT-100-PER-MIN', 'RATE-LIMIT-ENFORCED', 'RATE-LIMIT-ALL-ENDPOINTS'];
 

@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type OwnReferenceAddress, type RunChannel, startRunChannel } from '../../harness/run/channel.ts';
-import { channelClient } from '../../harness/run/channel-client.ts';
+import { type OwnReferenceAddress, type RunChannel, startRunChannel } from '../../../harness/run/channel.ts';
+import { channelClient } from '../../../harness/run/channel-client.ts';
 
 let channel: RunChannel | undefined;
 

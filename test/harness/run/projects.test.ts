@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { partOf, TARGET_PROJECT } from '../../harness/run/projects.ts';
-import base from '../../vitest.config.ts';
-import runConfig from '../../vitest.run.config.ts';
-import selfProofConfig from '../../vitest.self-proof.config.ts';
+import { partOf, TARGET_PROJECT } from '../../../harness/run/projects.ts';
+import base from '../../../vitest.config.ts';
+import runConfig from '../../../vitest.run.config.ts';
+import selfProofConfig from '../../../vitest.self-proof.config.ts';
 
 describe('the part a check belongs to in reports', () => {
   it('is the project that ran it when that is conformance or properties', () => {

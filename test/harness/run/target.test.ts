@@ -7,11 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import setup from '../../commands/vitest-global-setup.ts';
-import { loadConfig } from '../../harness/config/config.ts';
-import { suiteCacheDirectory } from '../../harness/config/settings.ts';
-import { channelClient } from '../../harness/run/channel-client.ts';
-import { type RunOptions, startRun } from '../../harness/run/target.ts';
+import setup from '../../../commands/vitest-global-setup.ts';
+import { loadConfig } from '../../../harness/config/config.ts';
+import { suiteCacheDirectory } from '../../../harness/config/settings.ts';
+import { channelClient } from '../../../harness/run/channel-client.ts';
+import { type RunOptions, startRun } from '../../../harness/run/target.ts';
 
 const options: RunOptions = {
   // A dry run starts no reference: a starter that is called is a bug.

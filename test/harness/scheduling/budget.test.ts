@@ -12,7 +12,7 @@ import {
   perRunUnder,
   rankedForRun,
   secondsFor,
-} from '../../harness/scheduling/budget.ts';
+} from '../../../harness/scheduling/budget.ts';
 
 describe('budgetOf: what a run may send follows the rate and the time the user allows', () => {
   it('is the gate-sized 150 requests at the defaults (80 per minute, 113 s)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createContract } from '../../contract/validator.ts';
-import { suiteCacheDirectory } from '../../harness/config/settings.ts';
+import { createContract } from '../../../contract/validator.ts';
+import { suiteCacheDirectory } from '../../../harness/config/settings.ts';
 import {
   ALONE_STREAK_GRACE_MS,
   claimsOf,
@@ -8,9 +8,9 @@ import {
   enterGate,
   Gate,
   requestClaim,
-} from '../../harness/scheduling/gate.ts';
-import { startRunChannel, type RunChannel } from '../../harness/run/channel.ts';
-import { channelClient, type ChannelClient } from '../../harness/run/channel-client.ts';
+} from '../../../harness/scheduling/gate.ts';
+import { startRunChannel, type RunChannel } from '../../../harness/run/channel.ts';
+import { channelClient, type ChannelClient } from '../../../harness/run/channel-client.ts';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 

@@ -3,9 +3,9 @@
  * runs as there are slices, with consecutive seeds, send every probe exactly once.
  */
 import { describe, expect, it } from 'vitest';
-import { sliceForRun, turnOf } from '../../harness/scheduling/rotation.ts';
-import { DEFAULT_BUDGET, EVERYTHING, budgetOf } from '../../harness/scheduling/budget.ts';
-import { heldAtLeast, limitProblem } from '../../harness/checks/verdicts.ts';
+import { sliceForRun, turnOf } from '../../../harness/scheduling/rotation.ts';
+import { DEFAULT_BUDGET, EVERYTHING, budgetOf } from '../../../harness/scheduling/budget.ts';
+import { heldAtLeast, limitProblem } from '../../../harness/checks/verdicts.ts';
 
 describe('sliceForRun', () => {
   const cases = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];

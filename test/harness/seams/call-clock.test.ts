@@ -9,8 +9,8 @@ import {
   describeCallSteps,
   nextCallStep,
   recordAtEnd,
-} from '../../harness/seams/call-clock.ts';
-import type { ControlClient } from '../../harness/seams/control-client.ts';
+} from '../../../harness/seams/call-clock.ts';
+import type { ControlClient } from '../../../harness/seams/control-client.ts';
 
 /** Every step the bounds allow, from none taken. */
 function allSteps(bounds = CALL_CLOCK_BOUNDS): number[] {

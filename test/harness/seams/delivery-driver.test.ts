@@ -3,9 +3,9 @@
  * (control-openapi.json, Events): its own events by eventId, auto-disable over every delivery.
  */
 import { describe, expect, it } from 'vitest';
-import { deliveriesOf, eventIdOf } from '../../harness/checks/delivery-verdicts.ts';
-import type { HookView } from '../../harness/seams/control-client.ts';
-import { consecutiveFailures, deliveryOf, otherEventIds } from '../../harness/seams/delivery-driver.ts';
+import { deliveriesOf, eventIdOf } from '../../../harness/checks/delivery-verdicts.ts';
+import type { HookView } from '../../../harness/seams/control-client.ts';
+import { consecutiveFailures, deliveryOf, otherEventIds } from '../../../harness/seams/delivery-driver.ts';
 
 const attempt = (at: number, status: number) => ({ attempt: 1, at, outcome: { kind: 'status', status } });
 const view: HookView = {

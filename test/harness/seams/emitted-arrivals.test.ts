@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HookView } from '../../harness/seams/control-client.ts';
-import { lostInTransit } from '../../harness/seams/emitted-arrivals.ts';
+import type { HookView } from '../../../harness/seams/control-client.ts';
+import { lostInTransit } from '../../../harness/seams/emitted-arrivals.ts';
 
 const attempt = (n: number, kind: string, status?: number) => ({
   attempt: n,

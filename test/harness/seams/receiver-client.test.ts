@@ -9,9 +9,9 @@ import {
   DeliveryRefused,
   judgeDelivery,
   type ReceiverClient,
-} from '../../harness/seams/receiver-client.ts';
-import { startReceiver, type Delivery, type Receiver } from '../../harness/webhooks/receiver.ts';
-import { signPayload } from '../../contract/signature.ts';
+} from '../../../harness/seams/receiver-client.ts';
+import { startReceiver, type Delivery, type Receiver } from '../../../harness/webhooks/receiver.ts';
+import { signPayload } from '../../../contract/signature.ts';
 
 const SECRET = 'whsec_client_test_Q2d8';
 const T = 1_700_000_000;

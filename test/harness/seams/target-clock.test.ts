@@ -3,13 +3,13 @@
  * against the clock the target reports (control-openapi.json, Time), bracketed by the run's readings.
  */
 import { describe, expect, it } from 'vitest';
-import { signPayload } from '../../contract/signature.ts';
+import { signPayload } from '../../../contract/signature.ts';
 import {
   signatureClock,
   signatureFreshnessProblem,
   signingClockObservation,
-} from '../../harness/checks/delivery-verdicts.ts';
-import { judgeDelivery } from '../../harness/seams/receiver-client.ts';
+} from '../../../harness/checks/delivery-verdicts.ts';
+import { judgeDelivery } from '../../../harness/seams/receiver-client.ts';
 import {
   ClockReadings,
   clockBounds,
@@ -17,8 +17,8 @@ import {
   type ClockLog,
   freshAgainstBounds,
   type ClockReading,
-} from '../../harness/seams/target-clock.ts';
-import type { Delivery } from '../../harness/webhooks/receiver.ts';
+} from '../../../harness/seams/target-clock.ts';
+import type { Delivery } from '../../../harness/webhooks/receiver.ts';
 
 const URL = 'http://127.0.0.1:1/_control';
 const HOUR = 3_600_000;

@@ -7,16 +7,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../harness/config/config.ts';
+import { ConfigError, loadConfig } from '../../../harness/config/config.ts';
 import {
   checkReceiverService,
   createReceiverClient,
   DeliveryRefused,
   type ReceiverClient,
-} from '../../harness/seams/receiver-client.ts';
-import { parseCliConfig } from '../../harness/webhooks/receiver-cli.ts';
-import { startReceiver } from '../../harness/webhooks/receiver.ts';
-import { signPayload } from '../../contract/signature.ts';
+} from '../../../harness/seams/receiver-client.ts';
+import { parseCliConfig } from '../../../harness/webhooks/receiver-cli.ts';
+import { startReceiver } from '../../../harness/webhooks/receiver.ts';
+import { signPayload } from '../../../contract/signature.ts';
 
 const TOKEN = 'rcv_test_token_0123456789abcdef';
 const SECRET = 'whsec_service_test_T7x';

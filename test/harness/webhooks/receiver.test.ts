@@ -10,8 +10,8 @@ import {
   validatePlan,
   type Delivery,
   type Receiver,
-} from '../../harness/webhooks/receiver.ts';
-import { signPayload } from '../../contract/signature.ts';
+} from '../../../harness/webhooks/receiver.ts';
+import { signPayload } from '../../../contract/signature.ts';
 
 const SECRET = 'whsec_receiverTest_Q8vL2mN7';
 const now = (): number => Math.floor(Date.now() / 1000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
-import { cachedTlsMaterial, usable } from '../../harness/webhooks/tls-cache.ts';
+import { generateTlsMaterial } from '../../../harness/webhooks/receiver.ts';
+import { cachedTlsMaterial, usable } from '../../../harness/webhooks/tls-cache.ts';
 
 describe('the cached receiver certificate', () => {
   it('is reused while valid: two runs get the same CA and certificate', async () => {

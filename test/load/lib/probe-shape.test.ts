@@ -10,8 +10,8 @@ import {
   rateLimitShape,
   REFERENCE_WINDOW_MS,
   webhookRetryPlans,
-} from '../../load/lib/probe-shape.ts';
-import { PROBE_REQUIREMENTS, requirements } from '../../requirements/catalogue.ts';
+} from '../../../load/lib/probe-shape.ts';
+import { PROBE_REQUIREMENTS, requirements } from '../../../requirements/catalogue.ts';
 
 describe("the k6 probes' request bounds", () => {
   it("rate-limit at the spec's 100 per minute: 90 under, 210 in the burst at most, 262 over at most", () => {

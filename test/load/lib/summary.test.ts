@@ -3,7 +3,7 @@
  * target as values before serialising it, and leaves the target's words alone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildSummary } from '../../load/lib/summary.ts';
+import { buildSummary } from '../../../load/lib/summary.ts';
 
 // k6's global, declared for this Node program (load/tsconfig.json has k6's own types).
 declare global {

@@ -5,8 +5,8 @@
  * without jitter, a token bucket, and limiters that break the spec's limit.
  */
 import { describe, expect, it } from 'vitest';
-import { OVER_WINDOWS, OVER_WINDOWS_EXPECTED, rateLimitShape, underStartMs } from '../../load/lib/probe-shape.ts';
-import { analyseWindows, phaseDecided, type Sample } from '../../load/lib/windows.ts';
+import { OVER_WINDOWS, OVER_WINDOWS_EXPECTED, rateLimitShape, underStartMs } from '../../../load/lib/probe-shape.ts';
+import { analyseWindows, phaseDecided, type Sample } from '../../../load/lib/windows.ts';
 
 const LIMIT = 100;
 const W = 60_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { webFragments, webPath, webQueryParameters } from '../../properties/arbitraries/uri-parts.ts';
+import { webFragments, webPath, webQueryParameters } from '../../../properties/arbitraries/uri-parts.ts';
 
 // RFC 3986 §3.3 path-abempty and §3.4/3.5 query / fragment, with fast-check's percent-encodings
 // (lower-case hex included).

@@ -6,7 +6,7 @@ import {
   parseTimestamp,
   WINDOW_MAX_NS,
   MS_NS,
-} from '../../properties/models/cdr-window-model.ts';
+} from '../../../properties/models/cdr-window-model.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-03-15T12:00:00Z');

@@ -5,7 +5,7 @@ import {
   deleteTransition,
   isUuid,
   replayAttempts,
-} from '../../properties/models/hook-state-model.ts';
+} from '../../../properties/models/hook-state-model.ts';
 
 describe('hook state model', () => {
   it('DELETE: active → 204 and disabled; disabled → 404 not_found, unchanged', () => {
