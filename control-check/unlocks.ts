@@ -3,7 +3,7 @@
  * list of what an endpoint does not offer (before any run: a run's own report reads the same from
  * its checks' skip reasons, harness/report/control-gaps.ts). Written down from the checks'
  * `needs.control` in suites/ and properties/ (docs/control-protocol.md, "What it unlocks");
- * test/cli/control-check.run.test.ts holds every id to the requirement catalogue.
+ * test/control-check/control-check.run.test.ts holds every id to the requirement catalogue.
  */
 import type { ControlCapability } from '../contract/control.ts';
 

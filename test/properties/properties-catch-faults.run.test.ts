@@ -1,7 +1,7 @@
 /**
  * The API properties prove themselves: against the embedded reference server with one fault of
  * the catalogue on, each must fail. That they all pass with no fault on is proven by
- * test/cli/vitest-projects.run.test.ts, which runs the same `--project properties` (beside the
+ * test/commands/vitest-projects.run.test.ts, which runs the same `--project properties` (beside the
  * conformance project) with the same binary and asserts no check failed.
  *
  * The first pair and the no-fault run go as users run them: the local vitest binary, the

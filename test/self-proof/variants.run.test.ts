@@ -14,7 +14,7 @@
  * the stand-in trusts (cli/remote-reference.ts), twice against the same process with consecutive
  * seeds, with the checks that use a state or an inspection: the checks that take turns across
  * runs all run, and the second run meets a clock the first one moved. Each choice alone is proven
- * cheaply by test/cli/control-check.run.test.ts (the other choice, and occ control-check on it).
+ * cheaply by test/control-check/control-check.run.test.ts (the other choice, and occ control-check on it).
  * Two eithers that meet are paired in one more small run: a clock that stands still with call
  * progress on it (control-real-time-stamps, in the run of every control variant, puts calls on
  * real time), where only the suite's advances end a call, in a run of the call requirements alone.
@@ -33,7 +33,7 @@ import { tokenVariable, type TokenName } from '../../harness/config/tokens.ts';
 import type { ReferenceFixtures } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
 import { startRemoteReference } from '../../cli/remote-reference.ts';
-import { cleanEnv } from '../cli/occ-process.ts';
+import { cleanEnv } from '../commands/occ-process.ts';
 import { secondProofs, type SecondProof } from '../../suites/data/second-proofs.ts';
 import { requirements } from '../../requirements/catalogue.ts';
 import { controlUnlocks } from '../../control-check/unlocks.ts';

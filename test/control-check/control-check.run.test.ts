@@ -21,7 +21,7 @@ import { startReferenceServer, type ReferenceServer } from '../../reference/serv
 import { variants } from '../../reference/variants.ts';
 import { parseXml } from '../harness/report/parse-back.ts';
 import { http } from '../reference/helpers.ts';
-import { runOcc } from './occ-process.ts';
+import { runOcc } from '../commands/occ-process.ts';
 
 const TOKEN = 'ctl_control_check_token_0123';
 const servers: ReferenceServer[] = [];

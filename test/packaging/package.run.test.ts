@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv } from './occ-process.ts';
+import { cleanEnv } from '../commands/occ-process.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'occ-package-'));
