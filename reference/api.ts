@@ -418,7 +418,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       : E164_PATTERN;
     if (typeof toNumber !== 'string' || (checkE164 && !e164.test(nm.e164Seen(toNumber, faults))))
       return bad('toNumber is required and must be an E.164 number, e.g. +14155550100');
-    const fromOk = typeof fromNumber === 'string' && (!checkE164 || e164.test(nm.e164Seen(fromNumber, faults)));
+    const fromOk = typeof fromNumber === 'string' && (!checkE164 || nm.callerIdOk(e164, fromNumber, faults));
     if (fromNumber !== undefined && !fromOk) return bad('fromNumber must be an E.164 number, e.g. +14155550100');
     const metadataOk = faults.has('calls-metadata-array-accepted')
       ? typeof metadata === 'object'
@@ -447,14 +447,14 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
   });
 
   // ── POST /hooks ──
-  app.post('/v1/hooks', (request, reply) => {
+  app.post('/v1/hooks', async (request, reply) => {
     const token = authenticate(request, reply, 'POST /hooks', 'scope-unchecked-hooks');
     if (!token) return reply;
     const body = objectBody(request, reply);
     if (body === undefined) return reply;
     const bad = (message: string) => fail(reply, 400, 'invalid_input', message);
     let { event, target_url: targetUrl } = body;
-    event = nm.cStringSeen(event, faults);
+    event = nm.firstLetterFolded(nm.cStringSeen(event, faults), faults);
     if (faults.has('hooks-fields-coerced')) {
       if (event !== undefined && event !== null) event = String(event);
       if (targetUrl !== undefined && targetUrl !== null) targetUrl = String(targetUrl);
@@ -473,7 +473,7 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
       return bad('target_url must be an absolute https URI');
     const same = nm.idempotentCreate(store.hooks.values(), token.account, event, targetUrl, faults);
     if (same !== undefined) return reply.send({ id: same.id, secret: same.secret });
-    const hook = store.createHook(token.account, String(event), targetUrl);
+    const hook = await nm.writtenBack(store.hooks, store.createHook(token.account, String(event), targetUrl), faults);
     return reply.send({ id: hook.id, secret: hook.secret });
   });
 
@@ -481,12 +481,12 @@ export function registerApi(app: FastifyInstance, store: ReferenceStore): void {
   app.delete<{ Params: { id: string } }>('/v1/hooks/:id', async (request, reply) => {
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', 'scope-unchecked-hooks');
     if (!token) return reply;
-    const id = nm.hookIdSeen(request.params.id, faults);
+    const id = nm.hookIdSeen(request.params.id, faults, store.hooks);
     if (!isHookId(id, faults))
       return faults.has('hooks-non-uuid-404')
         ? fail(reply, 404, 'not_found', 'no such hook')
         : fail(reply, 400, 'invalid_input', 'id must be a UUID');
-    const hook = store.hooks.get(nm.hookKey(id, store.hooks.keys(), faults));
+    const hook = nm.hookNamed(store.hooks, nm.hookKey(id, store.hooks.keys(), faults), faults);
     const foreignAllowed = faults.has('hooks-foreign-deletable') || nm.ownershipSkipped(id, faults);
     if (hook === undefined || (hook.accountId !== token.account && !foreignAllowed))
       return fail(reply, 404, 'not_found', 'no such hook');

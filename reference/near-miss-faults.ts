@@ -50,9 +50,79 @@ export function cStringSeen(value: unknown, faults: FaultSet): unknown {
   return faults.has('nm-nul-truncated') && typeof value === 'string' ? value.split('\u0000')[0] : value;
 }
 
-/** A hook id with a urn:uuid: prefix stripped (nm-uuid-urn-accepted). */
-export function hookIdSeen(value: string, faults: FaultSet): string {
+/**
+ * A hook id with a urn:uuid: prefix stripped (nm-uuid-urn-accepted); or (nm-id-char36-truncated) one
+ * of more than 36 hex digits and hyphens looked up before it is validated, in a CHAR(36) column that
+ * cuts it to 36 (MySQL's non-strict mode): where its first 36 name a stored hook, they are the id
+ * (an id naming none goes on to be refused as not a UUID).
+ */
+export function hookIdSeen(value: string, faults: FaultSet, stored: ReadonlyMap<string, unknown>): string {
+  const cut = value.slice(0, 36).toLowerCase();
+  if (faults.has('nm-id-char36-truncated') && /^[0-9a-f-]{37,}$/i.test(value) && stored.has(cut)) return cut;
   return faults.has('nm-uuid-urn-accepted') ? value.replace(/^urn:uuid:/i, '') : value;
+}
+
+/**
+ * An event with its first letter lower-cased (nm-event-first-letter-folded), forgiving the capital a
+ * form or a phone keyboard puts first: "Call.ended" is read as call.ended ("Call.Ended" is not).
+ */
+export function firstLetterFolded(value: unknown, faults: FaultSet): unknown {
+  if (!faults.has('nm-event-first-letter-folded') || typeof value !== 'string') return value;
+  return value.charAt(0).toLowerCase() + value.slice(1);
+}
+
+/**
+ * Whether fromNumber passes `e164` as a slipping validator sees it (e164Seen); or (nm-caller-id-one-digit)
+ * the caller-ID override's own copy of the pattern, written with {0,14}: a one-digit "+1" passes.
+ */
+export function callerIdOk(e164: RegExp, value: string, faults: FaultSet): boolean {
+  const pattern = faults.has('nm-caller-id-one-digit') ? new RegExp(e164.source.replace('{1,14}', '{0,14}')) : e164;
+  return pattern.test(e164Seen(value, faults));
+}
+
+interface StoredHook {
+  readonly id: string;
+  readonly accountId: string;
+  readonly event: string;
+  readonly targetUrl: string;
+  readonly status: string;
+}
+
+const sameSubscription = (a: StoredHook, b: StoredHook) =>
+  a.accountId === b.accountId && a.event === b.event && a.targetUrl === b.targetUrl;
+
+/**
+ * The hook a DELETE acts on: the one its id names, or (nm-delete-by-target), where that one is
+ * active, the account's oldest active one of the same event and target_url, as an unsubscribe
+ * keyed by the target (REST Hooks) finds it: of two identical subscriptions, the sibling's id
+ * disables the first one.
+ */
+export function hookNamed<H extends StoredHook>(
+  hooks: ReadonlyMap<string, H>,
+  key: string,
+  faults: FaultSet,
+): H | undefined {
+  const hook = hooks.get(key);
+  if (hook?.status !== 'active' || !faults.has('nm-delete-by-target')) return hook;
+  return [...hooks.values()].find((h) => h.status === 'active' && sameSubscription(h, hook)) ?? hook;
+}
+
+/**
+ * nm-create-lost-update: the subscriptions of one event and target_url are one list, read as a new
+ * one is stored and written back after a store's round trip (20 ms, as slowStore): a subscription
+ * another creation of the same event and target stored meanwhile is lost. Both creations are
+ * answered 200; the lost id names nothing afterwards. Returns the created one.
+ */
+export async function writtenBack<H extends StoredHook>(
+  hooks: Map<string, H>,
+  created: H,
+  faults: FaultSet,
+): Promise<H> {
+  if (!faults.has('nm-create-lost-update')) return created;
+  const read = new Set([...hooks.values()].filter((h) => sameSubscription(h, created)).map((h) => h.id));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  for (const h of [...hooks.values()]) if (sameSubscription(h, created) && !read.has(h.id)) hooks.delete(h.id);
+  return created;
 }
 
 /**

@@ -3,7 +3,7 @@
  * runs as there are slices, with consecutive seeds, send every probe exactly once.
  */
 import { describe, expect, it } from 'vitest';
-import { sliceForRun, turnOf } from '../../../harness/scheduling/rotation.ts';
+import { rankedTurnOf, sliceForRun, turnBeyondGate, turnOf } from '../../../harness/scheduling/rotation.ts';
 import { DEFAULT_BUDGET, EVERYTHING, budgetOf } from '../../../harness/scheduling/budget.ts';
 import { heldAtLeast, limitProblem } from '../../../harness/checks/verdicts.ts';
 
@@ -92,5 +92,52 @@ describe('turnOf: whole checks taking turns across remote runs', () => {
     expect(running).toEqual(['c', 'd']);
     for (const m of members)
       expect(turnOf(members, m, 1, true, 'the group', String, 4, EVERYTHING)).toEqual({ runs: true, note: '' });
+  });
+});
+
+describe('rankedTurnOf: ranked checks taking turns like a ranked probe list', () => {
+  const members = ['likeliest', 'b', 'c', 'd', 'e'];
+
+  it('sends the likeliest on even seeds and the others in turns on odd ones, one a run at the default', () => {
+    const running = (seed: number) =>
+      members.filter((m) => rankedTurnOf(members, m, 1, true, 'checks', String, seed, DEFAULT_BUDGET).runs);
+    expect(running(0)).toEqual(['likeliest']);
+    expect(running(2)).toEqual(['likeliest']);
+    const odd = new Set([1, 3, 5, 7].flatMap(running));
+    expect([...odd].sort()).toEqual(['b', 'c', 'd', 'e']);
+    const turn = rankedTurnOf(members, 'b', 1, true, 'checks', String, 1, DEFAULT_BUDGET);
+    expect(turn.note).toBe(
+      'request budget: this run (seed 1) sends 1 of the 5 checks, ranked likeliest slip first (b); later seeds ' +
+        'send the others (likeliest; c; d; e)',
+    );
+  });
+
+  it('runs every member embedded, with --all-probes, or under a budget that widens it to all', () => {
+    for (const m of members) {
+      expect(rankedTurnOf(members, m, 1, false, 'checks')).toEqual({ runs: true, note: '' });
+      expect(rankedTurnOf(members, m, 1, true, 'checks', String, 3, EVERYTHING)).toEqual({ runs: true, note: '' });
+      expect(rankedTurnOf(members, m, 1, true, 'checks', String, 3, budgetOf(80, 60_000, 113 * 5)).runs).toBe(true);
+    }
+  });
+});
+
+describe('turnBeyondGate: checks that give way at the default budget', () => {
+  const members = ['one', 'two'];
+  const runs = (budget: typeof DEFAULT_BUDGET, seed: number) =>
+    members.filter((m) => turnBeyondGate(members, m, true, 'the group', String, seed, budget).runs);
+
+  it('sends none at the default, one in turns at twice the gate, both at three times or with --all-probes', () => {
+    expect(runs(DEFAULT_BUDGET, 0)).toEqual([]);
+    expect(turnBeyondGate(members, 'one', true, 'the group', String, 0, DEFAULT_BUDGET).note).toBe(
+      'request budget: the group give way at a budget of 150 requests; one of 300 sends one of them, ' +
+        '--all-probes or a budget covering the full set all',
+    );
+    const twice = budgetOf(80, 60_000, 226);
+    expect(twice.requests).toBe(301);
+    expect([...runs(twice, 0), ...runs(twice, 1)].sort()).toEqual(['one', 'two']);
+    expect(runs(twice, 0)).toHaveLength(1);
+    expect(runs(budgetOf(80, 60_000, 339), 5)).toEqual(members);
+    expect(runs(EVERYTHING, 5)).toEqual(members);
+    expect(members.filter((m) => turnBeyondGate(members, m, false, 'the group').runs)).toEqual(members);
   });
 });
