@@ -20,7 +20,7 @@ const ext = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 // directly: once for the whole vitest, since every such project shares one run (one reference, one
 // receiver). `occ run` and the self-proof provide the run they started themselves instead
 // (vitest.run.config.ts, vitest.self-proof.config.ts leave this out).
-export const directRunSetup = [fileURLToPath(new URL(`./cli/vitest-global-setup.${ext}`, import.meta.url))];
+export const directRunSetup = [fileURLToPath(new URL(`./commands/vitest-global-setup.${ext}`, import.meta.url))];
 
 const againstTarget = {
   // One worker and shared module state: one throttle and one request count for the whole run,
@@ -41,7 +41,7 @@ const targetPools = {
 
 // The many Node processes of npm test (runs, CLIs, reference servers) compile the same modules: a
 // V8 compile cache shared by them (and inherited by the tests' clean environments,
-// test/cli/occ-process.ts) saves compiling them again. It caches code, not results.
+// test/commands/occ-process.ts) saves compiling them again. It caches code, not results.
 shareCompileCache(compileCacheDirectory);
 
 // The project's own tests fall in three classes, by file name:
@@ -133,7 +133,7 @@ export function targetProject(pool: keyof typeof targetPools) {
 // `npm test` names unit, whole-runs and timed-runs (package.json), which share one pool (same
 // group), so the short unit files fill the gaps beside the long runs. conformance and properties
 // (the suite against the embedded reference, one check at a time) would run first, on one core:
-// test/cli/vitest-projects.run.test.ts runs them in the pool instead, as the README shows them.
+// test/commands/vitest-projects.run.test.ts runs them in the pool instead, as the README shows them.
 export default defineConfig({
   test: {
     globalSetup: directRunSetup,

@@ -1,7 +1,7 @@
 /**
  * `occ run`'s vitest configuration: the project's own (vitest.config.ts) and the `target` project
  * that runs the suites and the properties as one, in forked workers. `occ run` names this file
- * when it creates vitest (cli/conformance.ts): the choice travels as a parameter, not a global.
+ * when it creates vitest (cli/run-start.ts): the choice travels as a parameter, not a global.
  */
 import { defineConfig } from 'vitest/config';
 import base, { targetProject } from './vitest.config.ts';

@@ -1,5 +1,5 @@
 /**
- * The self-proof runners' vitest configuration (cli/fault-runner.ts): the project's own
+ * The self-proof runners' vitest configuration (self-proof/runner.ts): the project's own
  * (vitest.config.ts) and the `target` project in worker threads, a fresh module graph per fault's
  * run without a process start each.
  */

@@ -56,7 +56,7 @@ let stolenRuns = 0;
 for (let i = 0; i < runs; i += 1) {
   const reports = mkdtempSync(join(tmpdir(), 'occ-bench-'));
   // What `npm run conformance` runs: occ, whose start-up (the compile cache it turns on) is part of the run.
-  const { seconds, cpu, stolen, code, last } = timed(['cli/occ.ts', 'run', '--reports-dir', reports]);
+  const { seconds, cpu, stolen, code, last } = timed(['commands/occ.ts', 'run', '--reports-dir', reports]);
   rmSync(reports, { recursive: true, force: true });
   walls.push(seconds);
   if (stolen !== undefined && stolen > STOLEN_TOLERANCE_S) stolenRuns += 1;
@@ -92,7 +92,7 @@ if (runs > 0) {
 
 if (process.env.BENCH_SKIP_FAULTS !== '1') {
   const loadBefore = load();
-  const { seconds, cpu, code, last } = timed(['cli/occ.ts', 'self-proof']);
+  const { seconds, cpu, code, last } = timed(['commands/occ.ts', 'self-proof']);
   process.stdout.write(
     `npm run self-proof (whole fault catalogue): ${seconds.toFixed(1)} s wall${cpu}, exit ${code}, ` +
       `load ${loadBefore} before, ${load()} after  ${last} (goal ≤ 60 s)\n`,

@@ -62,7 +62,7 @@ function conformance(
 ): Promise<{ report: RunReport; wallMs: number; code: number | null }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...args, '--reports-dir', reportsDir], {
+    const child = spawn(process.execPath, [entryPoint('commands/run'), ...args, '--reports-dir', reportsDir], {
       env,
       stdio: ['ignore', 'ignore', 'inherit'],
     });

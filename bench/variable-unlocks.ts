@@ -65,7 +65,7 @@ function run(env: NodeJS.ProcessEnv, reportsDir: string, extraArgs: readonly str
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [entryPoint('cli/conformance'), '--reports-dir', reportsDir, '--seed', seed, ...extraArgs],
+      [entryPoint('commands/run'), '--reports-dir', reportsDir, '--seed', seed, ...extraArgs],
       { env, stdio: ['ignore', 'ignore', 'inherit'] },
     );
     const timer = setTimeout(() => child.kill('SIGTERM'), 1_800_000);

@@ -11,7 +11,9 @@ if (major < 24) {
   );
   process.exit(2);
 }
-const source = new URL('../cli/occ.ts', import.meta.url);
-const { main } = await import(existsSync(source) ? source.href : new URL('../dist/cli/occ.js', import.meta.url).href);
+const source = new URL('../commands/occ.ts', import.meta.url);
+const { main } = await import(
+  existsSync(source) ? source.href : new URL('../dist/commands/occ.js', import.meta.url).href
+);
 const code = await main(process.argv.slice(2));
 if (code !== undefined) process.exitCode = code;

@@ -17,7 +17,7 @@ export const packageRoot = resolve(here, '..');
 /** `.ts` when running from source, `.js` when running the emitted package. */
 export const sourceExtension = extname(fileURLToPath(import.meta.url));
 
-/** An entry point of the suite by its path without extension, e.g. `cli/conformance`. */
+/** An entry point of the suite by its path without extension, e.g. `commands/run`. */
 export function entryPoint(pathWithoutExtension: string): string {
   return join(packageRoot, `${pathWithoutExtension}${sourceExtension}`);
 }

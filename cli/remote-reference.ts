@@ -6,7 +6,7 @@
  * by `npm run conformance:remote-reference` (the measurement behind README's variable table).
  *
  *   node cli/remote-reference.ts [--no-control] [--rate-window-ms n] [--faults id,id]
- *                                [--variants id,id] [-- <npm run conformance options>]
+ *                                [--variants id,id] [-- <occ run options>]
  *
  * By default the stand-in runs with its rate limit off (a run's throttle would only slow it down).
  * With --rate-window-ms it enforces the spec's 100 requests per that window (60000: the real
@@ -23,12 +23,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineVariables } from '../harness/config/machine.ts';
-import { tokenNames, tokenVariable } from '../harness/config/tokens.ts';
+import { type TokenName, tokenNames, tokenVariable } from '../harness/config/tokens.ts';
 import { limits } from '../contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
-import type { ReferenceFixtures } from '../reference/server.ts';
 import { machineEnvironment } from './machine-environment.ts';
 import { entryPoint } from './package-root.ts';
+
+/**
+ * What the stand-in prints first (`occ reference --json`, one JSON line): its URLs, a token per
+ * scope set, the OAuth client and the seeded agents. Read from its output, as a staging team
+ * reads its own deployment's: this module never imports the reference.
+ */
+export interface ReferenceFixtures {
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  /** The test-control protocol (CONTROL_URL) and its bearer token (CONTROL_TOKEN). */
+  readonly controlUrl: string;
+  readonly controlToken: string;
+  /** The reference-only test API (faults, reset, raw views). */
+  readonly referenceUrl: string;
+  readonly tokens: Readonly<Record<TokenName, string>>;
+  /** `scopes`: the ones the client is registered for (OAUTH_CLIENT_SCOPES). */
+  readonly oauth: { readonly clientId: string; readonly clientSecret: string; readonly scopes: readonly string[] };
+  readonly agents: {
+    readonly provisioned: string;
+    readonly unprovisioned: string;
+    readonly foreign: string;
+    readonly noTrunk: string;
+    readonly noDialer: string;
+  };
+}
 
 export interface RemoteReference {
   /** The environment of a remote run against it: every fixture, and CONTROL_URL unless withControl is false. */
@@ -72,7 +96,10 @@ export function fixtureEnv(
     // Loopback and no rate limit on the stand-in: the throttle would only make the run slower.
     REQUESTS_PER_MINUTE: '6000',
   };
-  for (const name of tokenNames) env[tokenVariable(name)] = fixtures.tokens[name as keyof typeof fixtures.tokens];
+  for (const name of tokenNames) {
+    const token = fixtures.tokens[name as TokenName];
+    if (token !== undefined) env[tokenVariable(name)] = token;
+  }
   return env;
 }
 
@@ -235,7 +262,7 @@ async function main(): Promise<number> {
       `remote reference: ${reference.fixtures.baseUrl} (a separate process, ${limit})` +
         `${values['no-control'] ? ', without CONTROL_URL' : `, CONTROL_URL ${reference.fixtures.controlUrl}`}\n`,
     );
-    const child = spawn(process.execPath, [entryPoint('cli/conformance'), ...positionals], {
+    const child = spawn(process.execPath, [entryPoint('commands/run'), ...positionals], {
       stdio: 'inherit',
       env: remoteRunEnvironment(reference),
     });

@@ -10,7 +10,7 @@ import type { RunSettings } from '../harness/config/settings.ts';
 import type { RunReport } from '../harness/report/model.ts';
 import { readable } from '../harness/report/readable.ts';
 import { describeWaiver, UNUSED_WAIVER, waiverModeText } from '../harness/report/waivers.ts';
-import { budgetOf, EVERYTHING } from '../harness/scheduling/budget.ts';
+import type { RunTarget } from '../harness/run/context.ts';
 import { probeRequests } from '../load/lib/probe-shape.ts';
 import { budgetText, type BudgetSettings, dryRunBudgetLines, partialPassLines } from './budget-lines.ts';
 import { expectedWallTime, expectedWallTimeLines } from './load-wall-time.ts';
@@ -20,14 +20,11 @@ const print = (line: string): void => {
 };
 
 /**
- * The checks' request budget, as the run applies it (harness/run/target.ts): rate × time
- * remotely, everything embedded.
+ * The checks' request budget, as the run computed it once (harness/run/target.ts, in the run
+ * context): rate × time remotely, everything embedded.
  */
-function budgetSettings(config: SuiteConfig): BudgetSettings {
-  if (config.target.kind === 'embedded')
-    return { budget: EVERYTHING, requestsPerMinute: undefined, rateWindowMs: config.rateWindowMs };
-  const budget = budgetOf(config.requestsPerMinute, config.rateWindowMs, config.runBudgetS, config.allProbes);
-  return { budget, requestsPerMinute: config.requestsPerMinute, rateWindowMs: config.rateWindowMs };
+function budgetSettings(config: SuiteConfig, target: RunTarget): BudgetSettings {
+  return { budget: target.budget, requestsPerMinute: target.requestsPerMinute, rateWindowMs: config.rateWindowMs };
 }
 
 /** `--dry-run --with-load`: the wall time each part of the run is expected to take (./load-wall-time.ts). */
@@ -47,7 +44,7 @@ function printExpectedWallTime(config: SuiteConfig, settings: RunSettings, plann
 }
 
 /** `--dry-run --with-load`: the probes' requests, bounded by design, not by the checks' budget: counted apart. */
-function printLoadPlan(report: RunReport, config: SuiteConfig, settings: RunSettings): void {
+function printLoadPlan(report: RunReport, config: SuiteConfig, target: RunTarget, settings: RunSettings): void {
   const probes = probeRequests({
     remote: config.target.kind === 'remote',
     control: config.control !== undefined,
@@ -55,7 +52,7 @@ function printLoadPlan(report: RunReport, config: SuiteConfig, settings: RunSett
     windowMs: config.rateWindowMs,
   });
   print(
-    `\nthen --with-load, outside the checks' request budget of ${budgetText(budgetSettings(config))}; ` +
+    `\nthen --with-load, outside the checks' request budget of ${budgetText(budgetSettings(config, target))}; ` +
       "upper bounds from each probe's own bounded loops:",
   );
   for (const p of probes) print(`  ${String(p.maxRequests).padStart(3)}  k6 ${p.probe}: ${p.detail}`);
@@ -67,20 +64,26 @@ function printLoadPlan(report: RunReport, config: SuiteConfig, settings: RunSett
 }
 
 /** A dry run: every check and its planned requests, the budget remotely, and --with-load's share. */
-export function printDryRun(report: RunReport, config: SuiteConfig, settings: RunSettings, withLoad: boolean): void {
+export function printDryRun(
+  report: RunReport,
+  config: SuiteConfig,
+  target: RunTarget,
+  settings: RunSettings,
+  withLoad: boolean,
+): void {
   print(`\n${report.checks.length} checks, ${report.requests.planned} requests planned against a remote target:`);
   for (const c of report.checks) {
     const why = c.skipReason !== undefined && c.skipReason !== 'dry run' ? `  (${c.skipReason})` : '';
     print(readable(`  ${String(c.plannedRequests).padStart(3)}  ${c.name}  [${c.requirements.join(', ')}]${why}`));
   }
   if (config.target.kind === 'remote')
-    print(`\n${dryRunBudgetLines(report, budgetSettings(config)).map(readable).join('\n')}`);
+    print(`\n${dryRunBudgetLines(report, budgetSettings(config, target)).map(readable).join('\n')}`);
   const unverifiable = report.checks.filter((c) => c.skipReason !== undefined && c.skipReason !== 'dry run').length;
   print(
     `conformance: dry run, nothing sent: ${report.checks.length - unverifiable} checks would run, ` +
       `${unverifiable} are not verifiable with this configuration`,
   );
-  if (withLoad) printLoadPlan(report, config, settings);
+  if (withLoad) printLoadPlan(report, config, target, settings);
 }
 
 /** A run's counts, the requirements it passed on part of their probes, and its waivers. */

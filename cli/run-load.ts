@@ -1,6 +1,6 @@
 /**
  * `occ run --with-load`: the two k6 probes after the checks, against the same target, one at a
- * time (load/run.ts in a child each), and which of their summaries decide requirements. Only
+ * time (commands/load.ts in a child each), and which of their summaries decide requirements. Only
  * summaries the probes of this run write count, and only those of probes that finished: an
  * interrupted or broken probe's partial summary is no verdict.
  */
@@ -18,7 +18,7 @@ export type LoadProbe = (typeof LOAD_PROBES)[number];
 const PROBE_THRESHOLDS_CROSSED = 99;
 
 /**
- * Runs one probe through load/run.ts (same configuration, same environment); resolves with its exit
+ * Runs one probe through commands/load.ts (same configuration, same environment); resolves with its exit
  * code. `started` receives the child, so that a signal to this process reaches the probe too.
  */
 function runProbe(
@@ -28,7 +28,7 @@ function runProbe(
   extraArgs: readonly string[] = [],
 ): Promise<number> {
   return new Promise((done) => {
-    const args = [entryPoint('load/run'), probe, '--report-dir', reportDir, ...extraArgs];
+    const args = [entryPoint('commands/load'), probe, '--report-dir', reportDir, ...extraArgs];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
     started(child);
     child.on('error', () => done(1));

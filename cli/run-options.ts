@@ -1,7 +1,7 @@
 /**
  * The command line of `occ run`: its flags, their usage text and their validation, each flag
  * read once into Options. Configuration (the environment and .env) is not read here: that is
- * harness/config/'s, and `occ run` merges the two (./conformance.ts).
+ * harness/config/'s, and `occ run` merges the two (./run-start.ts).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { positiveSeconds } from '../harness/config/config.ts';

@@ -1,11 +1,13 @@
 /**
- * Runs one k6 probe: `node load/run.ts <rate-limit|webhook-retry> [--faults id,id] [--report-dir dir]`
- * (`npm run load:rate-limit`, `npm run load:webhook-retry`). rate-limit `--runners N` (or LOAD_RUNNERS)
- * runs N cooperating k6 processes on N source addresses and merges them into one verdict
+ * Runs one k6 probe: `occ load <rate-limit|webhook-retry> [--faults id,id] [--report-dir dir]`
+ * (`npm run load:rate-limit`, `npm run load:webhook-retry`; commands/load.ts composes it).
+ * rate-limit `--runners N` (or LOAD_RUNNERS) runs N cooperating k6 processes on N source addresses
+ * and merges them into one verdict
  * (./distributed/local.ts); `occ load merge <dir>` and `occ load k6-operator-manifest` are
  * ./distributed/cli.ts (docs/load-distributed.md).
  *
- * With no API_BASE_URL it starts what the probe needs in-process and stops it afterwards:
+ * With no API_BASE_URL it starts what the probe needs in-process and stops it afterwards (the
+ * reference server by the starter commands/load.ts injects, so load/ never imports reference/):
  *   rate-limit     the reference server with a rate limit of LIMIT (100) per a scaled window of
  *                  2500 ms (REFERENCE_WINDOW_MS) instead of 60 s, so the probe takes seconds, not minutes;
  *   webhook-retry  the webhook receiver (its generated CA trusted by the dispatcher) and the
@@ -44,8 +46,6 @@ import { VIRTUAL_TIME_DELIVERIES } from '../contract/control.ts';
 import type { SuiteConfig } from '../harness/config/config.ts';
 import { startReceiver } from '../harness/webhooks/receiver.ts';
 import type { Receiver } from '../harness/webhooks/receiver.ts';
-import { unknownFaultIds } from '../reference/faults.ts';
-import { startReferenceServer } from '../reference/server.ts';
 import {
   CONTROL_DRIVE_BUDGET_MS,
   parsePriorRequests,
@@ -55,8 +55,6 @@ import {
 } from './lib/probe-shape.ts';
 import { secondAddressUnreachable } from '../harness/http/source-address.ts';
 import { runLocalRunners, runnerAddresses } from './distributed/local.ts';
-import { expandVariantIds, unknownVariantIds } from '../reference/variants.ts';
-import type { ReferenceOptions, ReferenceServer } from '../reference/server.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -70,6 +68,35 @@ export const THRESHOLDS_CROSSED = 99;
 const RATE_TOLERANCE = 0.05;
 
 class UsageError extends Error {}
+
+/** What a probe asks of the reference server it starts (the embedded target: no API_BASE_URL). */
+export interface LoadReferenceOptions {
+  readonly faults: readonly string[];
+  /** Conformant variants as OCC_REFERENCE_VARIANTS writes them (`all` included). */
+  readonly variants: readonly string[];
+  /** The spec's limit per a window, or none. */
+  readonly rateLimit: { readonly perWindow: number; readonly windowMs: number } | false;
+  /** 0: the virtual clock stands still (the probe jumps it). */
+  readonly clockScale?: number;
+  readonly deliveryTimeoutMs?: number;
+  readonly trustedCaPem?: readonly string[];
+}
+
+/** A reference server a probe started: loopback, its API, its reference-only API and its tokens. */
+export interface LoadReferenceServer {
+  readonly baseUrl: string;
+  /** The reference-only API (/_reference), not the test-control protocol. */
+  readonly referenceUrl: string;
+  readonly tokens: Readonly<Record<string, string>> & { readonly all: string; readonly none: string };
+  close(): Promise<void>;
+}
+
+/** The reference as the composition root gives it (commands/load.ts): its catalogues' ids and its starter. */
+export interface LoadReference {
+  unknownFaultIds(ids: readonly string[]): string[];
+  unknownVariantIds(ids: readonly string[]): string[];
+  start(options: LoadReferenceOptions): Promise<LoadReferenceServer>;
+}
 
 interface Args {
   probe: Probe;
@@ -123,9 +150,6 @@ export function parseRunArgs(
     );
   }
   const faults = values.faults === undefined ? [...(settings.referenceFaults ?? [])] : idList(values.faults);
-  const unknown = unknownFaultIds(faults);
-  if (unknown.length > 0)
-    throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
   if (values['report-dir'] !== undefined && values['report-dir'].trim() === '')
     throw new UsageError('--report-dir needs a directory');
   // LOAD_RUNNERS: the same for `occ run --with-load`, whose merged verdict then joins the run's report.
@@ -317,22 +341,25 @@ async function prepareRemote(
 async function prepareEmbedded(
   args: Args,
   settings: RunSettings,
+  reference: LoadReference,
   prepared: Pick<Prepared, 'env' | 'secrets' | 'cleanup'>,
 ): Promise<Prepared> {
   const { env, secrets, cleanup } = prepared;
   // Embedded reference server (and receiver), loopback only.
   let receiver: Receiver | undefined;
   // OCC_REFERENCE_VARIANTS: conformant variants of the reference (reference/variants.ts), e.g. rate-limit-fixed-window.
-  const variants = expandVariantIds(settings.referenceVariants);
-  const unknownVariants = unknownVariantIds(variants);
+  const variants = settings.referenceVariants;
+  const unknownVariants = reference.unknownVariantIds(variants.filter((id) => id !== 'all'));
   if (unknownVariants.length > 0)
     throw new UsageError(
       `OCC_REFERENCE_VARIANTS: unknown variant id ${unknownVariants.join(', ')}; reference/variants.ts lists them`,
     );
-  const options: ReferenceOptions = { host: '127.0.0.1', port: 0, faults: args.faults, variants };
-  if (args.probe === 'rate-limit') {
-    options.rateLimit = { perWindow: limits.requestsPerMinute, windowMs: REFERENCE_WINDOW_MS };
-  } else {
+  let options: LoadReferenceOptions = {
+    faults: args.faults,
+    variants,
+    rateLimit: { perWindow: limits.requestsPerMinute, windowMs: REFERENCE_WINDOW_MS },
+  };
+  if (args.probe === 'webhook-retry') {
     // The probe jumps the reference's virtual clock, which may sign with it (the variant
     // control-virtual-clock-signing): the receiver takes any timestamp rather than answer 401.
     receiver = await startReceiver({
@@ -342,26 +369,29 @@ async function prepareEmbedded(
       toleranceSeconds: Number.MAX_SAFE_INTEGER,
     });
     cleanup.push(() => receiver!.close());
-    options.rateLimit = false;
-    options.clockScale = 0;
-    options.deliveryTimeoutMs = REFERENCE_DELIVERY_TIMEOUT_MS;
-    options.trustedCaPem = [receiver.caCertPem as string];
+    options = {
+      ...options,
+      rateLimit: false,
+      clockScale: 0,
+      deliveryTimeoutMs: REFERENCE_DELIVERY_TIMEOUT_MS,
+      trustedCaPem: [receiver.caCertPem as string],
+    };
   }
-  let server: ReferenceServer;
+  let server: LoadReferenceServer;
   try {
-    server = await startReferenceServer(options);
+    server = await reference.start(options);
   } catch (e) {
     for (const c of cleanup.reverse()) await c();
     throw e;
   }
   cleanup.unshift(() => server.close());
-  secrets.push(...Object.values(server.fixtures.tokens));
+  secrets.push(...Object.values(server.tokens));
   env.BASE_URL = server.baseUrl;
-  env.TOKEN = server.fixtures.tokens.all;
+  env.TOKEN = server.tokens.all;
   env.REFERENCE_URL = server.referenceUrl; // the reference-only API (/_reference), not the test-control protocol
   const faults = args.faults.length ? `, faults ${args.faults.join(',')}` : '';
   if (args.probe === 'rate-limit') {
-    env.TOKEN_2 = server.fixtures.tokens.none;
+    env.TOKEN_2 = server.tokens.none;
     env.LIMIT = String(limits.requestsPerMinute);
     env.WINDOW_MS = String(REFERENCE_WINDOW_MS);
     // A reference started for the probe has heard from no one: "under" starts at once.
@@ -387,7 +417,12 @@ async function prepareEmbedded(
   };
 }
 
-async function prepare(args: Args, config: SuiteConfig, settings: RunSettings): Promise<Prepared> {
+async function prepare(
+  args: Args,
+  config: SuiteConfig,
+  settings: RunSettings,
+  reference: LoadReference,
+): Promise<Prepared> {
   const prepared = { env: {}, secrets: [...config.secrets], cleanup: [] };
   if (config.target.kind === 'remote') {
     if (args.faults.length > 0)
@@ -397,7 +432,7 @@ async function prepare(args: Args, config: SuiteConfig, settings: RunSettings): 
       );
     return prepareRemote(args, config, settings, prepared);
   }
-  return prepareEmbedded(args, settings, prepared);
+  return prepareEmbedded(args, settings, reference, prepared);
 }
 
 /** Another token of the TOKEN_ALL account that GET /me accepts (any valid one: ME-ANY-SCOPE), for RATE-LIMIT-PER-IP. */
@@ -475,7 +510,8 @@ function runK6(
   });
 }
 
-export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+/** `occ load`: the exit code (k6's verdict, or 2 for a usage or configuration error, 3 without k6). */
+export async function main(argv: readonly string[], reference: LoadReference): Promise<number> {
   let args: Args;
   let config: SuiteConfig;
   let settings: RunSettings;
@@ -490,6 +526,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     // The user's .env and reports/, not the installed package's folder.
     ({ config, settings } = loadFromEnvironment('.env'));
     args = parseRunArgs(argv, settings);
+    const unknown = reference.unknownFaultIds(args.faults);
+    if (unknown.length > 0)
+      throw new UsageError(`unknown fault id ${unknown.join(', ')}; reference/faults.ts lists them`);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
       process.stderr.write(`load: ${e.message}\n`);
@@ -515,7 +554,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   let prepared: Prepared;
   try {
-    prepared = await prepare(args, config, settings);
+    prepared = await prepare(args, config, settings, reference);
   } catch (e) {
     const reason =
       e instanceof UsageError || e instanceof ConfigError
@@ -568,8 +607,3 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     }
   }
 }
-
-// Exit explicitly: a lingering keep-alive socket must not hold the verdict back.
-// Only as the entry point: test/load imports parseRunArgs (which also puts this file under the
-// root typecheck, whose tsconfig excludes load/).
-if (import.meta.main) process.exit(await main());

@@ -62,7 +62,7 @@ import {
   type WebhookDrive,
 } from './lib/probe-shape.ts';
 import { buildSummary, declareSubmetrics, value } from './lib/summary.ts';
-import { intervalsGrow } from '../harness/checks/backoff.ts';
+import { ARRIVAL_JITTER_MS, intervalsGrow } from '../harness/checks/backoff.ts';
 import { consecutiveFailures } from '../harness/seams/delivery-driver.ts';
 import type { HookView } from '../harness/seams/control-client.ts';
 
@@ -466,13 +466,13 @@ export default function (): void {
             `server5xx: retried (saw ${attempts} attempts), every attempt signed`,
             attempts >= 2 && signed,
           );
-        // The suite's one reading of exponential backoff (jitter allowed): harness/checks/backoff.ts.
+        // The suite's one reading of exponential backoff (harness/checks/backoff.ts); arrival times have jitter.
         if (intervals.length >= 2)
           req(
             'WEBHOOK-BACKOFF-EXPONENTIAL',
             `server5xx: intervals ${intervals.map((i) => Math.round(i / 1000)).join(', ')} s grow ` +
               '(the last longer than the first, none shorter than half the one before)',
-            intervalsGrow(intervals),
+            intervalsGrow(intervals, VIRTUAL ? 0 : ARRIVAL_JITTER_MS),
           );
         else if (VIRTUAL)
           req(

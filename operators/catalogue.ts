@@ -4,12 +4,12 @@
  * in step). Pure.
  */
 import type { Document } from './document.ts';
-import { credentialOperators, credentialProbes, type CredentialProbe } from './credentials.ts';
-import { identifierOperators, identifierProbes, type IdentifierProbe } from './identifiers.ts';
-import { numberOperators, numberProbes } from './numbers.ts';
+import { credentialOperators, credentialProbes, rankCredentials, type CredentialProbe } from './credentials.ts';
+import { identifierOperators, identifierProbes, rankIdentifiers, type IdentifierProbe } from './identifiers.ts';
+import { numberOperators, numberProbes, rankNumbers } from './numbers.ts';
 import type { OperatorInfo, ValueProbe } from './operator.ts';
-import { stringOperators, stringProbes } from './strings.ts';
-import { surfaceOperators, surfaceProbes, type SurfaceProbe } from './surface.ts';
+import { rankStrings, stringOperators, stringProbes } from './strings.ts';
+import { rankSurface, surfaceOperators, surfaceProbes, type SurfaceProbe } from './surface.ts';
 
 const info = ({ id, family, appliesTo, verdict, because }: OperatorInfo): OperatorInfo => ({
   id,
@@ -43,5 +43,19 @@ export function deriveProbes(doc: Document): DerivedProbes {
     strings: stringProbes(doc),
     numbers: numberProbes(doc),
     identifiers: identifierProbes(doc),
+  };
+}
+
+/**
+ * The same probes, each family's ranked likeliest slip first (the ranking and why beside each
+ * family's rank function): the order the request budget sends them in (docs/near-misses.md).
+ */
+export function rankProbes(derived: DerivedProbes): DerivedProbes {
+  return {
+    surface: rankSurface(derived.surface),
+    credentials: rankCredentials(derived.credentials),
+    strings: rankStrings(derived.strings),
+    numbers: rankNumbers(derived.numbers),
+    identifiers: rankIdentifiers(derived.identifiers),
   };
 }

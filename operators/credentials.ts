@@ -7,7 +7,7 @@
  */
 import { operationsOf, type Document, type Operation, type SecurityScheme } from './document.ts';
 import type { Expectation } from './expectation.ts';
-import type { OperatorInfo } from './operator.ts';
+import { rankedBy, type OperatorInfo } from './operator.ts';
 
 /** Where a probe puts the token; the request carries no `Authorization: Bearer`. */
 export type Placement =
@@ -131,4 +131,18 @@ export function credentialProbes(doc: Document): CredentialProbe[] {
         },
       })),
     );
+}
+
+/**
+ * The credential probes ranked likeliest slip first, for the request budget: each placement in the
+ * order of PLACEMENTS (a framework reading `access_token` from the query first, then API-key
+ * headers, another scheme, …), on every secured operation in the document's order (one auth
+ * middleware usually guards them all, so a placement matters more than the operation it is sent to).
+ */
+export function rankCredentials(probes: readonly CredentialProbe[]): CredentialProbe[] {
+  const operations = [...new Set(probes.map((p) => p.operation.key))];
+  return rankedBy(probes, (p) => [
+    PLACEMENTS.findIndex((x) => x.placement === p.placement),
+    operations.indexOf(p.operation.key),
+  ]);
 }

@@ -9,7 +9,7 @@
  */
 import { elementsOf, firstStatus, resolve, type Document, type Element, type Schema } from './document.ts';
 import type { Refusal } from './expectation.ts';
-import type { OperatorInfo } from './operator.ts';
+import { occurrences, rankedBy, type OperatorInfo } from './operator.ts';
 
 /** A path parameter bound to the field of a producing operation's success body. */
 export interface Binding {
@@ -121,7 +121,13 @@ export function changedHexDigit(id: string): string {
   return id.slice(0, -1) + (last.toLowerCase() === 'a' ? 'b' : 'a');
 }
 
-/** Every identifier probe of `doc`, ranked likeliest slip first (a case-sensitive lookup is the commonest). */
+/**
+ * Every identifier probe of `doc`, each binding's ranked likeliest slip first: a case-sensitive
+ * lookup of the id is the commonest, then an id cut to its column's width or matched by its start
+ * (a digit appended), a prefix match (a digit changed), a lookup by what the resource holds rather
+ * than its id (a sibling issued by the same request), and an ownership check that only knows the
+ * id as issued (another account's id in upper case).
+ */
 export function identifierProbes(doc: Document): IdentifierProbe[] {
   return bindingsOf(doc).flatMap((binding) => {
     const leaves = (answers: readonly Refusal[]): IdentifierOutcome => ({ kind: 'refused-leaves-it', answers });
@@ -156,7 +162,7 @@ export function identifierProbes(doc: Document): IdentifierProbe[] {
       },
       {
         operator: 'NM-ID-SIBLING',
-        what: "a sibling's id (issued beside it)",
+        what: "a sibling's id (issued beside it by the same request)",
         value: (_id: string, sibling: string) => sibling,
         needs: 'sibling' as const,
         outcome: { kind: 'acts-on-it' as const },
@@ -175,4 +181,11 @@ export function identifierProbes(doc: Document): IdentifierProbe[] {
 /** The refusals a probe's outcome allows (none when it must act on the resource). */
 export function refusalsOf(probe: IdentifierProbe): readonly Refusal[] {
   return probe.outcome.kind === 'refused-leaves-it' ? probe.outcome.answers : [];
+}
+
+/** The identifier probes ranked for the request budget: each binding's in their order, every binding's n-th first. */
+export function rankIdentifiers(probes: readonly IdentifierProbe[]): IdentifierProbe[] {
+  const bindings = [...new Set(probes.map((p) => p.binding.parameter.id))];
+  const nth = occurrences(probes, (p) => p.binding.parameter.id);
+  return rankedBy(probes, (p) => [nth.get(p) ?? 0, bindings.indexOf(p.binding.parameter.id)]);
 }

@@ -8,7 +8,7 @@
  */
 import { elementsOf, isNumeric, resolve, type Document, type Element, type Schema } from './document.ts';
 import type { Expectation, Refusal } from './expectation.ts';
-import type { OperatorInfo, ValueProbe } from './operator.ts';
+import { occurrences, rankedBy, type OperatorInfo, type ValueProbe } from './operator.ts';
 
 /** The array property of an operation's 200 body (the list a `limit` bounds), or undefined. */
 export function listOf(doc: Document, element: Element): string | undefined {
@@ -129,4 +129,15 @@ export function numberProbes(doc: Document): ValueProbe[] {
         };
       }),
     );
+}
+
+/**
+ * The bounded-number probes ranked likeliest slip first, for the request budget: each element's
+ * candidates in boundCandidates' order (a missing or off-by-one cap first, then values a lenient
+ * parse reads as "no limit"), the n-th candidate of every element before the (n+1)-th of any.
+ */
+export function rankNumbers(probes: readonly ValueProbe[]): ValueProbe[] {
+  const elements = [...new Set(probes.map((p) => p.element.id))];
+  const nth = occurrences(probes, (p) => p.element.id);
+  return rankedBy(probes, (p) => [nth.get(p) ?? 0, elements.indexOf(p.element.id)]);
 }

@@ -43,3 +43,33 @@ export function byElement<T extends { readonly element: Element }>(probes: reado
   for (const probe of probes) grouped.set(probe.element.id, [...(grouped.get(probe.element.id) ?? []), probe]);
   return grouped;
 }
+
+/**
+ * A family's probes ranked: sorted by `key` (compared number by number, lower first), ties kept in
+ * the order given. Each family's key is its ranking of real servers' slips (beside it in its file),
+ * and the request budget sends a family's probes from the top of this list (docs/near-misses.md).
+ */
+export function rankedBy<T>(probes: readonly T[], key: (probe: T) => readonly number[]): T[] {
+  const keyed = probes.map((probe, index) => ({ probe, index, key: key(probe) }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < Math.max(a.key.length, b.key.length); i++) {
+      const d = (a.key[i] ?? 0) - (b.key[i] ?? 0);
+      if (d !== 0) return d;
+    }
+    return a.index - b.index;
+  });
+  return keyed.map((k) => k.probe);
+}
+
+/** The 0-based occurrence of each probe among those of the same group (e.g. one operator on one element). */
+export function occurrences<T>(probes: readonly T[], group: (probe: T) => string): Map<T, number> {
+  const seen = new Map<string, number>();
+  const out = new Map<T, number>();
+  for (const probe of probes) {
+    const g = group(probe);
+    const n = seen.get(g) ?? 0;
+    out.set(probe, n);
+    seen.set(g, n + 1);
+  }
+  return out;
+}

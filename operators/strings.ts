@@ -10,7 +10,7 @@
 import { elementsOf, isString, type Document, type Element, type Schema } from './document.ts';
 import type { Expectation, Refusal } from './expectation.ts';
 import { lastBound, shortestMatch } from './exemplar.ts';
-import type { OperatorInfo, ValueProbe } from './operator.ts';
+import { occurrences, rankedBy, type OperatorInfo, type ValueProbe } from './operator.ts';
 
 /** A string the schema constrains beyond its type. */
 export function isConstrained(schema: Schema): boolean {
@@ -235,4 +235,29 @@ export function stringProbes(doc: Document): ValueProbe[] {
         })),
       ),
   );
+}
+
+/**
+ * Elements whose constraint a hand-written pattern checks first (where `$`, `\d` and anchors slip),
+ * then those a format parser checks, then enumerations.
+ */
+const elementRank = (schema: Schema) =>
+  schema.pattern !== undefined ? 0 : schema.format !== undefined ? 1 : schema.enum !== undefined ? 2 : 3;
+
+/**
+ * The constrained-string probes ranked likeliest slip first, for the request budget: by operator in
+ * the order of stringOperators (a `$` matching before a final newline, then trimming, Unicode
+ * digits, a C string's NUL, enumeration case, length bounds, lenient numbers, UUID and date-time
+ * forms), each operator's probes in their order, and within one probe the elements by elementRank,
+ * each in the document's order.
+ */
+export function rankStrings(probes: readonly ValueProbe[]): ValueProbe[] {
+  const elements = [...new Set(probes.map((p) => p.element.id))];
+  const nth = occurrences(probes, (p) => `${p.operator} ${p.element.id}`);
+  return rankedBy(probes, (p) => [
+    stringOperators.findIndex((op) => op.id === p.operator),
+    nth.get(p) ?? 0,
+    elementRank(p.element.schema),
+    elements.indexOf(p.element.id),
+  ]);
 }

@@ -8,7 +8,7 @@
 import { DECLARABLE_METHODS, elementsOf, type Document } from './document.ts';
 import { exemplar } from './exemplar.ts';
 import type { Expectation } from './expectation.ts';
-import type { OperatorInfo } from './operator.ts';
+import { rankedBy, type OperatorInfo } from './operator.ts';
 
 export interface SurfaceProbe {
   readonly operator: string;
@@ -55,6 +55,9 @@ export function concretePath(doc: Document, template: string): string {
   });
 }
 
+/** The segment an unknown child path adds. */
+const UNKNOWN_CHILD = '/nm-unknown';
+
 const bodyRule = (method: string): Expectation => ({ kind: 'json-if-body', method });
 
 /** Every surface probe of `doc`. */
@@ -84,11 +87,41 @@ export function surfaceProbes(doc: Document): SurfaceProbe[] {
       {
         operator: 'NM-UNKNOWN-PATH',
         method: first,
-        path: `${path}/nm-unknown`,
+        path: `${path}${UNKNOWN_CHILD}`,
         template,
         what: `${first} ${template}/nm-unknown (an unknown child)`,
         expect: bodyRule(first),
       },
     ];
   });
+}
+
+/**
+ * The surface probes ranked likeliest slip first, for the request budget: OPTIONS (CORS middleware
+ * answering it in text or HTML), then a child path no route matches (a router's default 404 page:
+ * Express's "Cannot GET", a proxy's HTML), then HEAD (an automatic HEAD sending the GET body), then
+ * the methods a router refuses with its own 405 page (PUT, PATCH, POST, DELETE, GET), TRACE and a
+ * method no standard names (answered by the server before the framework), and last an unknown
+ * sibling path (the same 404 handler as the child, so it adds least); each on every path, in the
+ * document's order.
+ */
+const SURFACE_RANK = [
+  'OPTIONS',
+  'child',
+  'HEAD',
+  'PUT',
+  'PATCH',
+  'POST',
+  'DELETE',
+  'GET',
+  'TRACE',
+  NON_STANDARD_METHOD,
+  'sibling',
+];
+
+export function rankSurface(probes: readonly SurfaceProbe[]): SurfaceProbe[] {
+  const templates = [...new Set(probes.map((p) => p.template))];
+  const variant = (p: SurfaceProbe) =>
+    p.operator === 'NM-UNKNOWN-PATH' ? (p.path.endsWith(UNKNOWN_CHILD) ? 'child' : 'sibling') : p.method;
+  return rankedBy(probes, (p) => [SURFACE_RANK.indexOf(variant(p)), templates.indexOf(p.template)]);
 }

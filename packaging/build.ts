@@ -26,7 +26,10 @@ const dist = join(root, 'dist');
  * The suite's modules: what the package runs (never the tests, benchmarks or packaging). Of the k6
  * side, the runner and the one library module Node code imports too (the probes' request counts).
  */
-const sources = ['cli', 'contract', 'harness', 'operators', 'reference', 'requirements', 'suites', 'properties']
+const sources = [
+  ...['commands', 'cli', 'control-check', 'self-proof', 'verify'],
+  ...['contract', 'harness', 'operators', 'reference', 'requirements', 'suites', 'properties'],
+]
   .map((dir) => `${dir}/**/*.ts`)
   .concat(['load/run.ts', 'load/lib/probe-shape.ts', 'vitest.config.ts', 'vitest.run.config.ts'])
   .concat(['vitest.self-proof.config.ts'])

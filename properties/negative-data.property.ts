@@ -26,7 +26,7 @@ import { describe } from 'vitest';
 import { couldOriginate } from '../contract/origination.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
-import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
 import { assertProperty } from '../harness/checks/property.ts';
 import { session } from '../harness/run/session.ts';
 import { brokenCallBody, brokenHookBody, validHookBody, type Body } from './arbitraries/bodies.ts';
@@ -65,14 +65,14 @@ async function post(t: CheckTools, path: '/calls' | '/hooks', body: Body): Promi
 async function undoCreated(t: CheckTools, exchange: Exchange): Promise<void> {
   const id = (exchange.json as { id?: unknown } | undefined)?.id;
   if (exchange.status !== 200 || typeof id !== 'string') return;
-  journalCreated(t.target.hookJournal, id, TOKEN);
+  await journalCreated(id, TOKEN);
   const deletion = await t.call({
     method: 'DELETE',
     path: `/hooks/${encodeURIComponent(id)}`,
     token: t.token(TOKEN),
     validate: false,
   });
-  if (deletion.status === 204 || deletion.status === 404) journalDeleted(t.target.hookJournal, id, TOKEN);
+  if (deletion.status === 204 || deletion.status === 404) await journalDeleted(id, TOKEN);
 }
 
 function expectRefused(t: CheckTools, exchange: Exchange, code: string, what: string): void {
@@ -270,9 +270,9 @@ describe.skipIf(target.kind === 'remote')(
                   `Content-Type: ${type}): a valid HookCreate must be accepted with 200, got ${answer(exchange)}`,
               );
             const { id } = exchange.json as { id: string };
-            journalCreated(t.target.hookJournal, id, TOKEN);
+            await journalCreated(id, TOKEN);
             const deletion = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token(TOKEN) });
-            if (deletion.status === 204 || deletion.status === 404) journalDeleted(t.target.hookJournal, id, TOKEN);
+            if (deletion.status === 204 || deletion.status === 404) await journalDeleted(id, TOKEN);
             t.ensure(
               deletion.status === 204,
               `DELETE /hooks/${id} of the hook just created: expected 204, got ${answer(deletion)}`,

@@ -2,7 +2,7 @@
  * Faults of the reference's test-control endpoint (./control-protocol.ts), switched on at start
  * (`controlFaults` option of startReferenceServer): each breaks one rule of control-openapi.json
  * (x-control-check-rules) the way a vendor's endpoint could, and `occ control-check` must name that
- * rule (test/cli/control-check.run.test.ts). A list of its own, apart from the API's fault catalogue
+ * rule (test/control-check/control-check.run.test.ts). A list of its own, apart from the API's fault catalogue
  * (./faults.ts): the API self-proof and its kill rate never see these, and they change nothing
  * under /v1.
  */

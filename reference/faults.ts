@@ -608,6 +608,36 @@ export const faults = [
       'deletes its hook (NM-ID-FOREIGN).',
     violates: ['HOOKS-DELETE-FOREIGN-404'],
   },
+  {
+    id: 'nm-event-first-letter-folded',
+    description:
+      'POST /hooks lower-cases the first letter of event, forgiving the capital a form puts first: "Call.ended" ' +
+      'subscribes to call.ended ("Call.Ended" and "CALL.ENDED" are still refused) (NM-ENUM-CASE).',
+    violates: ['HOOKS-EVENT-ENUM'],
+  },
+  {
+    id: 'nm-caller-id-one-digit',
+    description:
+      "fromNumber is checked by the caller-ID override's own copy of the E.164 pattern, written with {0,14}: " +
+      'a one-digit "+1" passes (NM-LENGTH-BOUND).',
+    violates: ['CALLS-FROM-NUMBER-E164'],
+  },
+  {
+    id: 'nm-id-char36-truncated',
+    description:
+      'DELETE /hooks/{id} looks an id up before validating it, in a CHAR(36) column that cuts it to 36 ' +
+      "(MySQL's non-strict mode): the issued id with a digit appended deletes the hook; an id naming no hook is " +
+      'still refused 400 (NM-ID-APPENDED).',
+    violates: ['HOOKS-DELETE-NON-UUID-400'],
+  },
+  {
+    id: 'nm-delete-by-target',
+    description:
+      "DELETE /hooks/{id} disables the account's oldest active subscription of the same event and target_url as " +
+      "the one named (an unsubscribe keyed by the target): the sibling's id of two identical subscriptions " +
+      'disables the first one (NM-ID-SIBLING).',
+    violates: ['HOOKS-DELETE-SOFT'],
+  },
   // ── Near misses of behaviour: each caught by its operator's check (operators/) ──
   {
     id: 'nm-delete-not-atomic',
@@ -615,6 +645,13 @@ export const faults = [
       'DELETE /hooks/{id} reads the status, then writes "disabled" after an await: two DELETEs of one ' +
       'active hook at the same moment both answer 204.',
     violates: ['HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404'],
+  },
+  {
+    id: 'nm-create-lost-update',
+    description:
+      'POST /hooks keeps the subscriptions of one event and target_url as one list, written back after a store ' +
+      'round trip: of two identical creations at the same moment both answer 200, and one of them is lost.',
+    violates: ['HOOKS-CREATE'],
   },
   {
     id: 'nm-secret-given-twice',

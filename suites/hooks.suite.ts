@@ -4,7 +4,7 @@ import { eventTypes, limits, type HookCreated } from '../contract/openapi.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { watchedKinds, watchOpens } from '../harness/seams/event-watch.ts';
-import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
 import { awaitEmitted } from '../harness/seams/emitted-arrivals.ts';
 import { session } from '../harness/run/session.ts';
 import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
@@ -31,10 +31,10 @@ async function expectCreationRefused(
   const created = exchange.json as Partial<HookCreated> | undefined;
   if (exchange.status === 200 && typeof created?.id === 'string') {
     const id = created.id;
-    journalCreated(t.target.hookJournal, id, 'write:hooks');
+    await journalCreated(id, 'write:hooks');
     t.onCleanup(async () => {
       const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token('write:hooks') });
-      if (gone.status === 204 || gone.status === 404) journalDeleted(t.target.hookJournal, id, 'write:hooks');
+      if (gone.status === 204 || gone.status === 404) await journalDeleted(id, 'write:hooks');
     });
   }
   t.ensure(exchange.status === 400, `POST /hooks with ${what}: expected 400 invalid_input, got ${codeOf(exchange)}`);

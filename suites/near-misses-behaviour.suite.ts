@@ -8,77 +8,151 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
-import { check, type Turn } from '../harness/checks/check.ts';
+import { check, type CheckTools, type Turn } from '../harness/checks/check.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
+import type { Exchange } from '../harness/http/client.ts';
 import { rawExchange } from '../harness/http/raw.ts';
 import { consecutiveFailures, driveDelivery, driveHook } from '../harness/seams/delivery-driver.ts';
 import { VIRTUAL_TIME_DELIVERIES } from '../harness/seams/event-watch.ts';
 import { session } from '../harness/run/session.ts';
-import { FULL_SET_REQUESTS } from '../harness/scheduling/budget.ts';
-import { runBudget } from '../harness/scheduling/rotation.ts';
-import { journalCreated, journalDeleted } from '../harness/seams/hook-journal.ts';
+import { rankedTurnOf } from '../harness/scheduling/rotation.ts';
+import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
 import { kindsOfOneCall, sharedEventIds } from '../operators/event-identity.ts';
 import { bodilessAnswers, framingProblems, parseRaw } from '../operators/framing.ts';
 import { judgeSecondAnswer, oneTimeValues } from '../operators/one-time-values.ts';
 import { allQuantityProbes } from '../operators/quantities.ts';
-import { judgeConcurrentDouble, judgeUseAfter, transitionProbes } from '../operators/transitions.ts';
+import {
+  judgeConcurrentCreation,
+  judgeConcurrentDouble,
+  judgeUseAfter,
+  transitionProbes,
+  type TransitionProbe,
+} from '../operators/transitions.ts';
+import { NEAR_MISS_PER_RUN } from './rules/near-misses.ts';
 
 const NOWHERE = 'https://example.invalid';
 
-/**
- * Requests of this file's checks against a remote target (4 + 4 + 2 + 3; the event ids' check sends
- * none). Each verifies a requirement other checks of every run verify too, and the default,
- * gate-sized run has no room left, nor has a widened one (every rotation widens with it): remotely
- * they run with the full set (--all-probes, or a budget covering FULL_SET_REQUESTS), which counts them.
- */
-const NEAR_MISS_REQUESTS = 13;
+const doubles = transitionProbes().filter((p) => p.id === 'NM-CONCURRENT-TRANSITION');
+const useAfter = (double: TransitionProbe) =>
+  transitionProbes().find((p) => p.id === 'NM-USE-AFTER-TRANSITION' && p.operation === double.operation)!;
+// "consecutive": n − 1 failures, a success, n − 1 failures must leave the subscription active
+// (the count starts again at a success). The bound itself (n − 1 active, n disabled) is
+// webhook-delivery.suite.ts's; "immediately" (the very next request) is auth.suite.ts's revocation check.
+const resets = allQuantityProbes().filter((p) => p.kind === 'reset');
 
-function nearMissTurn(): Turn {
-  if (session().target.kind !== 'remote' || runBudget().all) return { runs: true, note: '' };
-  return {
-    runs: false,
-    note:
-      `request budget: the behavioural near-miss checks (${NEAR_MISS_REQUESTS} requests) run with the full ` +
-      `set (--all-probes, or a budget of ${FULL_SET_REQUESTS} requests)`,
-  };
+/**
+ * The checks of this file that send API requests, ranked likeliest slip first: the double of a
+ * move (a status read, then written after an await: check-then-act is the commonest race), an
+ * identical second creation answered with the first one's value given once (an "idempotent"
+ * create), a success that does not reset a failure counter, the double of a creation (a list
+ * read and written back loses one), and body bytes after a bodiless answer (most servers drop
+ * them). Against a remote target they take turns like one ranked probe list, NEAR_MISS_PER_RUN
+ * .behaviour at the default budget (2 to 4 requests each); every requirement they verify other
+ * checks of every run verify too. The event ids' check sends no API request and always runs.
+ */
+const behaviour = [
+  ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
+  ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
+  ...resets.map((p) => `"${p.place.word}" reset by a success`),
+  ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
+  ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
+];
+
+function nearMissTurn(member: string): Turn {
+  const remote = session().target.kind === 'remote';
+  return rankedTurnOf(behaviour, member, NEAR_MISS_PER_RUN.behaviour, remote, 'behavioural near misses');
 }
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 const errorOf = (json: unknown) => (json as { error?: string } | undefined)?.error;
 
+/** A move's double: one resource in its `from` state, the request twice at once, then once more. */
+async function moveDouble(t: CheckTools, probe: TransitionProbe): Promise<void> {
+  if (probe.operation !== 'DELETE /hooks/{id}') return t.fail(`check bug: no way to reach ${probe.operation}`);
+  const hook = await subscribe(t, {
+    event: 'dnc.added',
+    targetUrl: `${t.target.receiverPublicUrl ?? NOWHERE}/nm/transition/${randomUUID().slice(0, 8)}`,
+  });
+  const send = () => t.call({ method: 'DELETE', path: `/hooks/${hook.id}`, token: t.token('all') });
+  // Both requests leave before either answer is read: the target decides their order.
+  // (One of them is the subscription's own removal, which journals the deletion.)
+  const both = await Promise.all([hook.remove(), send()]);
+  const seen = both.map((e) => ({ status: e.status, error: errorOf(e.json) })) as [
+    { status: number | undefined; error: string | undefined },
+    { status: number | undefined; error: string | undefined },
+  ];
+  const problem = judgeConcurrentDouble(probe, seen);
+  t.ensure(problem === undefined, problem ?? '');
+  const after = await send();
+  const late = judgeUseAfter(useAfter(probe), { status: after.status, error: errorOf(after.json) });
+  t.verify('HOOKS-DELETE-TWICE-404', late === undefined, late ?? '');
+}
+
+/**
+ * A creation's double: the same request twice at once (two creations, or one refused: recorded),
+ * then each created resource in its next state answers the row it moves by (its DELETE: 204),
+ * which also removes it.
+ */
+async function createDouble(t: CheckTools, probe: TransitionProbe): Promise<void> {
+  if (probe.operation !== 'POST /hooks' || probe.usedBy !== 'DELETE /hooks/{id}')
+    return t.fail(`check bug: no way to send ${probe.operation} and ${probe.usedBy}`);
+  const token = t.token('write:hooks');
+  const body = {
+    event: 'dnc.added',
+    target_url: `${t.target.receiverPublicUrl ?? NOWHERE}/nm/double/${randomUUID().slice(0, 8)}`,
+  };
+  const post = () => t.call({ method: 'POST', path: '/hooks', token, json: body });
+  const both = (await Promise.all([post(), post()])) as [Exchange, Exchange];
+  const left = new Set<string>();
+  for (const e of both) {
+    const id = (e.json as { id?: unknown } | undefined)?.id;
+    if (e.status !== 200 || typeof id !== 'string' || left.has(id)) continue;
+    left.add(id);
+    await journalCreated(id, 'write:hooks');
+  }
+  const remove = async (id: string) => {
+    const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token });
+    if (gone.status === 204 || gone.status === 404) {
+      left.delete(id);
+      await journalDeleted(id, 'write:hooks');
+    }
+    return gone;
+  };
+  t.onCleanup(async () => {
+    for (const id of [...left]) await remove(id);
+  });
+  const verdict = judgeConcurrentCreation(probe, both);
+  if (verdict.reading !== undefined)
+    t.observe('HOOKS-CREATE', `two identical ${probe.operation} sent at once: ${verdict.reading}`);
+  // A value given once that both answers carried fails its own requirement too.
+  const failing = verdict.givenTwice.length > 0 ? (['HOOKS-CREATE', 'HOOKS-SECRET-ONCE'] as const) : 'HOOKS-CREATE';
+  t.verify(failing, verdict.problem === undefined, verdict.problem ?? '');
+  for (const id of [...new Set(verdict.created)]) {
+    const gone = await remove(id);
+    const late = judgeUseAfter(useAfter(probe), { status: gone.status, error: errorOf(gone.json) });
+    t.verify('HOOKS-CREATE', late === undefined, `${late ?? ''} (id ${id})`);
+  }
+}
+
 describe('Near misses: transitions of the state table', () => {
-  for (const probe of transitionProbes().filter((p) => p.id === 'NM-CONCURRENT-TRANSITION')) {
+  for (const probe of doubles) {
+    const move = probe.kind === 'move';
     check(
-      `${probe.operation} sent twice at once to ${article(probe.from)} ${probe.from} subscription: exactly one ` +
-        `moves it to ${probe.next}, and once more after it answers ${probe.after.status}`,
+      move
+        ? `near miss (transitions): ${probe.operation} sent twice at once to ${article(probe.from)} ${probe.from} ` +
+            `subscription: exactly one moves it to ${probe.next}, and once more after it answers ${probe.after.status}`
+        : `near miss (transitions): ${probe.operation} sent twice at once with one body: two subscriptions of their ` +
+            `own or one refused, each then ${probe.next} (${probe.usedBy} answers ${probe.after.status})`,
       {
-        verifies: ['HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404'],
-        needs: { tokens: ['all'] },
-        // POST /hooks, the two at once, the one after (use after the transition).
-        turn: nearMissTurn(),
+        verifies: move ? ['HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404'] : ['HOOKS-CREATE', 'HOOKS-SECRET-ONCE'],
+        needs: { tokens: move ? ['all'] : ['write:hooks'] },
+        // Move: the resource, the two at once, the one after. Create: the two at once, a DELETE of each.
+        turn: nearMissTurn(`the double of ${probe.operation}`),
         requests: 4,
         unwatchedSubscriptions: true,
       },
-      async (t) => {
-        const hook = await subscribe(t, {
-          event: 'dnc.added',
-          targetUrl: `${t.target.receiverPublicUrl ?? NOWHERE}/nm/transition/${randomUUID().slice(0, 8)}`,
-        });
-        const send = () => t.call({ method: 'DELETE', path: `/hooks/${hook.id}`, token: t.token('all') });
-        // Both requests leave before either answer is read: the target decides their order.
-        // (One of them is the subscription's own removal, which journals the deletion.)
-        const both = await Promise.all([hook.remove(), send()]);
-        const seen = both.map((e) => ({ status: e.status, error: errorOf(e.json) })) as [
-          { status: number | undefined; error: string | undefined },
-          { status: number | undefined; error: string | undefined },
-        ];
-        const problem = judgeConcurrentDouble(probe, seen);
-        t.ensure(problem === undefined, problem ?? '');
-        const after = await send();
-        const late = judgeUseAfter(probe, { status: after.status, error: errorOf(after.json) });
-        t.verify('HOOKS-DELETE-TWICE-404', late === undefined, late ?? '');
-      },
+      (t) => (move ? moveDouble(t, probe) : createDouble(t, probe)),
     );
   }
 });
@@ -86,13 +160,13 @@ describe('Near misses: transitions of the state table', () => {
 describe('Near misses: one-time values', () => {
   for (const value of oneTimeValues()) {
     check(
-      `The ${value.field} of ${value.operation} is never given twice: ` +
+      `near miss (one-time values): the ${value.field} of ${value.operation} is never given twice: ` +
         'an identical second request gets a new one or a refusal',
       {
         verifies: ['HOOKS-SECRET-ONCE'],
         needs: { tokens: ['write:hooks'] },
         // Two identical POST /hooks, and the DELETE of each subscription made.
-        turn: nearMissTurn(),
+        turn: nearMissTurn(`the ${value.field} of ${value.operation} asked twice`),
         requests: 4,
         unwatchedSubscriptions: true,
       },
@@ -108,10 +182,10 @@ describe('Near misses: one-time values', () => {
           const id = (exchange.json as { id?: unknown } | undefined)?.id;
           if (exchange.status === 200 && typeof id === 'string' && !created.has(id)) {
             created.add(id);
-            journalCreated(t.target.hookJournal, id, 'write:hooks');
+            await journalCreated(id, 'write:hooks');
             t.onCleanup(async () => {
               const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token });
-              if (gone.status === 204 || gone.status === 404) journalDeleted(t.target.hookJournal, id, 'write:hooks');
+              if (gone.status === 204 || gone.status === 404) await journalDeleted(id, 'write:hooks');
             });
           }
           return exchange;
@@ -131,21 +205,16 @@ describe('Near misses: one-time values', () => {
   }
 });
 
-// "consecutive": n − 1 failures, a success, n − 1 failures must leave the subscription active
-// (the count starts again at a success). The bound itself (n − 1 active, n disabled) is
-// webhook-delivery.suite.ts's; "immediately" (the very next request) is auth.suite.ts's revocation check.
-const resets = allQuantityProbes().filter((p) => p.kind === 'reset');
-
 describe('Near misses: words of quantity', () => {
   for (const probe of resets) {
     const n = probe.place.n ?? limits.webhookAutoDisableAfterConsecutiveFailures;
     check(
-      `"${probe.place.word}" counts in a row: ${n - 1} failures, a success, ${n - 1} failures ` +
-        `leave the ${probe.place.place} active`,
+      `near miss (quantities): "${probe.place.word}" counts in a row: ${n - 1} failures, a success, ` +
+        `${n - 1} failures leave the ${probe.place.place} active`,
       {
         verifies: ['WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10'],
         needs: { tokens: ['all'], control: VIRTUAL_TIME_DELIVERIES, webhooks: true },
-        turn: nearMissTurn(),
+        turn: nearMissTurn(`"${probe.place.word}" reset by a success`),
         requests: 2,
       },
       async (t) => {
@@ -179,7 +248,7 @@ describe('Near misses: words of quantity', () => {
 
 describe('Near misses: identity of events', () => {
   check(
-    'Distinct events of every kind of one call carry distinct eventIds',
+    'near miss (event identity): distinct events of every kind of one call carry distinct eventIds',
     {
       verifies: ['EVENT-ID-PRESENT-UNIQUE'],
       // The target's control endpoint states the eventId each payload carries (control-openapi.json).
@@ -206,13 +275,13 @@ describe('Near misses: identity of events', () => {
 describe('Near misses: framing on the wire', () => {
   for (const answer of bodilessAnswers()) {
     check(
-      `${answer.method} ${answer.path} answers ${answer.status} with no body bytes on the wire, ` +
-        'and no length it does not send',
+      `near miss (framing): ${answer.method} ${answer.path} answers ${answer.status} with no body bytes on the ` +
+        'wire, and no length it does not send',
       {
         verifies: ['HOOKS-DELETE-SOFT'],
         needs: { tokens: ['all'] },
         // POST /hooks, the DELETE read byte for byte, the clean-up's DELETE (a 404 once deleted).
-        turn: nearMissTurn(),
+        turn: nearMissTurn(`the bytes of ${answer.method} ${answer.path} ${answer.status}`),
         requests: 3,
         unwatchedSubscriptions: true,
       },

@@ -16,8 +16,8 @@
  * still spent when the probe went out (a window that turned in between voids the probe, and it is
  * tried again, at most three times), so a fixed window aligned to the clock never decides it.
  *
- * Where: the embedded target → a reference of the check's own (100 per minute on a clock the check
- * holds still, the run's faults), A = 127.0.0.1, B = 127.0.0.2. A remote target on IPv4 loopback →
+ * Where: the embedded target → a reference of the check's own (harness/run/own-reference.ts: 100
+ * per minute on a clock held still, the run's faults), A = 127.0.0.1, B = 127.0.0.2. A remote target on IPv4 loopback →
  * the target itself, from A = 127.0.0.201 and B = 127.0.0.202, addresses neither the run (127.0.0.1)
  * nor the k6 runners (127.0.0.2…) use, so the run's own budget is untouched. Any other target: not
  * verifiable: one machine is one address to it, and spending the run's own budget would refuse the
@@ -30,7 +30,7 @@ import { limits } from '../contract/openapi.ts';
 import { isAddressUnavailable, secondAddressUnreachable } from '../harness/http/source-address.ts';
 import { tokenVariable } from '../harness/config/tokens.ts';
 import { check } from '../harness/checks/check.ts';
-import { expandVariantIds } from '../reference/variants.ts';
+import { startOwnReference } from '../harness/run/own-reference.ts';
 import { forwardingHeaders, freshAddress, judgeForwarded } from '../operators/client-identity.ts';
 
 const PER_WINDOW = limits.requestsPerMinute;
@@ -96,18 +96,11 @@ describe('Request rate limit, per client IP', () => {
       let tokens: { first: string; second: string | undefined; secondName: string };
       let addresses: { a: string; b: string };
       if (t.target.kind === 'embedded') {
-        // Imported here: a worker whose run skips this check never loads the reference server.
-        const { startReferenceServer } = await import('../reference/server.ts');
-        const clockMs = Date.now();
-        const server = await startReferenceServer({
-          host: '127.0.0.1',
-          rateLimit: { perWindow: PER_WINDOW, windowMs: 60_000, now: () => clockMs },
-          faults: [...(t.target.faults ?? [])],
-          variants: expandVariantIds(t.target.variants ?? []),
-        });
+        // Its limiter's clock stands still: the window never turns during the check.
+        const server = await startOwnReference({ host: '127.0.0.1', perWindow: PER_WINDOW, windowMs: 60_000 });
         t.onCleanup(() => server.close());
         baseUrl = server.baseUrl;
-        tokens = { first: server.fixtures.tokens.all, second: server.fixtures.tokens.none, secondName: 'none' };
+        tokens = { first: server.tokens.all, second: server.tokens.none, secondName: 'none' };
         addresses = EMBEDDED_ADDRESSES;
       } else {
         const unreachable = secondAddressUnreachable(t.target.baseUrl);

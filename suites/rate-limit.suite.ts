@@ -1,19 +1,20 @@
 /**
  * The request-rate limit. The shared conformance reference runs with its limit off (the other
- * suites would trip it), so this check starts its own reference with the spec's 100 requests
- * per minute and the faults the run's embedded reference has on (target.faults:
- * OCC_REFERENCE_FAULTS, or the self-proof's fault of this run). That server's limiter reads a
- * clock the check moves (rateLimit.now): the burst happens at one instant, however slow the
- * machine, and the minute passes without being waited out. Its requests go through a client of
- * its own: that server is not the target, and nothing here is sent to a remote target (embedded
- * only; a remote target's limit is probed in real time by the k6 probe, `--with-load`).
+ * suites would trip it), so this check has a reference of its own started (the run's starter,
+ * through the run channel: harness/run/own-reference.ts) with the spec's 100 requests per minute
+ * and the faults the run's embedded reference has on (OCC_REFERENCE_FAULTS, or the self-proof's
+ * fault of this run). That server's limiter reads a clock only the check moves: the burst happens
+ * at one instant, however slow the machine, and the minute passes without being waited out. Its
+ * requests go through a client of its own: that server is not the target, and nothing here is
+ * sent to a remote target (embedded only; a remote target's limit is probed in real time by the
+ * k6 probe, `--with-load`).
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
 import { check } from '../harness/checks/check.ts';
-import { expandVariantIds } from '../reference/variants.ts';
+import { startOwnReference } from '../harness/run/own-reference.ts';
 import { refused, type Answer } from './rules/rate-limit.ts';
 
 /** The spec's window: a minute, on the limiter's clock that the check moves. */
@@ -55,16 +56,8 @@ describe('Request rate limit', () => {
       ownServer: true,
     },
     async (t) => {
-      // The limiter's clock: still during the burst, so a fixed window cannot start anew in it.
-      let clockMs = Date.now();
-      // Imported here: a worker whose run skips this check (a remote target) never loads the
-      // reference server and fastify.
-      const { startReferenceServer } = await import('../reference/server.ts');
-      const server = await startReferenceServer({
-        rateLimit: { perWindow: PER_WINDOW, windowMs: WINDOW_MS, now: () => clockMs },
-        faults: [...(t.target.faults ?? [])],
-        variants: expandVariantIds(t.target.variants ?? []),
-      });
+      // The limiter's clock stands still during the burst, so a fixed window cannot start anew in it.
+      const server = await startOwnReference({ perWindow: PER_WINDOW, windowMs: WINDOW_MS });
       const agent = new Agent({ connections: 32 });
       t.onCleanup(async () => {
         await agent.close();
@@ -78,7 +71,7 @@ describe('Request rate limit', () => {
           headersTimeout: 5_000,
           bodyTimeout: 5_000,
           headers: {
-            authorization: `Bearer ${server.fixtures.tokens.all}`,
+            authorization: `Bearer ${server.tokens.all}`,
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           ...(body === undefined ? {} : { body }),
@@ -119,7 +112,7 @@ describe('Request rate limit', () => {
       );
 
       // A whole window (and a second) after the last request: a fixed window is over too.
-      clockMs += WINDOW_MS + 1_000;
+      await server.advanceClock(WINDOW_MS + 1_000);
       const later = await send(0);
       t.observe(
         'RATE-LIMIT-WINDOW-BEHAVIOUR',

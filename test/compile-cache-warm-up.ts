@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runOcc } from './cli/occ-process.ts';
+import { runOcc } from './commands/occ-process.ts';
 
 const WARM_UP_LIMIT_MS = 60_000;
 

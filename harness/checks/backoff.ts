@@ -9,11 +9,24 @@ export function intervals(times: readonly number[]): number[] {
 }
 
 /**
+ * How far a time seen on arrival may stray from the moment the target sent the attempt: the
+ * network's and both hosts' scheduling delays (a busy host, a TLS handshake per attempt, a WAN).
+ * Times the target records itself (its control inspection, the reference's virtual clock) have none.
+ */
+export const ARRIVAL_JITTER_MS = 1_000;
+
+/**
  * Exponential-style growth: the last interval longer than the first, and none shorter than half
  * the one before (so backoff with jitter, as many servers add, is growth too; a constant or
- * shrinking interval is not).
+ * shrinking interval is not). `jitterMs`: the uncertainty of each observed time (0 for times the
+ * target recorded, ARRIVAL_JITTER_MS for arrival times): the growth must exceed it, and a shrink
+ * within it is not counted, so a delayed attempt never fails a growing schedule and jitter never
+ * passes a constant one.
  */
-export function intervalsGrow(gaps: readonly number[]): boolean {
+export function intervalsGrow(gaps: readonly number[], jitterMs = 0): boolean {
   if (gaps.length < 2) return false;
-  return gaps.every((gap, index) => index === 0 || gap >= gaps[index - 1]! / 2) && gaps[gaps.length - 1]! > gaps[0]!;
+  return (
+    gaps.every((gap, index) => index === 0 || gap >= gaps[index - 1]! / 2 - jitterMs) &&
+    gaps[gaps.length - 1]! > gaps[0]! + jitterMs
+  );
 }

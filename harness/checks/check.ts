@@ -15,8 +15,8 @@ import type { ApiRequest, Exchange } from '../http/client.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from '../seams/control-client.ts';
-import { journalSetup, journalTeardown } from '../seams/control-journal.ts';
-import { claimsOf, enterGate, requestClaim } from '../scheduling/gate.ts';
+import { journalSetup, journalTeardown } from '../run/journal.ts';
+import { claimsOf, enterGate, type Pass, requestClaim } from '../scheduling/gate.ts';
 import { unverifiable, type AgentRole, type Needs } from './needs.ts';
 import type { RunTarget } from '../run/context.ts';
 import type { ReceiverClient } from '../seams/receiver-client.ts';
@@ -164,194 +164,239 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
   const timeout = Math.max(options.timeoutMs ?? 0, HANG_GUARD_MS, options.requests * perRequestMs * 2 + 10_000);
 
   const outOfTurn = options.turn !== undefined && !options.turn.runs;
-  it(title, {
-    tags: [...options.verifies],
-    meta: {
-      plannedRequests: outOfTurn ? 0 : options.requests,
-      plannedRequestsAll: options.requestsAll ?? options.requests + (options.probes?.leftRequests ?? 0),
-      ...(options.probes === undefined || options.probes.sent === options.probes.of
-        ? {}
-        : { probes: { ...options.probes, left: [...options.probes.left] } }),
+  it(
+    title,
+    {
+      tags: [...options.verifies],
+      meta: {
+        plannedRequests: outOfTurn ? 0 : options.requests,
+        plannedRequestsAll: options.requestsAll ?? options.requests + (options.probes?.leftRequests ?? 0),
+        ...(options.probes === undefined || options.probes.sent === options.probes.of
+          ? {}
+          : { probes: { ...options.probes, left: [...options.probes.left] } }),
+      },
+      timeout,
     },
-    timeout,
-  }, async (ctx: TestContext) => {
-    const { api, contract, control, receiver } = session();
-    const meta = ctx.task.meta;
-    const why = unverifiable(options.needs ?? {}, target);
-    if (why !== undefined) {
-      meta.notVerifiable = why.reason;
-      if (why.missingCapabilities.length > 0) meta.missingCapabilities = [...why.missingCapabilities];
-      meta.plannedRequests = 0; // it sends nothing with this configuration
-      meta.plannedRequestsAll = 0;
-      return ctx.skip(meta.notVerifiable);
-    }
-    if (outOfTurn) {
-      meta.notVerifiable = `not verifiable: ${options.turn!.note}`;
-      return ctx.skip(meta.notVerifiable);
-    }
-    if (target.dryRun) return ctx.skip('dry run');
-    // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
-    const pass = await enterGate(
-      session().context.gate,
-      ctx.task.file.filepath,
-      claimsOf(options.needs?.control, options.ownServer === true),
-      ctx.signal,
-    );
+    (ctx: TestContext) => runCheck(ctx, target, options, outOfTurn, body),
+  );
+}
 
-    const unwatchedReceiver = options.unwatchedSubscriptions === true ? target.receiverPublicUrl : undefined;
-    const firstExchange = api.exchangeCount;
-    const statsBefore = api.stats;
-    const cleanups: Array<() => Promise<void>> = [];
-    // Redacted here, in the worker, whose client knows the secrets this run met (hook secrets,
-    // access tokens); the report's writers only ever see redacted text.
-    const observe = (requirement: RequirementId, text: string): void => {
+/** Why a check does not run with this configuration (its needs, its turn, a dry run), recorded in its meta. */
+function skippedBecause(ctx: TestContext, target: RunTarget, options: CheckOptions, outOfTurn: boolean) {
+  const meta = ctx.task.meta;
+  const why = unverifiable(options.needs ?? {}, target);
+  if (why !== undefined) {
+    meta.notVerifiable = why.reason;
+    if (why.missingCapabilities.length > 0) meta.missingCapabilities = [...why.missingCapabilities];
+    meta.plannedRequests = 0; // it sends nothing with this configuration
+    meta.plannedRequestsAll = 0;
+    return meta.notVerifiable;
+  }
+  if (outOfTurn) {
+    meta.notVerifiable = `not verifiable: ${options.turn!.note}`;
+    return meta.notVerifiable;
+  }
+  return target.dryRun ? 'dry run' : undefined;
+}
+
+/** What a running check holds while its body runs: its gate pass, its verdicts and cleanups, its records. */
+interface Running {
+  readonly target: RunTarget;
+  readonly options: CheckOptions;
+  readonly pass: Pass;
+  readonly verdicts: RequirementVerdictRecord[];
+  readonly cleanups: Array<() => Promise<void>>;
+  /** Redacted here, in the worker, whose client knows the secrets this run met (hook secrets, access tokens). */
+  observe(requirement: RequirementId, text: string): void;
+  fail(message: string): never;
+}
+
+async function runCheck(
+  ctx: TestContext,
+  target: RunTarget,
+  options: CheckOptions,
+  outOfTurn: boolean,
+  body: (t: CheckTools) => Promise<void>,
+): Promise<void> {
+  const { api } = session();
+  const meta = ctx.task.meta;
+  const skipped = skippedBecause(ctx, target, options, outOfTurn);
+  if (skipped !== undefined) return ctx.skip(skipped);
+  // Waits for the checks this one must not run beside (gate.ts; a no-op when the run is sequential).
+  const pass = await enterGate(
+    session().context.gated ? session().channel : undefined,
+    ctx.task.file.filepath,
+    claimsOf(options.needs?.control, options.ownServer === true),
+    ctx.signal,
+  );
+  const firstExchange = api.exchangeCount;
+  const statsBefore = api.stats;
+  const running: Running = {
+    target,
+    options,
+    pass,
+    verdicts: [],
+    cleanups: [],
+    // The report's writers only ever see redacted text.
+    observe(requirement, text) {
       meta.observations ??= [];
       meta.observations.push({ requirement, text: api.redact(text) });
-    };
-    const fail = (message: string): never => {
+    },
+    fail(message) {
       throw new CheckFailure(message);
-    };
-    const verdicts: RequirementVerdictRecord[] = [];
-    meta.verdicts = verdicts;
-    if (options.turn !== undefined && options.turn.note !== '') observe(options.verifies[0], options.turn.note);
-    // Every state set up is journalled first, then torn down after the check (see control-journal.ts).
-    const controlClient = createControlClient({
-      transport: control,
-      offered: new Set(target.control?.offered ?? []),
-      declared: options.needs?.control ?? [],
-      onSetup(state, params, values) {
-        const id = randomUUID();
-        journalSetup(target.controlJournal, id, state, params, values);
-        cleanups.push(async () => {
-          await control!.teardown(state, params, values);
-          journalTeardown(target.controlJournal, id);
-        });
-      },
-      remember: (secret) => api.redact.remember(secret),
-      onClockReading: (reading) => session().targetClock.record(reading),
-      // Moving the clock changes what every other check sees (gate.ts ALONE_STATES).
-      claimAlone: () => pass.claim('alone'),
-      fail,
-    });
-
-    const tools: CheckTools = {
-      target,
-      token(name) {
-        return target.tokens[name] ?? fail(`check bug: token ${name} used but not declared in needs`);
-      },
-      agent(role) {
-        return target.agents[role] ?? fail(`check bug: agent ${role} used but not declared in needs`);
-      },
-      control: controlClient,
-      get receiver() {
-        return receiver ?? fail('check bug: receiver used but not declared in needs');
-      },
-      async call(request) {
-        // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
-        if (
-          requestClaim(
-            request,
-            (schema, value) => contract.checkSchema(schema, value).length > 0,
-            unwatchedReceiver,
-          ) !== undefined
-        )
-          await pass.claim('webhooks', request.path === '/calls');
-        const exchange = await api.send(request);
-        const where = `${request.method} ${request.path}`;
-        if (exchange.status === 429 && request.expectRateLimit !== true) {
-          // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
-          const event = api.rateLimitEvents.at(-1);
-          throw new NotVerifiable(
-            `${where} was refused for rate (429) ` +
-              `after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
-          );
-        }
-        if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
-        const operation = operationOf(request);
-        if (operation !== undefined) {
-          const verdict = contract.checkResponse(operation.method, operation.template, {
-            status: exchange.status!,
-            headers: exchange.responseHeaders,
-            rawBody: exchange.rawBody,
-            json: exchange.json,
-            jsonError: exchange.jsonError,
-          });
-          if (verdict.problems.length > 0) {
-            if (verdict.unspecified) {
-              observe(
-                options.assumedAnswersObservedUnder ?? options.verifies[0],
-                `${verdict.operation} answered ${exchange.status}: ${verdict.problems.join('; ')}`,
-              );
-            } else {
-              fail(
-                `${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n` +
-                  `- ${verdict.problems.join('\n- ')}`,
-              );
-            }
-          }
-        }
-        if (exchange.transportError !== undefined) fail(`${where}: ${exchange.transportError}`);
-        return exchange;
-      },
-      expectStatus(exchange, status, errorCode) {
-        const wanted = errorCode === undefined ? String(status) : `${status} ${errorCode}`;
-        const got = describeStatus(exchange);
-        if (
-          exchange.status !== status ||
-          (errorCode !== undefined && (exchange.json as { error?: unknown } | undefined)?.error !== errorCode)
-        ) {
-          fail(`${exchange.method} ${new URL(exchange.url).pathname}: expected ${wanted}, got ${got}`);
-        }
-      },
-      fail,
-      ensure(condition, message) {
-        if (!condition) fail(message);
-      },
-      notVerifiable(reason) {
-        throw new NotVerifiable(reason);
-      },
-      verify(requirement, condition, message) {
-        const ids = typeof requirement === 'string' ? [requirement] : [...requirement];
-        const foreign = ids.filter((id) => !options.verifies.includes(id));
-        if (foreign.length > 0)
-          fail(`check bug: verify(${foreign.join(', ')}) names a requirement the check is not tagged with`);
-        for (const id of ids) verdicts.push({ requirement: id, passed: condition, ...(condition ? {} : { message }) });
-      },
-      observe,
-      onCleanup(fn) {
-        cleanups.push(fn);
-      },
-    };
-
-    try {
-      await body(tools);
-      const failed = verdictFailure(verdicts);
-      if (failed !== undefined) {
-        meta.failedRequirements = failed.requirements;
-        throw new CheckFailure(failed.message);
-      }
-    } catch (error) {
-      if (error instanceof NotVerifiable) {
-        meta.notVerifiable = `not verifiable: ${error.message}`;
-        ctx.skip(meta.notVerifiable);
-      }
-      const { records, omitted } = api.recordsSince(firstExchange);
-      meta.exchanges = records.map((record) => ({ ...record }));
-      if (omitted > 0) meta.exchangesOmitted = omitted;
-      if (error instanceof Error) error.message = api.redact(error.message);
-      throw error;
-    } finally {
-      for (const cleanup of cleanups.reverse()) {
-        try {
-          await cleanup();
-        } catch (error) {
-          observe(options.verifies[0], `cleanup failed: ${(error as Error).message}`);
-        }
-      }
-      const statsAfter = api.stats;
-      meta.requestCount = statsAfter.requestsSent - statsBefore.requestsSent;
-      meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
-      await pass.leave();
+    },
+  };
+  meta.verdicts = running.verdicts;
+  if (options.turn !== undefined && options.turn.note !== '') running.observe(options.verifies[0], options.turn.note);
+  try {
+    await body(toolsOf(running));
+    const failed = verdictFailure(running.verdicts);
+    if (failed !== undefined) {
+      meta.failedRequirements = failed.requirements;
+      throw new CheckFailure(failed.message);
     }
+  } catch (error) {
+    if (error instanceof NotVerifiable) {
+      meta.notVerifiable = `not verifiable: ${error.message}`;
+      ctx.skip(meta.notVerifiable);
+    }
+    const { records, omitted } = api.recordsSince(firstExchange);
+    meta.exchanges = records.map((record) => ({ ...record }));
+    if (omitted > 0) meta.exchangesOmitted = omitted;
+    if (error instanceof Error) error.message = api.redact(error.message);
+    throw error;
+  } finally {
+    for (const cleanup of running.cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        running.observe(options.verifies[0], `cleanup failed: ${(error as Error).message}`);
+      }
+    }
+    const statsAfter = api.stats;
+    meta.requestCount = statsAfter.requestsSent - statsBefore.requestsSent;
+    meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
+    await pass.leave();
+  }
+}
+
+/** The check's control client: every state set up is journalled first, then torn down after the check. */
+function controlOf(running: Running): ControlClient {
+  const { api, control } = session();
+  const { target, options, cleanups, pass } = running;
+  return createControlClient({
+    transport: control,
+    offered: new Set(target.control?.offered ?? []),
+    declared: options.needs?.control ?? [],
+    async onSetup(state, params, values) {
+      const id = randomUUID();
+      cleanups.push(async () => {
+        await control!.teardown(state, params, values);
+        await journalTeardown(id);
+      });
+      await journalSetup(id, state, params, values);
+    },
+    remember: (secret) => api.redact.remember(secret),
+    onClockReading: (reading) => session().targetClock.record(reading),
+    // Moving the clock changes what every other check sees (gate.ts ALONE_STATES).
+    claimAlone: () => pass.claim('alone'),
+    fail: running.fail,
   });
+}
+
+/** `t.call`: the request sent (its gate claim first), its answer validated against openapi.json. */
+async function sendChecked(running: Running, request: CallRequest): Promise<Exchange> {
+  const { api, contract } = session();
+  const { options, fail, observe } = running;
+  const unwatchedReceiver = options.unwatchedSubscriptions === true ? running.target.receiverPublicUrl : undefined;
+  // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
+  if (
+    requestClaim(request, (schema, value) => contract.checkSchema(schema, value).length > 0, unwatchedReceiver) !==
+    undefined
+  )
+    await running.pass.claim('webhooks', request.path === '/calls');
+  const exchange = await api.send(request);
+  const where = `${request.method} ${request.path}`;
+  if (exchange.status === 429 && request.expectRateLimit !== true) {
+    // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
+    const event = api.rateLimitEvents.at(-1);
+    throw new NotVerifiable(
+      `${where} was refused for rate (429) ` +
+        `after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
+    );
+  }
+  if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
+  const operation = operationOf(request);
+  if (operation !== undefined) {
+    const verdict = contract.checkResponse(operation.method, operation.template, {
+      status: exchange.status!,
+      headers: exchange.responseHeaders,
+      rawBody: exchange.rawBody,
+      json: exchange.json,
+      jsonError: exchange.jsonError,
+    });
+    if (verdict.problems.length > 0) {
+      if (verdict.unspecified) {
+        observe(
+          options.assumedAnswersObservedUnder ?? options.verifies[0],
+          `${verdict.operation} answered ${exchange.status}: ${verdict.problems.join('; ')}`,
+        );
+      } else {
+        fail(
+          `${verdict.operation} answered ${describeStatus(exchange)}, which breaks openapi.json:\n` +
+            `- ${verdict.problems.join('\n- ')}`,
+        );
+      }
+    }
+  }
+  if (exchange.transportError !== undefined) fail(`${where}: ${exchange.transportError}`);
+  return exchange;
+}
+
+/** What a check's body is given. */
+function toolsOf(running: Running): CheckTools {
+  const { target, options, fail, verdicts, cleanups } = running;
+  const { receiver } = session();
+  return {
+    target,
+    token(name) {
+      return target.tokens[name] ?? fail(`check bug: token ${name} used but not declared in needs`);
+    },
+    agent(role) {
+      return target.agents[role] ?? fail(`check bug: agent ${role} used but not declared in needs`);
+    },
+    control: controlOf(running),
+    get receiver() {
+      return receiver ?? fail('check bug: receiver used but not declared in needs');
+    },
+    call: (request) => sendChecked(running, request),
+    expectStatus(exchange, status, errorCode) {
+      const wanted = errorCode === undefined ? String(status) : `${status} ${errorCode}`;
+      const got = describeStatus(exchange);
+      if (
+        exchange.status !== status ||
+        (errorCode !== undefined && (exchange.json as { error?: unknown } | undefined)?.error !== errorCode)
+      ) {
+        fail(`${exchange.method} ${new URL(exchange.url).pathname}: expected ${wanted}, got ${got}`);
+      }
+    },
+    fail,
+    ensure(condition, message) {
+      if (!condition) fail(message);
+    },
+    notVerifiable(reason) {
+      throw new NotVerifiable(reason);
+    },
+    verify(requirement, condition, message) {
+      const ids = typeof requirement === 'string' ? [requirement] : [...requirement];
+      const foreign = ids.filter((id) => !options.verifies.includes(id));
+      if (foreign.length > 0)
+        fail(`check bug: verify(${foreign.join(', ')}) names a requirement the check is not tagged with`);
+      for (const id of ids) verdicts.push({ requirement: id, passed: condition, ...(condition ? {} : { message }) });
+    },
+    observe: running.observe,
+    onCleanup(fn) {
+      cleanups.push(fn);
+    },
+  };
 }

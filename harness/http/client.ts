@@ -137,6 +137,76 @@ export interface ApiClient {
 const MAX_RETRY_AFTER_MS = 65_000;
 const MAX_RATE_LIMIT_RETRIES = 2;
 
+/**
+ * A request's headers and body as sent: JSON, a form or a raw body, and the bearer token, which
+ * `redact` learns (a token the suite sends is a secret wherever the target echoes it; a raw
+ * `authorization` is a deliberately malformed header, not a credential to hunt for).
+ */
+function requestParts(request: ApiRequest, redact: Redactor): { headers: Record<string, string>; body?: string } {
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  if (request.authorization !== undefined) headers.authorization = request.authorization;
+  else if (request.token !== undefined) {
+    headers.authorization = `Bearer ${request.token}`;
+    redact.learn(request.token);
+  }
+  if (request.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    return { headers, body: JSON.stringify(request.json) };
+  }
+  if (request.form !== undefined) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    return { headers, body: new URLSearchParams(request.form).toString() };
+  }
+  if (request.body !== undefined && request.contentType !== undefined) headers['content-type'] = request.contentType;
+  return request.body === undefined ? { headers } : { headers, body: request.body };
+}
+
+/** A 429 weighed against the requests this client sent in the window before it. */
+function rateLimitEventOf(
+  exchange: Exchange,
+  request: ApiRequest,
+  sentAt: readonly number[],
+  windowMs: number,
+): RateLimitEvent {
+  const at = Date.parse(exchange.startedAt);
+  const sentInPrecedingMinute = sentWithin(sentAt, Number.isNaN(at) ? Date.now() : at, windowMs);
+  return {
+    at: exchange.startedAt,
+    method: request.method,
+    path: new URL(exchange.url).pathname,
+    sentInPrecedingMinute,
+    underDocumentedLimit: sentInPrecedingMinute <= limits.requestsPerMinute,
+  };
+}
+
+/**
+ * One request on the wire: the answer (its body capped), and why it broke off where it did (a
+ * body cut short keeps the status and headers that came before it).
+ */
+async function transmit(
+  agent: Agent,
+  request: { url: URL; method: ApiRequest['method']; headers: Record<string, string>; body: string | undefined },
+  caps: { timeoutMs: number; maxBodyBytes: number },
+): Promise<{ status?: number; responseHeaders: Record<string, string>; rawBody: string; transportError?: string }> {
+  let status: number | undefined;
+  let responseHeaders: Record<string, string> = {};
+  try {
+    const response = await agent.request({
+      origin: request.url.origin,
+      path: request.url.pathname + request.url.search,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(caps.timeoutMs + 1_000),
+    });
+    status = response.statusCode;
+    responseHeaders = flattenHeaders(response.headers);
+    return { status, responseHeaders, rawBody: await readCapped(response.body, caps.maxBodyBytes) };
+  } catch (error) {
+    return { status, responseHeaders, rawBody: '', transportError: describeTransportError(error, caps.timeoutMs) };
+  }
+}
+
 export function createApiClient(options: ClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -171,52 +241,19 @@ export function createApiClient(options: ClientOptions): ApiClient {
 
   const once = async (request: ApiRequest): Promise<Exchange> => {
     const url = buildUrl(request);
-    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    if (request.authorization !== undefined) headers.authorization = request.authorization;
-    else if (request.token !== undefined) {
-      headers.authorization = `Bearer ${request.token}`;
-      // A token the suite sends is a secret wherever the target echoes it (a raw `authorization`
-      // is a deliberately malformed header, not a credential to hunt for).
-      redact.learn(request.token);
-    }
-    let body: string | undefined;
-    if (request.json !== undefined) {
-      body = JSON.stringify(request.json);
-      headers['content-type'] = 'application/json';
-    } else if (request.form !== undefined) {
-      body = new URLSearchParams(request.form).toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-    } else if (request.body !== undefined) {
-      body = request.body;
-      if (request.contentType !== undefined) headers['content-type'] = request.contentType;
-    }
-
+    const { headers, body } = requestParts(request, redact);
     await throttle.acquire();
     const now = Date.now();
     sentAt = sentAt.filter((time) => time > now - windowMs);
     sentAt.push(now);
     const started = performance.now();
     const startedAt = new Date().toISOString();
-    let status: number | undefined;
-    let responseHeaders: Record<string, string> = {};
-    let rawBody = '';
-    let transportError: string | undefined;
-    try {
-      const response = await agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: request.method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(options.timeoutMs + 1_000),
-      });
-      status = response.statusCode;
-      responseHeaders = flattenHeaders(response.headers);
-      rawBody = await readCapped(response.body, maxBodyBytes);
-    } catch (error) {
-      transportError = describeTransportError(error, options.timeoutMs);
-      transportErrors += 1;
-    }
+    const { status, responseHeaders, rawBody, transportError } = await transmit(
+      agent,
+      { url, method: request.method, headers, body },
+      { timeoutMs: options.timeoutMs, maxBodyBytes },
+    );
+    if (transportError !== undefined) transportErrors += 1;
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     const { json, jsonError } = parseJson(rawBody, responseHeaders['content-type']);
     const exchange: Exchange = {
@@ -247,20 +284,12 @@ export function createApiClient(options: ClientOptions): ApiClient {
       for (let retry = 0; ; retry += 1) {
         if (exchange.status !== 429) return exchange;
         rateLimited += 1;
-        const at = Date.parse(exchange.startedAt);
-        const sentInPrecedingMinute = sentWithin(sentAt, Number.isNaN(at) ? Date.now() : at, windowMs);
-        const underDocumentedLimit = sentInPrecedingMinute <= limits.requestsPerMinute;
-        rateLimitEvents.push({
-          at: exchange.startedAt,
-          method: request.method,
-          path: new URL(exchange.url).pathname,
-          sentInPrecedingMinute,
-          underDocumentedLimit,
-        });
+        const event = rateLimitEventOf(exchange, request, sentAt, windowMs);
+        rateLimitEvents.push(event);
         // Under the documented limit a 429 is the verdict itself (RATE-LIMIT-100-PER-MIN), not a
         // pause to wait out: a target limiting below our budget would otherwise hold every check
         // until its timeout. The caller gets the 429 at once.
-        if (request.expectRateLimit === true || underDocumentedLimit || retry >= MAX_RATE_LIMIT_RETRIES)
+        if (request.expectRateLimit === true || event.underDocumentedLimit || retry >= MAX_RATE_LIMIT_RETRIES)
           return exchange;
         const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
         if (wait > MAX_RETRY_AFTER_MS) return exchange;

@@ -59,8 +59,23 @@ function replayLines(exchanges: RunReport['checks'][number]['exchanges']): strin
   ];
 }
 
+/** The report as Markdown: the verdict and counts, then each section that has something to say. */
 export function renderMarkdown(run: RunReport): string {
   const report = readableData(run);
+  return [
+    ...headLines(report),
+    ...failureLines(report),
+    ...waiverLines(report),
+    ...gapLines(report),
+    ...matrixLines(report),
+  ].join('\n');
+}
+
+/** The report with every string made readable (./readable.ts). */
+type Readable = RunReport;
+
+/** The verdict, the counts, the waivers' mode, and what changed since the previous run. */
+function headLines(report: Readable): string[] {
   const { checks, requirements } = report.counts;
   const verdict = report.dryRun
     ? 'DRY RUN (nothing sent)'
@@ -96,6 +111,12 @@ export function renderMarkdown(run: RunReport): string {
     lines.push(`**Regressions since the previous run:** ${report.regressions.join(', ')}`, '');
   if (report.fixed.length > 0) lines.push(`Fixed since the previous run: ${report.fixed.join(', ')}`, '');
 
+  return lines;
+}
+
+/** Each failed check: its requirements, its failure, the replay of its exchanges. */
+function failureLines(report: Readable): string[] {
+  const lines: string[] = [];
   const failures = report.checks.filter((c) => c.status === 'failed');
   if (failures.length > 0) {
     lines.push('## Failures', '');
@@ -113,6 +134,12 @@ export function renderMarkdown(run: RunReport): string {
       );
     }
   }
+  return lines;
+}
+
+/** Expired and unused waivers, and each check a waiver covered. */
+function waiverLines(report: Readable): string[] {
+  const lines: string[] = [];
   const waived = report.checks.filter((c) => c.waivers !== undefined && c.waivers.length > 0);
   const { expired, unused } = report.waivers;
   if (waived.length > 0 || expired.length > 0 || unused.length > 0) {
@@ -131,6 +158,12 @@ export function renderMarkdown(run: RunReport): string {
     }
     lines.push('');
   }
+  return lines;
+}
+
+/** What the run did not decide: errors outside checks, checks not run, not verifiable, observed, left to k6. */
+function gapLines(report: Readable): string[] {
+  const lines: string[] = [];
   if (report.unhandledErrors.length > 0) {
     lines.push('## Errors outside checks', '', ...report.unhandledErrors.map((e) => `- ${cell(e)}`), '');
   }
@@ -176,6 +209,12 @@ export function renderMarkdown(run: RunReport): string {
       );
     lines.push('');
   }
+  return lines;
+}
+
+/** The requirement matrix, the partial passes, and the control capabilities the target lacks. */
+function matrixLines(report: Readable): string[] {
+  const lines: string[] = [];
   lines.push('## Requirement matrix', '', '| Requirement | Level | Status | Checks |', '|---|---|---|---|');
   for (const r of report.requirements) {
     lines.push(
@@ -214,5 +253,5 @@ export function renderMarkdown(run: RunReport): string {
     }
     lines.push('');
   }
-  return lines.join('\n');
+  return lines;
 }

@@ -1,17 +1,19 @@
 /**
  * The run context: what whoever started the run (`occ run`, the self-proof's runner, or vitest's
- * global set-up when vitest runs directly) decided about it, handed to every test worker as ONE
- * typed object through vitest's provide/inject (key `run`; cli/vitest-global-setup.ts provides
- * it, harness/run/session.ts injects it). What travels in it:
+ * global set-up when vitest runs directly) decided about it, built once by that composition root
+ * (commands/) and handed to every test worker as ONE typed value through vitest's provide/inject
+ * (key `run`; harness/run/session.ts injects it). What travels in it:
  *
  * - target: where the target is and what this configuration has for it (fixtures, the control
  *   endpoint with the capabilities it offers, read once per run, the webhook receiver), the
- *   run's budgets, whether it is a dry run, the journals of the hooks and control states the run
- *   creates (swept at its end), and the embedded reference's fault switches;
+ *   run's budgets (computed once, here), whether it is a dry run, and the embedded reference's
+ *   fault switches;
  * - seed: the run's seed (--seed or PROPERTY_SEED), which the properties and the rotations follow;
- * - gate: where the check gate of a parallel (embedded) run listens, and its token;
- * - watchFile: the private file that hands the webhook watch from the worker that opened it to
- *   the one that judges it, in a parallel run.
+ * - channel: where the run channel listens (./channel.ts): what the workers share while the run
+ *   goes on (the journals of hooks and control states, the clock readings, the webhook watch,
+ *   the check gate, a check's own reference) lives in the process that started the run, reached
+ *   by calls, never through files or globals;
+ * - gated: whether checks pass the check gate (a parallel embedded run).
  *
  * Environment variables carry only what a user configures (.env.example), read once by whoever
  * starts the run. Also declared here: the task meta a check leaves for the report's collector.
@@ -19,6 +21,7 @@
 import type { TokenName } from '../config/tokens.ts';
 import type { ControlCapability } from '../../contract/control.ts';
 import type { RunBudget } from '../scheduling/budget.ts';
+import type { ChannelAddress } from './channel-client.ts';
 
 export interface RunTarget {
   readonly kind: 'embedded' | 'remote';
@@ -31,8 +34,6 @@ export interface RunTarget {
   readonly control:
     | { readonly url: string; readonly token: string; readonly offered: readonly ControlCapability[] }
     | undefined;
-  /** Journal of test-control states set up and not yet torn down (a private temporary file). */
-  readonly controlJournal: string;
   /**
    * The webhook receiver's query API: the local receiver, or RECEIVER_URL; undefined when deliveries can't reach one.
    */
@@ -67,8 +68,6 @@ export interface RunTarget {
   readonly webhookBudgetS: number;
   /** What the run may send (rate × time budget, or everything): sizes every rotation (rotation.ts). */
   readonly budget: RunBudget;
-  /** Append-only journal of hooks the run created, swept at the end whatever happens. */
-  readonly hookJournal: string;
   readonly secrets: readonly string[];
   readonly dryRun: boolean;
   /**
@@ -83,12 +82,6 @@ export interface RunTarget {
   readonly variants?: readonly string[];
 }
 
-/** Where the check gate of a parallel run listens (loopback HTTP) and the run's token for it. */
-export interface GateAddress {
-  readonly url: string;
-  readonly token: string;
-}
-
 export interface RunContext {
   readonly target: RunTarget;
   /**
@@ -96,16 +89,10 @@ export interface RunContext {
    * each property seeds from the clock, rotations take slice 0.
    */
   readonly seed: number | undefined;
-  /**
-   * The check gate; undefined (a remote target, a dry run, one
-   * worker, vitest started directly): every check passes at once.
-   */
-  readonly gate: GateAddress | undefined;
-  /**
-   * Where the webhook watch's opening is handed over (it holds subscription
-   * secrets: a private temporary file); undefined: one worker keeps it.
-   */
-  readonly watchFile: string | undefined;
+  /** The run channel (./channel.ts): where the workers reach what the run's parts share. */
+  readonly channel: ChannelAddress;
+  /** Whether checks pass the check gate (a parallel embedded run); otherwise every check passes at once. */
+  readonly gated: boolean;
   /** Where compiled validators are kept between processes (OCC_CACHE_DIR; contract/precompiled.ts). */
   readonly cacheDirectory: string;
 }

@@ -1,16 +1,18 @@
 /**
  * A worker's view of the run: the run context it was given (./context.ts, injected once), one API
  * client (so one throttle and one request count per worker; remote runs use a single worker), the
- * contract, and the control and receiver clients when this configuration has them.
+ * contract, the control and receiver clients when this configuration has them, and its end of the
+ * run channel (./channel-client.ts).
  */
 import { inject } from 'vitest';
 import { createContract, type Contract } from '../../contract/validator.ts';
 import { createApiClient, type ApiClient } from '../http/client.ts';
 import { secretVariables } from '../report/curl.ts';
 import { createControlTransport, type ControlTransport } from '../seams/control-client.ts';
+import { channelClient, type ChannelClient } from './channel-client.ts';
 import type { RunContext, RunTarget } from './context.ts';
 import { createReceiverClient, type ReceiverClient } from '../seams/receiver-client.ts';
-import { clockLogOf, createTargetClock, type TargetClock } from '../seams/target-clock.ts';
+import { createTargetClock, type ClockReading, type TargetClock } from '../seams/target-clock.ts';
 
 export interface Session {
   readonly context: RunContext;
@@ -23,6 +25,8 @@ export interface Session {
   readonly receiver: ReceiverClient | undefined;
   /** The target's clock as the run read it: signature freshness is judged against it or real time. */
   readonly targetClock: TargetClock;
+  /** The run channel (./channel.ts): the journals, the clock readings, the watch, the gate. */
+  readonly channel: ChannelClient;
 }
 
 let current: Session | undefined;
@@ -32,8 +36,14 @@ export function session(): Session {
   const context = inject('run');
   const { target } = context;
   const control = target.control === undefined ? undefined : createControlTransport(target.control);
+  const channel = channelClient(context.channel);
   const targetClock = createTargetClock({
-    file: clockLogOf(target.controlJournal),
+    log: {
+      record: async (reading) => {
+        await channel.call('/clock/record', { reading });
+      },
+      readings: (url) => channel.call<ClockReading[]>('/clock/readings', { url }),
+    },
     url: target.control?.url,
     read:
       control === undefined || !target.control!.offered.includes('clock')
@@ -58,6 +68,7 @@ export function session(): Session {
     contract: createContract({ cacheDirectory: context.cacheDirectory }),
     control,
     targetClock,
+    channel,
     receiver:
       target.receiverLocalUrl === undefined || target.receiverPublicUrl === undefined
         ? undefined

@@ -1,17 +1,15 @@
 /**
- * The run's target, started once per process: decided from the configuration (a remote target,
- * or the embedded reference server and a local webhook receiver when nothing is configured),
- * described to the workers in the run context (./context.ts), and at the end swept of every hook
- * and control state the run created.
+ * The run's target, started once by the composition root that starts the run (commands/: `occ
+ * run`, the self-proof's runner, vitest's global set-up): decided from the configuration (a
+ * remote target, or the embedded reference server and a local webhook receiver when nothing is
+ * configured), described to the workers in the run context (./context.ts), served its shared
+ * state by the run channel (./channel.ts), and at the end swept of every hook and control state
+ * the run created.
  *
- * The embedded reference is started behind EmbeddedTarget by whoever starts the run (cli/, the
- * composition root), so harness/ never imports reference/. Started through ./lifecycle.ts; this
- * module is heavy (the receiver, the API client) and loads only when a run starts.
+ * The reference servers are started by the starters the composition root injects (EmbeddedTarget,
+ * StartOwnReference), so harness/ never imports reference/.
  */
 import { budgetOf, EVERYTHING } from '../scheduling/budget.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { SuiteConfig } from '../config/config.ts';
 import type { TokenName } from '../config/tokens.ts';
@@ -20,11 +18,12 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { controlCapabilities, type ControlCapability } from '../../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from '../seams/control-client.ts';
-import { appendReading, clockLogOf } from '../seams/target-clock.ts';
 import { sweepStates } from '../seams/control-journal.ts';
 import { sweepHooks } from '../seams/hook-journal.ts';
 import { checkReceiverService } from '../seams/receiver-client.ts';
-import type { GateAddress, RunContext, RunTarget } from './context.ts';
+import { Gate } from '../scheduling/gate.ts';
+import { startRunChannel, type RunChannel, type StartOwnReference } from './channel.ts';
+import type { RunContext, RunTarget } from './context.ts';
 
 /** What a run needs of an embedded target (reference/server.ts's ReferenceServer is one). */
 export interface EmbeddedTarget {
@@ -56,18 +55,24 @@ export type StartEmbeddedTarget = (options: {
   readonly trustedCaPem: readonly string[];
 }) => Promise<EmbeddedTarget>;
 
-/** What the starter of a run decides about it; the first user of a process's run decides (./lifecycle.ts). */
+/** How the composition root starts reference servers (commands/embedded-reference.ts). */
+export interface ReferenceStarters {
+  /** The run's target when nothing is configured. */
+  readonly embedded: StartEmbeddedTarget;
+  /** A check's own reference (the rate-limit checks), served through the run channel. */
+  readonly own?: StartOwnReference;
+}
+
+/** What the composition root decides about a run, before it starts it (once). */
 export interface RunOptions {
-  readonly startEmbedded: StartEmbeddedTarget;
+  readonly starters: ReferenceStarters;
   /** The configuration, read once by whoever starts the run (harness/config/environment.ts). */
   readonly config: SuiteConfig;
   /** Where the workers keep compiled validators (OCC_CACHE_DIR; harness/config/settings.ts). */
   readonly cacheDirectory: string;
   readonly dryRun?: boolean;
-  /** Append-only journal of the hooks the run creates; default: a file in a new temporary directory. */
-  readonly hookJournal?: string;
-  /** Journal of control states (it can hold tokens): a private temporary file; default: one of the run's own. */
-  readonly controlJournal?: string;
+  /** Where the hook journal is written for the user (reports/<run>/hooks.jsonl); none: kept in memory alone. */
+  readonly hookFile?: string;
   /** What CONTROL_URL offers, when the caller read it before the run; otherwise read here. */
   readonly controlCapabilities?: readonly ControlCapability[];
   /** Fault switches the embedded reference starts with. */
@@ -76,10 +81,8 @@ export interface RunOptions {
   readonly variants?: readonly string[];
   /** The run's seed (./context.ts). */
   readonly seed?: number;
-  /** The check gate of a parallel run (harness/scheduling/gate.ts). */
-  readonly gate?: GateAddress;
-  /** Where a parallel run hands the webhook watch over (harness/seams/event-watch.ts). */
-  readonly watchFile?: string;
+  /** Whether checks pass the check gate: a parallel (embedded) run (harness/scheduling/gate.ts). */
+  readonly gated?: boolean;
 }
 
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
@@ -95,7 +98,7 @@ const ANY_TIMESTAMP_S = Number.MAX_SAFE_INTEGER;
  * The run's first reading of the target's clock, before any check (../seams/target-clock.ts): a
  * clock an earlier run moved stays moved, and a delivery signed with it is judged against it.
  */
-async function readClockAtStart(target: RunTarget): Promise<void> {
+async function readClockAtStart(target: RunTarget, channel: RunChannel): Promise<void> {
   if (target.dryRun || target.control === undefined || !target.control.offered.includes('clock')) return;
   const sent = Date.now();
   // A clock the endpoint fails to report is unknown: deliveries are then judged on real time.
@@ -105,13 +108,7 @@ async function readClockAtStart(target: RunTarget): Promise<void> {
       .catch(() => undefined)
   )?.now;
   if (typeof now === 'number')
-    appendReading(clockLogOf(target.controlJournal), {
-      url: target.control.url,
-      kind: 'clock',
-      sent,
-      answered: Date.now(),
-      now,
-    });
+    channel.clock.add({ url: target.control.url, kind: 'clock', sent, answered: Date.now(), now });
 }
 
 /**
@@ -129,26 +126,26 @@ async function offeredCapabilities(
   return [...states, ...inspections];
 }
 
-export interface SharedRun {
-  /**
-   * What the workers are given (cli/vitest-global-setup.ts provides it
-   * to every project of the run); replaced by switchFaults and setSeed.
-   */
-  context: RunContext;
-  users: number;
-  readonly projects: Set<TestProject>;
+export interface Run {
+  /** What the workers are given; replaced by switchFaults and setSeed, and provided again to every project. */
+  readonly context: RunContext;
+  /** What the run's parts share (./channel.ts): its journals, and the gate's reporter for vitest. */
+  readonly channel: RunChannel;
+  /** Provides the context to a project of vitest's now, and again whenever it changes. */
+  provideTo(project: TestProject): void;
   /** Calls of the embedded target in progress (0 for a remote target): the check gate waits for them. */
   callsInProgress(): number;
   /**
-   * Embedded only (the self-proof's long-lived runner, cli/fault-runner.ts): between two test runs,
-   * sweeps what the last one left, replaces the reference with a FRESH one with exactly these
-   * faults on (seeded state, clock at now, nothing pending), clears the receiver, and provides
-   * the new target to every project, so the next run sees what a new process would.
+   * Embedded only (the self-proof's long-lived runner): between two test runs, sweeps what the
+   * last one left, replaces the reference with a FRESH one with exactly these faults on (seeded
+   * state, clock at now, nothing pending), clears the receiver and the channel's watch and clock
+   * readings, and provides the new target to every project, so the next run sees what a new process would.
    */
   switchFaults(faults: readonly string[]): Promise<void>;
   /** The seed of the next test run (the self-proof's runner: a new seed per fault), provided to every project. */
   setSeed(seed: number): void;
-  end(): Promise<void>;
+  /** Sweeps what the run left, stops its servers; resolves with the API requests the sweep sent. */
+  end(): Promise<number>;
 }
 
 /** What a target of this configuration is given whatever it is: its budgets and timeouts. */
@@ -178,7 +175,7 @@ function targetBasics(
  * asked the same way; placeholders where a dry run started nothing.
  */
 async function embeddedRunTarget(
-  common: Pick<RunTarget, 'hookJournal' | 'controlJournal' | 'dryRun'> & ReturnType<typeof targetBasics>,
+  common: Pick<RunTarget, 'dryRun'> & ReturnType<typeof targetBasics>,
   config: SuiteConfig,
   started: {
     readonly reference: EmbeddedTarget | undefined;
@@ -230,7 +227,7 @@ async function embeddedRunTarget(
 async function startRemoteTarget(
   config: SuiteConfig,
   remote: Extract<SuiteConfig['target'], { kind: 'remote' }>,
-  common: Pick<RunTarget, 'kind' | 'hookJournal' | 'controlJournal' | 'dryRun'> & ReturnType<typeof targetBasics>,
+  common: Pick<RunTarget, 'kind' | 'dryRun'> & ReturnType<typeof targetBasics>,
   options: Pick<RunOptions, 'controlCapabilities'>,
 ): Promise<{ target: RunTarget; receiver: Receiver | undefined }> {
   const { dryRun } = common;
@@ -274,103 +271,118 @@ async function startRemoteTarget(
   return { target, receiver };
 }
 
-export async function startRun(options: RunOptions): Promise<SharedRun> {
+/** Sweeps what the run left on the target (control states, then hooks); resolves with the API requests sent. */
+async function sweepRun(target: RunTarget, channel: RunChannel): Promise<number> {
+  if (target.control !== undefined) {
+    const failed = await sweepStates(channel.states, createControlTransport(target.control));
+    for (const line of failed) process.stderr.write(`conformance: could not tear down control state ${line}\n`);
+  }
+  if (channel.hooks.outstanding().length === 0) return 0;
+  const api = createApiClient({
+    baseUrl: target.baseUrl,
+    timeoutMs: target.requestTimeoutMs,
+    requestsPerMinute: target.requestsPerMinute,
+    rateWindowMs: target.rateWindowMs,
+    secrets: target.secrets,
+  });
+  try {
+    const { failed } = await sweepHooks(channel.hooks, api, target.tokens);
+    for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}: delete it by hand\n`);
+    return api.stats.requestsSent;
+  } finally {
+    await api.close();
+  }
+}
+
+/** Starts the run: its channel, then its target (the receiver and the embedded reference, or the remote's). */
+export async function startRun(options: RunOptions): Promise<Run> {
   const { config } = options;
   const variants = [...(options.variants ?? [])];
   const dryRun = options.dryRun ?? false;
-  const hookJournal = options.hookJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-run-')), 'hooks.jsonl');
-  // Private (it can hold tokens a state returned): a directory of our own under the OS temp dir.
-  const ownControlJournal = options.controlJournal === undefined;
-  const controlJournal = options.controlJournal ?? join(mkdtempSync(join(tmpdir(), 'occ-control-')), 'states.jsonl');
-  const initialFaults = [...(options.faults ?? [])];
+  let faults = [...(options.faults ?? [])];
   let reference: EmbeddedTarget | undefined;
   let receiver: Receiver | undefined;
   let target: RunTarget;
-
-  const common = { ...targetBasics(config), hookJournal, controlJournal, dryRun };
-
-  const startReference = (faults: readonly string[]): Promise<EmbeddedTarget> =>
-    options.startEmbedded({
-      faults,
+  const channel = await startRunChannel({
+    ...(options.gated === true ? { gate: new Gate(() => reference?.callsInProgress() ?? 0) } : {}),
+    ...(options.hookFile === undefined ? {} : { hookFile: options.hookFile }),
+    ...(options.starters.own === undefined
+      ? {}
+      : { ownReference: { start: options.starters.own, switches: () => ({ faults, variants }) } }),
+  });
+  const common = { ...targetBasics(config), dryRun };
+  const startReference = (switches: readonly string[]): Promise<EmbeddedTarget> =>
+    options.starters.embedded({
+      faults: switches,
       variants,
       trustedCaPem: receiver?.caCertPem === undefined ? [] : [receiver.caCertPem],
     });
-  const embeddedTarget = (faults: readonly string[]): Promise<RunTarget> =>
-    embeddedRunTarget(common, config, { reference, receiver, faults, variants });
+  const embeddedTarget = (switches: readonly string[]): Promise<RunTarget> =>
+    embeddedRunTarget(common, config, { reference, receiver, faults: switches, variants });
 
-  if (config.target.kind === 'embedded') {
-    if (!dryRun) {
-      // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
-      // The reference offers clock-advanced: the suite judges signature freshness, not the receiver.
-      receiver = await startReceiver({ tls: await cachedTlsMaterial(), toleranceSeconds: ANY_TIMESTAMP_S });
-      // A reference that cannot start (an unknown fault id) ends the run: its receiver must not keep it alive.
-      reference = await startReference(initialFaults).catch(async (error: unknown) => {
-        await receiver?.close();
-        throw error;
-      });
+  try {
+    if (config.target.kind === 'embedded') {
+      if (!dryRun) {
+        // The same throwaway CA every run (harness/webhooks/tls-cache.ts): only this run's reference trusts it.
+        // The reference offers clock-advanced: the suite judges signature freshness, not the receiver.
+        receiver = await startReceiver({ tls: await cachedTlsMaterial(), toleranceSeconds: ANY_TIMESTAMP_S });
+        reference = await startReference(faults);
+      }
+      target = await embeddedTarget(faults);
+    } else {
+      ({ target, receiver } = await startRemoteTarget(config, config.target, { ...common, kind: 'remote' }, options));
     }
-    target = await embeddedTarget(initialFaults);
-  } else {
-    ({ target, receiver } = await startRemoteTarget(config, config.target, { ...common, kind: 'remote' }, options));
+    await readClockAtStart(target, channel);
+  } catch (error) {
+    // A target that cannot start (an unknown fault id) ends the run: nothing it started may keep it alive.
+    await receiver?.close();
+    await channel.close();
+    throw error;
   }
-  await readClockAtStart(target);
-  // What the run left on the target: control states, then hooks (the journals are emptied).
-  const sweep = async (): Promise<void> => {
-    if (dryRun) return;
-    const { target } = run.context;
-    if (target.control !== undefined) {
-      const failed = await sweepStates(controlJournal, createControlTransport(target.control));
-      for (const line of failed) process.stderr.write(`conformance: could not tear down control state ${line}\n`);
-    }
-    const api = createApiClient({
-      baseUrl: target.baseUrl,
-      timeoutMs: target.requestTimeoutMs,
-      requestsPerMinute: target.requestsPerMinute,
-      rateWindowMs: target.rateWindowMs,
-      secrets: target.secrets,
-    });
-    try {
-      const { failed } = await sweepHooks(hookJournal, api, target.tokens);
-      for (const line of failed) process.stderr.write(`conformance: could not delete hook ${line}\n`);
-    } finally {
-      await api.close();
-    }
+  const projects = new Set<TestProject>();
+  let context: RunContext = {
+    target,
+    seed: options.seed,
+    channel: channel.address,
+    gated: options.gated === true,
+    cacheDirectory: options.cacheDirectory,
   };
-  const provide = (context: RunContext): void => {
-    run.context = context;
-    for (const project of run.projects) project.provide('run', context);
+  const provide = (next: RunContext): void => {
+    context = next;
+    for (const project of projects) project.provide('run', context);
   };
-  const run: SharedRun = {
-    context: {
-      target,
-      seed: options.seed,
-      gate: options.gate,
-      watchFile: options.watchFile,
-      cacheDirectory: options.cacheDirectory,
+  return {
+    get context() {
+      return context;
     },
-    users: 0,
-    projects: new Set(),
+    channel,
+    provideTo(project) {
+      projects.add(project);
+      project.provide('run', context);
+    },
     callsInProgress: () => reference?.callsInProgress() ?? 0,
-    async switchFaults(faults) {
-      if (run.context.target.kind !== 'embedded' || dryRun)
+    async switchFaults(next) {
+      if (context.target.kind !== 'embedded' || dryRun)
         throw new Error('only the embedded reference server has fault switches');
-      await sweep();
+      await sweepRun(context.target, channel);
       await reference?.close();
       receiver?.clear();
+      await channel.reset();
+      faults = [...next];
       reference = await startReference(faults);
-      const next = await embeddedTarget(faults);
-      await readClockAtStart(next);
-      provide({ ...run.context, target: next });
+      const target = await embeddedTarget(faults);
+      await readClockAtStart(target, channel);
+      provide({ ...context, target });
     },
     setSeed(seed) {
-      provide({ ...run.context, seed });
+      provide({ ...context, seed });
     },
     async end() {
-      await sweep();
-      if (ownControlJournal) rmSync(dirname(controlJournal), { recursive: true, force: true });
+      const requests = dryRun ? 0 : await sweepRun(context.target, channel);
+      await channel.close();
       await reference?.close();
       await receiver?.close();
+      return requests;
     },
   };
-  return run;
 }

@@ -15,7 +15,7 @@ export const GATE_REQUESTS = 150;
 
 /**
  * An upper bound of a remote run sending every probe, with every fixture and a control endpoint
- * (`occ run --dry-run --all-probes`; test/cli/conformance-cli.run.test.ts keeps the plan under it).
+ * (`occ run --dry-run --all-probes`; test/commands/conformance-cli.run.test.ts keeps the plan under it).
  */
 export const FULL_SET_REQUESTS = 580;
 

@@ -1,6 +1,6 @@
 /**
  * The gate every check passes before it runs when the run's files run in parallel (the embedded
- * target; cli/conformance.ts decides). Two checks may run side by side unless their claims conflict:
+ * target; commands/run.ts decides). Two checks may run side by side unless their claims conflict:
  *
  * - `alone`: moving the target's clock or failing the balance snapshot changes what every check sees;
  * - `webhooks`: events reach every subscription of their kind, so emitting, subscribing and
@@ -11,18 +11,14 @@
  * - none, for a check that sends nothing to the target (`ownServer`).
  *
  * Within a project, `*.open.suite` files end before other files start, and `*.judge.suite` files
- * start after every other file ended (./run-order.ts). The gate lives in the CLI's process; workers
- * reach it over loopback HTTP with the run's token (the run context's `gate`). Without a gate
+ * start after every other file ended (./run-order.ts). The gate lives in the process that started
+ * the run; workers reach it through the run channel (harness/run/channel.ts). Without a gate
  * (a remote target, one worker, vitest started directly) every check passes at once.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
-import type { TestModule, TestSpecification } from 'vitest/node';
+import { randomBytes } from 'node:crypto';
 import type { ControlCapability } from '../../contract/control.ts';
 import { couldOriginate } from '../../contract/origination.ts';
-import type { GateAddress } from '../run/context.ts';
+import type { ChannelClient } from '../run/channel-client.ts';
 import { runRank } from './run-order.ts';
 
 export type Claim = 'check' | 'alone' | 'webhooks' | `state:${string}`;
@@ -296,84 +292,6 @@ export class Gate {
   }
 }
 
-// ── In the CLI's process: the gate behind loopback HTTP, and the reporter that tells it the file order ──
-
-export interface GateServer {
-  /** Where the workers reach it (the run context's `gate`). */
-  readonly address: GateAddress;
-  /** A vitest reporter: the run's files when it starts, each file when it ends. */
-  readonly reporter: {
-    onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void;
-    onTestModuleEnd(module: TestModule): void;
-  };
-  close(): Promise<void>;
-}
-
-export async function startGate(gate = new Gate()): Promise<GateServer> {
-  // Imported here, not at the top: every worker imports this module for enterGate, and node:http's
-  // ESM namespace loads Node's bundled fetch and WebSocket, which the workers never need.
-  const { createServer } = await import('node:http');
-  const token = randomBytes(24).toString('base64url');
-  const expected = Buffer.from(`Bearer ${token}`);
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const given = Buffer.from(request.headers.authorization ?? '');
-    if (request.method !== 'POST' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      response.writeHead(401).end();
-      return;
-    }
-    let raw = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      raw += chunk;
-    });
-    request.on('end', () => {
-      let body: { id?: unknown; file?: unknown; claims?: unknown; claim?: unknown; originates?: unknown };
-      try {
-        body = JSON.parse(raw) as typeof body;
-      } catch {
-        response.writeHead(400).end();
-        return;
-      }
-      const id = String(body.id);
-      let answered = false;
-      const answer = () => {
-        answered = true;
-        response.writeHead(204).end();
-      };
-      // A check that gave up waiting (its timeout, or the run was stopped) leaves the queue.
-      response.on('close', () => {
-        if (!answered) gate.leave(id);
-      });
-      if (request.url === '/enter') void gate.enter(id, String(body.file), body.claims as Claim[]).then(answer);
-      else if (request.url === '/claim') {
-        void gate.claim(id, body.claim as Claim).then(() => {
-          if (body.originates === true) gate.originates(id);
-          answer();
-        });
-      } else if (request.url === '/leave') {
-        gate.leave(id);
-        answer();
-      } else response.writeHead(404).end();
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    address: { url: `http://127.0.0.1:${port}`, token },
-    reporter: {
-      onTestRunStart: (specifications) =>
-        gate.setFiles(specifications.map((s) => ({ project: s.project.name, file: s.moduleId }))),
-      onTestModuleEnd: (module) => gate.fileEnded(module.moduleId),
-    },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 // ── In a worker ──
 
 export interface Pass {
@@ -387,32 +305,21 @@ export interface Pass {
 
 const OPEN: Pass = { claim: async () => undefined, leave: async () => undefined };
 
-/** Enters the run's gate (waits for its turn); with no gate, passes at once. */
+/** Enters the run's gate (waits for its turn) through the run channel; with no gate, passes at once. */
 export async function enterGate(
-  gate: GateAddress | undefined,
+  channel: ChannelClient | undefined,
   file: string,
   claims: readonly Claim[],
   signal?: AbortSignal,
 ): Promise<Pass> {
-  if (gate === undefined) return OPEN;
-  const { url, token } = gate;
+  if (channel === undefined) return OPEN;
   const id = randomBytes(12).toString('hex');
   // Leaving is never cancelled: a check that stopped must free its place whatever stopped it.
-  const post = async (path: string, body: Record<string, unknown>, cancellable = true): Promise<void> => {
-    // undici (the API client's, already loaded in the worker),
-    // without a timeout: the wait is the check's, bounded by its own.
-    const response = await request(`${url}${path}`, {
-      method: 'POST',
-      body: JSON.stringify({ id, ...body }),
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      ...(signal === undefined || !cancellable ? {} : { signal }),
-    });
-    await response.body.dump();
-    if (response.statusCode !== 204) throw new Error(`the run's check gate (${path}) answered ${response.statusCode}`);
+  const post = (path: string, body: Record<string, unknown>, cancellable = true): Promise<unknown> =>
+    channel.call(`/gate${path}`, { id, ...body }, cancellable ? signal : undefined);
+  const leave = async () => {
+    await post('/leave', {}, false);
   };
-  const leave = () => post('/leave', {}, false);
   try {
     await post('/enter', { file, claims });
   } catch (error) {

@@ -16,7 +16,14 @@ import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { CheckTools, Turn } from '../checks/check.ts';
 import { notVerifiableReason, type Needs } from '../checks/needs.ts';
 import { session } from '../run/session.ts';
-import { perRunUnder, rankedForRun, type ProbeRotation, type RunBudget } from './budget.ts';
+import {
+  GATE_REQUESTS,
+  perRunUnder,
+  rankedForRun,
+  type ProbeRotation,
+  type RankedSlice,
+  type RunBudget,
+} from './budget.ts';
 
 export interface Slice<T> {
   readonly chosen: readonly T[];
@@ -136,6 +143,87 @@ export function turnOf<T>(
     note:
       `request budget: this run (seed ${seed}) sends slice ${slice.index + 1} of ${slice.slices} of ${group} ` +
       `(${chosen}); runs with the next ${slice.slices - 1} seed(s) send the others (${others.join('; ')})`,
+  };
+}
+
+/**
+ * A near-miss family's probes this run (docs/near-misses.md), ranked likeliest slip first: every
+ * one within the budget (embedded, --all-probes, a budget covering the full set), otherwise the
+ * rankedForRun slice of `perRun` at the default budget, widened by a larger one.
+ */
+export function familySlice<T>(
+  ranked: readonly T[],
+  perRun: number,
+  budget: RunBudget = runBudget(),
+  seed: number = runSeed(),
+): RankedSlice<T> {
+  return rankedForRun(ranked, probesThisRun(ranked.length, perRun, budget), seed);
+}
+
+/**
+ * Whole checks ranked likeliest slip first taking turns across remote runs as a ranked probe list
+ * does (rankedForRun: the likeliest `perRun` at the default, widened by a larger budget). One out of
+ * turn sends nothing and is not verifiable with `note`; one in turn records it. Embedded, all run.
+ */
+export function rankedTurnOf<T>(
+  ranked: readonly T[],
+  member: T,
+  perRun: number,
+  remote: boolean,
+  group: string,
+  describe: (m: T) => string = String,
+  seed?: number,
+  budget?: RunBudget,
+): Turn {
+  if (!remote) return { runs: true, note: '' };
+  seed ??= runSeed();
+  const { chosen, left } = familySlice(ranked, perRun, budget ?? runBudget(), seed);
+  if (left.length === 0) return { runs: true, note: '' };
+  return {
+    runs: chosen.includes(member),
+    note:
+      `request budget: this run (seed ${seed}) sends ${chosen.length} of the ${ranked.length} ${group}, ranked ` +
+      `likeliest slip first (${chosen.map(describe).join('; ')}); later seeds send the others ` +
+      `(${left.map(describe).join('; ')})`,
+  };
+}
+
+/**
+ * Whole checks that give way at the default budget to probes nothing else sends (docs/near-misses.md
+ * "Budget"): remotely, a budget of k × GATE_REQUESTS sends k − 1 of them (in turns by seed, as
+ * turnOf), --all-probes or a budget covering the full set every one; embedded, every one. Use only
+ * for members whose requirements other checks of every run verify.
+ */
+export function turnBeyondGate<T>(
+  members: readonly T[],
+  member: T,
+  remote: boolean,
+  group: string,
+  describe: (m: T) => string = String,
+  seed?: number,
+  budget?: RunBudget,
+): Turn {
+  if (!remote) return { runs: true, note: '' };
+  seed ??= runSeed();
+  budget ??= runBudget();
+  if (budget.all) return { runs: true, note: '' };
+  const n = Math.min(members.length, Math.max(0, Math.floor(budget.requests / GATE_REQUESTS) - 1));
+  if (n >= members.length) return { runs: true, note: '' };
+  if (n === 0)
+    return {
+      runs: false,
+      note:
+        `request budget: ${group} give way at a budget of ${budget.requests} requests; one of ` +
+        `${2 * GATE_REQUESTS} sends one of them, --all-probes or a budget covering the full set all`,
+    };
+  const slice = sliceForRun(members, n, seed);
+  const others = members.filter((m) => !slice.chosen.includes(m)).map(describe);
+  return {
+    runs: slice.chosen.includes(member),
+    note:
+      `request budget: this run (seed ${seed}) sends slice ${slice.index + 1} of ${slice.slices} of ${group} ` +
+      `(${slice.chosen.map(describe).join('; ')}); runs with the next ${slice.slices - 1} seed(s) send the ` +
+      `others (${others.join('; ')})`,
   };
 }
 

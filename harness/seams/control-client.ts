@@ -263,11 +263,11 @@ export interface ControlScope {
   /** What the check declared in needs.control. */
   readonly declared: readonly ControlCapability[];
   /** Called after a setup succeeded, so the check tears it down (and a journal can, if the run dies). */
-  onSetup(state: ControlState, params: Values, values: Values): void;
+  onSetup(state: ControlState, params: Values, values: Values): Promise<void> | void;
   /** A secret met in a state's values (a token), for redaction. */
   remember(secret: string): void;
   /** A reading of the target's clock (the clock inspection, clock-advanced's answer): ./target-clock.ts. */
-  onClockReading?(reading: Omit<ClockReading, 'url'>): void;
+  onClockReading?(reading: Omit<ClockReading, 'url'>): Promise<void> | void;
   /**
    * Takes the gate's `alone` claim before the clock moves, for a check that advances it without
    * declaring clock-advanced (a wait for a call: ./call-clock.ts); a no-op when already held.
@@ -305,7 +305,7 @@ export function createControlClient(scope: ControlScope): ControlClient {
   const state = async (name: ControlState, params: Values = {}): Promise<Values> => {
     const values = await transport(name).setup(name, params);
     if (typeof values.token === 'string') scope.remember(values.token);
-    scope.onSetup(name, params, values);
+    await scope.onSetup(name, params, values);
     return values;
   };
   const inspect = (name: ControlInspection, params?: Values) => transport(name).inspect(name, params);
@@ -323,7 +323,7 @@ export function createControlClient(scope: ControlScope): ControlClient {
     const sent = Date.now();
     const now = (await inspect('clock'))?.now;
     if (typeof now !== 'number') return scope.fail('control: inspection clock answered without a numeric now');
-    scope.onClockReading?.({ kind: 'clock', sent, answered: Date.now(), now });
+    await scope.onClockReading?.({ kind: 'clock', sent, answered: Date.now(), now });
     return now;
   };
 
@@ -360,7 +360,7 @@ export function createControlClient(scope: ControlScope): ControlClient {
       const values = await state('clock-advanced', { ms });
       clockAdvances.push(Date.now());
       if (typeof values.now === 'number')
-        scope.onClockReading?.({ kind: 'advance', sent, answered: Date.now(), now: values.now });
+        await scope.onClockReading?.({ kind: 'advance', sent, answered: Date.now(), now: values.now });
     },
     async mintToken(scopes) {
       return need((await state('token-issued', { scopes: [...scopes] })).token, 'token', 'token-issued', isString);

@@ -1,8 +1,8 @@
 /**
  * The run's watch of webhook deliveries: opened once, early in the run (suites/
  * webhook-watch.open.suite.ts), judged late (suites/webhook-watch.judge.suite.ts), so the wait for
- * a remote target's deliveries overlaps every other check (the files of a run share one worker
- * and this module's state; harness/scheduling/run-order.ts puts the two files first and last).
+ * a remote target's deliveries overlaps every other check (harness/scheduling/run-order.ts puts
+ * the two files first and last; the run channel hands the opened watch to the worker judging it).
  *
  * Opening subscribes one hook per event kind (remotely without a control endpoint that emits:
  * call.ended, answering 410, a second call.ended answering 200, and one other kind, rotated),
@@ -29,7 +29,6 @@ import { probesThisRun, runSeed, sliceForRun } from '../scheduling/rotation.ts';
 import { adoptSubscription, subscribe, type Subscription, type SubscriptionData } from './subscriptions.ts';
 import { CALL_GRACE_MS, createCallClock } from './call-clock.ts';
 import { payloadOf } from '../checks/delivery-verdicts.ts';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** What a watched subscription is for. */
 export type WatchRole = 'kind' | 'deleted' | 'failing';
@@ -179,38 +178,37 @@ export function closeRequests(target: RunTarget): number {
 let opening: Promise<Watch> | undefined;
 
 /**
- * The run's watch, opened by the first check that asks. A failed opening is remembered: its reason is every judge's.
+ * The run's watch, opened once per run by the first check that asks, in whichever worker: the run
+ * channel (../run/channel.ts) tells the first asker to open it and hands its record to every
+ * other worker that asks, waiting while it is being opened; a worker keeps what it got. So a
+ * judge that runs without the opening check (e.g. `--only`) opens it itself, and the order of
+ * the files (../scheduling/run-order.ts) decides only how long the deliveries have to arrive.
+ * A failed opening is remembered: its reason is every judge's.
  */
 export function openWatch(t: CheckTools): Promise<Watch> {
-  opening ??=
-    handedOver(t) ??
-    open(t).then(
-      (watch) =>
-        handOver(
-          {
-            ok: true,
-            watch: {
-              ...watch,
-              watched: watch.watched.map(({ role, subscription: { remove: _, ...data } }) => ({
-                role,
-                subscription: data,
-              })),
+  opening ??= session()
+    .channel.call<{ opener?: true; record?: HandOver }>('/watch/open', {})
+    .then((answer) =>
+      answer.opener === true
+        ? open(t).then(
+            async (watch) => {
+              await handOver({ ok: true, watch: { ...watch, watched: watch.watched.map(dataOf) } });
+              return watch;
             },
-          },
-          watch,
-        ),
-      (error: unknown) => handOver({ ok: false, message: (error as Error).message }, Promise.reject(error)),
+            async (error: unknown) => {
+              await handOver({ ok: false, message: (error as Error).message });
+              throw error;
+            },
+          )
+        : adopt(t, answer.record!),
     );
   return opening;
 }
 
 /**
- * When the run's files run in parallel (harness/scheduling/gate.ts), the file that opens the
- * watch and the one that judges it may run in different workers: the opening is handed over
- * through the run context's watchFile, in the run's private temporary directory (it holds the
- * subscriptions' secrets, as the control journal holds tokens), and the judging worker adopts
- * the subscriptions (it deletes them). Unset in a sequential run, where one worker keeps the
- * watch in this module.
+ * The watch as another worker gets it: the subscriptions' data (their secrets included: the
+ * channel is the run's own, loopback, behind its token), which the judging worker adopts (it
+ * deletes them).
  */
 type HandOver =
   | {
@@ -219,16 +217,13 @@ type HandOver =
     }
   | { ok: false; message: string };
 
-function handOver<T>(record: HandOver, result: T): T {
-  const file = session().context.watchFile;
-  if (file !== undefined) writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
-  return result;
+const dataOf = ({ role, subscription: { remove: _, ...data } }: Watched) => ({ role, subscription: data });
+
+async function handOver(record: HandOver): Promise<void> {
+  await session().channel.call('/watch/put', { record });
 }
 
-function handedOver(t: CheckTools): Promise<Watch> | undefined {
-  const file = session().context.watchFile;
-  if (file === undefined || !existsSync(file)) return undefined;
-  const record = JSON.parse(readFileSync(file, 'utf8')) as HandOver;
+function adopt(t: CheckTools, record: HandOver): Promise<Watch> {
   if (!record.ok) return Promise.reject(new Error(record.message));
   return Promise.resolve({
     ...record.watch,

@@ -1,9 +1,14 @@
 /**
- * The run's side-effect journal: every hook the suite creates is written here before the test
- * goes on, and every delete after it succeeds. Whatever ends the run (a failure, Ctrl-C,
- * SIGTERM, a crashed worker), the sweep deletes what the journal says is still there.
+ * The run's side-effect journal: every hook the suite creates is recorded before the check goes
+ * on, and every delete after it succeeds. Whatever ends the run (a failure, Ctrl-C, SIGTERM, a
+ * crashed worker), the sweep deletes what the journal says is still there.
+ *
+ * Kept in the memory of the process that started the run (the workers record into it through the
+ * run channel, harness/run/channel.ts) and, for the user, written line by line as it grows to
+ * `reports/<run>/hooks.jsonl` when the run has one: a hook id is no secret, and a user cleaning up
+ * after a run killed outright reads it there.
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import type { ApiClient } from '../http/client.ts';
 
 export interface JournalEntry {
@@ -13,29 +18,25 @@ export interface JournalEntry {
   readonly state: 'created' | 'deleted';
 }
 
-export function journalCreated(path: string, hookId: string, tokenName: string): void {
-  appendFileSync(path, `${JSON.stringify({ hookId, tokenName, state: 'created' } satisfies JournalEntry)}\n`);
-}
+export class HookJournal {
+  private readonly live = new Map<string, JournalEntry>();
+  private readonly file: string | undefined;
 
-export function journalDeleted(path: string, hookId: string, tokenName: string): void {
-  appendFileSync(path, `${JSON.stringify({ hookId, tokenName, state: 'deleted' } satisfies JournalEntry)}\n`);
-}
-
-/** Hooks created and not known to be deleted. Unreadable lines (a write cut short) are skipped. */
-export function outstandingHooks(path: string): JournalEntry[] {
-  if (!existsSync(path)) return [];
-  const live = new Map<string, JournalEntry>();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const entry = JSON.parse(line) as JournalEntry;
-      if (entry.state === 'created') live.set(entry.hookId, entry);
-      else live.delete(entry.hookId);
-    } catch {
-      // a torn last line from an interrupted write: nothing to undo for it
-    }
+  /** `file`: where the user reads the journal (reports/<run>/hooks.jsonl); none: memory only. */
+  constructor(file?: string) {
+    this.file = file;
   }
-  return [...live.values()];
+
+  record(entry: JournalEntry): void {
+    if (this.file !== undefined) appendFileSync(this.file, `${JSON.stringify(entry satisfies JournalEntry)}\n`);
+    if (entry.state === 'created') this.live.set(entry.hookId, entry);
+    else this.live.delete(entry.hookId);
+  }
+
+  /** Hooks created and not known to be deleted. */
+  outstanding(): JournalEntry[] {
+    return [...this.live.values()];
+  }
 }
 
 /**
@@ -43,13 +44,13 @@ export function outstandingHooks(path: string): JournalEntry[] {
  * anything else is reported so a user can clean up by hand.
  */
 export async function sweepHooks(
-  path: string,
+  journal: HookJournal,
   api: ApiClient,
   tokens: Readonly<Record<string, string | undefined>>,
 ): Promise<{ deleted: number; failed: string[] }> {
   let deleted = 0;
   const failed: string[] = [];
-  for (const entry of outstandingHooks(path)) {
+  for (const entry of journal.outstanding()) {
     const token = tokens[entry.tokenName];
     if (token === undefined) {
       failed.push(`${entry.hookId} (no ${entry.tokenName} token to delete it with)`);
@@ -57,7 +58,7 @@ export async function sweepHooks(
     }
     const exchange = await api.send({ method: 'DELETE', path: `/hooks/${entry.hookId}`, token });
     if (exchange.status === 204 || exchange.status === 404) {
-      journalDeleted(path, entry.hookId, entry.tokenName);
+      journal.record({ hookId: entry.hookId, tokenName: entry.tokenName, state: 'deleted' });
       deleted += exchange.status === 204 ? 1 : 0;
     } else {
       failed.push(`${entry.hookId} (DELETE answered ${exchange.status ?? exchange.transportError})`);

@@ -9,7 +9,7 @@ import type { EventType } from '../../contract/openapi.ts';
 import type { Exchange } from '../http/client.ts';
 import type { ResponsePlan } from '../webhooks/receiver.ts';
 import type { CheckTools } from '../checks/check.ts';
-import { journalCreated, journalDeleted } from './hook-journal.ts';
+import { journalCreated, journalDeleted } from '../run/journal.ts';
 
 export interface Subscription {
   readonly id: string;
@@ -52,7 +52,7 @@ export async function subscribe(
   });
   t.expectStatus(creation, 200);
   const { id, secret } = creation.json as { id: string; secret: string };
-  journalCreated(t.target.hookJournal, id, tokenName);
+  await journalCreated(id, tokenName);
   const remove = removal(t, id, tokenName);
   t.onCleanup(async () => {
     if (!remove.done()) await remove();
@@ -74,7 +74,7 @@ function removal(t: CheckTools, id: string, tokenName: TokenName): (() => Promis
     const exchange = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token(tokenName) });
     if (exchange.status === 204 || exchange.status === 404) {
       removed = true;
-      journalDeleted(t.target.hookJournal, id, tokenName);
+      await journalDeleted(id, tokenName);
     }
     return exchange;
   };

@@ -5,17 +5,15 @@
  *
  * Readings are the `clock` inspection's answers and clock-advanced's: one before any check
  * (../run/target.ts), one before and one after each advance (./control-client.ts), and one taken
- * when a delivery arrived after the last of them. They are appended to a file in the run's private
- * directory, next to the control journal, so that every worker of a parallel run sees them all.
+ * when a delivery arrived after the last of them. They are kept by the process that started the
+ * run (ClockReadings) and recorded and read by the workers through the run channel
+ * (../run/channel.ts), so that every worker of a parallel run sees them all.
  *
  * The target's clock at the moment a delivery arrived is bracketed by readings, since it never
  * goes back: at least the value of any `clock` reading answered before, at most the value of any
  * reading sent after. A clock-advanced answer is never a lower bound: the timers an advance fires
  * run at their due times, anywhere within the jump, and so are their signatures.
  */
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-
 export interface ClockReading {
   /** CONTROL_URL of the target read (a self-proof run replaces its reference between runs). */
   readonly url: string;
@@ -27,13 +25,29 @@ export interface ClockReading {
   readonly now: number;
 }
 
-/** Where the run's readings are kept: beside its control journal (a private directory). */
-export function clockLogOf(controlJournal: string): string {
-  return join(dirname(controlJournal), 'clock-readings.jsonl');
+/** The readings of a run, where they are kept: the process that started the run (ClockReadings). */
+export interface ClockLog {
+  record(reading: ClockReading): Promise<void>;
+  /** The readings of the target at `url`, in the order they were recorded. */
+  readings(url: string): Promise<ClockReading[]>;
 }
 
-export function appendReading(file: string, reading: ClockReading): void {
-  appendFileSync(file, `${JSON.stringify(reading)}\n`, { mode: 0o600 });
+/** The run's readings, in the memory of the process that started it. */
+export class ClockReadings {
+  private all: ClockReading[] = [];
+
+  add(reading: ClockReading): void {
+    this.all.push(reading);
+  }
+
+  of(url: string): ClockReading[] {
+    return this.all.filter((r) => r.url === url);
+  }
+
+  /** Forgets every reading (a self-proof runner's next fault starts a new target). */
+  clear(): void {
+    this.all = [];
+  }
 }
 
 /** What the target's clock read at `atMs` (wall clock) at least and at most, as far as the readings tell. Pure. */
@@ -71,8 +85,11 @@ export type TargetClockFreshness = (
 export interface TargetClock {
   /** Whether the target reports its clock (the `clock` inspection): else only real time judges. */
   readonly offered: boolean;
-  record(reading: Omit<ClockReading, 'url'>): void;
-  /** Makes sure a reading sent after `atMs` exists, reading the clock when none does (errors leave it unknown). */
+  record(reading: Omit<ClockReading, 'url'>): Promise<void>;
+  /**
+   * Makes sure a reading sent after `atMs` exists, reading the clock when none does (errors leave
+   * it unknown); brings the run's readings up to date for `fresh`.
+   */
   cover(atMs: number): Promise<void>;
   /**
    * Whether `t` was fresh against the target's reported clock when the delivery arrived
@@ -82,56 +99,44 @@ export interface TargetClock {
 }
 
 export function createTargetClock(options: {
-  readonly file: string | undefined;
+  /** Where the run keeps its readings; undefined: this clock keeps its own alone. */
+  readonly log: ClockLog | undefined;
   readonly url: string | undefined;
   /** The `clock` inspection's now; undefined when the target does not offer it. */
   readonly read: (() => Promise<number>) | undefined;
 }): TargetClock {
-  const { file, url, read } = options;
+  const { log, url, read } = options;
+  /** This clock's own readings, and the run's as last brought up to date (its own among them: harmless twice). */
   const own: ClockReading[] = [];
-  let cached: { size: number; readings: ClockReading[] } | undefined;
-  const readings = (): readonly ClockReading[] => {
-    if (file === undefined) return own;
-    let size: number;
-    try {
-      size = statSync(file).size;
-    } catch {
-      return own;
-    }
-    if (cached?.size !== size) {
-      const lines = readFileSync(file, 'utf8').split('\n');
-      cached = {
-        size,
-        readings: lines
-          .filter((line) => line.trim() !== '')
-          .map((line) => JSON.parse(line) as ClockReading)
-          .filter((r) => r.url === url),
-      };
-    }
-    return cached.readings;
+  let fetched: ClockReading[] = [];
+  const known = (): ClockReading[] => [...fetched, ...own];
+  const refresh = async (): Promise<void> => {
+    if (log !== undefined && url !== undefined) fetched = await log.readings(url);
   };
-  const record = (reading: Omit<ClockReading, 'url'>): void => {
+  const record = async (reading: Omit<ClockReading, 'url'>): Promise<void> => {
     if (url === undefined) return;
     const full = { url, ...reading };
-    if (file === undefined) own.push(full);
-    else appendReading(file, full);
+    own.push(full);
+    await log?.record(full);
   };
   return {
     offered: read !== undefined && url !== undefined,
     record,
     async cover(atMs) {
-      if (read === undefined || readings().some((r) => r.sent >= atMs)) return;
+      if (read === undefined) return;
+      await refresh();
+      if (known().some((r) => r.sent >= atMs)) return;
       const sent = Date.now();
       try {
         const now = await read();
-        record({ kind: 'clock', sent, answered: Date.now(), now });
+        await record({ kind: 'clock', sent, answered: Date.now(), now });
       } catch {
         // Unknown stays unknown: the delivery is then judged against real time alone.
       }
     },
     fresh(tSeconds, receivedAtMs, toleranceSeconds) {
       if (read === undefined) return undefined;
-      return freshAgainstBounds(tSeconds, clockBounds(readings(), receivedAtMs), toleranceSeconds);
+      return freshAgainstBounds(tSeconds, clockBounds(known(), receivedAtMs), toleranceSeconds);
     },
   };
 }

@@ -219,21 +219,14 @@ export function secondAddressPairs(records: ReadonlyArray<PerIpRecord | null | u
 }
 
 /** The merged summary of N runners' summaries (see above). Pure. */
-export function mergeRunners(results: readonly RunnerResult[], now: string = new Date().toISOString()): MergedSummary {
-  const count = results[0]?.count ?? 0;
-  const sorted = [...results].sort((a, b) => a.index - b.index);
-  const present = sorted.filter((r) => r.summary !== undefined);
-  const probe = present[0]?.summary?.probe ?? 'rate-limit';
-  const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !sorted.some((r) => r.index === i));
-  const unfinished = [
-    ...missing.map((i) => `runner ${i + 1} of ${count} left no summary (stopped before its end?)`),
-    ...sorted.map(notFinished).filter((reason): reason is string => reason !== undefined),
-  ];
-  const addressOf = (r: RunnerResult): string | null => r.summary?.runner?.address ?? r.summary?.perIp?.address ?? null;
-  const addresses = sorted.map(addressOf);
-  const shared = new Set(addresses.filter((a, i) => a !== null && addresses.indexOf(a) !== i));
-
-  // Every threshold of every runner, evaluated again on that runner's own metrics.
+/**
+ * Every threshold of every runner, evaluated again on that runner's own metrics, the counts
+ * summed; a runner whose address others share counts for no own-budget rule. Pure.
+ */
+function rerunThresholds(
+  present: readonly RunnerResult[],
+  sharesAddress: (runner: RunnerResult) => boolean,
+): { meta: Map<string, ThresholdMeta>; metrics: Record<string, SummaryMetric> } {
   const meta = new Map<string, ThresholdMeta>();
   const expressions = new Map<string, Set<string>>();
   for (const r of present) {
@@ -254,7 +247,7 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
       const metric = r.summary!.summary?.metrics?.[key];
       if (metric !== undefined) type = metric.type;
       // An address shared by runners carries their loads together: its own-budget rules are void.
-      if (requirement !== 'probe' && shared.has(addressOf(r) ?? '')) continue;
+      if (requirement !== 'probe' && sharesAddress(r)) continue;
       const own = metric?.values ?? {};
       if (metric?.type === 'rate' && (own.passes ?? 0) + (own.fails ?? 0) === 0) continue;
       for (const field of ['count', 'passes', 'fails'])
@@ -271,6 +264,50 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
     metrics[key] = { type, values, thresholds };
   }
 
+  return { meta, metrics };
+}
+
+/** Accepted and refused requests per second, summed over the runners. Pure. */
+function perSecondTogether(
+  present: readonly RunnerResult[],
+): Array<{ second: number; accepted: number; refused: number }> {
+  const perSecond: Array<{ second: number; accepted: number; refused: number }> = [];
+  for (const r of present) {
+    for (const p of r.summary!.chart?.perSecond ?? []) {
+      const slot = perSecond[p.second] ?? { second: p.second, accepted: 0, refused: 0 };
+      perSecond[p.second] = slot;
+      slot.accepted += p.accepted;
+      slot.refused += p.refused;
+    }
+  }
+  return perSecond;
+}
+
+/** When the last runner's summary was written. Pure. */
+function latestGenerated(present: readonly RunnerResult[]): string | undefined {
+  return present
+    .map((r) => r.summary!.generatedAt)
+    .filter((g): g is string => g !== undefined)
+    .sort()
+    .at(-1);
+}
+
+export function mergeRunners(results: readonly RunnerResult[], now: string = new Date().toISOString()): MergedSummary {
+  const count = results[0]?.count ?? 0;
+  const sorted = [...results].sort((a, b) => a.index - b.index);
+  const present = sorted.filter((r) => r.summary !== undefined);
+  const probe = present[0]?.summary?.probe ?? 'rate-limit';
+  const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !sorted.some((r) => r.index === i));
+  const unfinished = [
+    ...missing.map((i) => `runner ${i + 1} of ${count} left no summary (stopped before its end?)`),
+    ...sorted.map(notFinished).filter((reason): reason is string => reason !== undefined),
+  ];
+  const addressOf = (r: RunnerResult): string | null => r.summary?.runner?.address ?? r.summary?.perIp?.address ?? null;
+  const addresses = sorted.map(addressOf);
+  const shared = new Set(addresses.filter((a, i) => a !== null && addresses.indexOf(a) !== i));
+
+  // Every threshold of every runner, evaluated again on that runner's own metrics.
+  const { meta, metrics } = rerunThresholds(present, (r) => shared.has(addressOf(r) ?? ''));
   // The rule across addresses.
   const { pairs, reason } = secondAddressPairs(present.map((r) => r.summary!.perIp ?? null));
   const conclusive = pairs.filter((p) => p.conclusive);
@@ -296,15 +333,7 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
   const failed = results2.filter((t) => !t.ok);
 
   // Charts: requests per second summed over the runners (their phases start together).
-  const perSecond: Array<{ second: number; accepted: number; refused: number }> = [];
-  for (const r of present) {
-    for (const p of r.summary!.chart?.perSecond ?? []) {
-      const slot = perSecond[p.second] ?? { second: p.second, accepted: 0, refused: 0 };
-      perSecond[p.second] = slot;
-      slot.accepted += p.accepted;
-      slot.refused += p.refused;
-    }
-  }
+  const perSecond = perSecondTogether(present);
   const firstRunner = present.find((r) => r.index === 0)?.summary ?? present[0]?.summary;
   const observations: Record<string, unknown> = {
     configured: {
@@ -346,12 +375,7 @@ export function mergeRunners(results: readonly RunnerResult[], now: string = new
         }
       : {}),
   };
-  const latest =
-    present
-      .map((r) => r.summary!.generatedAt)
-      .filter((g): g is string => g !== undefined)
-      .sort()
-      .at(-1) ?? now;
+  const latest = latestGenerated(present) ?? now;
   return {
     probe,
     generatedAt: latest,

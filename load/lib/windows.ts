@@ -1,6 +1,6 @@
 /**
  * The rate-limit probe's verdict from its samples, pure (k6 runs it at the end of the "over" phase;
- * test/load-verdicts/windows.test.ts pins it on simulated limiters). The spec says "100 requests per
+ * test/load/lib/windows.test.ts pins it on simulated limiters). The spec says "100 requests per
  * minute per IP" and not whether the minute is sliding or fixed, so the measure must hold for every
  * reading:
  *

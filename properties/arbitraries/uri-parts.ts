@@ -11,7 +11,7 @@
  * one unit). Here the code point is drawn straight from the same alphabet (every code point but
  * the surrogates, U+0000–U+D7FF and U+E000–U+10FFFF, small indexes favoured the same way) and
  * encoded by the same rule, so the properties explore the same space of URLs.
- * test/properties/uri-parts.test.ts holds the two side by side.
+ * test/properties/arbitraries/uri-parts.test.ts holds the two side by side.
  */
 import fc from 'fast-check';
 

@@ -1,7 +1,7 @@
 /**
  * What the spec requires of GET /cdrs for one combination of from, till and limit, given when
  * the request was made. Pure: the property (../cdr-window.property.ts) sends the request and
- * compares; the unit test (test/properties/cdr-window-model.test.ts) pins the rules.
+ * compares; the unit test (test/properties/models/cdr-window-model.test.ts) pins the rules.
  *
  * The rules, from the spec (GET /cdrs, Errors, Limits) and the catalogue:
  *   1. a present from or till that is not a date-time → 400 invalid_timestamp; it beats every

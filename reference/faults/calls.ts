@@ -13,6 +13,7 @@ function asciiDigit(digit: string): string {
 }
 
 const UNANCHORED_E164 = new RegExp(E164_PATTERN.source.replace(/^\^|\$$/g, ''));
+const CALLER_ID_E164 = new RegExp(E164_PATTERN.source.replace('{1,14}', '{0,14}'));
 
 export default faultsAt(postCalls, {
   // parseInt: "12a" and the number 12 are agent 12.
@@ -28,11 +29,19 @@ export default faultsAt(postCalls, {
       next(typeof value === 'string' && /^\+?[0-9]+(\.0+)?$/.test(value) ? String(Number(value)) : value),
   },
   'calls-e164-not-validated': { e164: () => true },
-  'calls-e164-unanchored': { e164: (number) => UNANCHORED_E164.test(number) },
+  'calls-e164-unanchored': { e164: ({ number }) => UNANCHORED_E164.test(number) },
   // Python's re: `$` also matches before a final newline.
-  'nm-trailing-newline-accepted': { e164: (number, next) => next(number.replace(/\n$/, '')) },
-  'nm-e164-trimmed': { e164: (number, next) => next(number.trim()) },
-  'nm-unicode-digits': { e164: (number, next) => next(number.replace(/\p{Nd}/gu, asciiDigit)) },
+  'nm-trailing-newline-accepted': {
+    e164: (checked, next) => next({ ...checked, number: checked.number.replace(/\n$/, '') }),
+  },
+  'nm-e164-trimmed': { e164: (checked, next) => next({ ...checked, number: checked.number.trim() }) },
+  'nm-unicode-digits': {
+    e164: (checked, next) => next({ ...checked, number: checked.number.replace(/\p{Nd}/gu, asciiDigit) }),
+  },
+  // The caller-ID override's own copy of the pattern, written with {0,14}: a one-digit "+1" passes.
+  'nm-caller-id-one-digit': {
+    e164: (checked, next) => (checked.field === 'fromNumber' ? CALLER_ID_E164.test(checked.number) : next(checked)),
+  },
   // typeof === 'object': an array (and null) pass.
   'calls-metadata-array-accepted': {
     metadataProblem: (metadata) => (typeof metadata === 'object' ? undefined : 'metadata must be a JSON object'),

@@ -1,11 +1,20 @@
 /** Faults of DELETE /hooks/{id} (../routes/hooks-id.ts). ../faults.ts describes each. */
 import { faultsAt } from '../points.ts';
 import { deleteHook, UUID_PATTERN } from '../routes/hooks-id.ts';
+import { sameSubscription } from './hooks.ts';
 
 const UNANCHORED_UUID = new RegExp(UUID_PATTERN.source.replace(/^\^|\$$/g, ''));
 
 export default faultsAt(deleteHook, {
-  'nm-uuid-urn-accepted': { id: (raw, next) => next(raw.replace(/^urn:uuid:/i, '')) },
+  'nm-uuid-urn-accepted': { id: (given, next) => next({ ...given, raw: given.raw.replace(/^urn:uuid:/i, '') }) },
+  // Looked up before it is validated, in a CHAR(36) column that cuts it to 36 (MySQL's non-strict mode):
+  // where its first 36 name a stored hook, they are the id.
+  'nm-id-char36-truncated': {
+    id: (given, next) => {
+      const cut = given.raw.slice(0, 36).toLowerCase();
+      return /^[0-9a-f-]{37,}$/i.test(given.raw) && given.hooks.has(cut) ? cut : next(given);
+    },
+  },
   // A UUID anywhere in the id.
   'hooks-delete-uuid-unanchored': { isUuid: (id) => UNANCHORED_UUID.test(id) },
   'hooks-non-uuid-404': { notUuid: () => ({ status: 404, error: 'not_found', message: 'no such hook' }) },
@@ -17,6 +26,15 @@ export default faultsAt(deleteHook, {
       const key = next(given);
       for (const stored of given.stored) if (stored.slice(0, 35) === key.slice(0, 35)) return stored;
       return key;
+    },
+  },
+  // An unsubscribe keyed by the target: the account's oldest active subscription of the same event and
+  // target_url as the active one named.
+  'nm-delete-by-target': {
+    hook: (lookup, next) => {
+      const hook = next(lookup);
+      if (hook?.status !== 'active') return hook;
+      return [...lookup.hooks.values()].find((h) => h.status === 'active' && sameSubscription(h, hook)) ?? hook;
     },
   },
   'hooks-foreign-deletable': { owns: () => true },

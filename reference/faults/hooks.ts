@@ -2,6 +2,11 @@
 import { limits } from '../../contract/openapi.ts';
 import { faultsAt } from '../points.ts';
 import { postHooks } from '../routes/hooks.ts';
+import type { Subscription } from '../webhooks/dispatcher.ts';
+
+/** Whether two subscriptions are of one account, event and target. */
+export const sameSubscription = (a: Subscription, b: Subscription): boolean =>
+  a.accountId === b.accountId && a.event === b.event && a.targetUrl === b.targetUrl;
 
 /** String() of a value given, null and absence kept. */
 const coerced = (value: unknown): unknown => (value === undefined || value === null ? value : String(value));
@@ -10,6 +15,10 @@ export default faultsAt(postHooks, {
   // A C string, cut at the first NUL.
   'nm-nul-truncated': {
     event: (value, next) => next(typeof value === 'string' ? value.split('\u0000')[0] : value),
+  },
+  // The capital a form or a phone keyboard puts first forgiven: "Call.ended" is call.ended ("Call.Ended" is not).
+  'nm-event-first-letter-folded': {
+    event: (value, next) => next(typeof value === 'string' ? value.charAt(0).toLowerCase() + value.slice(1) : value),
   },
   'hooks-fields-coerced': {
     event: (value, next) => next(coerced(value)),
@@ -36,6 +45,19 @@ export default faultsAt(postHooks, {
   'hooks-target-scheme-case-sensitive': {
     httpsUri: (targetUrl, next) => targetUrl.startsWith('https://') && next(targetUrl),
   },
+  // The subscriptions of one event and target_url kept as one list, read as a new one is stored and
+  // written back after a store's round trip (20 ms): one another creation stored meanwhile is lost.
+  'nm-create-lost-update': {
+    subscribe: async (wanted, next) => {
+      const made = next(wanted);
+      const created = made instanceof Promise ? await made : made;
+      const hooks = wanted.store.hooks;
+      const read = new Set([...hooks.values()].filter((h) => sameSubscription(h, created)).map((h) => h.id));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const h of [...hooks.values()]) if (sameSubscription(h, created) && !read.has(h.id)) hooks.delete(h.id);
+      return created;
+    },
+  },
   // "Idempotent": the same account, event and target get the active subscription back, secret included.
   'nm-secret-given-twice': {
     subscribe: (wanted, next) =>
@@ -49,9 +71,12 @@ export default faultsAt(postHooks, {
   },
   'hooks-create-emits-event': {
     subscribe: (wanted, next) => {
-      const hook = next(wanted);
-      wanted.store.dispatcher.dispatch(hook, wanted.store.buildPayload(hook.event, {}));
-      return hook;
+      const delivered = (hook: Subscription): Subscription => {
+        wanted.store.dispatcher.dispatch(hook, wanted.store.buildPayload(hook.event, {}));
+        return hook;
+      };
+      const made = next(wanted);
+      return made instanceof Promise ? made.then(delivered) : delivered(made);
     },
   },
 });

@@ -37,7 +37,8 @@ export const postCalls = site('POST /calls', {
   order: (): readonly CallCheck[] => ['aiAgentId', 'fields', 'account', 'agent', 'environment'],
   /** aiAgentId as the body gives it. */
   agentId: (value: unknown): unknown => value,
-  e164: (number: string): boolean => E164_PATTERN.test(number),
+  /** Whether toNumber or fromNumber is an E.164 number. */
+  e164: ({ number }: { field: 'toNumber' | 'fromNumber'; number: string }): boolean => E164_PATTERN.test(number),
   /** Why metadata is refused; undefined when it is a JSON object. */
   metadataProblem: (metadata: unknown): string | undefined =>
     isPlainObject(metadata) ? undefined : 'metadata must be a JSON object',
@@ -75,9 +76,12 @@ export async function callsRoute(app: FastifyInstance, options: RouteOptions): P
           ? undefined
           : invalid('aiAgentId is required and must be a numeric string'),
       fields: () => {
-        if (typeof toNumber !== 'string' || !at.e164(toNumber))
+        if (typeof toNumber !== 'string' || !at.e164({ field: 'toNumber', number: toNumber }))
           return invalid('toNumber is required and must be an E.164 number, e.g. +14155550100');
-        if (fromNumber !== undefined && !(typeof fromNumber === 'string' && at.e164(fromNumber)))
+        if (
+          fromNumber !== undefined &&
+          !(typeof fromNumber === 'string' && at.e164({ field: 'fromNumber', number: fromNumber }))
+        )
           return invalid('fromNumber must be an E.164 number, e.g. +14155550100');
         const problem = metadata === undefined ? undefined : at.metadataProblem(metadata);
         return problem === undefined ? undefined : invalid(problem);

@@ -24,11 +24,14 @@ export type NoDeletion = ErrorAnswer | { readonly status: number; readonly error
 
 export const deleteHook = site('DELETE /hooks/{id}', {
   /** The path's id as it is given. */
-  id: (raw: string): string => raw,
+  id: ({ raw }: { raw: string; hooks: ReadonlyMap<string, Subscription> }): string => raw,
   isUuid: (id: string): boolean => UUID_PATTERN.test(id),
   notUuid: (): ErrorAnswer => ({ status: 400, error: 'invalid_input', message: 'id must be a UUID' }),
   /** The key a subscription is stored under: ids are issued in lower case, and UUIDs compare case-insensitively. */
   key: ({ id }: { id: string; stored: Iterable<string> }): string => id.toLowerCase(),
+  /** The subscription stored under the key. */
+  hook: ({ hooks, key }: { hooks: ReadonlyMap<string, Subscription>; key: string }): Subscription | undefined =>
+    hooks.get(key),
   /** Only the account's own subscriptions can be deleted. */
   owns: ({ hook, account }: { hook: Subscription; account: AccountName; id: string }): boolean =>
     hook.accountId === account,
@@ -52,9 +55,9 @@ export async function hooksIdRoute(app: FastifyInstance, options: RouteOptions):
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', options);
     if (token === undefined) return reply;
     const at = points.of(deleteHook);
-    const id = at.id(request.params.id);
+    const id = at.id({ raw: request.params.id, hooks: store.hooks });
     if (!at.isUuid(id)) return refuse(reply, points, at.notUuid());
-    const hook = store.hooks.get(at.key({ id, stored: store.hooks.keys() }));
+    const hook = at.hook({ hooks: store.hooks, key: at.key({ id, stored: store.hooks.keys() }) });
     if (hook === undefined || !at.owns({ hook, account: token.account, id }))
       return sendError(reply, points, 404, 'not_found', 'no such hook');
     if (hook.status !== 'active') {

@@ -56,13 +56,13 @@ export const postHooks = site('POST /hooks', {
   tooLong: (targetUrl: string): boolean => targetUrl.length > limits.targetUrlMaxLength,
   httpsUri: (targetUrl: string): boolean => isHttpsUri(targetUrl),
   /** A new subscription, active, with a secret of its own. */
-  subscribe: ({ store, account, event, targetUrl }: NewSubscription): Subscription =>
+  subscribe: ({ store, account, event, targetUrl }: NewSubscription): Subscription | Promise<Subscription> =>
     store.createHook(account, event, targetUrl),
 });
 
 export async function hooksRoute(app: FastifyInstance, options: RouteOptions): Promise<void> {
   const { store, points } = options;
-  app.post('/v1/hooks', (request, reply) => {
+  app.post('/v1/hooks', async (request, reply) => {
     const token = authenticate(request, reply, 'POST /hooks', options);
     if (token === undefined) return reply;
     const body = objectBody(request, reply, options);
@@ -75,7 +75,7 @@ export async function hooksRoute(app: FastifyInstance, options: RouteOptions): P
     if (typeof targetUrl !== 'string') return invalid('target_url is required and must be a string');
     if (at.tooLong(targetUrl)) return invalid(`target_url is longer than ${limits.targetUrlMaxLength} characters`);
     if (!at.httpsUri(targetUrl)) return invalid('target_url must be an absolute https URI');
-    const hook = at.subscribe({ store, account: token.account, event: event as EventType, targetUrl });
+    const hook = await at.subscribe({ store, account: token.account, event: event as EventType, targetUrl });
     return reply.send({ id: hook.id, secret: hook.secret });
   });
 }

@@ -1,39 +1,123 @@
 /**
- * What the near-miss checks (near-misses-request.suite.ts) add to the operators: the valid values
- * a target accepts (its agent, a window in the past, a fictional number), the request each probe
- * becomes, the requirement each element's rule belongs to, and the budget rule.
- *
- * Budget: the gate-sized run (150 requests) is full with the first proofs of every requirement, so
- * the operators are the full set's second layer: every probe against the embedded reference, with
- * --all-probes, or under a budget covering FULL_SET_REQUESTS; otherwise each near-miss check is
- * not verifiable for the request budget, naming what sends it (its requirements are still verified
- * by the suites' own checks every run).
+ * What the near-miss checks (near-misses-request.suite.ts, near-misses-behaviour.suite.ts) add to
+ * the operators: the valid values a target accepts (its agent, a window in the past, a fictional
+ * number), the request each probe becomes, the requirement each element's rule belongs to, and the
+ * share of the request budget each family's checks take.
  */
 import { randomUUID } from 'node:crypto';
 import type { HookCreated } from '../../contract/openapi.ts';
 import type { CallRequest, CheckTools, Turn } from '../../harness/checks/check.ts';
 import type { Exchange } from '../../harness/http/client.ts';
-import { session } from '../../harness/run/session.ts';
-import { FULL_SET_REQUESTS } from '../../harness/scheduling/budget.ts';
-import { journalCreated, journalDeleted } from '../../harness/seams/hook-journal.ts';
+import type { ProbeRotation } from '../../harness/scheduling/budget.ts';
+import { familySlice, runSeed } from '../../harness/scheduling/rotation.ts';
+import { journalCreated, journalDeleted } from '../../harness/run/journal.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { Element } from '../../operators/document.ts';
+import type { IdentifierProbe } from '../../operators/identifiers.ts';
+import type { ValueProbe } from '../../operators/operator.ts';
 import { exemplar } from '../../operators/exemplar.ts';
 import type { Answer, Expectation } from '../../operators/expectation.ts';
 import { FICTIONAL_E164 } from '../data/calls.ts';
 
 const HOUR_MS = 3_600_000;
 
-/** The turn of every near-miss check: all of them, or none (see the module comment). */
-export function nearMissTurn(): Turn {
-  const target = session().target;
-  if (target.kind !== 'remote' || target.budget.all) return { runs: true, note: '' };
+/**
+ * How many of each family's ranked probes (operators/catalogue.ts rankProbes) a default,
+ * gate-sized remote run sends: the likeliest slip and this seed's turn of the rest where a probe
+ * is one request (surface, credentials; a string near miss that may be the same value adds the
+ * canonical request once), and one probe a run where a probe costs more or its element is also
+ * probed every run by a hand-written check: numbers (GET /cdrs limit: cdrs.suite.ts sends 1001 and
+ * 5000 every run), identifiers (each probe needs a subscription of its own, 3 or 4 requests) and
+ * the behavioural checks (2 to 4 requests each). At most 16 requests: the room the model-based
+ * properties of the subscription table leave at the default budget (docs/near-misses.md "Budget").
+ * A larger budget widens each by the same factor as every rotation; embedded, --all-probes or a
+ * budget covering the full set sends every probe.
+ */
+export const NEAR_MISS_PER_RUN = {
+  surface: 2,
+  credentials: 2,
+  'constrained strings': 2,
+  numbers: 1,
+  identifiers: 1,
+  behaviour: 1,
+} as const;
+
+export type NearMissFamily = keyof typeof NEAR_MISS_PER_RUN;
+
+/** What the near-miss checks add to a default remote run at most, whatever the seed (a test keeps them to it). */
+export const NEAR_MISS_DEFAULT_REQUESTS = 16;
+
+/** The most one behavioural near-miss check sends (near-misses-behaviour.suite.ts: 2 to 4). */
+export const BEHAVIOUR_REQUESTS_MAX = 4;
+
+/** Requests of one check's value probes: each, and the canonical form once where one may be the same value. */
+export const valueProbeRequests = (probes: readonly ValueProbe[]) =>
+  probes.length + (probes.some((p) => p.expect.kind === 'same-value') ? 1 : 0);
+
+/** POST /calls near misses a conforming target may accept originate a call: a check of their own, where allowed. */
+export const originates = (probe: ValueProbe) => probe.mayBeAccepted && probe.element.operation.key === 'POST /calls';
+
+/** Requests of the issued-id check sending `probes`: the resource, each probe (a sibling two), the id at the end. */
+export const issuedIdRequests = (probes: readonly IdentifierProbe[]) =>
+  probes.length === 0 ? 0 : 1 + probes.reduce((sum, p) => sum + (p.needs === 'sibling' ? 2 : 1), 0) + 1;
+
+/** Requests of the foreign-id check: the other account's POST /hooks, the probe, its owner's DELETE. */
+export const FOREIGN_ID_REQUESTS = 3;
+
+/** One check's part of a family's probes this run. */
+export interface FamilyPart<T> {
+  /** The check's probes this run sends, in its own order. */
+  readonly sent: readonly T[];
+  /** Out of turn (sends nothing, not verifiable for the request budget) when this run sends none of them. */
+  readonly turn: Turn;
+  /** The check option `probes` where it sends part of them (the report's partial pass). */
+  readonly probes: ProbeRotation | undefined;
+  /** Records which of its probes this run sent and what later seeds send; nothing when it sends all. */
+  observe(t: CheckTools): void;
+}
+
+/**
+ * The part of `family`'s probes (`ranked`: the whole family, likeliest slip first) that a check
+ * owning `own` sends this run, under the run's budget and seed (harness/scheduling/rotation.ts).
+ */
+export function familyPart<T>(
+  family: NearMissFamily,
+  ranked: readonly T[],
+  own: readonly T[],
+  requirement: RequirementId,
+  describe: (probe: T) => string,
+): FamilyPart<T> {
+  const { chosen } = familySlice(ranked, NEAR_MISS_PER_RUN[family]);
+  const sent = own.filter((p) => chosen.includes(p));
+  const left = own.filter((p) => !chosen.includes(p));
+  if (left.length === 0) return { sent, turn: { runs: true, note: '' }, probes: undefined, observe: () => {} };
+  const seed = runSeed();
+  const ofFamily = `${chosen.length} of the ${ranked.length} ${family} near misses, ranked likeliest slip first`;
+  const later =
+    `later seeds send ${sent.length === 0 ? 'its' : 'its other'} ${left.length} ` +
+    `(${left.map(describe).join('; ')})`;
+  if (sent.length === 0)
+    return {
+      sent,
+      turn: {
+        runs: false,
+        note:
+          `request budget: this run (seed ${seed}) sends ${ofFamily} (${chosen.map(describe).join('; ')}), ` +
+          `none of this check's; ${later}`,
+      },
+      probes: undefined,
+      observe: () => {},
+    };
   return {
-    runs: false,
-    note:
-      'request budget: the near-miss operators (docs/near-misses.md) are sent with --all-probes or a budget ' +
-      `covering the full set (${FULL_SET_REQUESTS} requests); ` +
-      'the requirements it verifies are proven by their own checks every run',
+    sent,
+    turn: { runs: true, note: '' },
+    probes: { requirement, sent: sent.length, of: own.length, left: left.map(describe), leftRequests: left.length },
+    observe: (t) =>
+      t.observe(
+        requirement,
+        `request budget: this run (seed ${seed}) sends ${ofFamily}; this check sent ${sent.length} of its ` +
+          `${own.length} (${sent.map(describe).join('; ')}); ${later}`,
+      ),
   };
 }
 
@@ -177,12 +261,12 @@ export function requestWith(
 }
 
 /** A subscription a broken target created for a near miss is journalled and deleted after the check. */
-export function cleanUpCreated(t: CheckTools, exchange: Exchange): void {
+export async function cleanUpCreated(t: CheckTools, exchange: Exchange): Promise<void> {
   const id = (exchange.json as Partial<HookCreated> | undefined)?.id;
   if (exchange.status !== 200 || typeof id !== 'string' || !new URL(exchange.url).pathname.endsWith('/hooks')) return;
-  journalCreated(t.target.hookJournal, id, 'all');
+  await journalCreated(id, 'all');
   t.onCleanup(async () => {
     const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token('all') });
-    if (gone.status === 204 || gone.status === 404) journalDeleted(t.target.hookJournal, id, 'all');
+    if (gone.status === 204 || gone.status === 404) await journalDeleted(id, 'all');
   });
 }

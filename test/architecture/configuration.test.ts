@@ -25,7 +25,7 @@ const ENVIRONMENT_READERS = ['harness/config/', 'reference/cli.ts', 'harness/web
 export const GLOBAL_CHANNELS: Readonly<Record<string, string>> = {
   'test/scratch-folder.ts': "npm test's scratch folder, shared by the global set-ups of its three projects",
   'bench/receiver.ts': "V8's `gc` function under --expose-gc: a global of the runtime, not a channel of ours",
-  'test/report/k6-summary.test.ts': "stands in for k6's `__ENV` global around a probe's module under test",
+  'test/load/lib/summary.test.ts': "stands in for k6's `__ENV` global around a probe's module under test",
 };
 
 /** `file:line` of every read of process.env: `process.env`, `process['env']`, `{ env } = process`, `import { env }`. */

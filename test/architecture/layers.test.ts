@@ -5,9 +5,16 @@
  *   operators/                      the near-miss operators: pure functions of the contract alone
  *   reference/                      the embedded reference server, built on the contract alone
  *   harness/                        what checks a target, built on the contract; never on reference/
- *   load/, suites/, properties/     the k6 probes and the checks, built on the harness
- *   cli/                            the composition root: starts the reference, runs vitest
+ *   suites/, properties/            the checks, built on the harness and the operators
+ *   load/                           the k6 probes and their runner, built on the harness
+ *   control-check/                  `occ control-check`, built on the harness
+ *   cli/                            the parts of `occ run` and what the commands share
+ *   verify/, self-proof/            `occ verify` and `occ self-proof`, built on the harness and cli/
+ *   commands/                       the composition roots: one file per `occ` subcommand, which
+ *                                   alone start the reference and hand it down by calls
  *
+ * No exemption: nothing but commands/ imports reference/ (the project's tests and benchmarks
+ * aside, which drive it), and nothing but commands/ imports commands/.
  * Every relative import counts, type-only and dynamic ones included (ts.preProcessFile).
  */
 import { readFileSync } from 'node:fs';
@@ -18,18 +25,9 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const SOURCES = [
-  'cli',
-  'contract',
-  'harness',
-  'operators',
-  'reference',
-  'requirements',
-  'load',
-  'suites',
-  'properties',
-  'operators',
-  'packaging',
-  'bench',
+  ...['commands', 'cli', 'control-check', 'self-proof', 'verify'],
+  ...['contract', 'harness', 'operators', 'reference', 'requirements', 'load', 'suites', 'properties'],
+  ...['packaging', 'bench'],
 ]
   .map((dir) => `${dir}/**/*.ts`)
   .concat(['vitest.config.ts']);
@@ -91,6 +89,20 @@ export function importsOutside(
 /** The contract's own documents at the root, which the ground floor reads. */
 const DOCUMENTS = ['openapi.json', 'control-openapi.json', 'package.json'];
 
+/** The imports of files outside `allowed` that reach a path under `to`: "a -> b". Pure. */
+export function importersOf(
+  graph: ReadonlyMap<string, readonly string[]>,
+  to: string,
+  allowed: readonly string[],
+): string[] {
+  const inside = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+  return [...graph]
+    .filter(([file]) => !allowed.some((prefix) => inside(file, prefix)))
+    .flatMap(([file, targets]) =>
+      targets.filter((target) => inside(target, to)).map((target) => `${file} -> ${target}`),
+    );
+}
+
 describe('the import graph', () => {
   const graph = importGraph();
 
@@ -113,34 +125,35 @@ describe('the import graph', () => {
     expect(importsOutside(graph, 'operators', ['operators', 'contract', ...DOCUMENTS])).toEqual([]);
   });
 
-  it('builds the reference on the contract alone, never on harness/, load/, suites/, properties/ or cli/', () => {
+  it('builds the reference on the contract alone, never on harness/, load/, suites/, properties/ or commands/', () => {
     expect(importsOutside(graph, 'reference', ['reference', 'contract', 'requirements', ...DOCUMENTS])).toEqual([]);
-  });
-
-  it('derives the near-miss operators from the contract alone', () => {
-    expect(importsOutside(graph, 'operators', ['operators', 'contract', ...DOCUMENTS])).toEqual([]);
   });
 
   it('keeps the harness on the contract alone, below the reference it checks and everything that uses it', () => {
     expect(importsOutside(graph, 'harness', ['harness', 'contract', 'requirements', ...DOCUMENTS])).toEqual([]);
   });
 
-  it('leaves the composition root on top: nothing but cli/ (and the benchmarks that drive it) imports cli/', () => {
-    for (const layer of ['load', 'suites', 'properties'])
-      expect(
-        importsOutside(graph, layer, [
-          'contract',
-          'requirements',
-          'harness',
-          'operators',
-          'reference',
-          'load',
-          'suites',
-          'properties',
-          'operators',
-          ...DOCUMENTS,
-        ]),
-      ).toEqual([]);
+  it('builds the checks on the harness and the operators alone: no check imports reference/ or load/', () => {
+    const checks = ['harness', 'operators', 'contract', 'requirements', ...DOCUMENTS];
+    expect(importsOutside(graph, 'suites', ['suites', ...checks])).toEqual([]);
+    expect(importsOutside(graph, 'properties', ['properties', ...checks])).toEqual([]);
+  });
+
+  it('builds the k6 probes, control-check, cli/, verify/ and self-proof/ on the layers below them', () => {
+    const below = ['harness', 'contract', 'requirements', ...DOCUMENTS];
+    expect(importsOutside(graph, 'load', ['load', ...below])).toEqual([]);
+    expect(importsOutside(graph, 'control-check', ['control-check', ...below])).toEqual([]);
+    expect(importsOutside(graph, 'cli', ['cli', 'control-check', 'load/lib', ...below])).toEqual([]);
+    expect(importsOutside(graph, 'verify', ['verify', 'cli', ...below])).toEqual([]);
+    expect(importsOutside(graph, 'self-proof', ['self-proof', 'cli', ...below])).toEqual([]);
+  });
+
+  it('leaves the reference to the composition roots: nothing but commands/ (and the benchmarks) imports it', () => {
+    expect(importersOf(graph, 'reference', ['reference', 'commands', 'bench'])).toEqual([]);
+  });
+
+  it('keeps the composition roots on top: nothing but commands/ imports commands/', () => {
+    expect(importersOf(graph, 'commands', ['commands'])).toEqual([]);
   });
 
   it('finds what it forbids (the rules are not vacuous)', () => {
@@ -150,5 +163,9 @@ describe('the import graph', () => {
     ]);
     expect(cycles(bad)).toEqual([['harness/a.ts', 'reference/b.ts', 'harness/a.ts']]);
     expect(importsOutside(bad, 'harness', ['harness', 'contract'])).toEqual(['harness/a.ts -> reference/b.ts']);
+    const suite = new Map([['suites/rate-limit.suite.ts', ['reference/variants.ts', 'harness/c.ts']]]);
+    expect(importersOf(suite, 'reference', ['reference', 'commands'])).toEqual([
+      'suites/rate-limit.suite.ts -> reference/variants.ts',
+    ]);
   });
 });

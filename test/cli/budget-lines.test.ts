@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { budgetText, dryRunBudgetLines } from '../../cli/budget-lines.ts';
 import { budgetOf, DEFAULT_BUDGET } from '../../harness/scheduling/budget.ts';
-import { checkResult } from '../report/fixtures.ts';
+import { checkResult } from '../harness/report/fixtures.ts';
 
 const settings = { budget: DEFAULT_BUDGET, requestsPerMinute: 80, rateWindowMs: 60_000 };
 
@@ -41,27 +41,39 @@ describe('dryRunBudgetLines', () => {
     ]);
   });
 
-  it('adds up what each near-miss family adds, and says whether this configuration sends it', () => {
-    const nearMiss = (family: string, all: number, left: boolean) =>
+  it('adds up what each near-miss family adds at this budget and in the full set, apart from the rotations', () => {
+    const nearMiss = (family: string, planned: number, all: number) =>
       checkResult({
         name: `near miss (${family}): something`,
         status: 'skipped',
         requirements: [],
-        plannedRequests: left ? 0 : all,
+        plannedRequests: planned,
         plannedRequestsAll: all,
-        ...(left ? { skipReason: 'not verifiable: request budget: the near-miss operators …' } : {}),
+        ...(planned === 0 ? { skipReason: 'not verifiable: request budget: this run (seed 3) sends 2 of …' } : {}),
+        ...(planned > 0 && planned < all
+          ? { probes: { requirement: 'FORMAT-ERROR-BODY', sent: planned, of: all, left: ['PUT /me'] } }
+          : {}),
       });
-    const left = dryRunBudgetLines(
-      { checks: [nearMiss('surface', 70, true), nearMiss('numbers', 12, true)] },
+    const lines = dryRunBudgetLines(
+      {
+        checks: [
+          nearMiss('surface', 2, 70),
+          nearMiss('numbers', 0, 12),
+          nearMiss('numbers', 1, 3),
+          nearMiss('event identity', 0, 0),
+        ],
+      },
       settings,
     );
-    expect(left).toContain(
-      '  near-miss operators (docs/near-misses.md): 82 requests (surface 70, numbers 12); none sent: --all-probes, ' +
-        'or a --time-budget that covers the full set, sends them',
+    expect(lines).toContain(
+      "  near-miss operators (docs/near-misses.md): 3 of the full set's 85 requests at this budget (surface 2 " +
+        'of 70, numbers 1 of 15); later seeds send the others, --all-probes or a budget covering the full set all',
     );
-    expect(left.some((line) => line.includes('out of turn'))).toBe(false);
-    const sent = dryRunBudgetLines({ checks: [nearMiss('surface', 70, false)] }, settings);
-    expect(sent).toContain('  near-miss operators (docs/near-misses.md): 70 requests (surface 70); all sent');
+    expect(lines.some((line) => line.includes('out of turn') || line.includes('sends 2 of 70 probes'))).toBe(false);
+    const all = dryRunBudgetLines({ checks: [nearMiss('surface', 70, 70)] }, settings);
+    expect(all).toContain(
+      "  near-miss operators (docs/near-misses.md): 70 of the full set's 70 requests at this budget (surface 70 of 70)",
+    );
   });
 
   it('says so when nothing rotates', () => {

@@ -6,7 +6,7 @@ import {
   schemaProblems,
   stateParams,
   stateValues,
-} from '../../cli/control-schemas.ts';
+} from '../../control-check/schemas.ts';
 import { controlInspections, controlOpenapi, controlStates } from '../../contract/control.ts';
 
 type Examples = Record<string, { value: unknown }>;

@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
-import { cleanEnv } from '../cli/occ-process.ts';
-import { parseXml } from '../report/parse-back.ts';
+import { cleanEnv } from '../commands/occ-process.ts';
+import { parseXml } from '../harness/report/parse-back.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const workflowFile = join(repo, 'examples/github-actions.yml');

@@ -176,7 +176,7 @@ describe('occ load k6-operator-manifest', () => {
     const ok = spawnSync(
       node,
       [
-        'cli/occ.ts',
+        'commands/occ.ts',
         'load',
         'k6-operator-manifest',
         '--out',
@@ -196,7 +196,7 @@ describe('occ load k6-operator-manifest', () => {
       ['--out', out, '--parallelism', '2', '--base-url', 'http://api.example.com/v1'],
       ['--parallelism', '2'],
     ]) {
-      const bad = spawnSync(node, ['cli/occ.ts', 'load', 'k6-operator-manifest', ...args], {
+      const bad = spawnSync(node, ['commands/occ.ts', 'load', 'k6-operator-manifest', ...args], {
         cwd: root,
         env,
         encoding: 'utf8',

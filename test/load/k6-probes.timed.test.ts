@@ -1,5 +1,5 @@
 /**
- * The k6 probes, for real: `node load/run.ts <probe>` as a child process against the reference
+ * The k6 probes, for real: `node commands/load.ts <probe>` as a child process against the reference
  * server it starts. Both probes pass on the faithful reference, and each fault they exist to
  * catch makes them fail with k6's threshold verdict (exit 99):
  *   rate-limit     no-rate-limit, rate-limit-half (and it passes the conformant fixed-window variant)
@@ -50,7 +50,7 @@ function run(args: string[], killAfterMs = 180_000, env: Record<string, string> 
   dirs.push(reportDir);
   const started = Date.now();
   return new Promise((done) => {
-    const child = spawn(node, ['load/run.ts', ...args, '--report-dir', reportDir], {
+    const child = spawn(node, ['commands/load.ts', ...args, '--report-dir', reportDir], {
       cwd: root,
       // The embedded reference server whatever the developer's .env says.
       env: {
@@ -302,8 +302,8 @@ describe.concurrent('k6 probes against the reference server', () => {
 
   it('webhook-retry reaches a remote receiver with a user-supplied certificate (no x509 error), passes', async () => {
     // RECEIVER_TLS_CERT is issued by a CA only the target trusts; k6 never sees it. The stand-in
-    // runs its clock 1000× so ten attempts of 60 s doubling (8.5 h) take about 31 s, with
-    // intervals long enough (60 ms and up) that scheduling jitter can't reorder them.
+    // runs its clock 1000× so ten attempts of 60 s doubling (8.5 h) take about 31 s; the watch
+    // judges the backoff from arrival times, within their jitter (harness/checks/backoff.ts).
     const tls = await generateTlsMaterial();
     const dir = mkdtempSync(join(tmpdir(), 'occ-k6-tls-'));
     dirs.push(dir);

@@ -1,5 +1,5 @@
 /**
- * N = 3 cooperating k6 runners for real: `node load/run.ts rate-limit --runners 3` against the
+ * N = 3 cooperating k6 runners for real: `node commands/load.ts rate-limit --runners 3` against the
  * reference it starts (the scaled 2500 ms window, REFERENCE_WINDOW_MS), the runners on 127.0.0.2,
  * .3 and .4, the reference keying its limit on each socket's remote address:
  *
@@ -34,13 +34,13 @@ interface Run {
   ms: number;
 }
 
-/** One `load/run.ts rate-limit` run; `during` sees the child (to kill one of its runners). */
+/** One `commands/load.ts rate-limit` run; `during` sees the child (to kill one of its runners). */
 function run(args: string[], during?: (pid: number) => void): Promise<Run> {
   const reportDir = mkdtempSync(join(tmpdir(), 'occ-runners-test-'));
   dirs.push(reportDir);
   const started = Date.now();
   return new Promise((done) => {
-    const child = spawn(node, ['load/run.ts', 'rate-limit', ...args, '--report-dir', reportDir], {
+    const child = spawn(node, ['commands/load.ts', 'rate-limit', ...args, '--report-dir', reportDir], {
       cwd: root,
       env: {
         ...process.env,

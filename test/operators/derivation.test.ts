@@ -5,7 +5,7 @@
  * fields, parameters and paths gets their near misses with no new code.
  */
 import { describe, expect, it } from 'vitest';
-import { deriveProbes, operators } from '../../operators/catalogue.ts';
+import { deriveProbes, operators, rankProbes } from '../../operators/catalogue.ts';
 import { DECLARABLE_METHODS, elementsOf, type Element } from '../../operators/document.ts';
 import { copyOfDocument, doc } from './fixtures.ts';
 
@@ -135,5 +135,62 @@ describe('near misses are derived from the contract', () => {
       (p) => p.element.name === 'campaignCode' && p.operator === 'NM-TRAILING-NEWLINE',
     );
     expect(newline!.value('AA0000')).toBe('AA0000\n');
+  });
+});
+
+describe('each family ranked likeliest slip first, for the request budget', () => {
+  const derived = deriveProbes(doc);
+  const ranked = rankProbes(derived);
+
+  it('ranks every probe of each family, none added or lost', () => {
+    for (const family of ['surface', 'credentials', 'strings', 'numbers', 'identifiers'] as const) {
+      expect(ranked[family], family).toHaveLength(derived[family].length);
+      expect(new Set<unknown>(ranked[family]), family).toEqual(new Set<unknown>(derived[family]));
+    }
+  });
+
+  it('puts first what real servers get wrong most, each slip on every element before the next slip', () => {
+    expect(ranked.surface.slice(0, 8).map((p) => p.what)).toEqual([
+      'OPTIONS /me',
+      'OPTIONS /balance',
+      'OPTIONS /cdrs',
+      'OPTIONS /agents',
+      'OPTIONS /calls',
+      'OPTIONS /hooks',
+      'OPTIONS /hooks/{id}',
+      'GET /me/nm-unknown (an unknown child)',
+    ]);
+    expect(ranked.surface.at(-1)!.what).toBe('DELETE /hooks/{id}-nm (an unknown sibling)');
+    expect(ranked.credentials.slice(0, 8).map((p) => `${p.operation.key} ${p.what}`)).toEqual([
+      'GET /me the token in ?access_token=',
+      'GET /balance the token in ?access_token=',
+      'GET /cdrs the token in ?access_token=',
+      'GET /agents the token in ?access_token=',
+      'POST /calls the token in ?access_token=',
+      'POST /hooks the token in ?access_token=',
+      'DELETE /hooks/{id} the token in ?access_token=',
+      'GET /me the token in X-API-Key',
+    ]);
+    // A `$` before a final newline, on the elements a hand-written pattern checks first.
+    expect(ranked.strings.slice(0, 9).map((p) => `${p.operator} ${p.element.id}`)).toEqual([
+      'NM-TRAILING-NEWLINE POST /calls body aiAgentId',
+      'NM-TRAILING-NEWLINE POST /calls body toNumber',
+      'NM-TRAILING-NEWLINE POST /calls body fromNumber',
+      'NM-TRAILING-NEWLINE POST /hooks body target_url',
+      'NM-TRAILING-NEWLINE GET /cdrs query from',
+      'NM-TRAILING-NEWLINE GET /cdrs query till',
+      'NM-TRAILING-NEWLINE DELETE /hooks/{id} path id',
+      'NM-TRAILING-NEWLINE POST /hooks body event',
+      'NM-SURROUNDING-SPACE POST /calls body aiAgentId',
+    ]);
+    expect(ranked.numbers.map((p) => p.what).slice(0, 2)).toEqual(['1001 (maximum + 1)', '1000 (the maximum)']);
+    expect(ranked.identifiers.map((p) => p.operator)).toEqual([
+      'NM-ID-CASE',
+      'NM-ID-APPENDED',
+      'NM-ID-CHANGED',
+      'NM-ID-CHANGED',
+      'NM-ID-SIBLING',
+      'NM-ID-FOREIGN',
+    ]);
   });
 });

@@ -3,9 +3,6 @@
  * through the suite's own client: every state's values do what the document says, teardown
  * undoes it, and errors come back as the documented codes.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { controlInspections, controlStates } from '../../contract/control.ts';
 import {
@@ -14,7 +11,7 @@ import {
   type ControlTransport,
   type Values,
 } from '../../harness/seams/control-client.ts';
-import { journalSetup, outstandingStates, sweepStates } from '../../harness/seams/control-journal.ts';
+import { StateJournal, sweepStates } from '../../harness/seams/control-journal.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { api, http, postJson } from './helpers.ts';
 
@@ -122,7 +119,7 @@ describe('the test-control protocol of the reference server', () => {
 describe("the suite side: a check's control client and the journal", () => {
   const scope = (
     declared: Parameters<typeof createControlClient>[0]['declared'],
-    journal: string,
+    journal: StateJournal,
     offered = [...controlStates, ...controlInspections],
   ) => {
     const setups: Array<{ state: string; values: Values }> = [];
@@ -132,7 +129,7 @@ describe("the suite side: a check's control client and the journal", () => {
       declared,
       onSetup(state, params, values) {
         setups.push({ state, values });
-        journalSetup(journal, String(setups.length), state, params, values);
+        journal.setUp({ id: String(setups.length), state, params, values });
       },
       remember() {},
       fail(message) {
@@ -143,8 +140,7 @@ describe("the suite side: a check's control client and the journal", () => {
   };
 
   it('refuses a capability the check did not declare, unless it asked offers() first', async () => {
-    const journal = join(mkdtempSync(join(tmpdir(), 'occ-ctl-')), 'states.jsonl');
-    const { client } = scope(['event-emitted'], journal, ['event-emitted', 'clock']);
+    const { client } = scope(['event-emitted'], new StateJournal(), ['event-emitted', 'clock']);
     await expect(client.clock()).rejects.toThrow(/check bug: control clock used but not declared/);
     expect(client.offers('hook-attempts')).toBe(false);
     expect(client.offers('clock')).toBe(true);
@@ -152,15 +148,14 @@ describe("the suite side: a check's control client and the journal", () => {
   });
 
   it('journals every setup, and the sweep tears down what a dead run left (revoking its token)', async () => {
-    const journal = join(mkdtempSync(join(tmpdir(), 'occ-ctl-')), 'states.jsonl');
+    const journal = new StateJournal();
     const { client } = scope(['account-without-trunk', 'event-emitted'], journal);
     const { token } = await client.account('account-without-trunk');
     await client.emit('dnc.added');
-    expect(outstandingStates(journal).map((e) => e.state)).toEqual(['event-emitted', 'account-without-trunk']);
+    expect(journal.outstanding().map((e) => e.state)).toEqual(['event-emitted', 'account-without-trunk']);
     expect(await sweepStates(journal, control)).toEqual([]);
-    expect(outstandingStates(journal)).toEqual([]);
+    expect(journal.outstanding()).toEqual([]);
     expect((await api(server, 'GET', '/me', { token })).status).toBe(401);
-    expect(readFileSync(journal, 'utf8')).toContain('"teardown"');
   });
 
   describe('settle: what a check waits before it counts the deliveries that arrived', () => {

@@ -414,6 +414,27 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   },
   'nm-foreign-id-case': async (s) =>
     (await api(s, 'DELETE', `/hooks/${(await hook(s)).id.toUpperCase()}`, { token: tk(s).noDialer })).status === 204,
+  'nm-event-first-letter-folded': async (s) =>
+    (await postJson(s, '/hooks', tk(s).all, { event: 'Call.ended', target_url: TARGET })).status === 200,
+  'nm-caller-id-one-digit': async (s) =>
+    (await postJson(s, '/calls', tk(s).all, { ...validCall(s), fromNumber: '+1' })).status === 200,
+  // The issued id with a digit appended deletes it; an unknown one is still refused 400.
+  'nm-id-char36-truncated': async (s) =>
+    (await api(s, 'DELETE', `/hooks/${(await hook(s)).id}0`, { token: tk(s).all })).status === 204 &&
+    (await api(s, 'DELETE', `/hooks/${crypto.randomUUID()}0`, { token: tk(s).all })).status === 400,
+  // Of two identical subscriptions, the second's id disables the first.
+  'nm-delete-by-target': async (s) => {
+    const first = await hook(s, 'dnc.added');
+    const second = await hook(s, 'dnc.added');
+    await api(s, 'DELETE', `/hooks/${second.id}`, { token: tk(s).all });
+    return (await api(s, 'DELETE', `/hooks/${first.id}`, { token: tk(s).all })).status === 404;
+  },
+  // Two identical creations at once both answer 200, and one of them names nothing afterwards.
+  'nm-create-lost-update': async (s) => {
+    const both = await Promise.all([hook(s, 'dnc.added'), hook(s, 'dnc.added')]);
+    const gone = await Promise.all(both.map((h) => api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all })));
+    return gone.some((r) => r.status === 404);
+  },
 };
 
 const rateFaults = new Set<FaultId>([

@@ -2,7 +2,7 @@
  * The suite proves itself: against the reference server with each fault of its catalogue
  * switched on alone, the run fails with a failing check tagged with a requirement the fault
  * violates (the whole catalogue's kill rate is kill-rate.run.test.ts). The embedded self-proof's runners
- * (cli/fault-runner.ts) run many faults one after another: the fault switch between two runs must
+ * (self-proof/runner.ts) run many faults one after another: the fault switch between two runs must
  * leave nothing of the previous fault behind.
  */
 import { spawnSync } from 'node:child_process';
@@ -16,10 +16,10 @@ import {
   unverifiable,
   verdictLine,
   verdictOf,
-} from '../../cli/fault-catalogue.ts';
-import { startEmbeddedReference } from '../../cli/embedded-reference.ts';
-import { filesFor, onlyFilter } from '../../cli/fault-runner.ts';
-import { acquireRun, releaseRun } from '../../harness/run/lifecycle.ts';
+} from '../../self-proof/catalogue.ts';
+import { referenceStarters } from '../../commands/embedded-reference.ts';
+import { filesFor, onlyFilter } from '../../self-proof/runner.ts';
+import { startRun } from '../../harness/run/target.ts';
 import type { RunReport } from '../../harness/report/model.ts';
 import { faults } from '../../reference/faults.ts';
 import { requirements } from '../../requirements/catalogue.ts';
@@ -133,8 +133,8 @@ describe('the fault catalogue', () => {
     const saved = { ...process.env };
     for (const name of ['API_BASE_URL', 'AUTH_URL', 'CONTROL_URL', 'CONTROL_TOKEN', 'OCC_REFERENCE_FAULTS'])
       delete process.env[name];
-    const run = await acquireRun({
-      startEmbedded: startEmbeddedReference,
+    const run = await startRun({
+      starters: referenceStarters,
       config: loadConfig({}),
       cacheDirectory: suiteCacheDirectory({}),
       dryRun: false,
@@ -168,12 +168,12 @@ describe('the fault catalogue', () => {
       expect(me.status).toBe(200);
       await expect(fetch(`${first.baseUrl}/me`)).rejects.toThrow();
     } finally {
-      await releaseRun(run);
+      await run.end();
       process.env = saved;
     }
   });
 
-  // One test for both (a runner's start and end are about 2.5 CPU-seconds of npm test): the failed fault ends its
+  // One test for both (a runner's start and end cost a vitest start and a reference): the failed fault ends its
   // runner, and the new runner then runs two faults one after another.
   it('a failing runner is ended and its reason reported; new runners take the next faults in turn, none lingering', {
     timeout: 400_000,
@@ -211,7 +211,7 @@ describe('the fault catalogue', () => {
     const only = ['balance-upstream-failure-hidden', 'calls-dialer-not-checked', 'no-retry-after-5xx', 'no-rate-limit'];
     const result = spawnSync(
       process.execPath,
-      ['cli/fault-catalogue.ts', '--remote', '--concurrency', '2', '--only', only.join(',')],
+      ['commands/self-proof.ts', '--remote', '--concurrency', '2', '--only', only.join(',')],
       { encoding: 'utf8', timeout: 390_000, env: { ...process.env, CI: 'true' } },
     );
     expect(result.stdout, result.stderr).toMatch(

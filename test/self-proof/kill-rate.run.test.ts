@@ -9,7 +9,7 @@ import { faults } from '../../reference/faults.ts';
 
 describe('the fault catalogue', () => {
   it('every fault is caught by the suite: kill rate 100 %', { timeout: 600_000 }, () => {
-    const result = spawnSync(process.execPath, ['cli/fault-catalogue.ts', '--concurrency', '2'], {
+    const result = spawnSync(process.execPath, ['commands/self-proof.ts', '--concurrency', '2'], {
       encoding: 'utf8',
       timeout: 590_000,
       env: { ...process.env, CI: 'true' },

@@ -14,7 +14,7 @@
  * the stand-in trusts (cli/remote-reference.ts), twice against the same process with consecutive
  * seeds, with the checks that use a state or an inspection: the checks that take turns across
  * runs all run, and the second run meets a clock the first one moved. Each choice alone is proven
- * cheaply by test/cli/control-check.run.test.ts (the other choice, and occ control-check on it).
+ * cheaply by test/control-check/control-check.run.test.ts (the other choice, and occ control-check on it).
  * Two eithers that meet are paired in one more small run: a clock that stands still with call
  * progress on it (control-real-time-stamps, in the run of every control variant, puts calls on
  * real time), where only the suite's advances end a call, in a run of the call requirements alone.
@@ -33,10 +33,10 @@ import { tokenVariable, type TokenName } from '../../harness/config/tokens.ts';
 import type { ReferenceFixtures } from '../../reference/server.ts';
 import { variants } from '../../reference/variants.ts';
 import { startRemoteReference } from '../../cli/remote-reference.ts';
-import { cleanEnv } from '../cli/occ-process.ts';
+import { cleanEnv } from '../commands/occ-process.ts';
 import { secondProofs, type SecondProof } from '../../suites/data/second-proofs.ts';
 import { requirements } from '../../requirements/catalogue.ts';
-import { controlUnlocks } from '../../cli/control-unlocks.ts';
+import { controlUnlocks } from '../../control-check/unlocks.ts';
 
 interface RunOutcome {
   readonly code: number | null;
@@ -117,7 +117,7 @@ function seedArgs(id: string): string[] {
 function runConformance(env: Record<string, string>, timeoutMs: number, args: string[] = []): Promise<RunOutcome> {
   const reports = mkdtempSync(join(tmpdir(), 'occ-variant-'));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['cli/conformance.ts', '--reports-dir', reports, ...args], {
+    const child = spawn(process.execPath, ['commands/run.ts', '--reports-dir', reports, ...args], {
       env: cleanEnv(env),
     });
     let stdout = '';
@@ -265,7 +265,7 @@ describe.concurrent('conformant variants of the reference: no false verdict', ()
   // a control state and the fixtures it stands in for).
   const CONTROL_SEED = 2;
   // What the control variants change: subscriptions, deliveries, their events and the originated
-  // call's call.ended, and what each state and inspection is used for (cli/control-unlocks.ts), the
+  // call's call.ended, and what each state and inspection is used for (control-check/unlocks.ts), the
   // call record and the target's clock included. The checks of the other requirements are proven
   // by the API variants above.
   const controlRequirements = [

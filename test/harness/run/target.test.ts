@@ -1,0 +1,88 @@
+/**
+ * A run is started once, by its composition root (harness/run/target.ts startRun): its context
+ * carries the run channel's address and is provided to every project it is given, again whenever
+ * it changes; vitest's global set-up (vitest run directly) starts one only for a project that
+ * checks a target. A dry run against the embedded target starts no server, so these runs are
+ * cheap and send nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import type { TestProject } from 'vitest/node';
+import setup from '../../../commands/vitest-global-setup.ts';
+import { loadConfig } from '../../../harness/config/config.ts';
+import { suiteCacheDirectory } from '../../../harness/config/settings.ts';
+import { channelClient } from '../../../harness/run/channel-client.ts';
+import { type RunOptions, startRun } from '../../../harness/run/target.ts';
+
+const options: RunOptions = {
+  // A dry run starts no reference: a starter that is called is a bug.
+  starters: { embedded: () => Promise.reject(new Error('a dry run started the embedded reference')) },
+  config: loadConfig({}),
+  cacheDirectory: suiteCacheDirectory({}),
+  dryRun: true,
+};
+
+/** A project as vitest has it, as far as a run uses it: what it was provided. */
+function fakeProject(name: string): { project: TestProject; provided: Map<string, unknown> } {
+  const provided = new Map<string, unknown>();
+  const project = {
+    name,
+    provide: (key: string, value: unknown) => provided.set(key, value),
+  } as unknown as TestProject;
+  return { project, provided };
+}
+
+describe('the run of a composition root', () => {
+  it('is built once: its context names its channel, goes to its projects, and again when it changes', async () => {
+    const run = await startRun({ ...options, seed: 4242 });
+    try {
+      expect(run.context).toMatchObject({ seed: 4242, gated: false, target: { kind: 'embedded', dryRun: true } });
+      expect(run.context.channel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const { project, provided } = fakeProject('target');
+      run.provideTo(project);
+      expect(provided.get('run')).toBe(run.context);
+      run.setSeed(7);
+      expect(provided.get('run')).toMatchObject({ seed: 7, channel: run.context.channel });
+      // The channel answers the workers with the run's token, and no one else.
+      await channelClient(run.context.channel).call('/hooks/record', {
+        hookId: 'h1',
+        tokenName: 'all',
+        state: 'created',
+      });
+      expect(run.channel.hooks.outstanding()).toEqual([{ hookId: 'h1', tokenName: 'all', state: 'created' }]);
+      const stranger = await fetch(`${run.context.channel.url}/hooks/record`, { method: 'POST', body: '{}' });
+      expect(stranger.status).toBe(401);
+    } finally {
+      // A dry run sweeps nothing: it created nothing on the target.
+      expect(await run.end()).toBe(0);
+    }
+    await expect(fetch(`${run.context.channel.url}/clock/readings`, { method: 'POST' })).rejects.toThrow();
+  });
+
+  it('started by the global set-up only for the projects that check a target, and ended by its teardown', async () => {
+    const checking = fakeProject('conformance');
+    const unit = fakeProject('unit');
+    const root = { name: '', vitest: { projects: [checking.project, unit.project] } } as unknown as TestProject;
+    const saved = { ...process.env };
+    try {
+      // vitest started directly reads its own environment: nothing configured, a dry run of it would
+      // still start the reference, so a remote target that is never reached stands in.
+      process.env.API_BASE_URL = 'http://127.0.0.1:9/v1';
+      const teardown = await setup(root);
+      const context = checking.provided.get('run') as { target: { kind: string }; channel: { url: string } };
+      expect(context.target.kind).toBe('remote');
+      expect(unit.provided.size).toBe(0);
+      await teardown();
+      await expect(fetch(`${context.channel.url}/watch/open`, { method: 'POST' })).rejects.toThrow();
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it("starts nothing when no selected project checks a target (npm test's own projects)", async () => {
+    const unit = fakeProject('unit');
+    const root = { name: '', vitest: { projects: [unit.project] } } as unknown as TestProject;
+    const teardown = await setup(root);
+    expect(unit.provided.size).toBe(0);
+    await teardown();
+  });
+});
