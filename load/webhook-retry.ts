@@ -406,6 +406,161 @@ function intervalsOf(times: number[]): number[] {
 /** eventId of a delivery as the receiver saw it. */
 const eventIdOf = (d: ReceiverDelivery): string => d.eventId ?? '(none)';
 
+/** What the probe saw of one hook's deliveries of its event, and what DELETE then answered. */
+interface Seen {
+  /** The plan's name: ack, client4xx, server5xx, timeout or recover. */
+  name: string;
+  /** The target's record of the hook (virtual time only). */
+  record: HookView | undefined;
+  /** The hook's delivery of the probe's event in that record. */
+  delivery: Delivery | undefined;
+  /** The other events the target lists deliveries of for the hook. */
+  others: Set<string>;
+  /** What reached the hook's path of the probe's event. */
+  received: ReceiverDelivery[];
+  /** Attempt times: the target's virtual ms, or the receiver's arrival times. */
+  times: number[];
+  attempts: number;
+  /** Every attempt that reached the receiver carried a valid signature (and there was one). */
+  signed: boolean;
+  /** What DELETE /hooks/:id answered once the deliveries were over. */
+  deleteStatus: number;
+}
+
+/** The hook's deliveries of the probe's event: the target's record (virtual time) and the receiver's. */
+function observe(hook: Hook, ours: readonly string[], callId: string | undefined): Omit<Seen, 'deleteStatus'> {
+  const record = VIRTUAL ? hookRecord(hook.id) : undefined;
+  const delivery = ourDelivery(record, ours);
+  // What reached the path of the probe's event: the target may list other events' deliveries of the hook.
+  const others = new Set((record?.deliveries ?? []).map((d) => d.eventId).filter((id) => !ours.includes(id)));
+  const received = receiverDeliveries(hook.path, callId).filter((d) => !others.has(eventIdOf(d)));
+  const times = VIRTUAL ? (delivery?.attempts ?? []).map((a) => a.at) : received.map((d) => d.receivedAt);
+  const signed = received.length > 0 && received.every((d) => d.signature.ok);
+  return { name: hook.plan.name, record, delivery, others, received, times, attempts: times.length, signed };
+}
+
+/** Chart data: how many attempts the plan got, and each one's time after the first. */
+function chartAttempts({ name, times, attempts }: Omit<Seen, 'deleteStatus'>): void {
+  attemptsSeen.add(attempts, { plan: name });
+  for (const [i, t] of times.slice(0, MAX_ATTEMPTS_CHARTED).entries()) {
+    attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) });
+  }
+}
+
+/** Every plan: the attempts stay within 24 h of the first, and carry one eventId (ours), validly signed. */
+function judgeEveryPlan(seen: Omit<Seen, 'deleteStatus'>, ours: readonly string[]): void {
+  const { name, received, times, attempts, signed } = seen;
+  const eventIds = new Set(received.map(eventIdOf));
+  const sameEvent =
+    received.length > 0 && eventIds.size === 1 && (ours.length === 0 || ours.includes([...eventIds][0]!));
+  const withinHorizon = attempts === 0 || (times[attempts - 1] as number) - (times[0] as number) <= HORIZON_MS;
+  // No watch of TIME_BUDGET_S sees an attempt 24 h later: that proves nothing (reported "not
+  // observed"), so the verdict is virtual time's alone (REFERENCE_ONLY_PROBE_REQUIREMENTS remotely).
+  if (attempts > 0 && VIRTUAL)
+    req('WEBHOOK-RETRY-HORIZON-24H', `${name}: last attempt within 24 h of the first`, withinHorizon);
+  if (VIRTUAL || attempts > 1)
+    req(
+      'WEBHOOK-RETRY-SAME-EVENT',
+      `${name}: ${received.length} attempts, one eventId, all signatures valid`,
+      sameEvent && signed,
+    );
+}
+
+/** ack (200): exactly one attempt, delivered. */
+function judgeAck({ attempts, received, delivery }: Seen): void {
+  req(
+    'WEBHOOK-ACK-2XX',
+    'ack: exactly one attempt, answered 2xx',
+    attempts === 1 && received.length === 1 && (!VIRTUAL || delivery?.state === 'delivered'),
+  );
+}
+
+/** client4xx (400): exactly one attempt. */
+function judgeClient4xx({ attempts }: Seen): void {
+  req('WEBHOOK-4XX-NO-RETRY', `client4xx: exactly one attempt (saw ${attempts})`, attempts === 1);
+}
+
+/** server5xx (500 forever): retried, signed, at growing intervals, then disabled after exactly 10 failures. */
+function judgeServer5xx({ record, times, attempts, signed, deleteStatus }: Seen): void {
+  const intervals = intervalsOf(times);
+  if (VIRTUAL || attempts > 1)
+    req(
+      'WEBHOOK-5XX-RETRY',
+      `server5xx: retried (saw ${attempts} attempts), every attempt signed`,
+      attempts >= 2 && signed,
+    );
+  // The suite's one reading of exponential backoff (harness/checks/backoff.ts); arrival times have jitter.
+  if (intervals.length >= 2)
+    req(
+      'WEBHOOK-BACKOFF-EXPONENTIAL',
+      `server5xx: intervals ${intervals.map((i) => Math.round(i / 1000)).join(', ')} s grow ` +
+        '(the last longer than the first, none shorter than half the one before)',
+      intervalsGrow(intervals, VIRTUAL ? 0 : ARRIVAL_JITTER_MS),
+    );
+  else if (VIRTUAL)
+    req('WEBHOOK-BACKOFF-EXPONENTIAL', `server5xx: at least 3 attempts to see intervals (saw ${attempts})`, false);
+  if (VIRTUAL) {
+    // Auto-disable counts the failures in a row of every delivery to the hook (another event of the
+    // account may fail there too), and the subscription is then gone for DELETE.
+    const inARow = consecutiveFailures(record);
+    req(
+      'WEBHOOK-AUTO-DISABLE-10',
+      `server5xx: disabled after exactly ${AUTO_DISABLE_AFTER} failures in a row (saw ${inARow}, ` +
+        `${attempts} of the probe's event)`,
+      inARow === AUTO_DISABLE_AFTER && attempts >= 1,
+    );
+    req(
+      'WEBHOOK-AUTO-DISABLE-10',
+      `server5xx: DELETE after ${AUTO_DISABLE_AFTER} failures answers 404 (got ${deleteStatus})`,
+      deleteStatus === 404,
+    );
+  } else if (attempts >= AUTO_DISABLE_AFTER) {
+    req(
+      'WEBHOOK-AUTO-DISABLE-10',
+      `server5xx: no attempt after the ${AUTO_DISABLE_AFTER}th (saw ${attempts}), ` +
+        `DELETE answers 404 (got ${deleteStatus})`,
+      attempts === AUTO_DISABLE_AFTER && deleteStatus === 404,
+    );
+  }
+}
+
+/** timeout (no answer ×2, then 200): retried after no answer, then delivered. */
+function judgeTimeout({ received, attempts }: Seen): void {
+  const delivered = received.some((d) => d.answeredStatus === 200);
+  const timedOut = received.length > 0 && received[0]?.answeredStatus === 'no-answer';
+  if (VIRTUAL || attempts > 1)
+    req(
+      'WEBHOOK-TIMEOUT-RETRY',
+      `timeout: retried after no answer and delivered (saw ${attempts} attempts)`,
+      timedOut && attempts >= 3 && delivered,
+    );
+}
+
+/** recover (503 ×9, then 200): delivered by the 10th attempt, the subscription still active. */
+function judgeRecover({ record, delivery, others, attempts, deleteStatus }: Seen): void {
+  // Other events' failures there count toward the nine: the probe's event may then get its 2xx sooner.
+  req(
+    'WEBHOOK-RECOVERY-BEFORE-10',
+    `recover: delivered on attempt ${attempts} (${others.size === 0 ? '10' : 'at most 10'} expected)`,
+    (others.size === 0 ? attempts === AUTO_DISABLE_AFTER : attempts <= AUTO_DISABLE_AFTER) &&
+      delivery?.state === 'delivered',
+  );
+  req(
+    'WEBHOOK-RECOVERY-BEFORE-10',
+    `recover: subscription still active (status ${record?.status}, DELETE ${deleteStatus})`,
+    record?.status === 'active' && deleteStatus === 204,
+  );
+}
+
+/** Each plan's own verdicts, by its name. */
+const PLAN_VERDICTS: Readonly<Record<string, (seen: Seen) => void>> = {
+  ack: judgeAck,
+  client4xx: judgeClient4xx,
+  server5xx: judgeServer5xx,
+  timeout: judgeTimeout,
+  recover: judgeRecover,
+};
+
 export default function (): void {
   completed.add(0);
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
@@ -417,122 +572,11 @@ export default function (): void {
   else watchRemote(hooks, callId);
 
   for (const hook of hooks) {
-    const name = hook.plan.name;
-    const record = VIRTUAL ? hookRecord(hook.id) : undefined;
-    const delivery = ourDelivery(record, ours);
-    // What reached the path of the probe's event: the target may list other events' deliveries of the hook.
-    const others = new Set((record?.deliveries ?? []).map((d) => d.eventId).filter((id) => !ours.includes(id)));
-    const received = receiverDeliveries(hook.path, callId).filter((d) => !others.has(eventIdOf(d)));
-    // Attempt times: the target's virtual ms, or the receiver's arrival times.
-    const times = VIRTUAL ? (delivery?.attempts ?? []).map((a) => a.at) : received.map((d) => d.receivedAt);
-    const attempts = times.length;
-    attemptsSeen.add(attempts, { plan: name });
-    for (const [i, t] of times.slice(0, MAX_ATTEMPTS_CHARTED).entries()) {
-      attemptAt.add((t - (times[0] as number)) / 1000, { plan: name, attempt: String(i + 1) });
-    }
-    const intervals = intervalsOf(times);
-    const eventIds = new Set(received.map(eventIdOf));
-    const signed = received.length > 0 && received.every((d) => d.signature.ok);
-    const sameEvent =
-      received.length > 0 && eventIds.size === 1 && (ours.length === 0 || ours.includes([...eventIds][0]!));
-    const withinHorizon = attempts === 0 || (times[attempts - 1] as number) - (times[0] as number) <= HORIZON_MS;
-    // No watch of TIME_BUDGET_S sees an attempt 24 h later: that proves nothing (reported "not
-    // observed"), so the verdict is virtual time's alone (REFERENCE_ONLY_PROBE_REQUIREMENTS remotely).
-    if (attempts > 0 && VIRTUAL)
-      req('WEBHOOK-RETRY-HORIZON-24H', `${name}: last attempt within 24 h of the first`, withinHorizon);
-    if (VIRTUAL || attempts > 1)
-      req(
-        'WEBHOOK-RETRY-SAME-EVENT',
-        `${name}: ${received.length} attempts, one eventId, all signatures valid`,
-        sameEvent && signed,
-      );
-
+    const seen = observe(hook, ours, callId);
+    chartAttempts(seen);
+    judgeEveryPlan(seen, ours);
     const del = http.del(`${BASE_URL}/hooks/${hook.id}`, null, { headers: auth, tags: { name: 'DELETE /hooks/:id' } });
-    switch (name) {
-      case 'ack':
-        req(
-          'WEBHOOK-ACK-2XX',
-          'ack: exactly one attempt, answered 2xx',
-          attempts === 1 && received.length === 1 && (!VIRTUAL || delivery?.state === 'delivered'),
-        );
-        break;
-      case 'client4xx':
-        req('WEBHOOK-4XX-NO-RETRY', `client4xx: exactly one attempt (saw ${attempts})`, attempts === 1);
-        break;
-      case 'server5xx': {
-        if (VIRTUAL || attempts > 1)
-          req(
-            'WEBHOOK-5XX-RETRY',
-            `server5xx: retried (saw ${attempts} attempts), every attempt signed`,
-            attempts >= 2 && signed,
-          );
-        // The suite's one reading of exponential backoff (harness/checks/backoff.ts); arrival times have jitter.
-        if (intervals.length >= 2)
-          req(
-            'WEBHOOK-BACKOFF-EXPONENTIAL',
-            `server5xx: intervals ${intervals.map((i) => Math.round(i / 1000)).join(', ')} s grow ` +
-              '(the last longer than the first, none shorter than half the one before)',
-            intervalsGrow(intervals, VIRTUAL ? 0 : ARRIVAL_JITTER_MS),
-          );
-        else if (VIRTUAL)
-          req(
-            'WEBHOOK-BACKOFF-EXPONENTIAL',
-            `server5xx: at least 3 attempts to see intervals (saw ${attempts})`,
-            false,
-          );
-        if (VIRTUAL) {
-          // Auto-disable counts the failures in a row of every delivery to the hook (another event of the
-          // account may fail there too), and the subscription is then gone for DELETE.
-          const inARow = consecutiveFailures(record);
-          req(
-            'WEBHOOK-AUTO-DISABLE-10',
-            `server5xx: disabled after exactly ${AUTO_DISABLE_AFTER} failures in a row (saw ${inARow}, ` +
-              `${attempts} of the probe's event)`,
-            inARow === AUTO_DISABLE_AFTER && attempts >= 1,
-          );
-          req(
-            'WEBHOOK-AUTO-DISABLE-10',
-            `server5xx: DELETE after ${AUTO_DISABLE_AFTER} failures answers 404 (got ${del.status})`,
-            del.status === 404,
-          );
-        } else if (attempts >= AUTO_DISABLE_AFTER) {
-          req(
-            'WEBHOOK-AUTO-DISABLE-10',
-            `server5xx: no attempt after the ${AUTO_DISABLE_AFTER}th (saw ${attempts}), ` +
-              `DELETE answers 404 (got ${del.status})`,
-            attempts === AUTO_DISABLE_AFTER && del.status === 404,
-          );
-        }
-        break;
-      }
-      case 'timeout': {
-        const delivered = received.some((d) => d.answeredStatus === 200);
-        const timedOut = received.length > 0 && received[0]?.answeredStatus === 'no-answer';
-        if (VIRTUAL || attempts > 1)
-          req(
-            'WEBHOOK-TIMEOUT-RETRY',
-            `timeout: retried after no answer and delivered (saw ${attempts} attempts)`,
-            timedOut && attempts >= 3 && delivered,
-          );
-        break;
-      }
-      case 'recover':
-        // Other events' failures there count toward the nine: the probe's event may then get its 2xx sooner.
-        req(
-          'WEBHOOK-RECOVERY-BEFORE-10',
-          `recover: delivered on attempt ${attempts} (${others.size === 0 ? '10' : 'at most 10'} expected)`,
-          (others.size === 0 ? attempts === AUTO_DISABLE_AFTER : attempts <= AUTO_DISABLE_AFTER) &&
-            delivery?.state === 'delivered',
-        );
-        req(
-          'WEBHOOK-RECOVERY-BEFORE-10',
-          `recover: subscription still active (status ${record?.status}, DELETE ${del.status})`,
-          record?.status === 'active' && del.status === 204,
-        );
-        break;
-      default:
-        break;
-    }
+    PLAN_VERDICTS[seen.name]?.({ ...seen, deleteStatus: del.status });
   }
   for (let n = 1; n <= MAX_ATTEMPTS_CHARTED; n++)
     expectedAt.add((REFERENCE_FIRST_INTERVAL_MS * (2 ** (n - 1) - 1)) / 1000, { attempt: String(n) });
