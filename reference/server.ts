@@ -46,6 +46,7 @@ import { rewriteResponse, VariantSet } from './variants.ts';
 import type { FixtureTokenName } from './seed.ts';
 import { ReferenceStore } from './store.ts';
 import { nearKnownPath } from './near-miss-faults.ts';
+import { postHocAttemptSlips, registerPostHocSlips } from './post-hoc-slips.ts';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -186,6 +187,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     callDurationMs: options.callDurationMs ?? 300,
     ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
+    attemptSlips: postHocAttemptSlips(faults),
   });
   const rate =
     options.rateLimit === false
@@ -215,6 +217,9 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   // One parser for every content type: the raw body as a string; routes decide what it means.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  // Before the rate limiter: ph-rate-limit-after-auth answers an unauthenticated request first.
+  registerPostHocSlips(app, store);
 
   // The client IP is the socket's remote address (no trustProxy: no header picks the bucket), so a
   // client bound to 127.0.0.2 is another client than one on 127.0.0.1. The two faults key otherwise.

@@ -22,7 +22,7 @@ import type { Clock } from './clock.ts';
 import type { FaultSet } from './faults.ts';
 import { VariantSet } from './variants.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
-import type { Dispatcher, Subscription } from './webhooks/dispatcher.ts';
+import type { AttemptSlips, Dispatcher, Subscription } from './webhooks/dispatcher.ts';
 import { API_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, countryOf, createSeededState } from './seed.ts';
 import type { AccountName, AgentRecord, CdrRecord, SeededState, TokenRecord } from './seed.ts';
 
@@ -54,6 +54,8 @@ export interface StoreOptions {
   callDurationMs: number;
   trustedCaPem?: string[];
   deliveryTimeoutMs?: number;
+  /** The post-hoc faults' changes to delivery attempts (./post-hoc-slips.ts). */
+  attemptSlips?: AttemptSlips;
 }
 
 /** The backoff of the variant webhook-backoff-slow-start (./variants.ts): 12 min, then × 1.5. */
@@ -99,6 +101,7 @@ export class ReferenceStore {
       ...(this.variants.has('webhook-backoff-slow-start') ? { backoff: SLOW_START_BACKOFF } : {}),
       ...(this.options.trustedCaPem !== undefined ? { trustedCaPem: this.options.trustedCaPem } : {}),
       ...(this.options.deliveryTimeoutMs !== undefined ? { timeoutMs: this.options.deliveryTimeoutMs } : {}),
+      ...(this.options.attemptSlips !== undefined ? { attempt: this.options.attemptSlips } : {}),
     });
   }
 

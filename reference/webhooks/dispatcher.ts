@@ -163,6 +163,22 @@ export interface DispatcherOptions {
   backoff?: BackoffOptions;
   /** Finished records kept; default DEFAULT_MAX_RECORDS. */
   maxRecords?: number;
+  /** What the post-hoc faults change in an attempt (../post-hoc-slips.ts); the identity when none is on. */
+  attempt?: AttemptSlips;
+}
+
+/** The request of one attempt as it goes out, and its outcome as the dispatcher reads it. */
+export interface AttemptSlips {
+  request(sent: AttemptRequest): Pick<AttemptRequest, 'headers' | 'body'>;
+  outcome(outcome: AttemptOutcome, subscription: Subscription): AttemptOutcome;
+}
+
+export interface AttemptRequest {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly secret: string;
+  /** The ms the signature's timestamp was taken from. */
+  readonly signedAtMs: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -233,6 +249,13 @@ interface Internal {
   firstAttemptAt: number | undefined;
   timer: symbol | undefined;
   inFlight: { promise: Promise<void>; abort: AbortController } | undefined;
+}
+
+/** One attempt's request, signed, as the post-hoc slips send it (as signed when none is on). */
+function attemptRequest(slips: AttemptSlips | undefined, unsigned: Omit<AttemptRequest, 'headers'>, signature: string) {
+  const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, [SIGNATURE_HEADER]: signature };
+  const signed = { ...unsigned, headers };
+  return slips?.request(signed) ?? signed;
 }
 
 function isTerminal(state: DeliveryState): boolean {
@@ -390,16 +413,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const wallAt = Date.now();
     const body = bodyForAttempt(d, attempt);
     const signedAt = options.variants?.has('control-virtual-clock-signing') === true ? at : wallAt;
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signatureFor(sub.secret, Math.floor(signedAt / 1000), body),
-    };
+    const signature = signatureFor(sub.secret, Math.floor(signedAt / 1000), body);
+    const sent = attemptRequest(options.attempt, { body, secret: sub.secret, signedAtMs: signedAt }, signature);
     const abort = new AbortController();
     const started = performance.now();
-    const promise = send(d.subscription.targetUrl, headers, body, abort).then((outcome) => {
+    const promise = send(d.subscription.targetUrl, sent.headers, sent.body, abort).then((answer) => {
       d.inFlight = undefined;
-      if (outcome === undefined) return; // aborted by close(): not an attempt that happened
+      if (answer === undefined) return; // aborted by close(): not an attempt that happened
+      const outcome = options.attempt?.outcome(answer, sub) ?? answer;
       d.record.attempts.push({ attempt, at, wallAt, outcome, durationMs: Math.round(performance.now() - started) });
       settle(d, outcome);
     });
