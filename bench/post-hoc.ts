@@ -1,5 +1,5 @@
 /**
- * How well the method generalises (issue 35, items 5 and 6): for each post-hoc fault
+ * How well the method generalises: for each post-hoc fault
  * (reference/post-hoc-faults.ts, written after the operators, never tuned for), ONE full run of
  * the suite against a reference with that fault on, and one Schemathesis run against the same
  * process; caught or missed, side by side.
@@ -238,9 +238,9 @@ export function postHocSection(verdicts: readonly PostHocVerdict[], commands: re
     '(`reference/post-hoc-faults.ts`; what the misses say: docs/near-misses.md, "Measured on faults',
     'written after the operators"). Each: one full run of the suite against a second reference process',
     'with that fault on (every fixture, a receiver, `CONTROL_URL`, the stand-in enforcing 100 requests per',
-    '2.5 s, `--all-probes --with-load`), then one Schemathesis run against the same process; the',
-    'requirements (ours) or check code × operation (Schemathesis) that the unfaulted reference passed in',
-    'brackets.',
+    '2.5 s, `--all-probes --with-load`), then one Schemathesis run against the same process; in',
+    'brackets, what failed that the unfaulted reference passed: MUST requirements (ours, the first',
+    'three) or check code × operation (Schemathesis).',
     '',
     `Totals: **the suite ${percent(suite, verdicts.length)}**, **Schemathesis ${percent(st, verdicts.length)}**.`,
     '',
@@ -314,7 +314,8 @@ async function main(): Promise<void> {
     if (baseline.suite.exitCode !== 0 || baseline.suite.mustFailed.length > 0 || baseline.suite.problem)
       throw new Error(
         `the unfaulted reference does not pass (exit ${baseline.suite.exitCode}, MUST failed: ` +
-          `${baseline.suite.mustFailed.join(', ') || 'none'}${baseline.suite.problem ? `; ${baseline.suite.problem}` : ''}): ` +
+          `${baseline.suite.mustFailed.join(', ') || 'none'}` +
+          `${baseline.suite.problem ? `; ${baseline.suite.problem}` : ''}): ` +
           'a catch would be noise',
       );
     process.stdout.write(
@@ -360,11 +361,14 @@ function report(verdicts: readonly PostHocVerdict[], o: ReturnType<typeof option
       `${o.schemathesis ? `, Schemathesis ${percent(st, verdicts.length)}` : ''}; ${minutes} wall\n`,
   );
   if (o.faults.length !== postHocFaults.length) return; // a partial bench records nothing
-  const command = `npm run bench:post-hoc${o.schemathesis?.command === 'schemathesis' ? '' : ' -- --schemathesis <path>'}`;
+  const flag = o.schemathesis?.command === 'schemathesis' ? '' : ' -- --schemathesis <path>';
+  const command = `npm run bench:post-hoc${flag}`;
   const schemathesisCommand =
     `schemathesis run openapi.json --url <base> --checks all -H "Authorization: Bearer <TOKEN_ALL>" ` +
     `--seed ${o.seed} --max-examples ${o.schemathesis?.examples ?? 100} --workers 1 --rate-limit ${SCHEMATHESIS_RATE}`;
-  const suiteCommand = `npm run conformance:remote-reference -- --rate-window-ms ${RATE_WINDOW_MS} --faults <id> -- ${SUITE_ARGS.join(' ')} --seed ${o.seed}`;
+  const suiteCommand =
+    `npm run conformance:remote-reference -- --rate-window-ms ${RATE_WINDOW_MS} --faults <id> -- ` +
+    `${SUITE_ARGS.join(' ')} --seed ${o.seed}`;
   writeFileSync(
     RESULTS_FILE,
     withPostHocSection(
@@ -379,7 +383,8 @@ function report(verdicts: readonly PostHocVerdict[], o: ReturnType<typeof option
       '4.x `--checks all` on the same faults; per fault in the table below',
     command,
     figure:
-      `the suite ${percent(suite, verdicts.length)}, Schemathesis ${o.schemathesis ? percent(st, verdicts.length) : 'not run'}; ` +
+      `the suite ${percent(suite, verdicts.length)}, ` +
+      `Schemathesis ${o.schemathesis ? percent(st, verdicts.length) : 'not run'}; ` +
       `seed ${o.seed}, ${o.schemathesis?.examples ?? '—'} examples per operation; ${minutes} wall`,
   });
 }
