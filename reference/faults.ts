@@ -10,6 +10,7 @@
  * catches the deviation.
  */
 import type { RequirementId } from '../requirements/catalogue.ts';
+import { postHocFaultIds, type PostHocFaultId } from './post-hoc-faults.ts';
 
 export interface Fault {
   readonly id: string;
@@ -685,13 +686,16 @@ export const faults = [
 
 export type FaultId = (typeof faults)[number]['id'];
 
-const known = new Set<string>(faults.map((f) => f.id));
+const selfProof = new Set<string>(faults.map((f) => f.id));
+/** Every id a FaultSet takes: the self-proof catalogue and the post-hoc measurement (./post-hoc-faults.ts). */
+const known = new Set<string>([...selfProof, ...postHocFaultIds]);
 
+/** An id of the self-proof catalogue (`faults`). */
 export function isFaultId(id: string): id is FaultId {
-  return known.has(id);
+  return selfProof.has(id);
 }
 
-/** The ids of `ids` that name no fault (for a precise error message). */
+/** The ids of `ids` that name no fault of either list (for a precise error message). */
 export function unknownFaultIds(ids: readonly string[]): string[] {
   return ids.filter((id) => !known.has(id));
 }
@@ -705,7 +709,7 @@ export class FaultSet {
     this.enable(ids);
   }
 
-  has(id: FaultId): boolean {
+  has(id: FaultId | PostHocFaultId): boolean {
     return this.#on.has(id);
   }
 
@@ -737,8 +741,8 @@ export class FaultSet {
     this.#version++;
   }
 
-  list(): FaultId[] {
-    return faults.map((f) => f.id).filter((id) => this.#on.has(id));
+  list(): Array<FaultId | PostHocFaultId> {
+    return [...faults.map((f) => f.id), ...postHocFaultIds].filter((id) => this.#on.has(id));
   }
 }
 

@@ -50,6 +50,7 @@ import { registerRateLimit } from './routes/rate-limit.ts';
 import { notFound } from './routes/surface.ts';
 import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
+import { postHocAttemptSlips, registerPostHocSlips } from './post-hoc-slips.ts';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -153,6 +154,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     callDurationMs: options.callDurationMs ?? 300,
     ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
+    attemptSlips: postHocAttemptSlips(faults),
   });
   const rate =
     options.rateLimit === false
@@ -174,6 +176,9 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   // One parser for every content type: the raw body as a string; routes decide what it means.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  // Before the rate limiter: ph-rate-limit-after-auth answers an unauthenticated request first.
+  registerPostHocSlips(app, store);
 
   const limiter =
     rate === undefined ? undefined : registerRateLimit(app, points, { ...rate, now: rate.now ?? Date.now });

@@ -23,7 +23,7 @@ import type { FaultSet } from './faults.ts';
 import { conformant, site, type Points } from './points.ts';
 import { VariantSet } from './variants.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
-import type { Dispatcher, Subscription } from './webhooks/dispatcher.ts';
+import type { AttemptSlips, Dispatcher, Subscription } from './webhooks/dispatcher.ts';
 import { API_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, countryOf, createSeededState } from './seed.ts';
 import type { AccountName, AgentRecord, CdrRecord, SeededState, TokenRecord } from './seed.ts';
 
@@ -57,6 +57,8 @@ export interface StoreOptions {
   callDurationMs: number;
   trustedCaPem?: string[];
   deliveryTimeoutMs?: number;
+  /** The post-hoc faults' changes to delivery attempts (./post-hoc-slips.ts). */
+  attemptSlips?: AttemptSlips;
 }
 
 /** Where faults bend the simulated calls and the events: ./faults/events.ts. */
@@ -117,6 +119,7 @@ export class ReferenceStore {
       ...(this.variants.has('webhook-backoff-slow-start') ? { backoff: SLOW_START_BACKOFF } : {}),
       ...(this.options.trustedCaPem !== undefined ? { trustedCaPem: this.options.trustedCaPem } : {}),
       ...(this.options.deliveryTimeoutMs !== undefined ? { timeoutMs: this.options.deliveryTimeoutMs } : {}),
+      ...(this.options.attemptSlips !== undefined ? { attempt: this.options.attemptSlips } : {}),
     });
   }
 

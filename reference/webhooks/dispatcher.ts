@@ -154,6 +154,22 @@ export interface DispatcherOptions {
   backoff?: BackoffOptions;
   /** Finished records kept; default DEFAULT_MAX_RECORDS. */
   maxRecords?: number;
+  /** What the post-hoc faults change in an attempt (../post-hoc-slips.ts); the identity when none is on. */
+  attempt?: AttemptSlips;
+}
+
+/** The request of one attempt as it goes out, and its outcome as the dispatcher reads it. */
+export interface AttemptSlips {
+  request(sent: AttemptRequest): Pick<AttemptRequest, 'headers' | 'body'>;
+  outcome(outcome: AttemptOutcome, subscription: Subscription): AttemptOutcome;
+}
+
+export interface AttemptRequest {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly secret: string;
+  /** The ms the signature's timestamp was taken from. */
+  readonly signedAtMs: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -236,6 +252,13 @@ interface Internal {
   inFlight: { promise: Promise<void>; abort: AbortController } | undefined;
 }
 
+/** One attempt's request, signed, as the post-hoc slips send it (as signed when none is on). */
+function attemptRequest(slips: AttemptSlips | undefined, unsigned: Omit<AttemptRequest, 'headers'>, signature: string) {
+  const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, [SIGNATURE_HEADER]: signature };
+  const signed = { ...unsigned, headers };
+  return slips?.request(signed) ?? signed;
+}
+
 function isTerminal(state: DeliveryState): boolean {
   return state !== 'pending';
 }
@@ -285,6 +308,8 @@ class WebhookDispatcher implements Dispatcher {
   readonly #backoff: BackoffOptions;
   readonly #maxRecords: number;
   readonly #agent: Agent;
+  /** What the post-hoc faults change in an attempt (../post-hoc-slips.ts); undefined: nothing. */
+  readonly #attempt: AttemptSlips | undefined;
   /** Insertion order = dispatch order; used for eviction of finished records. */
   readonly #records = new Map<string, Internal>();
   #finishedCount = 0;
@@ -294,6 +319,7 @@ class WebhookDispatcher implements Dispatcher {
   constructor(options: DispatcherOptions) {
     this.#clock = options.clock;
     this.#points = options.points ?? conformant;
+    this.#attempt = options.attempt;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs < 1)
       throw new RangeError('timeoutMs must be a finite number >= 1 (real ms)');
@@ -380,17 +406,15 @@ class WebhookDispatcher implements Dispatcher {
     const attempt = d.record.attempts.length + 1;
     const wallAt = Date.now();
     const body = point.body({ attempt, payload: d.record.payload, body: d.body });
-    const seconds = Math.floor(point.signedAt({ virtual: at, wall: wallAt }) / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: point.signature({ secret: sub.secret, seconds, body }),
-    };
+    const signedAtMs = point.signedAt({ virtual: at, wall: wallAt });
+    const signature = point.signature({ secret: sub.secret, seconds: Math.floor(signedAtMs / 1000), body });
+    const sent = attemptRequest(this.#attempt, { body, secret: sub.secret, signedAtMs }, signature);
     const abort = new AbortController();
     const started = performance.now();
-    const promise = this.#send(d.subscription.targetUrl, headers, body, abort).then((outcome) => {
+    const promise = this.#send(d.subscription.targetUrl, sent.headers, sent.body, abort).then((answer) => {
       d.inFlight = undefined;
-      if (outcome === undefined) return; // aborted by close(): not an attempt that happened
+      if (answer === undefined) return; // aborted by close(): not an attempt that happened
+      const outcome = this.#attempt?.outcome(answer, sub) ?? answer;
       d.record.attempts.push({ attempt, at, wallAt, outcome, durationMs: Math.round(performance.now() - started) });
       this.#settle(d, outcome);
     });
