@@ -1,5 +1,5 @@
 /**
- * Faults written AFTER the near-miss operators (issue 35, items 5 and 6): a measurement of how
+ * Faults written AFTER the near-miss operators: a measurement of how
  * well the method generalises, not a proof. Each is a plausible slip of a real implementer that
  * breaks one sentence of the spec (quoted in `breaks`, word for word), is visible to an HTTP
  * client or to the webhook receiver, and belongs to a class that neither an operator of
