@@ -31,9 +31,9 @@
  * bench/RESULTS.md: the totals as a row of its table, each fault in the post-hoc table below it.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineEnvironment } from '../cli/machine-environment.ts';
 import { entryPoint, packageRoot } from '../cli/package-root.ts';
@@ -113,9 +113,10 @@ function run(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   limitMs: number,
+  cwd?: string,
 ): Promise<{ code: number | null; stderr: string; missing?: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'], ...(cwd ? { cwd } : {}) });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2_000);
@@ -185,7 +186,14 @@ async function schemathesisRun(reference: RemoteReference, file: string, options
   const args = schemathesisArgs(reference.fixtures.baseUrl, token, options, file);
   // The stand-in's window turns once after the suite's k6 burst, so Schemathesis starts under the limit.
   await new Promise((resolve) => setTimeout(resolve, RATE_WINDOW_MS + 500));
-  const { code, stderr, missing } = await run(options.command, args, machineEnvironment(), SCHEMATHESIS_RUN_MS);
+  // In the run's own folder: Schemathesis leaves a .schemathesis/ cache where it runs.
+  const { code, stderr, missing } = await run(
+    options.command,
+    args,
+    machineEnvironment(),
+    SCHEMATHESIS_RUN_MS,
+    dirname(file),
+  );
   if (missing) throw new Error(`Schemathesis not found as "${options.command}": ${INSTALL}`);
   try {
     const findings = schemathesisFindings(JSON.parse(readFileSync(file, 'utf8')));
@@ -204,6 +212,7 @@ async function measure(
   schemathesis: SchemathesisOptions | undefined,
   times = 1,
 ): Promise<{ suite: SuiteRun; schemathesis: SchemathesisRun[] }> {
+  mkdirSync(dir, { recursive: true });
   const reference = await startRemoteReference({ faults, rateWindowMs: RATE_WINDOW_MS });
   try {
     const suite = await suiteRun(reference, join(dir, 'suite'), seed);
