@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineVariables } from '../harness/config/machine.ts';
 import { type TokenName, tokenNames, tokenVariable } from '../harness/config/tokens.ts';
+import type { TargetFixtures } from '../harness/run/target.ts';
 import { limits } from '../contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
 import { machineEnvironment } from './machine-environment.ts';
@@ -34,24 +35,11 @@ import { entryPoint } from './package-root.ts';
  * scope set, the OAuth client and the seeded agents. Read from its output, as a staging team
  * reads its own deployment's: this module never imports the reference.
  */
-export interface ReferenceFixtures {
+export interface ReferenceFixtures extends TargetFixtures {
   readonly baseUrl: string;
   readonly authUrl: string;
-  /** The test-control protocol (CONTROL_URL) and its bearer token (CONTROL_TOKEN). */
-  readonly controlUrl: string;
-  readonly controlToken: string;
   /** The reference-only test API (faults, reset, raw views). */
   readonly referenceUrl: string;
-  readonly tokens: Readonly<Record<TokenName, string>>;
-  /** `scopes`: the ones the client is registered for (OAUTH_CLIENT_SCOPES). */
-  readonly oauth: { readonly clientId: string; readonly clientSecret: string; readonly scopes: readonly string[] };
-  readonly agents: {
-    readonly provisioned: string;
-    readonly unprovisioned: string;
-    readonly foreign: string;
-    readonly noTrunk: string;
-    readonly noDialer: string;
-  };
 }
 
 export interface RemoteReference {

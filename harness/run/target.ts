@@ -25,24 +25,27 @@ import { Gate } from '../scheduling/gate.ts';
 import { startRunChannel, type RunChannel, type StartOwnReference } from './channel.ts';
 import type { RunContext, RunTarget } from './context.ts';
 
+/** The fixtures a reference gives a run: its control endpoint, a token per scope set, the OAuth client, its agents. */
+export interface TargetFixtures {
+  readonly controlUrl: string;
+  readonly controlToken: string;
+  readonly tokens: Readonly<Record<TokenName, string>>;
+  /** `scopes`: the ones the client is registered for (OAUTH_CLIENT_SCOPES). */
+  readonly oauth: { readonly clientId: string; readonly clientSecret: string; readonly scopes: readonly string[] };
+  readonly agents: {
+    readonly provisioned: string;
+    readonly unprovisioned: string;
+    readonly foreign: string;
+    readonly noTrunk: string;
+    readonly noDialer: string;
+  };
+}
+
 /** What a run needs of an embedded target (reference/server.ts's ReferenceServer is one). */
 export interface EmbeddedTarget {
   readonly baseUrl: string;
   readonly authUrl: string;
-  readonly fixtures: {
-    readonly controlUrl: string;
-    readonly controlToken: string;
-    readonly tokens: Readonly<Record<TokenName, string>>;
-    /** `scopes`: the ones the client is registered for. */
-    readonly oauth: { readonly clientId: string; readonly clientSecret: string; readonly scopes: readonly string[] };
-    readonly agents: {
-      readonly provisioned: string;
-      readonly unprovisioned: string;
-      readonly foreign: string;
-      readonly noTrunk: string;
-      readonly noDialer: string;
-    };
-  };
+  readonly fixtures: TargetFixtures;
   /** Calls originated and not yet ended (each ends with a call.ended event). */
   callsInProgress(): number;
   close(): Promise<void>;
