@@ -14,7 +14,10 @@
  *
  * Each probe is followed by one more request from A: only when A is still refused was the budget
  * still spent when the probe went out (a window that turned in between voids the probe, and it is
- * tried again, at most three times), so a fixed window aligned to the clock never decides it.
+ * tried again, at most three times), so a fixed window aligned to the clock never decides it. A
+ * forwarding header is judged served only when it is served FORWARD_ROUNDS times in a row, each
+ * followed by a refusal of A: a header taken as the client's address opens a fresh budget, while a
+ * sliding window that frees one slot (a busy host, a short window) serves one request, not three.
  *
  * Where: the embedded target → a reference of the check's own (harness/run/own-reference.ts: 100
  * per minute on a clock held still, the run's faults), A = 127.0.0.1, B = 127.0.0.2. A remote target on IPv4 loopback →
@@ -37,6 +40,8 @@ const PER_WINDOW = limits.requestsPerMinute;
 /** The burst stops at the first refusal, or here (a limit far above the documented one is RATE-LIMIT-ENFORCED's). */
 const MAX_BURST = 2 * PER_WINDOW + 10;
 const ATTEMPTS = 3;
+/** Times in a row a forwarding header must be served, A refused after each, to count as a fresh budget. */
+const FORWARD_ROUNDS = 3;
 /** Tokens of the TOKEN_ALL account GET /me accepts (any valid token: ME-ANY-SCOPE); the first one configured. */
 const OTHER_TOKENS = ['none', 'read:balance', 'read:cdrs', 'read:agents', 'write:calls', 'write:hooks'] as const;
 
@@ -80,12 +85,26 @@ interface Probe {
   readonly conclusive: boolean;
 }
 
+/**
+ * A spent client adding a forwarding header: refused at once (it holds), or served FORWARD_ROUNDS
+ * times in a row with A refused after each (a fresh budget). A served again in between voids it.
+ */
+async function forwardedProbe(a: Client, token: string, header: string, value: string): Promise<Probe> {
+  let status: Status = 429;
+  for (let round = 0; round < FORWARD_ROUNDS; round++) {
+    status = await a.get(token, { [header]: value });
+    if ((await a.get(token)) !== 429) return { status, conclusive: false };
+    if (status === 429 || status === 'unreachable') break;
+  }
+  return { status, conclusive: true };
+}
+
 describe('Request rate limit, per client IP', () => {
   check(
     'Requests of two tokens from one address share one budget; a second address is served while the first is refused',
     {
       verifies: ['RATE-LIMIT-PER-IP'],
-      // None from the run's own address: a loopback target gets at most ATTEMPTS × (MAX_BURST + 12) from
+      // None from the run's own address: a loopback target gets at most ATTEMPTS × (MAX_BURST + 28) from
       // 127.0.0.201/.202, outside the run's budget as the k6 probes are; a target elsewhere gets nothing.
       requests: 0,
       ownServer: true,
@@ -156,8 +175,10 @@ describe('Request rate limit, per client IP', () => {
         // The same spent client naming a fresh address in a header it writes itself (operators/client-identity.ts).
         for (const [index, probe] of forwardingHeaders.entries()) {
           if (forwarded.get(probe.header)?.conclusive) continue;
-          const status = await a.get(tokens.first, { [probe.header]: probe.value(freshAddress(index)) });
-          forwarded.set(probe.header, { status, conclusive: (await a.get(tokens.first)) === 429 });
+          forwarded.set(
+            probe.header,
+            await forwardedProbe(a, tokens.first, probe.header, probe.value(freshAddress(index))),
+          );
         }
         if (!addressProbe?.conclusive) {
           const status = await b.get(tokens.first);
