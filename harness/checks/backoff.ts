@@ -30,3 +30,20 @@ export function intervalsGrow(gaps: readonly number[], jitterMs = 0): boolean {
     gaps[gaps.length - 1]! > gaps[0]! + jitterMs
   );
 }
+
+/**
+ * What intervals seen on arrival say about exponential backoff, in three ways:
+ * - `grows`: intervalsGrow holds with the jitter tolerance;
+ * - `does-not-grow`: it does not, and the first interval is at least the tolerance long, so a
+ *   growth the reading accepts would have shown beyond jitter (a constant or shrinking schedule);
+ * - `unresolved`: fewer than two intervals, or intervals so short that jitter could hide a growth
+ *   still to come (later, longer intervals may resolve it; the check then says "not verifiable").
+ * With times the target recorded (jitterMs 0) an outcome is never unresolved past two intervals.
+ */
+export type BackoffReading = 'grows' | 'does-not-grow' | 'unresolved';
+export function backoffReading(gaps: readonly number[], jitterMs: number): BackoffReading {
+  if (gaps.length < 2) return 'unresolved';
+  if (intervalsGrow(gaps, jitterMs)) return 'grows';
+  const shrinksBeyondJitter = gaps.some((gap, index) => index > 0 && gap < gaps[index - 1]! / 2 - jitterMs);
+  return shrinksBeyondJitter || gaps[0]! >= jitterMs ? 'does-not-grow' : 'unresolved';
+}

@@ -95,7 +95,7 @@ export function isInsideWindow(instantMs: number, fromMs: number, tillMs: number
 }
 
 /** Attempt times → intervals, and the backoff rule (shared with the k6 webhook-retry probe). */
-export { intervals, intervalsGrow } from './backoff.ts';
+export { ARRIVAL_JITTER_MS, backoffReading, intervals, intervalsGrow } from './backoff.ts';
 
 /** Values that occur more than once. */
 export function duplicates<T>(values: readonly T[]): T[] {

@@ -77,16 +77,3 @@ export function gapsAfter503(attempts: readonly Delivery[]): number[] {
   const phase = attempts.slice(0, lead === -1 ? attempts.length : lead + 1);
   return intervals(phase.map((d) => d.receivedAt));
 }
-
-/**
- * Exponential backoff, measured in real time over a network: no interval dips below GAP_DIP of
- * the one before (jitter, scheduling), and the last is at least LAST_OVER_FIRST times the first
- * (a constant backoff with jitter never gets there; any factor of 1.5 or more does by the third
- * attempt). The spec names no factor: this is the weakest reading of "exponential" we can measure.
- */
-export const GAP_DIP = 0.8;
-export const LAST_OVER_FIRST = 1.5;
-export function growsGeometrically(gaps: readonly number[]): boolean {
-  if (gaps.length < 2) return false;
-  return gaps.every((gap, i) => i === 0 || gap >= GAP_DIP * gaps[i - 1]!) && gaps.at(-1)! >= LAST_OVER_FIRST * gaps[0]!;
-}

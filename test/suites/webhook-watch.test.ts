@@ -5,7 +5,6 @@ import {
   attemptsByEvent,
   deletedSubscriptionDeliveries,
   gapsAfter503,
-  growsGeometrically,
   retriedAfter,
   trailingFailures,
   unread,
@@ -133,7 +132,7 @@ describe('webhook-watch.judge.suite.ts: retriedAfter (WEBHOOK-5XX-RETRY, WEBHOOK
   });
 });
 
-describe('webhook-watch.judge.suite.ts: gapsAfter503 and growsGeometrically (WEBHOOK-BACKOFF-EXPONENTIAL)', () => {
+describe('webhook-watch.judge.suite.ts: gapsAfter503 (WEBHOOK-BACKOFF-EXPONENTIAL)', () => {
   const at = (pairs: Array<[Delivery['answeredStatus'], number]>) =>
     pairs.map(([answeredStatus, receivedAt]) => delivery({ answeredStatus, receivedAt }));
 
@@ -168,20 +167,5 @@ describe('webhook-watch.judge.suite.ts: gapsAfter503 and growsGeometrically (WEB
       ),
     ).toEqual([]);
     expect(gapsAfter503([])).toEqual([]);
-  });
-
-  it('takes doubling, and growth with some jitter, as exponential', () => {
-    expect(growsGeometrically([1000, 2000, 4000])).toBe(true);
-    expect(growsGeometrically([1000, 1500])).toBe(true);
-    expect(growsGeometrically([1000, 900, 1600])).toBe(true);
-  });
-
-  it('refuses constant or shrinking backoff, a dip below 80 % of the last interval, fewer than two intervals', () => {
-    expect(growsGeometrically([1000, 1000, 1000])).toBe(false);
-    expect(growsGeometrically([1000, 1100, 1400])).toBe(false);
-    expect(growsGeometrically([4000, 2000, 1000])).toBe(false);
-    expect(growsGeometrically([1000, 3000, 2000, 4000])).toBe(false);
-    expect(growsGeometrically([1000])).toBe(false);
-    expect(growsGeometrically([])).toBe(false);
   });
 });

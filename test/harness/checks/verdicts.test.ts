@@ -3,7 +3,7 @@
  * reading, and what "exponential backoff" accepts.
  */
 import { describe, expect, it } from 'vitest';
-import { cdrCountProblem, cdrCountReading, intervalsGrow } from '../../../harness/checks/verdicts.ts';
+import { backoffReading, cdrCountProblem, cdrCountReading, intervalsGrow } from '../../../harness/checks/verdicts.ts';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: String(i) }));
 
@@ -40,5 +40,29 @@ describe('exponential backoff', () => {
     expect(intervalsGrow([500, 620, 480, 900], 1000)).toBe(false);
     expect(intervalsGrow([500, 620, 480, 900])).toBe(true);
     expect(intervalsGrow([60_000, 120_000, 240_000], 1000)).toBe(true);
+  });
+});
+
+describe('exponential backoff seen on arrival: grows, does not grow, or unresolved', () => {
+  it('reads doubling as growth and a constant or shrinking schedule as none, once intervals exceed the jitter', () => {
+    expect(backoffReading([1200, 2400, 4800], 1000)).toBe('grows');
+    // A constant 1.2 s schedule with its last attempt 0.6 s late: growth within the jitter is no growth.
+    expect(backoffReading([1200, 1200, 1800], 1000)).toBe('does-not-grow');
+    expect(backoffReading([3000, 3000, 3000, 3000], 1000)).toBe('does-not-grow');
+    expect(backoffReading([8000, 4000, 1000], 1000)).toBe('does-not-grow');
+  });
+
+  it('leaves intervals shorter than the jitter unresolved, and fewer than two intervals', () => {
+    // 100 ms doubling: it grows, but not yet by more than arrival times may stray.
+    expect(backoffReading([100, 200, 400], 1000)).toBe('unresolved');
+    expect(backoffReading([100, 200, 400, 800, 1600], 1000)).toBe('grows');
+    expect(backoffReading([500, 500, 500], 1000)).toBe('unresolved');
+    expect(backoffReading([60_000], 1000)).toBe('unresolved');
+    expect(backoffReading([], 0)).toBe('unresolved');
+  });
+
+  it('decides every outcome past two intervals for times the target recorded (no jitter)', () => {
+    expect(backoffReading([100, 200, 400], 0)).toBe('grows');
+    expect(backoffReading([500, 500, 500], 0)).toBe('does-not-grow');
   });
 });
