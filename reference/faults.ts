@@ -682,6 +682,14 @@ export const faults = [
       'A 2xx answer does not reset the consecutive-failure counter: 9 failures, a success, 1 failure disables.',
     violates: ['WEBHOOK-AUTO-DISABLE-10'],
   },
+  {
+    id: 'nm-4xx-restarts-failure-count',
+    description:
+      'A 4xx answer ends its delivery and starts the consecutive-failure count again, as if the receiver ' +
+      'answering at all proved it up: an endpoint answering 410 to every event is never disabled (NM-QUANTITY, ' +
+      '"consecutive" per kind of failure).',
+    violates: ['WEBHOOK-AUTO-DISABLE-10'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

@@ -4,7 +4,14 @@ import { forwardingHeaders, freshAddress, judgeForwarded } from '../../operators
 import { retriesChangedId, sharedEventIds } from '../../operators/event-identity.ts';
 import { bodilessAnswers, framingProblems, parseRaw } from '../../operators/framing.ts';
 import { judgeLimit } from '../../operators/limit-exactness.ts';
-import { allQuantityProbes, longestFailureRun, quantityProbes, quantityPlaces } from '../../operators/quantities.ts';
+import {
+  allQuantityProbes,
+  failureKinds,
+  judgeConsecutive,
+  longestFailureRun,
+  quantityProbes,
+  quantityPlaces,
+} from '../../operators/quantities.ts';
 
 describe('quantities: probes from the word', () => {
   it('a bound gets n − 1, n and n + 1, within it or not by its word', () => {
@@ -24,6 +31,40 @@ describe('quantities: probes from the word', () => {
     expect(reset?.kind === 'reset' && reset.sequence.join(' ')).toBe(`${'fail '.repeat(9)}succeed${' fail'.repeat(9)}`);
     expect(longestFailureRun(reset?.kind === 'reset' ? reset.sequence.map((s) => s === 'fail') : [])).toBe(9);
     expect(probes.filter((p) => p.kind === 'next-request')).toHaveLength(1);
+  });
+
+  it('"consecutive failures" is probed once per kind of failure the delivery rules name', () => {
+    const kinds = failureKinds();
+    expect(kinds.map((k) => [k.answer, k.retried, k.alsoNamed])).toEqual([
+      ['4xx', false, []],
+      ['5xx', true, ['timeout']],
+    ]);
+    const consecutive = quantityPlaces.find((p) => p.word === 'consecutive')!;
+    const probes = quantityProbes(consecutive);
+    for (const kind of kinds)
+      expect(
+        probes.filter((p) => p.kind !== 'next-request' && p.failure?.answer === kind.answer).map((p) => p.kind),
+      ).toEqual(['count', 'count', 'reset']);
+    // A rule added to the delivery rules is a kind of its own, with no new code.
+    const more = failureKinds({ ...openapi['x-webhook-delivery'], onRedirect: '3xx: permanent failure, no retry' });
+    expect(quantityProbes(consecutive, more)).toHaveLength(9);
+    expect(more[2]).toMatchObject({ answer: '3xx', retried: false, status: 300 });
+  });
+
+  it('judges "consecutive" per kind: a success resets, the nth in a row disables', () => {
+    const consecutive = quantityPlaces.find((p) => p.word === 'consecutive')!;
+    const [fourxx] = failureKinds();
+    const seen = (afterReset: [string, number], afterN: [string, number]) => ({
+      afterReset: { status: afterReset[0], inRow: afterReset[1] },
+      afterN: { status: afterN[0], inRow: afterN[1] },
+    });
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['active', 9], ['disabled', 10]))).toBeUndefined();
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['active', 9], ['active', 10]))).toMatch(
+      /4xx.*must be disabled/,
+    );
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['disabled', 9], ['disabled', 9]))).toMatch(/starts the count/);
+    // Failures of other events that made n in a row before the reset was seen: disabled is right.
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['disabled', 10], ['disabled', 10]))).toBeUndefined();
   });
 
   it('a place added to the table gets its probes with no new code', () => {
