@@ -672,6 +672,13 @@ export const faults = [
     violates: ['RATE-LIMIT-PER-IP'],
   },
   {
+    id: 'nm-rate-limit-skips-anonymous',
+    description:
+      'The rate limiter counts only requests that carry an Authorization header (meant for API clients; a request ' +
+      'without credentials is refused 401 anyway): an address spends nothing with them (NM-UNAUTHENTICATED-BUDGET).',
+    violates: ['RATE-LIMIT-ALL-ENDPOINTS'],
+  },
+  {
     id: 'nm-event-id-per-call',
     description: 'The eventId is derived from the callId: distinct events of one call share it.',
     violates: ['EVENT-ID-PRESENT-UNIQUE'],

@@ -1017,7 +1017,9 @@ export const requirements = [
     section: 'Limits',
     level: 'MUST',
     checks: ['suite', 'load'],
-    text: 'The limit counts requests to every endpoint, per client IP.',
+    text:
+      'The limit counts requests to every endpoint, per client IP, whatever credentials they carry ' +
+      '(none, a token never issued: "Applies to: all").',
   },
   {
     id: 'RATE-LIMIT-PER-IP',

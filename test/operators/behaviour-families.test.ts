@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { openapi } from '../../contract/openapi.ts';
-import { forwardingHeaders, freshAddress, judgeForwarded } from '../../operators/client-identity.ts';
+import {
+  forwardingHeaders,
+  freshAddress,
+  judgeForwarded,
+  judgeUnauthenticatedSpend,
+  unauthenticatedReading,
+  unauthenticatedRequests,
+} from '../../operators/client-identity.ts';
 import { retriesChangedId, sharedEventIds } from '../../operators/event-identity.ts';
 import { bodilessAnswers, framingProblems, parseRaw } from '../../operators/framing.ts';
 import { judgeLimit } from '../../operators/limit-exactness.ts';
@@ -118,6 +125,24 @@ describe('client identity', () => {
     expect(judgeForwarded('x-forwarded-for', 429, true)).toBeUndefined();
     expect(judgeForwarded('x-forwarded-for', 200, false)).toBeUndefined();
     expect(judgeForwarded('x-forwarded-for', 200, true)).toMatch(/fresh budget/);
+  });
+});
+
+describe('unauthenticated requests and the budget', () => {
+  it('applies to a request without credentials and one with a token never issued', () => {
+    expect(unauthenticatedRequests.map((r) => r.headers.authorization?.split(' ')[0] ?? 'none')).toEqual([
+      'none',
+      'Bearer',
+    ]);
+  });
+
+  it('fails only when every valid request after the spent budget was served; records which answer came first', () => {
+    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [200, 429])).toBeUndefined();
+    expect(judgeUnauthenticatedSpend('no Authorization header', 100, [429])).toBeUndefined();
+    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [])).toBeUndefined();
+    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [200, 200])).toMatch(/Applies to: all/);
+    expect(unauthenticatedReading([401, 429, 429])).toMatch(/rate before 401: 2 of 3/);
+    expect(unauthenticatedReading([401, 401])).toMatch(/^401 before the refusal for rate: 2 answered 401/);
   });
 });
 

@@ -360,6 +360,10 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const headers = { 'x-forwarded-for': '203.0.113.9' };
     return (await api(s, 'GET', '/me', { token: tk(s).all, headers })).status !== 429;
   },
+  'nm-rate-limit-skips-anonymous': async (s) => {
+    for (let i = 0; i < RATE; i++) await api(s, 'GET', '/me');
+    return (await api(s, 'GET', '/me', { token: tk(s).all })).status !== 429;
+  },
   'nm-event-id-per-call': async (s) => {
     const callId = '0b6f1c1e-8f3a-4c55-9d2e-3a1f5e7b9c01';
     const a = json(await control(s, 'POST', '/events', { event: 'call.ended', fields: { callId } }));
@@ -443,6 +447,7 @@ const rateFaults = new Set<FaultId>([
   'rate-limit-per-token',
   'rate-limit-global',
   'nm-forwarded-for-trusted',
+  'nm-rate-limit-skips-anonymous',
 ]);
 // The dispatcher's own faults are probed in dispatcher.test.ts.
 const dispatcherFaults = new Set<FaultId>(DISPATCHER_FAULT_IDS);
