@@ -95,6 +95,13 @@ export const faults = [
     violates: ['AUTH-MALFORMED-SCHEME'],
   },
   {
+    id: 'oauth-token-answer-no-cache',
+    description:
+      'The token answer carries Cache-Control: no-cache instead of no-store (no-cache lets a cache store it; ' +
+      'RFC 6749 §5.1 requires no-store).',
+    violates: ['AUTH-OAUTH-NO-STORE'],
+  },
+  {
     id: 'oauth-bad-secret-accepted',
     description: 'The OAuth token endpoint issues a token for a wrong client secret.',
     violates: ['AUTH-OAUTH-BAD-CLIENT'],
@@ -640,6 +647,13 @@ export const faults = [
     violates: ['HOOKS-DELETE-SOFT'],
   },
   // ── Near misses of behaviour: each caught by its operator's check (operators/) ──
+  {
+    id: 'nm-token-lives-shorter-than-stated',
+    description:
+      'An OAuth token lives 15 minutes (the token store evicts it) while its answer states expires_in 3600: ' +
+      'refused half an hour after it was issued (NM-TIME-UNIT).',
+    violates: ['AUTH-OAUTH-EXPIRES-IN'],
+  },
   {
     id: 'nm-delete-not-atomic',
     description:

@@ -29,7 +29,16 @@ import {
   transitionProbes,
   type TransitionProbe,
 } from '../operators/transitions.ts';
+import {
+  judgeAtHalf,
+  readingAtEnd,
+  statedDurations,
+  statedSeconds,
+  type TimeUnitProbe,
+  timeUnitProbes,
+} from '../operators/time-units.ts';
 import { NEAR_MISS_PER_RUN } from './rules/near-misses.ts';
+import { basicAuthorization } from './rules/oauth.ts';
 
 const NOWHERE = 'https://example.invalid';
 
@@ -44,11 +53,17 @@ const resets = allQuantityProbes()
   .filter((p): p is QuantityProbe & { kind: 'reset' } => p.kind === 'reset')
   .sort((a, b) => Number(b.failure?.retried) - Number(a.failure?.retried));
 
+// Every duration a target states that the spec (or OAuth 2.0, which it names) makes binding.
+const timeUnits = statedDurations.filter((d) => d.binding);
+/** The most the target's clock is moved to reach half of a stated lifetime (a "short-lived" token). */
+const MAX_HALF_MS = 24 * 3_600_000;
+
 /**
  * The checks of this file that send API requests, ranked likeliest slip first: the double of a
  * move (a status read, then written after an await: check-then-act is the commonest race), an
  * identical second creation answered with the first one's value given once (an "idempotent"
- * create), a success that does not reset a failure counter, the double of a creation (a list
+ * create), a success that does not reset a failure counter (per kind of failure), a lifetime in
+ * another unit than said, the double of a creation (a list
  * read and written back loses one), and body bytes after a bodiless answer (most servers drop
  * them). Against a remote target they take turns like one ranked probe list, NEAR_MISS_PER_RUN
  * .behaviour at the default budget (2 to 4 requests each); every requirement they verify other
@@ -58,6 +73,7 @@ const behaviour = [
   ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
   ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
   ...resets.map((p) => `"${p.place.word}" ${p.failure!.answer} failures reset by a success`),
+  ...timeUnits.map((d) => `the ${d.name} of ${d.answer}`),
   ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
   ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
 ];
@@ -291,6 +307,62 @@ describe('Near misses: words of quantity', () => {
         requests: 2,
       },
       (t) => consecutiveOfKind(t, probe),
+    );
+  }
+});
+
+/**
+ * A token's stated lifetime held to on the target's clock: issued, then used at half of its
+ * expires_in (accepted: RFC 6749 §5.1, seconds) and at its end (the answer recorded: token expiry
+ * may run on either clock, control-openapi.json).
+ */
+async function tokenLifetime(t: CheckTools, duration: (typeof timeUnits)[number]): Promise<void> {
+  const { clientId, clientSecret } = t.target.oauth!;
+  const issued = await t.call({
+    method: 'POST',
+    path: `${t.target.authUrl}/oauth/token`,
+    form: { grant_type: 'client_credentials' },
+    authorization: basicAuthorization(clientId, clientSecret),
+  });
+  const token = (issued.json as { access_token?: unknown } | undefined)?.access_token;
+  if (typeof token === 'string') session().api.redact.remember(token);
+  if (issued.status !== 200 || typeof token !== 'string' || token === '')
+    return t.notVerifiable(`the token endpoint issued no token (${codeOf(issued)}): AUTH-OAUTH-CLIENT-CREDENTIALS`);
+  const seconds = statedSeconds(duration, { headers: issued.responseHeaders, json: issued.json });
+  if (seconds === undefined)
+    return t.observe(
+      'AUTH-OAUTH-EXPIRES-IN',
+      `the token answer states no ${duration.name} in whole seconds (${JSON.stringify(
+        (issued.json as Record<string, unknown>)[duration.name],
+      )}): no lifetime to hold it to (RFC 6749 §5.1: RECOMMENDED)`,
+    );
+  const [half, end] = timeUnitProbes(duration, seconds) as [TimeUnitProbe, TimeUnitProbe];
+  if (half.atMs > MAX_HALF_MS)
+    return t.notVerifiable(
+      `${duration.name} states ${seconds} s: half of it is more than a day of the target's clock to move`,
+    );
+  await t.control.advanceClock(half.atMs);
+  const atHalf = await t.call({ method: 'GET', path: '/me', token });
+  const problem = judgeAtHalf(duration, seconds, atHalf.status);
+  t.verify('AUTH-OAUTH-EXPIRES-IN', problem === undefined, problem ?? '');
+  await t.control.advanceClock(end.atMs - half.atMs);
+  const atEnd = await t.call({ method: 'GET', path: '/me', token });
+  t.observe('AUTH-OAUTH-EXPIRES-IN', readingAtEnd(duration, seconds, atEnd.status));
+}
+
+describe('Near misses: units of time', () => {
+  for (const duration of timeUnits) {
+    check(
+      `near miss (time units): the ${duration.name} of ${duration.answer} is honoured at half of it on the ` +
+        "target's clock (its end: recorded)",
+      {
+        verifies: ['AUTH-OAUTH-EXPIRES-IN'],
+        needs: { oauth: true, control: ['clock', 'clock-advanced'] },
+        // The token, GET /me at half of its lifetime and at its end.
+        turn: nearMissTurn(`the ${duration.name} of ${duration.answer}`),
+        requests: 3,
+      },
+      (t) => tokenLifetime(t, duration),
     );
   }
 });

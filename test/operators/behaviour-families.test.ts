@@ -12,6 +12,13 @@ import { retriesChangedId, sharedEventIds } from '../../operators/event-identity
 import { bodilessAnswers, framingProblems, parseRaw } from '../../operators/framing.ts';
 import { judgeLimit } from '../../operators/limit-exactness.ts';
 import {
+  judgeAtHalf,
+  readingAtEnd,
+  statedDurations,
+  statedSeconds,
+  timeUnitProbes,
+} from '../../operators/time-units.ts';
+import {
   allQuantityProbes,
   failureKinds,
   judgeConsecutive,
@@ -153,5 +160,34 @@ describe('limit exactness', () => {
     expect(judgeLimit(1000, 1500, { rows: 999, count: 1500 })).toMatch(/exactly 1000/);
     expect(judgeLimit(1000, 600, { rows: 600, count: 600 })).toBeUndefined();
     expect(judgeLimit(7, 600, { rows: 8, count: 600 })).toMatch(/more than 7/);
+  });
+});
+
+describe('time units', () => {
+  const expiresIn = statedDurations.find((d) => d.name === 'expires_in')!;
+  const retryAfter = statedDurations.find((d) => d.name === 'retry-after')!;
+
+  it('probes a binding duration at half of it and at its end; one the spec promises nothing of, never', () => {
+    expect(timeUnitProbes(expiresIn, 3600).map((p) => [p.atMs, p.expect])).toEqual([
+      [1_800_000, 'honoured'],
+      [3_600_000, 'over (recorded)'],
+    ]);
+    expect(timeUnitProbes(retryAfter, 60)).toEqual([]);
+    expect(statedDurations.filter((d) => d.binding).map((d) => d.name)).toEqual(['expires_in']);
+  });
+
+  it('reads whole seconds from the body or a header', () => {
+    expect(statedSeconds(expiresIn, { headers: {}, json: { expires_in: 3600 } })).toBe(3600);
+    expect(statedSeconds(expiresIn, { headers: {}, json: { expires_in: '3600' } })).toBe(3600);
+    expect(statedSeconds(expiresIn, { headers: {}, json: { expires_in: 0 } })).toBeUndefined();
+    expect(statedSeconds(expiresIn, { headers: {}, json: {} })).toBeUndefined();
+    expect(statedSeconds(retryAfter, { headers: { 'retry-after': '60' }, json: undefined })).toBe(60);
+  });
+
+  it('fails a refusal at half; records either answer at the end', () => {
+    expect(judgeAtHalf(expiresIn, 3600, 200)).toBeUndefined();
+    expect(judgeAtHalf(expiresIn, 3600, 401)).toMatch(/1800 s later.*refused \(401\)/);
+    expect(readingAtEnd(expiresIn, 3600, 401)).toMatch(/runs on that clock/);
+    expect(readingAtEnd(expiresIn, 3600, 200)).toMatch(/real time/);
   });
 });

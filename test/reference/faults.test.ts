@@ -99,6 +99,14 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'oauth-metadata-token-endpoint-elsewhere': async (s) =>
     json(await http('GET', `${s.authUrl}/.well-known/oauth-authorization-server`)).token_endpoint !==
     `${s.authUrl}/oauth/token`,
+  'oauth-token-answer-no-cache': async (s) =>
+    (await oauthGrant(s, 'read:balance')).headers['cache-control'] !== 'no-store',
+  // Issued, then half its stated lifetime later on the reference's clock: refused.
+  'nm-token-lives-shorter-than-stated': async (s) => {
+    const grant = json(await oauthGrant(s, 'read:balance'));
+    await control(s, 'POST', '/clock/advance', { ms: ((grant.expires_in as number) * 1000) / 2 });
+    return (await api(s, 'GET', '/me', { token: grant.access_token as string })).status === 401;
+  },
   'oauth-token-widened': async (s) => (await oauthGrant(s, 'read:balance read:agents')).status === 200,
   'oauth-narrowed-answer-wide-token': async (s) => {
     const grant = json(await oauthGrant(s, 'read:balance read:agents'));
