@@ -94,8 +94,9 @@ export function judgeAtHalf(duration: StatedDuration, seconds: number, status: n
 
 /** What the answer at the end of a stated lifetime shows (either is allowed). */
 export function readingAtEnd(duration: StatedDuration, seconds: number, status: number | undefined): string {
+  const stated = `${duration.name} ${seconds}`;
   return status === 401
-    ? `${duration.name} ${seconds}: refused (401) at its end on the target's virtual clock: its expiry runs on that clock`
-    : `${duration.name} ${seconds}: still answered ${status ?? 'nothing'} at its end on the target's virtual clock: ` +
+    ? `${stated}: refused (401) at its end on the target's virtual clock: its expiry runs on that clock`
+    : `${stated}: still answered ${status ?? 'nothing'} at its end on the target's virtual clock: ` +
         'its expiry runs on real time, or later than said (the control protocol allows either clock)';
 }

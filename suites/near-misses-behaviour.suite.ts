@@ -60,20 +60,21 @@ const MAX_HALF_MS = 24 * 3_600_000;
 
 /**
  * The checks of this file that send API requests, ranked likeliest slip first: the double of a
- * move (a status read, then written after an await: check-then-act is the commonest race), an
- * identical second creation answered with the first one's value given once (an "idempotent"
- * create), a success that does not reset a failure counter (per kind of failure), a lifetime in
- * another unit than said, the double of a creation (a list
- * read and written back loses one), and body bytes after a bodiless answer (most servers drop
- * them). Against a remote target they take turns like one ranked probe list, NEAR_MISS_PER_RUN
- * .behaviour at the default budget (2 to 4 requests each); every requirement they verify other
- * checks of every run verify too. The event ids' check sends no API request and always runs.
+ * move (a status read, then written after an await: check-then-act is the commonest race), a
+ * lifetime in another unit than said (seconds and milliseconds are the classic mix-up, and
+ * AUTH-OAUTH-EXPIRES-IN has no other check), an identical second creation answered with the first
+ * one's value given once (an "idempotent" create), a success that does not reset a failure counter
+ * or a kind of failure not counted, the double of a creation (a list read and written back loses
+ * one), and body bytes after a bodiless answer (most servers drop them). Against a remote target
+ * they take turns like one ranked probe list, NEAR_MISS_PER_RUN.behaviour at the default budget (2
+ * to 4 requests each); every requirement they verify but AUTH-OAUTH-EXPIRES-IN other checks of
+ * every run verify too. The event ids' check sends no API request and always runs.
  */
 const behaviour = [
   ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
+  ...timeUnits.map((d) => `the ${d.name} of ${d.answer}`),
   ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
   ...resets.map((p) => `"${p.place.word}" ${p.failure!.answer} failures reset by a success`),
-  ...timeUnits.map((d) => `the ${d.name} of ${d.answer}`),
   ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
   ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
 ];
