@@ -43,3 +43,60 @@ export function judgeForwarded(
     `address was served (${status}): a header the client chooses must not give it a fresh budget`
   );
 }
+
+/**
+ * NM-UNAUTHENTICATED-BUDGET, the sibling for what the limit counts: "Request rate: 100 requests
+ * per minute per IP … Applies to: all". The limit counts requests from an address, not tokens or
+ * accounts, so a request that authenticates nothing is a request of that address all the same.
+ * Applied to each way a bearer-secured request authenticates nothing (openapi.json declares one
+ * http bearer scheme): no Authorization header, and a bearer token the target never issued.
+ *
+ * What the spec leaves open is the answer to such a request once the budget is spent: "Every
+ * endpoint can answer 401 `unauthorized` when the token is invalid" and "Response when the request
+ * rate is exceeded: not shown", so 401 before the refusal for rate and 429 before 401 are both
+ * readings it allows (recorded). What it decides: once an address has spent its budget with such
+ * requests, a valid request from it is refused too, whichever of the two answers they got.
+ */
+export interface UnauthenticatedRequest {
+  /** What authenticates nothing, in words. */
+  readonly what: string;
+  /** The headers of such a request. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A bearer token no target issued: the prefix of none, a fixed text (never a secret). */
+export const UNKNOWN_TOKEN = 'nm-unauthenticated-budget-never-issued-0000';
+
+/** The ways a bearer-secured request authenticates nothing that the rate limit must count all the same. */
+export const unauthenticatedRequests: readonly UnauthenticatedRequest[] = [
+  { what: 'no Authorization header', headers: {} },
+  { what: 'a bearer token never issued', headers: { authorization: `Bearer ${UNKNOWN_TOKEN}` } },
+];
+
+/** Which answer came first to an unauthenticated request once the budget was spent (both allowed): recorded. */
+export function unauthenticatedReading(statuses: readonly (number | 'unreachable')[]): string {
+  const refused = statuses.filter((s) => s === 429).length;
+  return refused > 0
+    ? `the refusal for rate before 401: ${refused} of ${statuses.length} were answered 429 once the budget was spent`
+    : `401 before the refusal for rate: ${statuses.length} answered ${[...new Set(statuses)].join(', ')}`;
+}
+
+/**
+ * The verdict on the valid requests an address sent once it had spent its budget with requests of
+ * `what` (one after each batch past the budget): at least one must be refused (429 is the refusal
+ * for rate the run knows). Served every time, the unauthenticated requests were not counted; a
+ * window that turned once leaves a later one spent. undefined when it holds.
+ */
+export function judgeUnauthenticatedSpend(
+  what: string,
+  sent: number,
+  validStatuses: readonly (number | 'unreachable')[],
+): string | undefined {
+  const served = validStatuses.filter((s) => typeof s === 'number' && s >= 200 && s < 300);
+  if (validStatuses.length === 0 || served.length < validStatuses.length) return undefined;
+  return (
+    `an address sent ${sent} requests with ${what} (more than twice the budget of a window), and each of the ` +
+    `${served.length} valid requests it sent among them once the budget was spent was served: "100 requests per ` +
+    'minute per IP … Applies to: all" counts every request of the address, whatever credentials it carries'
+  );
+}

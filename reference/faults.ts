@@ -95,6 +95,13 @@ export const faults = [
     violates: ['AUTH-MALFORMED-SCHEME'],
   },
   {
+    id: 'oauth-token-answer-no-cache',
+    description:
+      'The token answer carries Cache-Control: no-cache instead of no-store (no-cache lets a cache store it; ' +
+      'RFC 6749 §5.1 requires no-store).',
+    violates: ['AUTH-OAUTH-NO-STORE'],
+  },
+  {
     id: 'oauth-bad-secret-accepted',
     description: 'The OAuth token endpoint issues a token for a wrong client secret.',
     violates: ['AUTH-OAUTH-BAD-CLIENT'],
@@ -641,6 +648,13 @@ export const faults = [
   },
   // ── Near misses of behaviour: each caught by its operator's check (operators/) ──
   {
+    id: 'nm-token-lives-shorter-than-stated',
+    description:
+      'An OAuth token lives 15 minutes (the token store evicts it) while its answer states expires_in 3600: ' +
+      'refused half an hour after it was issued (NM-TIME-UNIT).',
+    violates: ['AUTH-OAUTH-EXPIRES-IN'],
+  },
+  {
     id: 'nm-delete-not-atomic',
     description:
       'DELETE /hooks/{id} reads the status, then writes "disabled" after an await: two DELETEs of one ' +
@@ -672,6 +686,13 @@ export const faults = [
     violates: ['RATE-LIMIT-PER-IP'],
   },
   {
+    id: 'nm-rate-limit-skips-anonymous',
+    description:
+      'The rate limiter counts only requests that carry an Authorization header (meant for API clients; a request ' +
+      'without credentials is refused 401 anyway): an address spends nothing with them (NM-UNAUTHENTICATED-BUDGET).',
+    violates: ['RATE-LIMIT-ALL-ENDPOINTS'],
+  },
+  {
     id: 'nm-event-id-per-call',
     description: 'The eventId is derived from the callId: distinct events of one call share it.',
     violates: ['EVENT-ID-PRESENT-UNIQUE'],
@@ -680,6 +701,14 @@ export const faults = [
     id: 'nm-failure-counter-not-reset',
     description:
       'A 2xx answer does not reset the consecutive-failure counter: 9 failures, a success, 1 failure disables.',
+    violates: ['WEBHOOK-AUTO-DISABLE-10'],
+  },
+  {
+    id: 'nm-4xx-restarts-failure-count',
+    description:
+      'A 4xx answer ends its delivery and starts the consecutive-failure count again, as if the receiver ' +
+      'answering at all proved it up: an endpoint answering 410 to every event is never disabled (NM-QUANTITY, ' +
+      '"consecutive" per kind of failure).',
     violates: ['WEBHOOK-AUTO-DISABLE-10'],
   },
 ] as const satisfies readonly Fault[];

@@ -73,6 +73,12 @@ export const variants = [
     id: 'rate-limit-plain-429',
     description: 'A refusal for rate is 429 with a text/plain body, no Retry-After and no RateLimit-* headers.',
   },
+  {
+    id: 'rate-limit-unauthenticated-401',
+    description:
+      'Every request counts toward its address, but one without an Authorization header past the budget is ' +
+      'answered 401 unauthorized, not 429 (the spec shows neither the refusal for rate nor an order).',
+  },
   { id: 'errors-without-message', description: 'Error bodies carry only `error` (message is optional).' },
   {
     id: 'extra-fields',

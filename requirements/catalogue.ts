@@ -781,6 +781,25 @@ export const requirements = [
       'expires_in and the accepted parameters are recorded.',
   },
   {
+    id: 'AUTH-OAUTH-EXPIRES-IN',
+    section: 'Authentication',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'An OAuth token works for the lifetime its expires_in states in seconds (OAuth 2.0, RFC 6749 §5.1): at half ' +
+      "of it on the target's clock it is accepted; whether it is refused at its end is recorded (token expiry may " +
+      'run on either clock: control-openapi.json).',
+  },
+  {
+    id: 'AUTH-OAUTH-NO-STORE',
+    section: 'Authentication',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A token answer of {auth_url}/oauth/token carries Cache-Control: no-store (OAuth 2.0, RFC 6749 §5.1: ' +
+      '"MUST include … no-store" in any response containing tokens); its Pragma: no-cache is recorded.',
+  },
+  {
     id: 'AUTH-OAUTH-CLIENT-AUTH-METHODS',
     section: 'Authentication',
     level: 'OBSERVE',
@@ -1017,7 +1036,9 @@ export const requirements = [
     section: 'Limits',
     level: 'MUST',
     checks: ['suite', 'load'],
-    text: 'The limit counts requests to every endpoint, per client IP.',
+    text:
+      'The limit counts requests to every endpoint, per client IP, whatever credentials they carry ' +
+      '(none, a token never issued: "Applies to: all").',
   },
   {
     id: 'RATE-LIMIT-PER-IP',

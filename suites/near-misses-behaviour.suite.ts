@@ -21,7 +21,7 @@ import { subscribe } from '../harness/seams/subscriptions.ts';
 import { kindsOfOneCall, sharedEventIds } from '../operators/event-identity.ts';
 import { bodilessAnswers, framingProblems, parseRaw } from '../operators/framing.ts';
 import { judgeSecondAnswer, oneTimeValues } from '../operators/one-time-values.ts';
-import { allQuantityProbes } from '../operators/quantities.ts';
+import { allQuantityProbes, type FailureKind, judgeConsecutive, type QuantityProbe } from '../operators/quantities.ts';
 import {
   judgeConcurrentCreation,
   judgeConcurrentDouble,
@@ -29,32 +29,52 @@ import {
   transitionProbes,
   type TransitionProbe,
 } from '../operators/transitions.ts';
+import {
+  judgeAtHalf,
+  readingAtEnd,
+  statedDurations,
+  statedSeconds,
+  type TimeUnitProbe,
+  timeUnitProbes,
+} from '../operators/time-units.ts';
 import { NEAR_MISS_PER_RUN } from './rules/near-misses.ts';
+import { basicAuthorization } from './rules/oauth.ts';
 
 const NOWHERE = 'https://example.invalid';
 
 const doubles = transitionProbes().filter((p) => p.id === 'NM-CONCURRENT-TRANSITION');
 const useAfter = (double: TransitionProbe) =>
   transitionProbes().find((p) => p.id === 'NM-USE-AFTER-TRANSITION' && p.operation === double.operation)!;
-// "consecutive": n − 1 failures, a success, n − 1 failures must leave the subscription active
-// (the count starts again at a success). The bound itself (n − 1 active, n disabled) is
+// "consecutive", once per kind of failure of the delivery rules (the retried kind first): n − 1
+// failures, a success, n − 1 failures leave the subscription active (the count starts again at a
+// success), one more disables it. The 5xx bound alone (9 active, 10 disabled) is also
 // webhook-delivery.suite.ts's; "immediately" (the very next request) is auth.suite.ts's revocation check.
-const resets = allQuantityProbes().filter((p) => p.kind === 'reset');
+const resets = allQuantityProbes()
+  .filter((p): p is QuantityProbe & { kind: 'reset' } => p.kind === 'reset')
+  .sort((a, b) => Number(b.failure?.retried) - Number(a.failure?.retried));
+
+// Every duration a target states that the spec (or OAuth 2.0, which it names) makes binding.
+const timeUnits = statedDurations.filter((d) => d.binding);
+/** The most the target's clock is moved to reach half of a stated lifetime (a "short-lived" token). */
+const MAX_HALF_MS = 24 * 3_600_000;
 
 /**
  * The checks of this file that send API requests, ranked likeliest slip first: the double of a
- * move (a status read, then written after an await: check-then-act is the commonest race), an
- * identical second creation answered with the first one's value given once (an "idempotent"
- * create), a success that does not reset a failure counter, the double of a creation (a list
- * read and written back loses one), and body bytes after a bodiless answer (most servers drop
- * them). Against a remote target they take turns like one ranked probe list, NEAR_MISS_PER_RUN
- * .behaviour at the default budget (2 to 4 requests each); every requirement they verify other
- * checks of every run verify too. The event ids' check sends no API request and always runs.
+ * move (a status read, then written after an await: check-then-act is the commonest race), a
+ * lifetime in another unit than said (seconds and milliseconds are the classic mix-up, and
+ * AUTH-OAUTH-EXPIRES-IN has no other check), an identical second creation answered with the first
+ * one's value given once (an "idempotent" create), a success that does not reset a failure counter
+ * or a kind of failure not counted, the double of a creation (a list read and written back loses
+ * one), and body bytes after a bodiless answer (most servers drop them). Against a remote target
+ * they take turns like one ranked probe list, NEAR_MISS_PER_RUN.behaviour at the default budget (2
+ * to 4 requests each); every requirement they verify but AUTH-OAUTH-EXPIRES-IN other checks of
+ * every run verify too. The event ids' check sends no API request and always runs.
  */
 const behaviour = [
   ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
+  ...timeUnits.map((d) => `the ${d.name} of ${d.answer}`),
   ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
-  ...resets.map((p) => `"${p.place.word}" reset by a success`),
+  ...resets.map((p) => `"${p.place.word}" ${p.failure!.answer} failures reset by a success`),
   ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
   ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
 ];
@@ -205,43 +225,145 @@ describe('Near misses: one-time values', () => {
   }
 });
 
+type HookSeen = Awaited<ReturnType<CheckTools['control']['hook']>>;
+const inRowAtLeast = (count: number) => (view: NonNullable<HookSeen>) =>
+  consecutiveFailures(view) >= count || view.status !== 'active';
+
+/**
+ * One more failure of `failure`'s kind, up to `count` in a row (the target's record): a retried kind
+ * fails again on the next attempt of the events pending; a permanent kind fails once per event, so
+ * each failure is a new event, its one attempt awaited.
+ */
+async function failUpTo(t: CheckTools, hookId: string, failure: FailureKind, count: number): Promise<HookSeen> {
+  if (failure.retried) return driveHook(t.control, hookId, inRowAtLeast(count));
+  let view = await t.control.hook(hookId);
+  for (let event = 0; event < 2 * count && view !== undefined && !inRowAtLeast(count)(view); event++) {
+    await t.control.emit('disposition.set');
+    await t.control.idle();
+    view = await t.control.hook(hookId);
+  }
+  return view;
+}
+
+/**
+ * "Auto-disable: endpoint disabled after 10 consecutive failures", once per kind of failure the
+ * delivery rules name: n − 1 failures, a success, n − 1 failures leave the subscription active (a
+ * success starts the count again); one failure more, n in a row, disables it. A permanent kind
+ * (4xx) is one failure per event, so attempt-level and delivery-level counting agree; a retried
+ * kind (5xx) fails on every attempt of one event.
+ */
+async function consecutiveOfKind(t: CheckTools, probe: QuantityProbe & { kind: 'reset' }): Promise<void> {
+  const failure = probe.failure!;
+  const n = probe.place.n ?? limits.webhookAutoDisableAfterConsecutiveFailures;
+  // The receiver answers arrivals in order, whichever event they carry: n − 1 failures, one
+  // success, then failures.
+  const hook = await subscribe(t, {
+    event: 'disposition.set',
+    plan: [{ status: failure.status, times: n - 1 }, { status: 200, times: 1 }, { status: failure.status }],
+  });
+  if (failure.retried) {
+    // One event fails n − 1 attempts and its next one succeeds; a second event fails from then on.
+    const first = await t.control.emit('disposition.set');
+    await driveDelivery(t.control, hook.id, first.eventId, () => false);
+    await t.control.emit('disposition.set');
+  } else {
+    // n − 1 events fail, one succeeds; the events after it fail, one each.
+    await failUpTo(t, hook.id, failure, n - 1);
+    await t.control.emit('disposition.set');
+    await t.control.idle();
+  }
+  const reset = await failUpTo(t, hook.id, failure, n - 1);
+  const arrived = await t.receiver.deliveries(hook.path);
+  t.ensure(
+    arrived.some((d) => d.answeredStatus === 200),
+    `no delivery reached the success between the failures (${arrived.length} arrived)`,
+  );
+  const atN = reset?.status === 'active' ? await failUpTo(t, hook.id, failure, n) : reset;
+  const seen = {
+    afterReset: { status: reset?.status, inRow: consecutiveFailures(reset) },
+    afterN: { status: atN?.status, inRow: consecutiveFailures(atN) },
+  };
+  const attempts = (atN?.deliveries ?? []).flatMap((d) => d.attempts).length;
+  t.observe(
+    'WEBHOOK-AUTO-DISABLE-10',
+    `${failure.answer} answers: ${seen.afterReset.inRow} in a row after a success left the subscription ` +
+      `${seen.afterReset.status}; at ${seen.afterN.inRow} in a row it was ${seen.afterN.status} (${attempts} ` +
+      `attempts over ${atN?.deliveries.length ?? 0} events${failure.retried ? '' : ', one attempt each'})`,
+  );
+  const problem = judgeConsecutive(probe.place, failure, seen);
+  t.ensure(problem === undefined, problem ?? '');
+}
+
 describe('Near misses: words of quantity', () => {
   for (const probe of resets) {
     const n = probe.place.n ?? limits.webhookAutoDisableAfterConsecutiveFailures;
+    const answer = probe.failure!.answer;
     check(
-      `near miss (quantities): "${probe.place.word}" counts in a row: ${n - 1} failures, a success, ` +
-        `${n - 1} failures leave the ${probe.place.place} active`,
+      `near miss (quantities): "${probe.place.word}" counts ${answer} answers in a row: ${n - 1} failures, a ` +
+        `success, ${n - 1} failures leave the ${probe.place.place} active, one more disables it`,
       {
         verifies: ['WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10'],
         needs: { tokens: ['all'], control: VIRTUAL_TIME_DELIVERIES, webhooks: true },
-        turn: nearMissTurn(`"${probe.place.word}" reset by a success`),
+        turn: nearMissTurn(`"${probe.place.word}" ${answer} failures reset by a success`),
         requests: 2,
       },
-      async (t) => {
-        // The receiver answers arrivals in order, whichever event they carry: n − 1 failures, one
-        // success, then failures.
-        const hook = await subscribe(t, {
-          event: 'disposition.set',
-          plan: [{ status: 500, times: n - 1 }, { status: 200, times: 1 }, { status: 500 }],
-        });
-        const first = await t.control.emit('disposition.set');
-        await driveDelivery(t.control, hook.id, first.eventId, () => false);
-        await t.control.emit('disposition.set');
-        const upTo = (count: number) => (view: NonNullable<Awaited<ReturnType<typeof t.control.hook>>>) =>
-          consecutiveFailures(view) >= count || view.status !== 'active';
-        const view = await driveHook(t.control, hook.id, upTo(n - 1));
-        const arrived = await t.receiver.deliveries(hook.path);
-        const succeeded = arrived.some((d) => d.answeredStatus === 200);
-        t.ensure(succeeded, `no delivery reached the success between the failures (${arrived.length} arrived)`);
-        // Other events of the account may fail there too: only n in a row (the target's own record) disable.
-        const inRow = consecutiveFailures(view);
-        t.ensure(
-          view?.status === 'active' || inRow >= n,
-          `after ${n - 1} failures, a success and ${inRow} failures the subscription is ${view?.status} ` +
-            `(${view?.disabledReason ?? ''}): "${probe.place.sentence}" counts failures in a row, a success ` +
-            'starts the count again',
-        );
+      (t) => consecutiveOfKind(t, probe),
+    );
+  }
+});
+
+/**
+ * A token's stated lifetime held to on the target's clock: issued, then used at half of its
+ * expires_in (accepted: RFC 6749 §5.1, seconds) and at its end (the answer recorded: token expiry
+ * may run on either clock, control-openapi.json).
+ */
+async function tokenLifetime(t: CheckTools, duration: (typeof timeUnits)[number]): Promise<void> {
+  const { clientId, clientSecret } = t.target.oauth!;
+  const issued = await t.call({
+    method: 'POST',
+    path: `${t.target.authUrl}/oauth/token`,
+    form: { grant_type: 'client_credentials' },
+    authorization: basicAuthorization(clientId, clientSecret),
+  });
+  const token = (issued.json as { access_token?: unknown } | undefined)?.access_token;
+  if (typeof token === 'string') session().api.redact.remember(token);
+  if (issued.status !== 200 || typeof token !== 'string' || token === '')
+    return t.notVerifiable(`the token endpoint issued no token (${codeOf(issued)}): AUTH-OAUTH-CLIENT-CREDENTIALS`);
+  const seconds = statedSeconds(duration, { headers: issued.responseHeaders, json: issued.json });
+  if (seconds === undefined)
+    return t.observe(
+      'AUTH-OAUTH-EXPIRES-IN',
+      `the token answer states no ${duration.name} in whole seconds (${JSON.stringify(
+        (issued.json as Record<string, unknown>)[duration.name],
+      )}): no lifetime to hold it to (RFC 6749 §5.1: RECOMMENDED)`,
+    );
+  const [half, end] = timeUnitProbes(duration, seconds) as [TimeUnitProbe, TimeUnitProbe];
+  if (half.atMs > MAX_HALF_MS)
+    return t.notVerifiable(
+      `${duration.name} states ${seconds} s: half of it is more than a day of the target's clock to move`,
+    );
+  await t.control.advanceClock(half.atMs);
+  const atHalf = await t.call({ method: 'GET', path: '/me', token });
+  const problem = judgeAtHalf(duration, seconds, atHalf.status);
+  t.verify('AUTH-OAUTH-EXPIRES-IN', problem === undefined, problem ?? '');
+  await t.control.advanceClock(end.atMs - half.atMs);
+  const atEnd = await t.call({ method: 'GET', path: '/me', token });
+  t.observe('AUTH-OAUTH-EXPIRES-IN', readingAtEnd(duration, seconds, atEnd.status));
+}
+
+describe('Near misses: units of time', () => {
+  for (const duration of timeUnits) {
+    check(
+      `near miss (time units): the ${duration.name} of ${duration.answer} is honoured at half of it on the ` +
+        "target's clock (its end: recorded)",
+      {
+        verifies: ['AUTH-OAUTH-EXPIRES-IN'],
+        needs: { oauth: true, control: ['clock', 'clock-advanced'] },
+        // The token, GET /me at half of its lifetime and at its end.
+        turn: nearMissTurn(`the ${duration.name} of ${duration.answer}`),
+        requests: 3,
       },
+      (t) => tokenLifetime(t, duration),
     );
   }
 });

@@ -7,7 +7,10 @@ import { harmlessRequest } from './data/harmless-requests.ts';
 import { secondProofTurn } from './data/second-proofs.ts';
 import {
   advertisedAuthMethods,
+  basicAuthorization,
   discoveryProblems,
+  noStoreProblem,
+  pragmaReading,
   tokenEndpointProblem,
   wideningPlan,
   wideningProblem,
@@ -19,12 +22,6 @@ interface TokenAnswer {
   expires_in?: unknown;
   scope?: unknown;
   error?: unknown;
-}
-
-function basic(id: string, secret: string): string {
-  // RFC 6749 §2.3.1: form-urlencode each part before base64.
-  const encode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-  return `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
 }
 
 /** POST {auth_url}/oauth/token; the access token, once seen, is scrubbed from every log. */
@@ -87,11 +84,17 @@ describe('OAuth 2.0 client_credentials', () => {
   );
 
   // RFC 6749 §2.3.1: every server MUST support HTTP Basic client authentication, so the grant,
-  // and the narrowed-scope rule, are verified with it.
+  // and the narrowed-scope rule, are verified with it; §5.1: its answer holds a token, so no-store.
   check(
-    'A client_credentials grant with HTTP Basic client authentication yields a working token under the same scopes',
+    'A client_credentials grant with HTTP Basic client authentication yields a working token under the same scopes, ' +
+      'in an answer marked Cache-Control: no-store',
     {
-      verifies: ['AUTH-OAUTH-CLIENT-CREDENTIALS', 'AUTH-OAUTH-SAME-SCOPES', 'AUTH-OAUTH-TOKEN-LIFETIME'],
+      verifies: [
+        'AUTH-OAUTH-CLIENT-CREDENTIALS',
+        'AUTH-OAUTH-SAME-SCOPES',
+        'AUTH-OAUTH-TOKEN-LIFETIME',
+        'AUTH-OAUTH-NO-STORE',
+      ],
       needs: { oauth: true },
       requests: 3,
     },
@@ -100,11 +103,14 @@ describe('OAuth 2.0 client_credentials', () => {
       const { exchange, answer } = await requestToken(
         t,
         { grant_type: 'client_credentials', scope: 'read:balance' },
-        basic(clientId, clientSecret),
+        basicAuthorization(clientId, clientSecret),
       );
       const problem = tokenProblem(exchange, answer, 'HTTP Basic with scope=read:balance');
       if (problem !== undefined) return t.fail(problem);
       const token = answer.access_token as string;
+      const cacheable = noStoreProblem(exchange.responseHeaders);
+      t.verify('AUTH-OAUTH-NO-STORE', cacheable === undefined, cacheable ?? '');
+      t.observe('AUTH-OAUTH-NO-STORE', `the token answer carries ${pragmaReading(exchange.responseHeaders)}`);
       t.observe(
         'AUTH-OAUTH-TOKEN-LIFETIME',
         `expires_in is ${JSON.stringify(answer.expires_in)}; granted scope ${JSON.stringify(answer.scope)}`,
@@ -182,7 +188,7 @@ describe('OAuth 2.0 client_credentials', () => {
       const { exchange, answer } = await requestToken(
         t,
         { grant_type: 'client_credentials', scope: requested },
-        basic(clientId, clientSecret),
+        basicAuthorization(clientId, clientSecret),
       );
       const refusal = `${exchange.status} ${String(answer.error ?? '')}`.trim();
       if (typeof answer.access_token !== 'string' || answer.access_token === '') {
@@ -224,7 +230,7 @@ describe('OAuth 2.0 client_credentials', () => {
       const { exchange, answer } = await requestToken(
         t,
         { grant_type: 'client_credentials' },
-        basic(clientId, `${clientSecret}x`),
+        basicAuthorization(clientId, `${clientSecret}x`),
       );
       t.ensure(
         answer.access_token === undefined,

@@ -12,6 +12,12 @@
  *                                 or X-Client-IP naming a fresh address must stay refused: a header
  *                                 the client writes is not its IP (operators/client-identity.ts).
  *
+ *   unauthenticated requests      an address spends its budget with requests carrying no token, or
+ *                                 one never issued (each answered 401 or 429: the spec shows no
+ *                                 order, the answer is recorded); a valid request from it must
+ *                                 then be refused: "Applies to: all" (operators/client-identity.ts,
+ *                                 NM-UNAUTHENTICATED-BUDGET; its own addresses 127.0.0.203/.204).
+ *
  * Each probe is followed by one more request from A: only when A is still refused was the budget
  * still spent when the probe went out (a window that turned in between voids the probe, and it is
  * tried again, at most three times), so a fixed window aligned to the clock never decides it. A
@@ -34,7 +40,14 @@ import { isAddressUnavailable, secondAddressUnreachable } from '../harness/http/
 import { tokenVariable } from '../harness/config/tokens.ts';
 import { check } from '../harness/checks/check.ts';
 import { startOwnReference } from '../harness/run/own-reference.ts';
-import { forwardingHeaders, freshAddress, judgeForwarded } from '../operators/client-identity.ts';
+import {
+  forwardingHeaders,
+  freshAddress,
+  judgeForwarded,
+  judgeUnauthenticatedSpend,
+  unauthenticatedReading,
+  unauthenticatedRequests,
+} from '../operators/client-identity.ts';
 
 const PER_WINDOW = limits.requestsPerMinute;
 /** The burst stops at the first refusal, or here (a limit far above the documented one is RATE-LIMIT-ENFORCED's). */
@@ -52,7 +65,8 @@ type Status = number | 'unreachable';
 
 interface Client {
   readonly address: string;
-  get(token: string, headers?: Record<string, string>): Promise<Status>;
+  /** GET /me with `token` (none: `headers` alone say what credentials it carries). */
+  get(token: string | undefined, headers?: Readonly<Record<string, string>>): Promise<Status>;
   close(): Promise<void>;
 }
 
@@ -66,7 +80,7 @@ function client(baseUrl: string, address: string): Client {
           dispatcher: agent,
           headersTimeout: 5_000,
           bodyTimeout: 5_000,
-          headers: { ...headers, authorization: `Bearer ${token}` },
+          headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
         });
         await response.body.dump();
         return response.statusCode;
@@ -237,6 +251,123 @@ describe('Request rate limit, per client IP', () => {
         second >= 200 && second < 300,
         `a first request from ${addresses.b} answered ${second}, neither served nor refused for rate`,
       );
+    },
+  );
+});
+
+/** Remotely, one address per kind of unauthenticated request (neither the run's, the k6 runners' nor A's or B's). */
+const UNAUTHENTICATED_ADDRESSES = ['127.0.0.203', '127.0.0.204'] as const;
+
+interface Spend {
+  /** Unauthenticated requests sent, and their answers past the budget (the reading). */
+  readonly sent: number;
+  readonly beyond: readonly Status[];
+  /** The valid requests sent among them once the budget was spent, up to the first refused. */
+  readonly valid: readonly Status[];
+}
+
+/**
+ * `c` spends its budget with unauthenticated requests (`headers`), in batches of 10: once PER_WINDOW
+ * are sent (or one is refused 429) a valid request follows each batch, up to the first one refused
+ * or MAX_BURST unauthenticated requests in all (a target answering 401 first never says when its
+ * budget is spent). A window that turns once in the burst leaves a later window spent: only a valid
+ * request served after every batch is judged.
+ */
+async function spendUnauthenticated(
+  c: Client,
+  headers: Readonly<Record<string, string>>,
+  token: string,
+): Promise<Spend | 'unreachable'> {
+  const valid: Status[] = [];
+  const beyond: Status[] = [];
+  let sent = 0;
+  let refused = false;
+  while (!refused && sent < MAX_BURST) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(10, MAX_BURST - sent) }, () => c.get(undefined, headers)),
+    );
+    if (batch.includes('unreachable')) return 'unreachable';
+    beyond.push(...batch.slice(Math.max(0, PER_WINDOW - sent)));
+    sent += batch.length;
+    if (sent < PER_WINDOW && !batch.includes(429)) continue;
+    const status = await c.get(token);
+    if (status === 'unreachable') return 'unreachable';
+    valid.push(status);
+    refused = status < 200 || status >= 300;
+  }
+  // The reading needs one unauthenticated answer past the budget.
+  if (beyond.length === 0) beyond.push(await c.get(undefined, headers));
+  return { sent, beyond, valid };
+}
+
+/** Whether `c`'s valid requests are ever refused within MAX_BURST: else there is no limit to spend. */
+async function limitShows(c: Client, token: string): Promise<boolean> {
+  for (let sent = 0; sent < MAX_BURST; sent += 10) {
+    const batch = await Promise.all(Array.from({ length: 10 }, () => c.get(token)));
+    if (batch.includes(429)) return true;
+  }
+  return false;
+}
+
+describe('Request rate limit, whatever credentials a request carries', () => {
+  check(
+    'Requests with no token or an unknown one count toward the per-IP budget: spent with them, a valid request ' +
+      'is refused too',
+    {
+      verifies: ['RATE-LIMIT-ALL-ENDPOINTS', 'RATE-LIMIT-RESPONSE-SHAPE'],
+      // None from the run's own address: a loopback target gets at most 2 × MAX_BURST per kind from
+      // 127.0.0.203/.204, outside the run's budget; a target elsewhere gets nothing.
+      requests: 0,
+      ownServer: true,
+      timeoutMs: 60_000,
+    },
+    async (t) => {
+      let baseUrl: string;
+      let token: string;
+      let addressOf: (index: number) => string;
+      let nextKind = async (): Promise<void> => {};
+      if (t.target.kind === 'embedded') {
+        // Its limiter's clock stands still; a window passes between the kinds, from one address.
+        const server = await startOwnReference({ host: '127.0.0.1', perWindow: PER_WINDOW, windowMs: 60_000 });
+        t.onCleanup(() => server.close());
+        baseUrl = server.baseUrl;
+        token = server.tokens.all;
+        addressOf = () => EMBEDDED_ADDRESSES.a;
+        nextKind = () => server.advanceClock(61_000);
+      } else {
+        const unreachable = secondAddressUnreachable(t.target.baseUrl);
+        if (unreachable !== undefined)
+          t.notVerifiable(`${unreachable}; from the run's own address it would refuse the run's other checks`);
+        if (t.target.tokens.all === undefined) t.notVerifiable('needs TOKEN_ALL (an all-scope token of the account)');
+        baseUrl = t.target.baseUrl;
+        token = t.target.tokens.all!;
+        addressOf = (index) => UNAUTHENTICATED_ADDRESSES[index]!;
+      }
+      const problems: string[] = [];
+      for (const [index, kind] of unauthenticatedRequests.entries()) {
+        if (index > 0) await nextKind();
+        const c = client(baseUrl, addressOf(index));
+        t.onCleanup(() => c.close());
+        const spend = await spendUnauthenticated(c, kind.headers, token);
+        if (spend === 'unreachable')
+          return t.notVerifiable(
+            `this machine cannot send from ${c.address} (on macOS: sudo ifconfig lo0 alias ${c.address} up)`,
+          );
+        t.observe(
+          'RATE-LIMIT-RESPONSE-SHAPE',
+          `requests with ${kind.what} from ${c.address}, past the budget of ${PER_WINDOW}: ` +
+            `${unauthenticatedReading(spend.beyond)}; then a valid request: ${spend.valid.join(', ')}`,
+        );
+        const problem = judgeUnauthenticatedSpend(kind.what, spend.sent, spend.valid);
+        if (problem === undefined) continue;
+        if (!(await limitShows(c, token)))
+          return t.notVerifiable(
+            `${MAX_BURST} valid requests from ${c.address} were served too: without a limit to spend, what it ` +
+              'counts cannot show (RATE-LIMIT-ENFORCED)',
+          );
+        problems.push(problem);
+      }
+      t.ensure(problems.length === 0, problems.join('; '));
     },
   );
 });

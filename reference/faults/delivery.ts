@@ -32,6 +32,13 @@ const byFault: { readonly [id in FaultId]?: Overrides<typeof delivery.defaults> 
   },
   'delivery-after-delete': { blocked: () => false },
   'nm-failure-counter-not-reset': { successResets: () => false },
+  // "The receiver answered, so it is up": a 4xx ends the delivery and starts the count again.
+  'nm-4xx-restarts-failure-count': {
+    failuresAfter: (failed, next) =>
+      failed.outcome.kind === 'status' && failed.outcome.status >= 400 && failed.outcome.status < 500
+        ? 0
+        : next(failed),
+  },
 };
 
 /** The fault ids delivery implements. */

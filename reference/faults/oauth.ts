@@ -19,4 +19,10 @@ export default faultsAt(oauth, {
       return { granted, minted: asked.filter((s) => allScopes.includes(s)), sayScope: true };
     },
   },
+  // A token store whose TTL (15 min) is shorter than the lifetime the answer states.
+  'nm-token-lives-shorter-than-stated': {
+    lifetimeMs: (stated, next) => Math.min(next(stated), 15 * 60_000),
+  },
+  // no-cache for no-store: a cache may still store the answer (it only revalidates).
+  'oauth-token-answer-no-cache': { tokenCacheControl: () => 'no-cache' },
 });

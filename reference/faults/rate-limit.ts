@@ -19,4 +19,8 @@ export default faultsAt(rateLimit, {
       return typeof forwarded === 'string' ? forwarded.split(',')[0]!.trim() : next(request);
     },
   },
+  // Meant for API clients: a request without credentials (refused 401 anyway) skips the limiter.
+  'nm-rate-limit-skips-anonymous': {
+    counted: (request, next) => request.headers.authorization !== undefined && next(request),
+  },
 });

@@ -85,6 +85,10 @@ export const oauth = site('OAuth', {
   secretMatches: ({ given, registered }: { given: string; registered: string }): boolean =>
     safeEqual(given, registered),
   /** A scope asked for beyond the client's registration is refused with invalid_scope; otherwise granted as asked. */
+  /** How long a token minted lives, in ms of the token clock: the seconds its answer states (RFC 6749 §5.1). */
+  lifetimeMs: ({ statedSeconds }: { statedSeconds: number }): number => statedSeconds * 1000,
+  /** The Cache-Control of an answer holding a token: no-store (RFC 6749 §5.1). */
+  tokenCacheControl: (): string => 'no-store',
   grant: ({ asked, registered }: ScopeRequest): Grant => {
     const unknown = asked.filter((s) => !registered.includes(s));
     if (unknown.length > 0) return { invalidScope: `scope not allowed for this client: ${unknown.join(' ')}` };
@@ -151,9 +155,9 @@ export async function oauthRoute(
       grant.minted,
       'oauth',
       `oauth:${client.clientId}`,
-      store.tokenNow() + tokenLifetimeSeconds * 1000,
+      store.tokenNow() + at.lifetimeMs({ statedSeconds: tokenLifetimeSeconds }),
     );
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    reply.header('cache-control', at.tokenCacheControl()).header('pragma', 'no-cache');
     return reply.send({
       access_token: token,
       token_type: 'Bearer',

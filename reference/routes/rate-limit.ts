@@ -22,6 +22,8 @@ export const rateLimit = site('rate limit', {
   enforced: (): boolean => true,
   /** The client a request counts for: its address. */
   client: (request: FastifyRequest): string => request.socket.remoteAddress ?? request.ip,
+  /** Whether a request counts toward its client's budget: every one, whatever credentials it carries. */
+  counted: (_request: FastifyRequest): boolean => true,
   /** The requests a client may send in a window. */
   limit: (configured: number): number => configured,
   /** The answer to a request the limit lets through: its budget in the RateLimit headers. */
@@ -31,7 +33,16 @@ export const rateLimit = site('rate limit', {
     reply.header('ratelimit-reset', decision.resetSeconds);
   },
   /** The answer to a request over the limit: 429 rate_limited, Retry-After and the RateLimit headers. */
-  refused: ({ reply, decision, limiter }: { reply: FastifyReply; decision: RateDecision; limiter: Limiter }): void => {
+  refused: ({
+    reply,
+    decision,
+    limiter,
+  }: {
+    reply: FastifyReply;
+    decision: RateDecision;
+    limiter: Limiter;
+    request: FastifyRequest;
+  }): void => {
     reply.header('ratelimit-limit', decision.limit);
     reply.header('ratelimit-remaining', decision.remaining);
     reply.header('ratelimit-reset', decision.resetSeconds);
@@ -54,9 +65,9 @@ export function registerRateLimit(
   const limiter = points.of(rateLimit).limiter(rate);
   app.addHook('onRequest', (request, reply, done) => {
     const at = points.of(rateLimit);
-    if (!request.url.startsWith('/v1') || !at.enforced()) return done();
+    if (!request.url.startsWith('/v1') || !at.enforced() || !at.counted(request)) return done();
     const decision = limiter.check(at.client(request), rate.now(), at.limit(limiter.limit));
-    if (!decision.allowed) return at.refused({ reply, decision, limiter });
+    if (!decision.allowed) return at.refused({ reply, decision, limiter, request });
     at.allowed({ reply, decision });
     done();
   });

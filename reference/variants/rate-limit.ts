@@ -11,4 +11,11 @@ export default variantsAt(rateLimit, {
       reply.code(429).type('text/plain; charset=utf-8').send('Too Many Requests');
     },
   },
+  // Counted all the same: only the answer past the budget differs.
+  'rate-limit-unauthenticated-401': {
+    refused: (refusal, next) => {
+      if (refusal.request.headers.authorization !== undefined) return next(refusal);
+      refusal.reply.code(401).send({ error: 'unauthorized', message: 'missing bearer token' });
+    },
+  },
 });

@@ -238,6 +238,8 @@ export const delivery = site('webhook delivery', {
   blocked: (subscription: Subscription): boolean => subscription.status === 'disabled',
   /** A 2xx resets the consecutive-failure counter. */
   successResets: (): boolean => true,
+  /** The consecutive-failure count after a failed attempt, of whatever kind (4xx, 5xx, timeout): one more. */
+  failuresAfter: ({ count }: { count: number; outcome: AttemptOutcome }): number => count + 1,
 });
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -372,9 +374,9 @@ class WebhookDispatcher implements Dispatcher {
     }
   }
 
-  #recordFailure(d: Internal): void {
+  #recordFailure(d: Internal, outcome: AttemptOutcome): void {
     const sub = d.subscription;
-    sub.consecutiveFailures++;
+    sub.consecutiveFailures = this.#at.failuresAfter({ count: sub.consecutiveFailures, outcome });
     if (sub.status === 'active' && sub.consecutiveFailures >= this.#at.disableAfter()) {
       sub.status = 'disabled';
       sub.disabledReason = 'auto_disabled';
@@ -456,7 +458,7 @@ class WebhookDispatcher implements Dispatcher {
       return;
     }
     const retry = this.#at.retried(outcome);
-    this.#recordFailure(d);
+    this.#recordFailure(d, outcome);
     if (isTerminal(d.record.state)) return;
     if (!retry) {
       this.#finish(d, 'failed_permanent');

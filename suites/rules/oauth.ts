@@ -132,3 +132,30 @@ export function wideningPlan<Op extends { readonly method: string; readonly scop
   const operation = [...candidates].sort((a, b) => probeOrder.indexOf(a.method) - probeOrder.indexOf(b.method))[0];
   return { request: [...registered, ...beyond], beyond, operation };
 }
+
+/**
+ * RFC 6749 §5.1 (OAuth 2.0, which the spec names): "The authorization server MUST include the HTTP
+ * "Cache-Control" response header field with a value of "no-store" in any response containing
+ * tokens". Directives compare case-insensitively (RFC 9111 §5.2). undefined when it holds.
+ */
+export function noStoreProblem(headers: Readonly<Record<string, string>>): string | undefined {
+  const value = headers['cache-control'];
+  const directives = (value ?? '').split(',').map((d) => d.trim().split('=')[0]!.toLowerCase());
+  if (directives.includes('no-store')) return undefined;
+  return (
+    `the token answer carries ${value === undefined ? 'no Cache-Control' : `Cache-Control: ${value}`}: RFC 6749 ` +
+    '§5.1 requires Cache-Control: no-store on any answer holding a token (no-cache still lets a cache store it)'
+  );
+}
+
+/** RFC 6749 §5.1 also asks for Pragma: no-cache, a header RFC 9111 §5.4 deprecates: recorded, not judged. */
+export function pragmaReading(headers: Readonly<Record<string, string>>): string {
+  const pragma = headers.pragma;
+  return pragma === undefined ? 'no Pragma header' : `Pragma: ${pragma}`;
+}
+
+/** HTTP Basic client authentication (RFC 6749 §2.3.1: form-urlencode each part before base64). */
+export function basicAuthorization(id: string, secret: string): string {
+  const encode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
+}

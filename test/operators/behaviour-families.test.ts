@@ -1,10 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { openapi } from '../../contract/openapi.ts';
-import { forwardingHeaders, freshAddress, judgeForwarded } from '../../operators/client-identity.ts';
+import {
+  forwardingHeaders,
+  freshAddress,
+  judgeForwarded,
+  judgeUnauthenticatedSpend,
+  unauthenticatedReading,
+  unauthenticatedRequests,
+} from '../../operators/client-identity.ts';
 import { retriesChangedId, sharedEventIds } from '../../operators/event-identity.ts';
 import { bodilessAnswers, framingProblems, parseRaw } from '../../operators/framing.ts';
 import { judgeLimit } from '../../operators/limit-exactness.ts';
-import { allQuantityProbes, longestFailureRun, quantityProbes, quantityPlaces } from '../../operators/quantities.ts';
+import {
+  judgeAtHalf,
+  readingAtEnd,
+  statedDurations,
+  statedSeconds,
+  timeUnitProbes,
+} from '../../operators/time-units.ts';
+import {
+  allQuantityProbes,
+  failureKinds,
+  judgeConsecutive,
+  longestFailureRun,
+  quantityProbes,
+  quantityPlaces,
+} from '../../operators/quantities.ts';
 
 describe('quantities: probes from the word', () => {
   it('a bound gets n − 1, n and n + 1, within it or not by its word', () => {
@@ -24,6 +45,40 @@ describe('quantities: probes from the word', () => {
     expect(reset?.kind === 'reset' && reset.sequence.join(' ')).toBe(`${'fail '.repeat(9)}succeed${' fail'.repeat(9)}`);
     expect(longestFailureRun(reset?.kind === 'reset' ? reset.sequence.map((s) => s === 'fail') : [])).toBe(9);
     expect(probes.filter((p) => p.kind === 'next-request')).toHaveLength(1);
+  });
+
+  it('"consecutive failures" is probed once per kind of failure the delivery rules name', () => {
+    const kinds = failureKinds();
+    expect(kinds.map((k) => [k.answer, k.retried, k.alsoNamed])).toEqual([
+      ['4xx', false, []],
+      ['5xx', true, ['timeout']],
+    ]);
+    const consecutive = quantityPlaces.find((p) => p.word === 'consecutive')!;
+    const probes = quantityProbes(consecutive);
+    for (const kind of kinds)
+      expect(
+        probes.filter((p) => p.kind !== 'next-request' && p.failure?.answer === kind.answer).map((p) => p.kind),
+      ).toEqual(['count', 'count', 'reset']);
+    // A rule added to the delivery rules is a kind of its own, with no new code.
+    const more = failureKinds({ ...openapi['x-webhook-delivery'], onRedirect: '3xx: permanent failure, no retry' });
+    expect(quantityProbes(consecutive, more)).toHaveLength(9);
+    expect(more[2]).toMatchObject({ answer: '3xx', retried: false, status: 300 });
+  });
+
+  it('judges "consecutive" per kind: a success resets, the nth in a row disables', () => {
+    const consecutive = quantityPlaces.find((p) => p.word === 'consecutive')!;
+    const [fourxx] = failureKinds();
+    const seen = (afterReset: [string, number], afterN: [string, number]) => ({
+      afterReset: { status: afterReset[0], inRow: afterReset[1] },
+      afterN: { status: afterN[0], inRow: afterN[1] },
+    });
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['active', 9], ['disabled', 10]))).toBeUndefined();
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['active', 9], ['active', 10]))).toMatch(
+      /4xx.*must be disabled/,
+    );
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['disabled', 9], ['disabled', 9]))).toMatch(/starts the count/);
+    // Failures of other events that made n in a row before the reset was seen: disabled is right.
+    expect(judgeConsecutive(consecutive, fourxx!, seen(['disabled', 10], ['disabled', 10]))).toBeUndefined();
   });
 
   it('a place added to the table gets its probes with no new code', () => {
@@ -80,6 +135,24 @@ describe('client identity', () => {
   });
 });
 
+describe('unauthenticated requests and the budget', () => {
+  it('applies to a request without credentials and one with a token never issued', () => {
+    expect(unauthenticatedRequests.map((r) => r.headers.authorization?.split(' ')[0] ?? 'none')).toEqual([
+      'none',
+      'Bearer',
+    ]);
+  });
+
+  it('fails only when every valid request after the spent budget was served; records which answer came first', () => {
+    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [200, 429])).toBeUndefined();
+    expect(judgeUnauthenticatedSpend('no Authorization header', 100, [429])).toBeUndefined();
+    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [])).toBeUndefined();
+    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [200, 200])).toMatch(/Applies to: all/);
+    expect(unauthenticatedReading([401, 429, 429])).toMatch(/rate before 401: 2 of 3/);
+    expect(unauthenticatedReading([401, 401])).toMatch(/^401 before the refusal for rate: 2 answered 401/);
+  });
+});
+
 describe('limit exactness', () => {
   it('exactly N over a window holding more, whatever count says', () => {
     expect(judgeLimit(1000, 1500, { rows: 1000, count: 1000 })).toBeUndefined();
@@ -87,5 +160,34 @@ describe('limit exactness', () => {
     expect(judgeLimit(1000, 1500, { rows: 999, count: 1500 })).toMatch(/exactly 1000/);
     expect(judgeLimit(1000, 600, { rows: 600, count: 600 })).toBeUndefined();
     expect(judgeLimit(7, 600, { rows: 8, count: 600 })).toMatch(/more than 7/);
+  });
+});
+
+describe('time units', () => {
+  const expiresIn = statedDurations.find((d) => d.name === 'expires_in')!;
+  const retryAfter = statedDurations.find((d) => d.name === 'retry-after')!;
+
+  it('probes a binding duration at half of it and at its end; one the spec promises nothing of, never', () => {
+    expect(timeUnitProbes(expiresIn, 3600).map((p) => [p.atMs, p.expect])).toEqual([
+      [1_800_000, 'honoured'],
+      [3_600_000, 'over (recorded)'],
+    ]);
+    expect(timeUnitProbes(retryAfter, 60)).toEqual([]);
+    expect(statedDurations.filter((d) => d.binding).map((d) => d.name)).toEqual(['expires_in']);
+  });
+
+  it('reads whole seconds from the body or a header', () => {
+    expect(statedSeconds(expiresIn, { headers: {}, json: { expires_in: 3600 } })).toBe(3600);
+    expect(statedSeconds(expiresIn, { headers: {}, json: { expires_in: '3600' } })).toBe(3600);
+    expect(statedSeconds(expiresIn, { headers: {}, json: { expires_in: 0 } })).toBeUndefined();
+    expect(statedSeconds(expiresIn, { headers: {}, json: {} })).toBeUndefined();
+    expect(statedSeconds(retryAfter, { headers: { 'retry-after': '60' }, json: undefined })).toBe(60);
+  });
+
+  it('fails a refusal at half; records either answer at the end', () => {
+    expect(judgeAtHalf(expiresIn, 3600, 200)).toBeUndefined();
+    expect(judgeAtHalf(expiresIn, 3600, 401)).toMatch(/1800 s later.*refused \(401\)/);
+    expect(readingAtEnd(expiresIn, 3600, 401)).toMatch(/runs on that clock/);
+    expect(readingAtEnd(expiresIn, 3600, 200)).toMatch(/real time/);
   });
 });

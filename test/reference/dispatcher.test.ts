@@ -548,6 +548,15 @@ describe('faults change the behaviour they name', () => {
     expect(sub.consecutiveFailures).toBeGreaterThan(limits.webhookAutoDisableAfterConsecutiveFailures);
   });
 
+  it('nm-4xx-restarts-failure-count: a 4xx starts the count again', async () => {
+    const { dispatcher } = setup({ faults: ['nm-4xx-restarts-failure-count'] });
+    const { sub } = hook([{ status: 410 }]);
+    sub.consecutiveFailures = 9;
+    const r = dispatcher.dispatch(sub, event());
+    await until(settled(r), 'failed_permanent');
+    expect([r.state, sub.consecutiveFailures, sub.status]).toEqual(['failed_permanent', 0, 'active']);
+  });
+
   it('auto-disable-early: disabled after 5 consecutive failures', async () => {
     const { dispatcher } = setup({
       scale: 100,

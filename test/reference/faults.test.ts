@@ -99,6 +99,14 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'oauth-metadata-token-endpoint-elsewhere': async (s) =>
     json(await http('GET', `${s.authUrl}/.well-known/oauth-authorization-server`)).token_endpoint !==
     `${s.authUrl}/oauth/token`,
+  'oauth-token-answer-no-cache': async (s) =>
+    (await oauthGrant(s, 'read:balance')).headers['cache-control'] !== 'no-store',
+  // Issued, then half its stated lifetime later on the reference's clock: refused.
+  'nm-token-lives-shorter-than-stated': async (s) => {
+    const grant = json(await oauthGrant(s, 'read:balance'));
+    await control(s, 'POST', '/clock/advance', { ms: ((grant.expires_in as number) * 1000) / 2 });
+    return (await api(s, 'GET', '/me', { token: grant.access_token as string })).status === 401;
+  },
   'oauth-token-widened': async (s) => (await oauthGrant(s, 'read:balance read:agents')).status === 200,
   'oauth-narrowed-answer-wide-token': async (s) => {
     const grant = json(await oauthGrant(s, 'read:balance read:agents'));
@@ -360,6 +368,10 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const headers = { 'x-forwarded-for': '203.0.113.9' };
     return (await api(s, 'GET', '/me', { token: tk(s).all, headers })).status !== 429;
   },
+  'nm-rate-limit-skips-anonymous': async (s) => {
+    for (let i = 0; i < RATE; i++) await api(s, 'GET', '/me');
+    return (await api(s, 'GET', '/me', { token: tk(s).all })).status !== 429;
+  },
   'nm-event-id-per-call': async (s) => {
     const callId = '0b6f1c1e-8f3a-4c55-9d2e-3a1f5e7b9c01';
     const a = json(await control(s, 'POST', '/events', { event: 'call.ended', fields: { callId } }));
@@ -443,6 +455,7 @@ const rateFaults = new Set<FaultId>([
   'rate-limit-per-token',
   'rate-limit-global',
   'nm-forwarded-for-trusted',
+  'nm-rate-limit-skips-anonymous',
 ]);
 // The dispatcher's own faults are probed in dispatcher.test.ts.
 const dispatcherFaults = new Set<FaultId>(DISPATCHER_FAULT_IDS);

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { operations, scopes } from '../../contract/openapi.ts';
 import {
   advertisedAuthMethods,
+  basicAuthorization,
   discoveryProblems,
   grantedScope,
+  noStoreProblem,
   normalisedUrl,
+  pragmaReading,
   tokenEndpointProblem,
   wideningPlan,
   wideningProblem,
@@ -162,5 +165,20 @@ describe('oauth.suite.ts: wideningPlan', () => {
     expect(onlyUndocumented.beyond).toEqual(['read:numbers', 'read:invoices']);
     expect(onlyUndocumented.operation).toBeUndefined();
     expect(wideningPlan(scopes, scopes, operations).beyond).toEqual([]);
+  });
+});
+
+describe('a token answer is not to be stored (RFC 6749 §5.1)', () => {
+  it('wants no-store among the Cache-Control directives, in any case', () => {
+    expect(noStoreProblem({ 'cache-control': 'no-store' })).toBeUndefined();
+    expect(noStoreProblem({ 'cache-control': 'private, No-Store' })).toBeUndefined();
+    expect(noStoreProblem({ 'cache-control': 'no-cache' })).toMatch(/Cache-Control: no-cache/);
+    expect(noStoreProblem({})).toMatch(/no Cache-Control/);
+    expect(pragmaReading({ pragma: 'no-cache' })).toBe('Pragma: no-cache');
+    expect(pragmaReading({})).toBe('no Pragma header');
+  });
+
+  it('writes HTTP Basic client authentication form-urlencoded (RFC 6749 §2.3.1)', () => {
+    expect(basicAuthorization('a b', 'c:d')).toBe(`Basic ${Buffer.from('a+b:c%3Ad').toString('base64')}`);
   });
 });
