@@ -21,9 +21,10 @@
  * Each probe is followed by one more request from A: only when A is still refused was the budget
  * still spent when the probe went out (a window that turned in between voids the probe, and it is
  * tried again, at most three times), so a fixed window aligned to the clock never decides it. A
- * forwarding header is judged served only when it is served FORWARD_ROUNDS times in a row, each
+ * forwarding header is judged served only when it is served FRESH_BUDGET_ROUNDS times in a row, each
  * followed by a refusal of A: a header taken as the client's address opens a fresh budget, while a
  * sliding window that frees one slot (a busy host, a short window) serves one request, not three.
+ * The second token is judged the same way: a limiter keyed per token serves it three times.
  *
  * Where: the embedded target → a reference of the check's own (harness/run/own-reference.ts: 100
  * per minute on a clock held still, the run's faults), A = 127.0.0.1, B = 127.0.0.2. A remote target on IPv4 loopback →
@@ -53,8 +54,8 @@ const PER_WINDOW = limits.requestsPerMinute;
 /** The burst stops at the first refusal, or here (a limit far above the documented one is RATE-LIMIT-ENFORCED's). */
 const MAX_BURST = 2 * PER_WINDOW + 10;
 const ATTEMPTS = 3;
-/** Times in a row a forwarding header must be served, A refused after each, to count as a fresh budget. */
-const FORWARD_ROUNDS = 3;
+/** Times in a row a probe (another token, a forwarding header) must be served, A refused after each, to count as a fresh budget. */
+const FRESH_BUDGET_ROUNDS = 3;
 /** Tokens of the TOKEN_ALL account GET /me accepts (any valid token: ME-ANY-SCOPE); the first one configured. */
 const OTHER_TOKENS = ['none', 'read:balance', 'read:cdrs', 'read:agents', 'write:calls', 'write:hooks'] as const;
 
@@ -100,13 +101,14 @@ interface Probe {
 }
 
 /**
- * A spent client adding a forwarding header: refused at once (it holds), or served FORWARD_ROUNDS
- * times in a row with A refused after each (a fresh budget). A served again in between voids it.
+ * A spent client trying for a budget of its own (another token, a forwarding header naming a fresh
+ * address): refused at once (the budget holds), or served FRESH_BUDGET_ROUNDS times in a row with A
+ * refused after each (a fresh budget). A served again in between voids it.
  */
-async function forwardedProbe(a: Client, token: string, header: string, value: string): Promise<Probe> {
+async function freshBudgetProbe(a: Client, token: string, send: () => Promise<Status>): Promise<Probe> {
   let status: Status = 429;
-  for (let round = 0; round < FORWARD_ROUNDS; round++) {
-    status = await a.get(token, { [header]: value });
+  for (let round = 0; round < FRESH_BUDGET_ROUNDS; round++) {
+    status = await send();
     if ((await a.get(token)) !== 429) return { status, conclusive: false };
     if (status === 429 || status === 'unreachable') break;
   }
@@ -118,7 +120,7 @@ describe('Request rate limit, per client IP', () => {
     'Requests of two tokens from one address share one budget; a second address is served while the first is refused',
     {
       verifies: ['RATE-LIMIT-PER-IP'],
-      // None from the run's own address: a loopback target gets at most ATTEMPTS × (MAX_BURST + 28) from
+      // None from the run's own address: a loopback target gets at most ATTEMPTS × (MAX_BURST + 32) from
       // 127.0.0.201/.202, outside the run's budget as the k6 probes are; a target elsewhere gets nothing.
       requests: 0,
       ownServer: true,
@@ -183,16 +185,14 @@ describe('Request rate limit, per client IP', () => {
           );
         }
         if (!tokenProbe?.conclusive && tokens.second !== undefined) {
-          const status = await a.get(tokens.second);
-          tokenProbe = { status, conclusive: (await a.get(tokens.first)) === 429 };
+          const second = tokens.second;
+          tokenProbe = await freshBudgetProbe(a, tokens.first, () => a.get(second));
         }
         // The same spent client naming a fresh address in a header it writes itself (operators/client-identity.ts).
         for (const [index, probe] of forwardingHeaders.entries()) {
           if (forwarded.get(probe.header)?.conclusive) continue;
-          forwarded.set(
-            probe.header,
-            await forwardedProbe(a, tokens.first, probe.header, probe.value(freshAddress(index))),
-          );
+          const headers = { [probe.header]: probe.value(freshAddress(index)) };
+          forwarded.set(probe.header, await freshBudgetProbe(a, tokens.first, () => a.get(tokens.first, headers)));
         }
         if (!addressProbe?.conclusive) {
           const status = await b.get(tokens.first);
