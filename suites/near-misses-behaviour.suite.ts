@@ -8,14 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
-import { check, type CheckTools, type Turn } from '../harness/checks/check.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { rawExchange } from '../harness/http/raw.ts';
 import { consecutiveFailures, driveDelivery, driveHook } from '../harness/seams/delivery-driver.ts';
 import { VIRTUAL_TIME_DELIVERIES } from '../harness/seams/event-watch.ts';
-import { session } from '../harness/run/session.ts';
-import { rankedTurnOf } from '../harness/scheduling/rotation.ts';
 import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
 import { kindsOfOneCall, sharedEventIds } from '../operators/event-identity.ts';
@@ -29,7 +27,7 @@ import {
   transitionProbes,
   type TransitionProbe,
 } from '../operators/transitions.ts';
-import { NEAR_MISS_PER_RUN } from './rules/near-misses.ts';
+import { behaviourTurn } from './rules/near-misses.ts';
 
 const NOWHERE = 'https://example.invalid';
 
@@ -40,29 +38,6 @@ const useAfter = (double: TransitionProbe) =>
 // (the count starts again at a success). The bound itself (n − 1 active, n disabled) is
 // webhook-delivery.suite.ts's; "immediately" (the very next request) is auth.suite.ts's revocation check.
 const resets = allQuantityProbes().filter((p) => p.kind === 'reset');
-
-/**
- * The checks of this file that send API requests, ranked likeliest slip first: the double of a
- * move (a status read, then written after an await: check-then-act is the commonest race), an
- * identical second creation answered with the first one's value given once (an "idempotent"
- * create), a success that does not reset a failure counter, the double of a creation (a list
- * read and written back loses one), and body bytes after a bodiless answer (most servers drop
- * them). Against a remote target they take turns like one ranked probe list, NEAR_MISS_PER_RUN
- * .behaviour at the default budget (2 to 4 requests each); every requirement they verify other
- * checks of every run verify too. The event ids' check sends no API request and always runs.
- */
-const behaviour = [
-  ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
-  ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
-  ...resets.map((p) => `"${p.place.word}" reset by a success`),
-  ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
-  ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
-];
-
-function nearMissTurn(member: string): Turn {
-  const remote = session().target.kind === 'remote';
-  return rankedTurnOf(behaviour, member, NEAR_MISS_PER_RUN.behaviour, remote, 'behavioural near misses');
-}
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 const errorOf = (json: unknown) => (json as { error?: string } | undefined)?.error;
@@ -148,7 +123,7 @@ describe('Near misses: transitions of the state table', () => {
         verifies: move ? ['HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404'] : ['HOOKS-CREATE', 'HOOKS-SECRET-ONCE'],
         needs: { tokens: move ? ['all'] : ['write:hooks'] },
         // Move: the resource, the two at once, the one after. Create: the two at once, a DELETE of each.
-        turn: nearMissTurn(`the double of ${probe.operation}`),
+        turn: behaviourTurn(`the double of ${probe.operation}`),
         requests: 4,
         unwatchedSubscriptions: true,
       },
@@ -166,7 +141,7 @@ describe('Near misses: one-time values', () => {
         verifies: ['HOOKS-SECRET-ONCE'],
         needs: { tokens: ['write:hooks'] },
         // Two identical POST /hooks, and the DELETE of each subscription made.
-        turn: nearMissTurn(`the ${value.field} of ${value.operation} asked twice`),
+        turn: behaviourTurn(`the ${value.field} of ${value.operation} asked twice`),
         requests: 4,
         unwatchedSubscriptions: true,
       },
@@ -214,7 +189,7 @@ describe('Near misses: words of quantity', () => {
       {
         verifies: ['WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10'],
         needs: { tokens: ['all'], control: VIRTUAL_TIME_DELIVERIES, webhooks: true },
-        turn: nearMissTurn(`"${probe.place.word}" reset by a success`),
+        turn: behaviourTurn(`"${probe.place.word}" reset by a success`),
         requests: 2,
       },
       async (t) => {
@@ -281,7 +256,7 @@ describe('Near misses: framing on the wire', () => {
         verifies: ['HOOKS-DELETE-SOFT'],
         needs: { tokens: ['all'] },
         // POST /hooks, the DELETE read byte for byte, the clean-up's DELETE (a 404 once deleted).
-        turn: nearMissTurn(`the bytes of ${answer.method} ${answer.path} ${answer.status}`),
+        turn: behaviourTurn(`the bytes of ${answer.method} ${answer.path} ${answer.status}`),
         requests: 3,
         unwatchedSubscriptions: true,
       },
