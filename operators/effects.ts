@@ -121,10 +121,12 @@ export function recordsOfCall(cdrs: readonly unknown[], toNumber: string): unkno
 
 /**
  * The verdict on a refused request and what its place showed afterwards: undefined when the
- * request was not refused (the request-shape operator judges that) or left nothing.
+ * request was not refused with a 4xx (an acceptance is the request-shape operator's to judge; after
+ * a 5xx the work may have been attempted, and a record of a failed attempt is a reading the spec
+ * allows: a CDR's dispositions are not shown) or left nothing.
  */
 export function judgeRefusal(probe: RefusalProbe, status: number | undefined, records: number): string | undefined {
-  if (status === undefined || (status >= 200 && status < 300) || records === 0) return undefined;
+  if (status === undefined || status < 400 || status >= 500 || records === 0) return undefined;
   const seen = probe.place.read === 'deliveries' ? `${records} deliveries arrived at its target_url` : '';
   const cdrs = probe.place.read === 'cdrs' ? `${records} call detail record(s) of its toNumber appeared` : '';
   return (
@@ -207,7 +209,7 @@ export const effectOperators: readonly Omit<OperatorInfo, 'family'>[] = [
     appliesTo:
       'every state-changing operation with a place of records in the spec (POST /hooks: deliveries to its ' +
       'target_url; POST /calls: the CDRs of its toNumber) × every near miss of it a conforming target refuses',
-    verdict: 'after the refusal (any non-2xx), no record of the request appears in its place',
+    verdict: 'after a 4xx refusal, no record of the request appears in its place',
     because: 'only a "valid body" moves (none) to active; 400 `invalid_input` when "a field fails validation"',
   },
   {

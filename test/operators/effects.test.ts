@@ -31,7 +31,7 @@ describe('refusal without effect: derived from openapi.json', () => {
     expect(hooks[0]!.nearMiss.operator).toBe('NM-LENGTH-BOUND');
   });
 
-  it('a new state-changing operation gets probes with no new code where a place is named, and a reason where not', () => {
+  it('a new state-changing operation without a place of records gets a reason, not a probe', () => {
     const copy = structuredClone(openapi) as unknown as { paths: Record<string, Record<string, unknown>> };
     copy.paths['/things'] = { put: { responses: { '204': { description: 'done' } } } };
     const { none } = refusalProbes(stringProbes(copy as never), copy as never);
@@ -43,6 +43,8 @@ describe('refusal without effect: derived from openapi.json', () => {
     expect(judgeRefusal(probe, 400, 1)).toMatch(/refused 400, yet 1 deliveries/);
     expect(judgeRefusal(probe, 400, 0)).toBeUndefined();
     expect(judgeRefusal(probe, 200, 1)).toBeUndefined();
+    // After a 5xx the work may have been attempted: a record of a failed attempt is a reading the spec allows.
+    expect(judgeRefusal(probe, 502, 1)).toBeUndefined();
   });
 
   it('finds the records of a call by the digits of its called number', () => {
