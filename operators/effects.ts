@@ -197,10 +197,12 @@ export function judgeInert(
  */
 export function judgeInertTogether(field: InertField, marker: string, records: readonly unknown[]): InertVerdict {
   const carrying = records.filter((r) => JSON.stringify(r).includes(marker));
+  const reading =
+    `${carrying.length} of the ${records.length} record(s) of the calls with and without ${field.element.name} ` +
+    'carry it (the two cannot be told apart)';
+  if (carrying.length === records.length) return { problem: undefined, reading };
   const others = records.filter((r) => !carrying.includes(r));
-  return carrying.length === records.length
-    ? judgeInert(field, marker, [], records)
-    : judgeInert(field, marker, carrying, others);
+  return { problem: judgeInert(field, marker, carrying, others).problem, reading };
 }
 
 export const effectOperators: readonly Omit<OperatorInfo, 'family'>[] = [
