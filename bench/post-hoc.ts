@@ -134,7 +134,7 @@ function run(
 }
 
 async function suiteRun(reference: RemoteReference, dir: string, seed: number): Promise<SuiteRun> {
-  const args = [entryPoint('cli/conformance'), ...SUITE_ARGS, '--seed', String(seed), '--reports-dir', dir];
+  const args = [entryPoint('commands/run'), ...SUITE_ARGS, '--seed', String(seed), '--reports-dir', dir];
   const { code, stderr } = await run(process.execPath, args, remoteRunEnvironment(reference), SUITE_RUN_MS);
   try {
     const report = JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')) as RunReport;

@@ -58,6 +58,8 @@ export const controlUnlocks: readonly Unlock[] = [
     ],
     note: "WEBHOOK_PUBLIC_URL; unless the target emits these kinds within the run's webhook watch",
   },
+  { needs: ['event-emitted'], requirements: ['HOOKS-REFUSED-NO-SUBSCRIPTION'], note: 'WEBHOOK_PUBLIC_URL' },
+  { needs: ['clock', 'clock-advanced'], requirements: ['CALLS-REFUSED-NOT-PLACED'] },
   {
     needs: ['event-emitted', 'hook-attempts'],
     requirements: ['HOOKS-DELETE-HISTORY-KEPT'],
@@ -76,7 +78,7 @@ export const controlUnlocks: readonly Unlock[] = [
   },
   {
     needs: ['call-record'],
-    requirements: ['CALLS-TRANSITIONS', 'CALLS-METADATA-NOT-PERSISTED'],
+    requirements: ['CALLS-TRANSITIONS', 'CALLS-METADATA-NOT-PERSISTED', 'CALLS-INERT-FIELDS'],
     note: 'ALLOW_ORIGINATE and TEST_DESTINATION_NUMBER',
   },
 ];

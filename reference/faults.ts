@@ -681,6 +681,27 @@ export const faults = [
     violates: ['HOOKS-DELETE-SOFT'],
   },
   {
+    id: 'nm-refused-hook-kept',
+    description:
+      'POST /hooks stores the subscription with its target_url trimmed before the raw value is validated: a ' +
+      'target_url with a surrounding space or a trailing newline is refused 400, yet subscribed and delivered to.',
+    violates: ['HOOKS-REFUSED-NO-SUBSCRIPTION'],
+  },
+  {
+    id: 'nm-refused-call-dialled',
+    description:
+      'POST /calls queues the call with the trimmed toNumber before checking the raw value: a toNumber with a ' +
+      'surrounding space or a trailing newline is refused 400 invalid_input, yet the call is placed (its CDR appears).',
+    violates: ['CALLS-REFUSED-NOT-PLACED'],
+  },
+  {
+    id: 'nm-metadata-in-cdr',
+    description:
+      "The call row keeps the request's metadata and GET /cdrs reads its rows from it: a call's CDR carries " +
+      'the metadata object, which is accepted but not persisted.',
+    violates: ['CALLS-INERT-FIELDS'],
+  },
+  {
     id: 'nm-forwarded-for-trusted',
     description: "The rate limiter keys on the client's own X-Forwarded-For header when there is one.",
     violates: ['RATE-LIMIT-PER-IP'],

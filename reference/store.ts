@@ -75,6 +75,8 @@ export const events = site('calls and events', {
   subscribed: ({ hook, event }: { hook: Subscription; event: EventType }): boolean => hook.event === event,
   /** Only an active subscription receives anything. */
   live: (hook: Subscription): boolean => hook.status === 'active',
+  /** The call detail record a call leaves when it ends. */
+  cdrRow: ({ row }: { row: CdrRecord['row']; callId: string }): CdrRecord['row'] => row,
 });
 
 /** The backoff of the variant webhook-backoff-slow-start (./variants.ts): 12 min, then × 1.5. */
@@ -284,20 +286,23 @@ export class ReferenceStore {
       call.cdrId = cdrId;
       this.#addCdr(account, {
         startMs: t0,
-        row: {
-          id: cdrId,
-          startTime: new Date(t0).toISOString(),
-          duration: durationSec,
-          billsec,
-          src: acct.cli,
-          dst: toNumber,
-          disposition: 'ANSWERED',
-          sipUsername: agent.sipUsername ?? '',
-          sellPriceCents: cents,
-          currency: acct.currency,
-          country: countryOf(toNumber),
-          did: null,
-        },
+        row: at.cdrRow({
+          callId,
+          row: {
+            id: cdrId,
+            startTime: new Date(t0).toISOString(),
+            duration: durationSec,
+            billsec,
+            src: acct.cli,
+            dst: toNumber,
+            disposition: 'ANSWERED',
+            sipUsername: agent.sipUsername ?? '',
+            sellPriceCents: cents,
+            currency: acct.currency,
+            country: countryOf(toNumber),
+            did: null,
+          },
+        }),
       });
       acct.balance = Math.round((acct.balance - cents / 100) * 100) / 100;
       this.emit(account, 'call.ended', {

@@ -400,6 +400,22 @@ export const requirements = [
     text: 'Whether metadata reappears anywhere (it is accepted but not persisted) is recorded.',
   },
   {
+    id: 'CALLS-INERT-FIELDS',
+    section: 'Resources › CallCreate',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'fromNumber ("not forwarded") and metadata ("not persisted") leave no trace in the records of the call: ' +
+      'the CDR of a call sent with them does not carry them where the same call without them does not.',
+  },
+  {
+    id: 'CALLS-REFUSED-NOT-PLACED',
+    section: 'Endpoints › POST /calls',
+    level: 'MUST',
+    checks: ['suite'],
+    text: 'A POST /calls that is refused places no call: no call detail record of its toNumber appears.',
+  },
+  {
     id: 'CALLS-AGENT-NOT-FOUND-404',
     section: 'Endpoints › POST /calls',
     level: 'MUST',
@@ -517,6 +533,13 @@ export const requirements = [
     level: 'MUST',
     checks: ['suite', 'property'],
     text: 'A target_url that is not an https URI answers 400 `invalid_input`.',
+  },
+  {
+    id: 'HOOKS-REFUSED-NO-SUBSCRIPTION',
+    section: 'States › Webhook subscription',
+    level: 'MUST',
+    checks: ['suite'],
+    text: 'A POST /hooks that is refused subscribes nothing: no event is delivered to its target_url.',
   },
   {
     id: 'HOOKS-TARGET-MAX-512',

@@ -8,20 +8,19 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
-import { check, type CheckTools, type Turn } from '../harness/checks/check.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
 import type { Exchange } from '../harness/http/client.ts';
 import { rawExchange } from '../harness/http/raw.ts';
 import { consecutiveFailures, driveDelivery, driveHook } from '../harness/seams/delivery-driver.ts';
 import { VIRTUAL_TIME_DELIVERIES } from '../harness/seams/event-watch.ts';
-import { session } from '../harness/run/session.ts';
-import { rankedTurnOf } from '../harness/scheduling/rotation.ts';
 import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
+import { session } from '../harness/run/session.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
 import { kindsOfOneCall, sharedEventIds } from '../operators/event-identity.ts';
 import { bodilessAnswers, framingProblems, parseRaw } from '../operators/framing.ts';
 import { judgeSecondAnswer, oneTimeValues } from '../operators/one-time-values.ts';
-import { allQuantityProbes, type FailureKind, judgeConsecutive, type QuantityProbe } from '../operators/quantities.ts';
+import { type FailureKind, judgeConsecutive, type QuantityProbe } from '../operators/quantities.ts';
 import {
   judgeConcurrentCreation,
   judgeConcurrentDouble,
@@ -37,7 +36,7 @@ import {
   type TimeUnitProbe,
   timeUnitProbes,
 } from '../operators/time-units.ts';
-import { NEAR_MISS_PER_RUN } from './rules/near-misses.ts';
+import { behaviourTurn, consecutiveResets } from './rules/near-misses.ts';
 import { basicAuthorization } from './rules/oauth.ts';
 
 const NOWHERE = 'https://example.invalid';
@@ -45,44 +44,14 @@ const NOWHERE = 'https://example.invalid';
 const doubles = transitionProbes().filter((p) => p.id === 'NM-CONCURRENT-TRANSITION');
 const useAfter = (double: TransitionProbe) =>
   transitionProbes().find((p) => p.id === 'NM-USE-AFTER-TRANSITION' && p.operation === double.operation)!;
-// "consecutive", once per kind of failure of the delivery rules (the retried kind first): n − 1
-// failures, a success, n − 1 failures leave the subscription active (the count starts again at a
-// success), one more disables it. The 5xx bound alone (9 active, 10 disabled) is also
-// webhook-delivery.suite.ts's; "immediately" (the very next request) is auth.suite.ts's revocation check.
-const resets = allQuantityProbes()
-  .filter((p): p is QuantityProbe & { kind: 'reset' } => p.kind === 'reset')
-  .sort((a, b) => Number(b.failure?.retried) - Number(a.failure?.retried));
+// The 5xx bound alone (9 active, 10 disabled) is also webhook-delivery.suite.ts's; "immediately"
+// (the very next request) is auth.suite.ts's revocation check.
+const resets = consecutiveResets();
 
 // Every duration a target states that the spec (or OAuth 2.0, which it names) makes binding.
 const timeUnits = statedDurations.filter((d) => d.binding);
 /** The most the target's clock is moved to reach half of a stated lifetime (a "short-lived" token). */
 const MAX_HALF_MS = 24 * 3_600_000;
-
-/**
- * The checks of this file that send API requests, ranked likeliest slip first: the double of a
- * move (a status read, then written after an await: check-then-act is the commonest race), a
- * lifetime in another unit than said (seconds and milliseconds are the classic mix-up, and
- * AUTH-OAUTH-EXPIRES-IN has no other check), an identical second creation answered with the first
- * one's value given once (an "idempotent" create), a success that does not reset a failure counter
- * or a kind of failure not counted, the double of a creation (a list read and written back loses
- * one), and body bytes after a bodiless answer (most servers drop them). Against a remote target
- * they take turns like one ranked probe list, NEAR_MISS_PER_RUN.behaviour at the default budget (2
- * to 4 requests each); every requirement they verify but AUTH-OAUTH-EXPIRES-IN other checks of
- * every run verify too. The event ids' check sends no API request and always runs.
- */
-const behaviour = [
-  ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
-  ...timeUnits.map((d) => `the ${d.name} of ${d.answer}`),
-  ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
-  ...resets.map((p) => `"${p.place.word}" ${p.failure!.answer} failures reset by a success`),
-  ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
-  ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
-];
-
-function nearMissTurn(member: string): Turn {
-  const remote = session().target.kind === 'remote';
-  return rankedTurnOf(behaviour, member, NEAR_MISS_PER_RUN.behaviour, remote, 'behavioural near misses');
-}
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 const errorOf = (json: unknown) => (json as { error?: string } | undefined)?.error;
@@ -168,7 +137,7 @@ describe('Near misses: transitions of the state table', () => {
         verifies: move ? ['HOOKS-DELETE-SOFT', 'HOOKS-DELETE-TWICE-404'] : ['HOOKS-CREATE', 'HOOKS-SECRET-ONCE'],
         needs: { tokens: move ? ['all'] : ['write:hooks'] },
         // Move: the resource, the two at once, the one after. Create: the two at once, a DELETE of each.
-        turn: nearMissTurn(`the double of ${probe.operation}`),
+        turn: behaviourTurn(`the double of ${probe.operation}`),
         requests: 4,
         unwatchedSubscriptions: true,
       },
@@ -186,7 +155,7 @@ describe('Near misses: one-time values', () => {
         verifies: ['HOOKS-SECRET-ONCE'],
         needs: { tokens: ['write:hooks'] },
         // Two identical POST /hooks, and the DELETE of each subscription made.
-        turn: nearMissTurn(`the ${value.field} of ${value.operation} asked twice`),
+        turn: behaviourTurn(`the ${value.field} of ${value.operation} asked twice`),
         requests: 4,
         unwatchedSubscriptions: true,
       },
@@ -304,7 +273,7 @@ describe('Near misses: words of quantity', () => {
       {
         verifies: ['WEBHOOK-AUTO-DISABLE-10', 'WEBHOOK-RECOVERY-BEFORE-10'],
         needs: { tokens: ['all'], control: VIRTUAL_TIME_DELIVERIES, webhooks: true },
-        turn: nearMissTurn(`"${probe.place.word}" ${answer} failures reset by a success`),
+        turn: behaviourTurn(`"${probe.place.word}" ${answer} failures reset by a success`),
         requests: 2,
       },
       (t) => consecutiveOfKind(t, probe),
@@ -360,7 +329,7 @@ describe('Near misses: units of time', () => {
         verifies: ['AUTH-OAUTH-EXPIRES-IN'],
         needs: { oauth: true, control: ['clock', 'clock-advanced'] },
         // The token, GET /me at half of its lifetime and at its end.
-        turn: nearMissTurn(`the ${duration.name} of ${duration.answer}`),
+        turn: behaviourTurn(`the ${duration.name} of ${duration.answer}`),
         requests: 3,
       },
       (t) => tokenLifetime(t, duration),
@@ -403,7 +372,7 @@ describe('Near misses: framing on the wire', () => {
         verifies: ['HOOKS-DELETE-SOFT'],
         needs: { tokens: ['all'] },
         // POST /hooks, the DELETE read byte for byte, the clean-up's DELETE (a 404 once deleted).
-        turn: nearMissTurn(`the bytes of ${answer.method} ${answer.path} ${answer.status}`),
+        turn: behaviourTurn(`the bytes of ${answer.method} ${answer.path} ${answer.status}`),
         requests: 3,
         unwatchedSubscriptions: true,
       },

@@ -1,7 +1,7 @@
 /** Faults of POST /hooks (../routes/hooks.ts). ../faults.ts describes each. */
-import { limits } from '../../contract/openapi.ts';
+import { eventTypes, limits, type EventType } from '../../contract/openapi.ts';
 import { faultsAt } from '../points.ts';
-import { postHooks } from '../routes/hooks.ts';
+import { isHttpsUri, postHooks } from '../routes/hooks.ts';
 import type { Subscription } from '../webhooks/dispatcher.ts';
 
 /** Whether two subscriptions are of one account, event and target. */
@@ -56,6 +56,16 @@ export default faultsAt(postHooks, {
       await new Promise((resolve) => setTimeout(resolve, 20));
       for (const h of [...hooks.values()]) if (sameSubscription(h, created) && !read.has(h.id)) hooks.delete(h.id);
       return created;
+    },
+  },
+  // The target is normalised (trimmed) and stored before the raw value is validated, and a refusal
+  // does not roll the row back: " https://…" and "https://…\n" are refused 400, yet subscribed.
+  'nm-refused-hook-kept': {
+    refused: ({ store, account, event, targetUrl }) => {
+      if (typeof targetUrl !== 'string' || !eventTypes.includes(event as EventType)) return;
+      const trimmed = targetUrl.trim();
+      if (trimmed.length <= limits.targetUrlMaxLength && isHttpsUri(trimmed))
+        store.createHook(account, event as EventType, trimmed);
     },
   },
   // "Idempotent": the same account, event and target get the active subscription back, secret included.

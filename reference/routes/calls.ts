@@ -21,9 +21,19 @@ import type { Account, AccountName, AgentRecord } from '../seed.ts';
 import { authenticate } from './authentication.ts';
 import { objectBody } from './json-body.ts';
 import type { RouteOptions } from './options.ts';
+import type { CallRecord, ReferenceStore } from '../store.ts';
 
 /** The checks of a POST /calls, each one step of the order above. */
 export type CallCheck = 'aiAgentId' | 'fields' | 'account' | 'agent' | 'environment';
+
+/** An accepted origination: the account's agent, the destination, the body as sent. */
+export interface Origination {
+  readonly store: ReferenceStore;
+  readonly account: AccountName;
+  readonly agent: AgentRecord;
+  readonly toNumber: string;
+  readonly body: Record<string, unknown>;
+}
 
 const invalid = (message: string): ErrorAnswer => ({ status: 400, error: 'invalid_input', message });
 const notProvisioned: ErrorAnswer = {
@@ -50,6 +60,16 @@ export const postCalls = site('POST /calls', {
     error: 'ai_agent_not_provisioned',
     message: `agent ${agentId} has no SIP extension yet`,
   }),
+  /** What a refused POST /calls leaves behind: nothing. */
+  refused: (_refused: {
+    store: ReferenceStore;
+    account: AccountName;
+    check: CallCheck;
+    body: Record<string, unknown>;
+  }): void => {},
+  /** The call an accepted POST /calls places (metadata and fromNumber go nowhere). */
+  originate: ({ store, account, agent, toNumber }: Origination): CallRecord =>
+    store.originate(account, agent, toNumber),
   /** The 502 when the upstream rejects the originate: its detail in a field of its own. */
   originateFailed: (detail: string): ErrorAnswer => ({
     status: 502,
@@ -116,9 +136,12 @@ export async function callsRoute(app: FastifyInstance, options: RouteOptions): P
     };
     for (const check of at.order()) {
       const refusal = checks[check]();
-      if (refusal !== undefined) return refuse(reply, points, refusal);
+      if (refusal === undefined) continue;
+      at.refused({ store, account: token.account, check, body });
+      return refuse(reply, points, refusal);
     }
-    const call = store.originate(token.account, store.state.agents.get(aiAgentId as string)!, toNumber as string);
+    const agent = store.state.agents.get(aiAgentId as string)!;
+    const call = at.originate({ store, account: token.account, agent, toNumber: toNumber as string, body });
     return reply.send({ callId: call.callId, status: 'queued' });
   });
 }

@@ -55,6 +55,8 @@ export const postHooks = site('POST /hooks', {
   knownEvent: (event: unknown): boolean => typeof event === 'string' && eventTypes.includes(event as EventType),
   tooLong: (targetUrl: string): boolean => targetUrl.length > limits.targetUrlMaxLength,
   httpsUri: (targetUrl: string): boolean => isHttpsUri(targetUrl),
+  /** What a refused POST /hooks leaves behind: nothing. */
+  refused: (_refused: { store: ReferenceStore; account: AccountName; event: unknown; targetUrl: unknown }): void => {},
   /** A new subscription, active, with a secret of its own. */
   subscribe: ({ store, account, event, targetUrl }: NewSubscription): Subscription | Promise<Subscription> =>
     store.createHook(account, event, targetUrl),
@@ -68,9 +70,12 @@ export async function hooksRoute(app: FastifyInstance, options: RouteOptions): P
     const body = objectBody(request, reply, options);
     if (body === undefined) return reply;
     const at = points.of(postHooks);
-    const invalid = (message: string) => sendError(reply, points, 400, 'invalid_input', message);
     const event = at.event(body.event);
     const targetUrl = at.targetUrl(body.target_url);
+    const invalid = (message: string) => {
+      at.refused({ store, account: token.account, event, targetUrl });
+      return sendError(reply, points, 400, 'invalid_input', message);
+    };
     if (!at.knownEvent(event)) return invalid(`event is required and must be one of ${eventTypes.join(', ')}`);
     if (typeof targetUrl !== 'string') return invalid('target_url is required and must be a string');
     if (at.tooLong(targetUrl)) return invalid(`target_url is longer than ${limits.targetUrlMaxLength} characters`);

@@ -9,13 +9,23 @@ import type { HookCreated } from '../../contract/openapi.ts';
 import type { CallRequest, CheckTools, Turn } from '../../harness/checks/check.ts';
 import type { Exchange } from '../../harness/http/client.ts';
 import type { ProbeRotation } from '../../harness/scheduling/budget.ts';
-import { familySlice, runSeed } from '../../harness/scheduling/rotation.ts';
+import { familySlice, rankedTurnOf, runSeed } from '../../harness/scheduling/rotation.ts';
+import { session } from '../../harness/run/session.ts';
 import { journalCreated, journalDeleted } from '../../harness/run/journal.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { Element } from '../../operators/document.ts';
 import type { IdentifierProbe } from '../../operators/identifiers.ts';
 import type { ValueProbe } from '../../operators/operator.ts';
 import { exemplar } from '../../operators/exemplar.ts';
+import { inertFields, refusalProbes } from '../../operators/effects.ts';
+import { bodilessAnswers } from '../../operators/framing.ts';
+import { oneTimeValues } from '../../operators/one-time-values.ts';
+import { allQuantityProbes, type QuantityProbe } from '../../operators/quantities.ts';
+import { statedDurations } from '../../operators/time-units.ts';
+import { stringProbes } from '../../operators/strings.ts';
+import { transitionProbes } from '../../operators/transitions.ts';
+import type { Document } from '../../operators/document.ts';
+import { openapi } from '../../contract/openapi.ts';
 import type { Answer, Expectation } from '../../operators/expectation.ts';
 import { FICTIONAL_E164 } from '../data/calls.ts';
 
@@ -49,6 +59,56 @@ export const NEAR_MISS_DEFAULT_REQUESTS = 16;
 
 /** The most one behavioural near-miss check sends (near-misses-behaviour.suite.ts: 2 to 4). */
 export const BEHAVIOUR_REQUESTS_MAX = 4;
+
+/** The operations with refusal probes (NM-REFUSAL-WITHOUT-EFFECT), each one check of near-misses-effects.suite.ts. */
+export const refusalOperations = (): string[] => [
+  ...new Set(refusalProbes(stringProbes(openapi as unknown as Document)).probes.map((p) => p.operation)),
+];
+
+/**
+ * The behavioural checks that send API requests (near-misses-behaviour.suite.ts,
+ * near-misses-effects.suite.ts), ranked likeliest slip first: the double of a move (a status read,
+ * then written after an await: check-then-act is the commonest race), a lifetime in another unit
+ * than said (seconds and milliseconds are the classic mix-up, and AUTH-OAUTH-EXPIRES-IN has no
+ * other check), an identical second creation answered with the first one's value given once (an
+ * "idempotent" create), a refused request that still acted (the work done before the last
+ * validation), a success that does not reset a failure counter or a kind of failure not counted
+ * (the retried kind first), a field the contract calls inert acted on, the double of a creation (a
+ * list read and written back loses one), and body bytes after a bodiless answer (most servers drop
+ * them). Against a remote target they take turns like one ranked probe list,
+ * NEAR_MISS_PER_RUN.behaviour at the default budget (2 to 4 requests each); every requirement they
+ * verify other checks of every run verify too, but the refusals', the inert fields' and
+ * AUTH-OAUTH-EXPIRES-IN, which their turns verify.
+ */
+export function behaviourChecks(): string[] {
+  const doubles = transitionProbes().filter((p) => p.id === 'NM-CONCURRENT-TRANSITION');
+  return [
+    ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
+    ...statedDurations.filter((d) => d.binding).map((d) => `the ${d.name} of ${d.answer}`),
+    ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
+    ...refusalOperations().map((operation) => `the refusals of ${operation}`),
+    ...consecutiveResets().map((p) => `"${p.place.word}" ${p.failure!.answer} failures reset by a success`),
+    ...[...new Set(inertFields().map((f) => f.element.operation.key))].map((op) => `the inert fields of ${op}`),
+    ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
+    ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
+  ];
+}
+
+/**
+ * "consecutive", once per kind of failure of the delivery rules, the retried kind first: n − 1
+ * failures, a success, n − 1 failures leave the subscription active, one more disables it.
+ */
+export function consecutiveResets(): Array<QuantityProbe & { kind: 'reset' }> {
+  return allQuantityProbes()
+    .filter((p): p is QuantityProbe & { kind: 'reset' } => p.kind === 'reset')
+    .sort((a, b) => Number(b.failure?.retried) - Number(a.failure?.retried));
+}
+
+/** A behavioural check's turn: embedded, always; remotely, its turn of behaviourChecks(). */
+export function behaviourTurn(member: string): Turn {
+  const remote = session().target.kind === 'remote';
+  return rankedTurnOf(behaviourChecks(), member, NEAR_MISS_PER_RUN.behaviour, remote, 'behavioural near misses');
+}
 
 /** Requests of one check's value probes: each, and the canonical form once where one may be the same value. */
 export const valueProbeRequests = (probes: readonly ValueProbe[]) =>

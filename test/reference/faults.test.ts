@@ -363,6 +363,25 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     });
     return (parseRaw(bytes)?.after.length ?? 0) > 0;
   },
+  // A refused subscription that an event still reaches (the control API counts the deliveries it made).
+  'nm-refused-hook-kept': async (s) => {
+    const reached = async () => json(await control(s, 'POST', '/events', { event: 'lead.completed' })).deliveries;
+    const before = await reached();
+    const refused = await postJson(s, '/hooks', tk(s).all, { event: 'lead.completed', target_url: `${TARGET}\n` });
+    return refused.status === 400 && Number(await reached()) > Number(before);
+  },
+  // A refused call whose CDR appears once it ended.
+  'nm-refused-call-dialled': async (s) => {
+    const refused = await postJson(s, '/calls', tk(s).all, { ...validCall(s), toNumber: ' +14155550199' });
+    await control(s, 'POST', '/clock/advance', { ms: 60_000 });
+    const list = await cdrList(s, await window(s, 10 * 60_000));
+    return refused.status === 400 && JSON.stringify(list.calls).includes('+14155550199');
+  },
+  'nm-metadata-in-cdr': async (s) => {
+    await postJson(s, '/calls', tk(s).all, { ...validCall(s), metadata: { marker: 'nm-metadata-marker' } });
+    await control(s, 'POST', '/clock/advance', { ms: 60_000 });
+    return JSON.stringify((await cdrList(s, await window(s, 10 * 60_000))).calls).includes('nm-metadata-marker');
+  },
   'nm-forwarded-for-trusted': async (s) => {
     for (let i = 0; i < RATE; i++) await api(s, 'GET', '/me', { token: tk(s).all });
     const headers = { 'x-forwarded-for': '203.0.113.9' };
