@@ -54,7 +54,10 @@ const PER_WINDOW = limits.requestsPerMinute;
 /** The burst stops at the first refusal, or here (a limit far above the documented one is RATE-LIMIT-ENFORCED's). */
 const MAX_BURST = 2 * PER_WINDOW + 10;
 const ATTEMPTS = 3;
-/** Times in a row a probe (another token, a forwarding header) must be served, A refused after each, to count as a fresh budget. */
+/**
+ * Times in a row a probe (another token, a forwarding header) must be served, A refused after each,
+ * to count as a fresh budget.
+ */
 const FRESH_BUDGET_ROUNDS = 3;
 /** Tokens of the TOKEN_ALL account GET /me accepts (any valid token: ME-ANY-SCOPE); the first one configured. */
 const OTHER_TOKENS = ['none', 'read:balance', 'read:cdrs', 'read:agents', 'write:calls', 'write:hooks'] as const;
