@@ -128,10 +128,20 @@ function runJob(job: Job, runId: string, scratch: string): NightlyRun {
   // The `npm ci` stand-in: the checkout's lockfile is the clone's, so its install is the clone's.
   const npmCi = (): boolean => {
     if (readFileSync(join(workspace, 'package-lock.json'), 'utf8') !== readFileSync(lockFile, 'utf8')) return false;
-    const link = spawnSync('cp', ['-al', join(repo, 'node_modules'), join(workspace, 'node_modules')]);
-    // Caches are written in place: the copy gets none, so the clone's files are never written through a link.
-    for (const cache of ['.vite', '.vite-temp', '.vitest-cache', '.cache'])
-      rmSync(join(workspace, 'node_modules', cache), { recursive: true, force: true });
+    // Caches are written in place, and by the other vitest processes of npm test while this copy is
+    // made (a file gone mid-copy fails cp): the copy gets none, so the clone's files are never
+    // written through a link and the copy never races them.
+    const caches = ['.vite', '.vite-temp', '.vitest-cache', '.cache'];
+    const entries = readdirSync(join(repo, 'node_modules')).filter((entry) => !caches.includes(entry));
+    mkdirSync(join(workspace, 'node_modules'));
+    const link = spawnSync(
+      'cp',
+      ['-al', ...entries.map((e) => join(repo, 'node_modules', e)), join(workspace, 'node_modules')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    if (link.status !== 0) log.push(`npm ci: cp -al failed: ${link.stderr.trim().split('\n').slice(0, 3).join('; ')}`);
     return link.status === 0;
   };
   for (const step of job.steps) {
@@ -144,7 +154,8 @@ function runJob(job: Job, runId: string, scratch: string): NightlyRun {
     let ok = true;
     if (step.run?.trim() === 'npm ci') {
       ok = npmCi();
-      log.push(`npm ci: ${ok ? "the clone's node_modules, hard-linked" : 'package-lock.json differs from the clone'}`);
+      const failed = 'not installed: package-lock.json differs from the clone, or the copy failed';
+      log.push(`npm ci: ${ok ? "the clone's node_modules, hard-linked" : failed}`);
     } else if (step.run !== undefined) {
       const result = spawnSync('bash', ['-e', '-c', step.run], {
         cwd: workspace,
@@ -180,12 +191,13 @@ function runJob(job: Job, runId: string, scratch: string): NightlyRun {
     } else if (step.uses?.startsWith('actions/cache/save@') === true) {
       const entry = join(store, input('key'));
       // GitHub refuses to overwrite an entry: a key saved twice is an error in the workflow.
-      ok = !existsSync(entry);
+      ok = !existsSync(entry) && existsSync(join(workspace, input('path')));
       if (ok) {
         cpSync(join(workspace, input('path')), join(entry, 'content'), { recursive: true });
         writeFileSync(join(entry, '.order'), String(readdirSync(store).length));
       }
-      log.push(`cache save: ${input('key')}${ok ? '' : ' (already exists)'}`);
+      const why = existsSync(entry) ? ' (already exists)' : ` (no ${input('path')} to save)`;
+      log.push(`cache save: ${input('key')}${ok ? '' : why}`);
     } else if (step.uses?.startsWith('actions/upload-artifact@') === true) {
       ok = existsSync(join(workspace, input('path')));
       if (ok) cpSync(join(workspace, input('path')), join(artifacts, runId, input('name')), { recursive: true });
