@@ -51,6 +51,8 @@ export interface FaultVerdict {
   readonly exitCode: number | null;
   readonly durationMs: number;
   readonly problem?: string;
+  /** Not caught by a run that ended: what the fault's checks did (missedBecause). */
+  readonly missed?: string;
   /** Remote mode: slices of the near-miss rotation the run reported. */
   readonly slices?: number;
   /** Remote mode: the seed of the run that caught it. */
@@ -92,6 +94,20 @@ export function slicesReported(report: Pick<RunReport, 'checks'>): number {
   return slices;
 }
 
+/**
+ * Why a fault was not caught, from what its checks did (the evidence a NOT CAUGHT line carries):
+ * each check carrying a violated requirement with its status, and the reason of a skipped one. Pure.
+ */
+export function missedBecause(violates: readonly string[], report: Pick<RunReport, 'checks'>): string {
+  const mine = report.checks.filter((check) => check.requirements.some((id) => violates.includes(id)));
+  if (mine.length === 0) return `(violates ${violates.join(', ')}): no check of these requirements ran`;
+  const shown = mine
+    .slice(0, 3)
+    .map((c) => `${c.status}${c.skipReason === undefined ? '' : ` (${c.skipReason.slice(0, 160)})`}: ${c.name}`);
+  const more = mine.length > 3 ? `; and ${mine.length - 3} more` : '';
+  return `(violates ${violates.join(', ')}): its checks ${shown.join('; ')}${more}`;
+}
+
 /** A verdict from a run's report and exit code: the one judgement of both modes. Pure. */
 export function verdictOf(
   fault: Pick<Fault, 'id' | 'violates'>,
@@ -117,10 +133,12 @@ export function verdictOf(
     };
   const caughtBy = judgeFault(fault.violates, report);
   const notVerifiableRemotely = remote && caughtBy.length === 0 ? unverifiable(fault.violates, report) : undefined;
+  const caught = caughtBy.length > 0 && exitCode === 1;
   return {
     ...base,
-    caught: caughtBy.length > 0 && exitCode === 1,
+    caught,
     caughtBy,
+    ...(caught || notVerifiableRemotely !== undefined ? {} : { missed: missedBecause(fault.violates, report) }),
     slices: slicesReported(report),
     ...(notVerifiableRemotely === undefined ? {} : { notVerifiableRemotely }),
   };
@@ -374,7 +392,7 @@ export function verdictLine(verdict: FaultVerdict): string {
   const line = verdict.caught
     ? `caught by${verdict.seed !== undefined && verdict.seed > 1 ? ` (seed ${verdict.seed})` : ''}: ` +
       `${verdict.caughtBy[0]}${verdict.caughtBy.length > 1 ? ` (+${verdict.caughtBy.length - 1})` : ''}`
-    : `NOT CAUGHT ${verdict.problem ?? `(violates ${verdict.violates.join(', ')})`}`;
+    : `NOT CAUGHT ${verdict.problem ?? verdict.missed ?? `(violates ${verdict.violates.join(', ')})`}`;
   return (
     `${verdict.caught ? '✓' : '✗'} ${verdict.fault.padEnd(34)} ` +
     `${(verdict.durationMs / 1000).toFixed(1).padStart(5)} s  ${line}`

@@ -12,6 +12,7 @@ import {
   embeddedSlot,
   type FaultVerdict,
   judgeFault,
+  missedBecause,
   slicesReported,
   unverifiable,
   verdictLine,
@@ -70,6 +71,20 @@ describe('the fault catalogue', () => {
       ({ name, status: 'failed', requirements: ['A-1', 'D-4'], failedRequirements: failed }) as never;
     expect(judgeFault(['A-1'], { checks: [split('y', ['D-4'])] })).toEqual([]);
     expect(judgeFault(['A-1'], { checks: [split('z', ['A-1'])] })).toEqual(['z']);
+  });
+
+  it('says of a fault not caught what its checks did: each status, a skipped one with its reason', () => {
+    const check = (name: string, status: string, ids: string[], skipReason?: string) =>
+      ({ name, status, requirements: ids, ...(skipReason ? { skipReason } : {}) }) as never;
+    const checks = [
+      check('x', 'passed', ['A-1']),
+      check('y', 'skipped', ['A-1', 'B-2'], 'needs CONTROL_URL'),
+      check('z', 'failed', ['C-3']),
+    ];
+    expect(missedBecause(['A-1'], { checks })).toBe(
+      '(violates A-1): its checks passed: x; skipped (needs CONTROL_URL): y',
+    );
+    expect(missedBecause(['D-4'], { checks })).toBe('(violates D-4): no check of these requirements ran');
   });
 
   it('remotely, sets a fault aside only when no requirement it violates was verifiable in the run', () => {
@@ -202,6 +217,7 @@ describe('the fault catalogue', () => {
     // The same runner, the same checks (the ones that just caught me-missing-field), the next fault:
     // every check passes, so nothing of me-missing-field stayed on.
     expect(verdicts[2]).toMatchObject({ caught: false, caughtBy: [], exitCode: 0 });
+    expect(verdicts[2]!.missed).toMatch(/^\(violates ME-200-SHAPE\): its checks passed: GET \/me /);
     expect(verdicts[2]!.problem).toBeUndefined();
   });
 
