@@ -31,12 +31,11 @@ import {
 import {
   judgeAtHalf,
   readingAtEnd,
-  statedDurations,
   statedSeconds,
   type TimeUnitProbe,
   timeUnitProbes,
 } from '../operators/time-units.ts';
-import { behaviourTurn, consecutiveResets } from './rules/near-misses.ts';
+import { behaviourTurn, bindingDurations, consecutiveResets } from './rules/near-misses.ts';
 import { basicAuthorization } from './rules/oauth.ts';
 
 const NOWHERE = 'https://example.invalid';
@@ -48,8 +47,7 @@ const useAfter = (double: TransitionProbe) =>
 // (the very next request) is auth.suite.ts's revocation check.
 const resets = consecutiveResets();
 
-// Every duration a target states that the spec (or OAuth 2.0, which it names) makes binding.
-const timeUnits = statedDurations.filter((d) => d.binding);
+const timeUnits = bindingDurations();
 /** The most the target's clock is moved to reach half of a stated lifetime (a "short-lived" token). */
 const MAX_HALF_MS = 24 * 3_600_000;
 

@@ -565,8 +565,10 @@ if (target.kind === 'remote') {
       },
       async (t) => {
         // Three intervals, and more while jitter could still hide a growth (times seen on arrival).
-        const decided = (a: readonly Delivery[]) =>
-          gapsAfter503(a).length >= 3 && backoffReading(gapsAfter503(a), ARRIVAL_JITTER_MS) !== 'unresolved';
+        const decided = (a: readonly Delivery[]) => {
+          const gaps = gapsAfter503(a);
+          return gaps.length >= 3 && backoffReading(gaps, ARRIVAL_JITTER_MS) !== 'unresolved';
+        };
         const attempts = await failingAttempts(t, decided);
         t.observe(
           'WEBHOOK-TIMEOUT-AND-BACKOFF-VALUES',

@@ -21,7 +21,7 @@ import { inertFields, refusalProbes } from '../../operators/effects.ts';
 import { bodilessAnswers } from '../../operators/framing.ts';
 import { oneTimeValues } from '../../operators/one-time-values.ts';
 import { allQuantityProbes, type QuantityProbe } from '../../operators/quantities.ts';
-import { statedDurations } from '../../operators/time-units.ts';
+import { type StatedDuration, statedDurations } from '../../operators/time-units.ts';
 import { stringProbes } from '../../operators/strings.ts';
 import { transitionProbes } from '../../operators/transitions.ts';
 import type { Document } from '../../operators/document.ts';
@@ -84,7 +84,7 @@ export function behaviourChecks(): string[] {
   const doubles = transitionProbes().filter((p) => p.id === 'NM-CONCURRENT-TRANSITION');
   return [
     ...doubles.filter((p) => p.kind === 'move').map((p) => `the double of ${p.operation}`),
-    ...statedDurations.filter((d) => d.binding).map((d) => `the ${d.name} of ${d.answer}`),
+    ...bindingDurations().map((d) => `the ${d.name} of ${d.answer}`),
     ...oneTimeValues().map((v) => `the ${v.field} of ${v.operation} asked twice`),
     ...refusalOperations().map((operation) => `the refusals of ${operation}`),
     ...consecutiveResets().map((p) => `"${p.place.word}" ${p.failure!.answer} failures reset by a success`),
@@ -93,6 +93,9 @@ export function behaviourChecks(): string[] {
     ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
   ];
 }
+
+/** Every duration a target states that the spec (or OAuth 2.0, which it names) makes binding. */
+export const bindingDurations = (): StatedDuration[] => statedDurations.filter((d) => d.binding);
 
 /**
  * "consecutive", once per kind of failure of the delivery rules, the retried kind first: n − 1
