@@ -82,21 +82,47 @@ export function unauthenticatedReading(statuses: readonly (number | 'unreachable
 }
 
 /**
- * The verdict on the valid requests an address sent once it had spent its budget with requests of
- * `what` (one after each batch past the budget): at least one must be refused (429 is the refusal
- * for rate the run knows). Served every time, the unauthenticated requests were not counted; a
- * window that turned once leaves a later one spent. undefined when it holds.
+ * One round of the side-by-side spend: a valid request from the control address (which spends its
+ * budget with valid requests) and one from the probe address (which spends it with unauthenticated
+ * ones), sent together after each batch. Both addresses send the same number of requests at the same
+ * pace, so a window that frees slots (a slow host, a sliding window) frees them for both alike.
  */
+export interface BudgetRound {
+  readonly control: number | 'unreachable';
+  readonly probe: number | 'unreachable';
+}
+
+/**
+ * What the rounds show: `counted` once the probe address was refused (429, the refusal for rate the run
+ * knows); `not-counted` when, `inARow` rounds in a row, the control was refused and the probe served (its
+ * unauthenticated requests left its budget untouched); `no-limit` when the control was never refused (no
+ * limit showed at this pace: RATE-LIMIT-ENFORCED's); else `unresolved`.
+ */
+export type SpendVerdict =
+  | { readonly kind: 'counted' | 'no-limit' | 'unresolved' }
+  | { readonly kind: 'not-counted'; readonly problem: string };
+
 export function judgeUnauthenticatedSpend(
   what: string,
   sent: number,
-  validStatuses: readonly (number | 'unreachable')[],
-): string | undefined {
-  const served = validStatuses.filter((s) => typeof s === 'number' && s >= 200 && s < 300);
-  if (validStatuses.length === 0 || served.length < validStatuses.length) return undefined;
-  return (
-    `an address sent ${sent} requests with ${what} (more than twice the budget of a window), and each of the ` +
-    `${served.length} valid requests it sent among them once the budget was spent was served: "100 requests per ` +
-    'minute per IP … Applies to: all" counts every request of the address, whatever credentials it carries'
-  );
+  rounds: readonly BudgetRound[],
+  inARow: number,
+): SpendVerdict {
+  if (rounds.some((r) => r.probe === 429)) return { kind: 'counted' };
+  const served = (s: number | 'unreachable'): boolean => typeof s === 'number' && s >= 200 && s < 300;
+  let run = 0;
+  for (const round of rounds) {
+    run = round.control === 429 && served(round.probe) ? run + 1 : 0;
+    if (run >= inARow) {
+      return {
+        kind: 'not-counted',
+        problem:
+          `an address sent ${sent} requests with ${what}, and ${inARow} times in a row a valid request from it was ` +
+          'served while one from an address that had sent as many valid requests at the same pace was refused: ' +
+          '"100 requests per minute per IP … Applies to: all" counts every request of the address, whatever ' +
+          'credentials it carries',
+      };
+    }
+  }
+  return { kind: rounds.some((r) => r.control === 429) ? 'unresolved' : 'no-limit' };
 }

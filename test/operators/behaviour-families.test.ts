@@ -143,11 +143,16 @@ describe('unauthenticated requests and the budget', () => {
     ]);
   });
 
-  it('fails only when every valid request after the spent budget was served; records which answer came first', () => {
-    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [200, 429])).toBeUndefined();
-    expect(judgeUnauthenticatedSpend('no Authorization header', 100, [429])).toBeUndefined();
-    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [])).toBeUndefined();
-    expect(judgeUnauthenticatedSpend('no Authorization header', 210, [200, 200])).toMatch(/Applies to: all/);
+  it('fails only when the probe is served while the control is refused, rounds in a row', () => {
+    const what = 'no Authorization header';
+    const round = (control: number, probe: number) => ({ control, probe });
+    const kind = (rounds: { control: number; probe: number }[]) => judgeUnauthenticatedSpend(what, 110, rounds, 3).kind;
+    expect(kind([round(200, 200), round(429, 429)])).toBe('counted');
+    expect(kind([round(429, 200), round(429, 200), round(429, 429)])).toBe('counted');
+    expect(kind([round(200, 200), round(200, 200)])).toBe('no-limit');
+    expect(kind([round(429, 200), round(429, 200), round(200, 200), round(429, 200)])).toBe('unresolved');
+    const verdict = judgeUnauthenticatedSpend(what, 110, [round(429, 200), round(429, 201), round(429, 200)], 3);
+    expect(verdict).toMatchObject({ kind: 'not-counted', problem: expect.stringMatching(/Applies to: all/) });
     expect(unauthenticatedReading([401, 429, 429])).toMatch(/rate before 401: 2 of 3/);
     expect(unauthenticatedReading([401, 401])).toMatch(/^401 before the refusal for rate: 2 answered 401/);
   });
