@@ -107,7 +107,19 @@ function usageError(message: string): number {
   return 2;
 }
 
+/**
+ * A reader that goes away (`occ self-proof | head -1`) closes the pipe: the command goes on to its
+ * end (a run still tears down what it created) with that output dropped, and keeps its exit code.
+ */
+function dropOutputOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
 export async function main(argv: readonly string[]): Promise<number | undefined> {
+  dropOutputOnClosedPipe(process.stdout);
+  dropOutputOnClosedPipe(process.stderr);
   const { command, chosen } = program();
   try {
     command.parse([...argv], { from: 'user' });

@@ -34,10 +34,10 @@ import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { embeddedRunEnvironment } from '../harness/config/environment.ts';
 import type { RunReport } from '../harness/report/model.ts';
-import { requirementsFailedBy } from '../harness/report/results.ts';
 import { GATE_REQUESTS } from '../harness/scheduling/budget.ts';
 import { compileCacheDirectory, entryPoint } from '../cli/package-root.ts';
 import { remoteRunEnvironment, startRemoteReference } from '../cli/remote-reference.ts';
+import { judgeFault } from './judge.ts';
 import type { CheckSelection, Fault, FromRunner, ToRunner } from './runner.ts';
 
 export type { Fault } from './runner.ts';
@@ -67,16 +67,6 @@ export function unverifiable(violates: readonly string[], report: Pick<RunReport
   if (mine.some((r) => r.status === 'passed' || r.status === 'failed')) return undefined;
   const reasons = [...new Set(mine.flatMap((r) => r.notVerifiableBecause))];
   return reasons.length > 0 ? reasons.join('; ') : 'no check of these requirements ran';
-}
-
-/** Caught when a failing check carries one of the requirement ids the fault names. Pure. */
-export function judgeFault(violates: readonly string[], report: Pick<RunReport, 'checks'>): string[] {
-  return (
-    report.checks
-      // A check split by per-requirement verdicts catches the fault only through a requirement it failed.
-      .filter((check) => requirementsFailedBy(check).some((id) => violates.includes(id)))
-      .map((check) => check.name)
-  );
 }
 
 /** A bound on the remote runs of one fault (consecutive seeds, one per slice of the rotation). */
@@ -200,10 +190,12 @@ export class RunnerProcess {
   async run(
     fault: Pick<Fault, 'id' | 'violates'>,
     only?: CheckSelection,
+    everyCheck = false,
   ): Promise<{ report: RunReport; exitCode: number } | { problem: string }> {
     this.#child.send({
       fault: { id: fault.id, violates: fault.violates },
       ...(only === undefined ? {} : { only }),
+      everyCheck,
     } satisfies ToRunner);
     const answer = await this.#next(FAULT_RUN_MS);
     if ('run' in answer) return answer.run;
@@ -244,11 +236,15 @@ export class RunnerProcess {
   }
 }
 
-/** One --concurrency slot: takes faults from the queue until it is empty, through one runner at a time. */
+/**
+ * One --concurrency slot: takes faults from the queue until it is empty, through one runner at a time.
+ * A fault's run stops at its first catch unless `everyCheck` (--every-check).
+ */
 export async function embeddedSlot(
   queue: Fault[],
   env: NodeJS.ProcessEnv,
   done: (verdict: FaultVerdict) => void,
+  everyCheck = false,
 ): Promise<void> {
   let runner: RunnerProcess | undefined;
   try {
@@ -281,7 +277,7 @@ export async function embeddedSlot(
       const fault = queue.shift();
       if (fault === undefined) break;
       const runStarted = Date.now();
-      const outcome = await runner.run(fault);
+      const outcome = await runner.run(fault, undefined, everyCheck);
       if ('problem' in outcome) {
         runner = undefined;
         done({
@@ -408,10 +404,20 @@ const usage = `Usage: occ self-proof [options]   (npm run self-proof)
   --default-budget   with --remote: the gate-sized budget of a default run (150 requests), one run
                      per fault: the kill rate per run
   --seed <n>         with --default-budget: the seed of that run (default 1)
+  --every-check      run each fault's checks to the end and list every check that catches it
+                     (by default a fault's embedded run stops at its first catch: the verdict is in)
   -h, --help         this text`;
 
-/** `occ self-proof` over `catalogue` (the reference's faults): the exit code; a usage error throws. */
-export async function main(argv: readonly string[], catalogue: readonly Fault[]): Promise<number> {
+/** What `occ self-proof` was asked: 'help', or the options (a usage error throws). */
+interface SelfProofOptions {
+  readonly concurrency: number;
+  readonly only?: string;
+  readonly remote: boolean;
+  readonly budget: RemoteBudget;
+  readonly everyCheck: boolean;
+}
+
+function parseSelfProofArgs(argv: readonly string[]): SelfProofOptions | 'help' {
   const config = {
     args: [...argv],
     options: {
@@ -420,6 +426,7 @@ export async function main(argv: readonly string[], catalogue: readonly Fault[])
       remote: { type: 'boolean', default: false },
       'default-budget': { type: 'boolean', default: false },
       seed: { type: 'string', default: '1' },
+      'every-check': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -432,21 +439,32 @@ export async function main(argv: readonly string[], catalogue: readonly Fault[])
       `${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run occ self-proof --help for the options`,
     );
   }
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+  if (values.help) return 'help';
   if (values['default-budget'] && !values.remote) throw new Error('--default-budget goes with --remote');
   if (!/^\d+$/.test(values.seed) || Number(values.seed) >= 2 ** 31)
     throw new Error(`--seed must be a whole number below 2^31 (got "${values.seed}")`);
-  const budget: RemoteBudget = values['default-budget']
-    ? { kind: 'default', seed: Number(values.seed) }
-    : { kind: 'all' };
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8)
     throw new Error('--concurrency must be a whole number from 1 to 8');
+  return {
+    concurrency,
+    ...(values.only === undefined ? {} : { only: values.only }),
+    remote: values.remote,
+    budget: values['default-budget'] ? { kind: 'default', seed: Number(values.seed) } : { kind: 'all' },
+    everyCheck: values['every-check'],
+  };
+}
+
+/** `occ self-proof` over `catalogue` (the reference's faults): the exit code; a usage error throws. */
+export async function main(argv: readonly string[], catalogue: readonly Fault[]): Promise<number> {
+  const options = parseSelfProofArgs(argv);
+  if (options === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const { concurrency, budget } = options;
   const selected =
-    values.only === undefined ? catalogue : catalogue.filter((f) => values.only!.split(',').includes(f.id));
+    options.only === undefined ? catalogue : catalogue.filter((f) => options.only!.split(',').includes(f.id));
   if (selected.length === 0) throw new Error(`--only names no fault of reference/faults.ts`);
   const started = Date.now();
   const verdicts: FaultVerdict[] = [];
@@ -455,7 +473,7 @@ export async function main(argv: readonly string[], catalogue: readonly Fault[])
     process.stdout.write(`${verdictLine(verdict)}\n`);
   };
   const queue: Fault[] = [...selected];
-  if (values.remote) {
+  if (options.remote) {
     const workDir = mkdtempSync(join(tmpdir(), 'occ-self-proof-'));
     try {
       await Promise.all(
@@ -471,7 +489,9 @@ export async function main(argv: readonly string[], catalogue: readonly Fault[])
     const env = embeddedEnvironment();
     // No more runners than faults: a runner's start is the one fixed cost left.
     await Promise.all(
-      Array.from({ length: Math.min(concurrency, queue.length) }, () => embeddedSlot(queue, env, done)),
+      Array.from({ length: Math.min(concurrency, queue.length) }, () =>
+        embeddedSlot(queue, env, done, options.everyCheck),
+      ),
     );
   }
   const judged = verdicts.filter((v) => v.notVerifiableRemotely === undefined);
@@ -480,7 +500,7 @@ export async function main(argv: readonly string[], catalogue: readonly Fault[])
   const skipped = verdicts.length - judged.length;
   const mode = budget.kind === 'all' ? 'every probe' : `default budget, one run: seed ${budget.seed}`;
   process.stdout.write(
-    `kill rate${values.remote ? ` (remote target, ${mode})` : ''}: ` +
+    `kill rate${options.remote ? ` (remote target, ${mode})` : ''}: ` +
       `${caught}/${judged.length} faults caught ` +
       `(${rate.toFixed(1)} %)${skipped > 0 ? `, ${skipped} not verifiable remotely` : ''} ` +
       `in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,

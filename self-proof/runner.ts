@@ -25,6 +25,7 @@ import { type ReferenceStarters, type Run, startRun } from '../harness/run/targe
 import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { buildReport, exitCodeOf, type RunReport } from '../harness/report/model.ts';
+import { judgeFault } from './judge.ts';
 import { packageRoot, vitestConfigFile } from '../cli/package-root.ts';
 
 /** A fault of the reference's catalogue as the self-proof knows it: its id and the requirements it violates. */
@@ -53,8 +54,11 @@ export interface CheckSelection {
 export interface FaultRunner {
   /** How many checks carry one of these requirement ids (what a fault's run will run). */
   checksOf(ids: readonly string[]): number;
-  /** Runs the fault's checks (or the one selected) against a fresh reference with that fault alone on. */
-  run(fault: Pick<Fault, 'id' | 'violates'>, only?: CheckSelection): Promise<FaultRun>;
+  /**
+   * Runs the fault's checks (or the one selected) against a fresh reference with that fault alone on,
+   * up to the first that catches it, or every one (`everyCheck`).
+   */
+  run(fault: Pick<Fault, 'id' | 'violates'>, only?: CheckSelection, everyCheck?: boolean): Promise<FaultRun>;
   close(): Promise<void>;
 }
 
@@ -70,6 +74,24 @@ export function onlyFilter(ids: readonly string[]): string[] {
 
 const specKey = (spec: Pick<TestSpecification, 'moduleId'> & { project: { name: string } }) =>
   `${spec.project.name}\u0000${spec.moduleId}`;
+
+/** Once: which requirement tags each file's checks carry, and their names (collecting runs no check). */
+async function collectTags(vitest: Vitest, specifications: TestSpecification[]) {
+  const collected = await vitest.collectTests(specifications);
+  const tagsByFile = new Map<string, Set<string>>();
+  const namesByFile = new Map<string, string[]>();
+  const tagsByCheck: string[][] = [];
+  for (const module of collected.testModules) {
+    const tests = [...module.children.allTests()];
+    tagsByFile.set(specKey(module), new Set(tests.flatMap((test) => test.tags)));
+    namesByFile.set(
+      specKey(module),
+      tests.map((test) => test.fullName),
+    );
+    tagsByCheck.push(...tests.map((test) => test.tags));
+  }
+  return { tagsByFile, namesByFile, tagsByCheck };
+}
 
 /**
  * Starts a runner in this process, its run started once with `starters`. The embedded target
@@ -94,13 +116,22 @@ export async function startFaultRunner(starters: ReferenceStarters): Promise<Fau
     throw new Error('the self-proof runs against the embedded reference server: unset API_BASE_URL');
   }
   let current: CheckCollector | undefined;
+  /** Set while a fault runs: whether its results so far catch it (its run then stops: the verdict is in). */
+  let caughtSoFar: ((checks: CheckCollector['results']) => boolean) | undefined;
+  let vitest: Vitest | undefined;
   // vitest's reporters are fixed at creation: this one hands each fault's events to that fault's collector.
   const relay: Reporter = {
     onTestModuleCollected: (module: TestModule) => current?.onTestModuleCollected(module),
-    onTestCaseResult: (test) => current?.onTestCaseResult(test),
+    onTestCaseResult: (test) => {
+      current?.onTestCaseResult(test);
+      if (current !== undefined && caughtSoFar?.(current.results)) {
+        caughtSoFar = undefined;
+        // Not awaited: it waits for the run this callback belongs to.
+        void vitest?.cancelCurrentRun('test-failure');
+      }
+    },
     onTestRunEnd: (modules, errors, reason) => current?.onTestRunEnd(modules, errors, reason),
   };
-  let vitest: Vitest | undefined;
   try {
     vitest = await createVitest({
       root: packageRoot,
@@ -117,31 +148,21 @@ export async function startFaultRunner(starters: ReferenceStarters): Promise<Fau
     // Every fault's run is given the run's context; switchFaults and setSeed provide the next one.
     for (const project of vitest.projects) run.provideTo(project);
     const specifications = await vitest.globTestSpecifications();
-    // Once: which requirement tags each file's checks carry (collecting imports the files, runs no check).
-    const collected = await vitest.collectTests(specifications);
-    const tagsByFile = new Map<string, Set<string>>();
-    const namesByFile = new Map<string, string[]>();
-    const tagsByCheck: string[][] = [];
-    for (const module of collected.testModules) {
-      const tests = [...module.children.allTests()];
-      tagsByFile.set(specKey(module), new Set(tests.flatMap((test) => test.tags)));
-      namesByFile.set(
-        specKey(module),
-        tests.map((test) => test.fullName),
-      );
-      tagsByCheck.push(...tests.map((test) => test.tags));
-    }
+    const { tagsByFile, namesByFile, tagsByCheck } = await collectTags(vitest, specifications);
     const bySpecKey = new Map(specifications.map((spec) => [specKey(spec), spec]));
     const v = vitest;
     return {
       checksOf: (ids) => tagsByCheck.filter((tags) => tags.some((tag) => ids.includes(tag))).length,
-      async run(fault, only) {
+      async run(fault, only, everyCheck = false) {
         await run.switchFaults([fault.id]);
         const seed = only?.seed ?? Math.floor(Math.random() * 2 ** 31);
         // Provided to the worker vitest starts for this run (vitest reads the provided context at each run).
         run.setSeed(seed);
         const collector = new CheckCollector({ root: packageRoot, redact: createRedactor(run.context.target.secrets) });
         current = collector;
+        // Once caught, the rest of its checks cannot change the verdict: the run stops (exit code 1 stands).
+        caughtSoFar =
+          only === undefined && !everyCheck ? (checks) => judgeFault(fault.violates, { checks }).length > 0 : undefined;
         const startedAt = new Date().toISOString();
         const started = performance.now();
         try {
@@ -161,6 +182,7 @@ export async function startFaultRunner(starters: ReferenceStarters): Promise<Fau
           await v.runTestSpecifications(mine);
         } finally {
           current = undefined;
+          caughtSoFar = undefined;
         }
         const report = buildReport({
           tool: 'outbound-calling-conformance',
@@ -192,7 +214,11 @@ export async function startFaultRunner(starters: ReferenceStarters): Promise<Fau
 }
 
 /** Messages between ./catalogue.ts and a runner process. */
-export type ToRunner = { readonly fault: Pick<Fault, 'id' | 'violates'>; readonly only?: CheckSelection };
+export type ToRunner = {
+  readonly fault: Pick<Fault, 'id' | 'violates'>;
+  readonly only?: CheckSelection;
+  readonly everyCheck?: boolean;
+};
 export type FromRunner =
   /** Started; `checks`: how many checks each fault of the catalogue will run (to start the longest first). */
   | { readonly ready: true; readonly checks: Readonly<Record<string, number>> }
@@ -209,7 +235,7 @@ export async function serveRunner(catalogue: readonly Fault[], starters: Referen
     const runner = await startFaultRunner(starters);
     // One fault at a time; the parent sends the next after the verdict.
     process.on('message', (message: ToRunner) => {
-      runner.run(message.fault, message.only).then(
+      runner.run(message.fault, message.only, message.everyCheck).then(
         (result) => send({ fault: message.fault.id, run: result }),
         (error: unknown) => send({ fault: message.fault.id, error: (error as Error).message.split('\n')[0]! }),
       );

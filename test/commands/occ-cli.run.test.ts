@@ -2,7 +2,7 @@
  * `occ`, the one command: every subcommand answers --help with exit 0, a bad command line with
  * one line on stderr and exit 2, through the same bin the npm package installs.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,19 @@ describe('occ', { timeout: 300_000 }, () => {
     expect(result.status).toBe(0);
     for (const name of ['run', 'dry-run', 'load', 'receiver', 'reference', 'self-proof', 'control-check', 'verify'])
       expect(result.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+  });
+
+  it('a reader that goes away (occ dry-run | head -1) leaves no stack trace; the command keeps its code', async () => {
+    const child = spawn(process.execPath, ['bin/occ.js', 'dry-run'], { env: { ...process.env, CI: 'true' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    // As `head -1` does: read the first chunk, then close the pipe while the command still writes.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(code).toBe(0);
   });
 
   it('occ run --evidence writes evidence.zip that occ verify accepts; verify names a changed report, exit 1', () => {

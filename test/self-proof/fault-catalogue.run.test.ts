@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import {
   embeddedEnvironment,
   embeddedSlot,
+  RunnerProcess,
   type FaultVerdict,
-  judgeFault,
   missedBecause,
   slicesReported,
   unverifiable,
@@ -20,6 +20,7 @@ import {
 } from '../../self-proof/catalogue.ts';
 import { referenceStarters } from '../../commands/embedded-reference.ts';
 import { filesFor, onlyFilter } from '../../self-proof/runner.ts';
+import { judgeFault } from '../../self-proof/judge.ts';
 import { startRun } from '../../harness/run/target.ts';
 import type { RunReport } from '../../harness/report/model.ts';
 import { faults } from '../../reference/faults.ts';
@@ -219,6 +220,30 @@ describe('the fault catalogue', () => {
     expect(verdicts[2]).toMatchObject({ caught: false, caughtBy: [], exitCode: 0 });
     expect(verdicts[2]!.missed).toMatch(/^\(violates ME-200-SHAPE\): its checks passed: GET \/me /);
     expect(verdicts[2]!.problem).toBeUndefined();
+  });
+
+  it("a fault's run stops at its first catch; with every check, all of its checks run", {
+    timeout: 300_000,
+  }, async () => {
+    // nm-create-lost-update's checks are in several files; the one that catches it is not the last.
+    const fault = faults.find((f) => f.id === 'nm-create-lost-update')!;
+    const runner = await RunnerProcess.start(embeddedEnvironment());
+    try {
+      const first = await runner.run(fault);
+      const every = await runner.run(fault, undefined, true);
+      if ('problem' in first || 'problem' in every) throw new Error('the runner failed');
+      const statuses = (report: RunReport) => report.checks.map((c) => c.status);
+      // Reported skipped (never run): the checks after the catch.
+      expect(statuses(first.report)).toContain('skipped');
+      expect(statuses(every.report)).not.toContain('skipped');
+      expect(statuses(every.report).length).toBe(statuses(first.report).length);
+      for (const { report, exitCode } of [first, every]) {
+        expect(judgeFault(fault.violates, report)).toHaveLength(1);
+        expect(exitCode).toBe(1);
+      }
+    } finally {
+      await runner.end();
+    }
   });
 
   it('remotely with every fixture and CONTROL_URL: faults only they reveal are caught; the rate limit is set aside', {
