@@ -82,16 +82,25 @@ function declaredTimeout(moduleId: string): number {
 // By class, then, within a class, the longest declared hang guard first (so that a long file does
 // not start last), then a run's file order (harness/scheduling/run-order.ts: what a run watches is
 // opened first and judged last), then vitest's own order: the durations it recorded last time,
-// longest first, or the file size where it has none (a fresh clone).
+// longest first, or the file size where it has none (a fresh clone). One exception: the whole run
+// with the longest hang guard (the kill rate, the whole fault catalogue) starts before every other
+// file. It is npm test's critical path, and the timed files it starts beside mostly wait on real
+// time, leaving the cores it needs; behind them it started only when the first timed file ended.
 class TestClassSequencer extends RunOrderSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const base = await super.sort(files);
     const position = new Map(base.map((spec, index) => [spec, index]));
     const budget = new Map(base.map((spec) => [spec, declaredTimeout(spec.moduleId)]));
+    const wholeRuns = base.filter((spec) => testClassRank(spec.moduleId) === 1);
+    const longest = wholeRuns.reduce<TestSpecification | undefined>(
+      (best, spec) => (best === undefined || budget.get(spec)! > budget.get(best)! ? spec : best),
+      undefined,
+    );
+    const rank = (spec: TestSpecification) => (spec === longest ? -1 : testClassRank(spec.moduleId));
     return [...base].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-        testClassRank(a.moduleId) - testClassRank(b.moduleId) ||
+        rank(a) - rank(b) ||
         budget.get(b)! - budget.get(a)! ||
         position.get(a)! - position.get(b)!,
     );
