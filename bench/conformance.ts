@@ -1,7 +1,7 @@
 /**
  * Benchmark of the main job: wall time of a full `npm run conformance` against the embedded
- * reference server (goal ≤ 5 s, median of 5 runs, on the 2-core machine), and of the whole fault
- * catalogue (`npm run self-proof`, goal ≤ 60 s: its long-lived runners, one per core).
+ * reference server (goal ≤ 3 s, median of 5 runs, on the 2-core machine), and of the whole fault
+ * catalogue (`npm run self-proof`, goal ≤ 30 s: its long-lived runners, one per core).
  *
  *   npm run bench:conformance            # BENCH_RUNS=5 by default
  *   BENCH_SKIP_FAULTS=1 npm run bench:conformance
@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { childrenCpuSeconds, load, stolenCpuSeconds, stolenSince } from './cpu.ts';
 import { recordResult } from './results.ts';
 
+// The goals of issue 36: a whole embedded run, median of 5, on a quiet host; the whole catalogue.
+const RUN_GOAL_S = 3;
+const SELF_PROOF_GOAL_S = 30;
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
 delete env.API_BASE_URL;
@@ -68,7 +71,7 @@ if (runs > 0) {
   const median = walls[Math.floor(walls.length / 2)]!;
   process.stdout.write(
     `npm run conformance (embedded): median ${median.toFixed(2)} s, best ${walls[0]!.toFixed(2)} s, ` +
-      `worst ${walls.at(-1)!.toFixed(2)} s over ${runs} runs (goal ≤ 5 s, median of 5)\n`,
+      `worst ${walls.at(-1)!.toFixed(2)} s over ${runs} runs (goal ≤ ${RUN_GOAL_S} s, median of 5)\n`,
   );
   // The figure is the machine's only while the host gives it its cores: say so on the summary line's heels.
   if (stolenRuns > 0)
@@ -79,10 +82,10 @@ if (runs > 0) {
   // The goal is a median of 5: other run counts are printed, not recorded.
   if (runs === 5) {
     recordResult({
-      goal: 'full `npm run conformance`, embedded target: ≤ 5 s wall, median of 5 runs',
+      goal: `full \`npm run conformance\`, embedded target: ≤ ${RUN_GOAL_S} s wall, median of 5 runs`,
       command: 'npm run bench:conformance',
       figure:
-        `${median <= 5 ? 'met' : 'not met'}: median ${median.toFixed(2)} s ` +
+        `${median <= RUN_GOAL_S ? 'met' : 'not met'}: median ${median.toFixed(2)} s ` +
         `(${walls[0]!.toFixed(2)}–${walls.at(-1)!.toFixed(2)} s over ${runs} runs); ` +
         `${stolenRuns === 0 ? 'no run' : `${stolenRuns} of ${runs} runs`} lost more than ${STOLEN_TOLERANCE_S} s ` +
         'of CPU to the host',
@@ -95,13 +98,13 @@ if (process.env.BENCH_SKIP_FAULTS !== '1') {
   const { seconds, cpu, code, last } = timed(['commands/occ.ts', 'self-proof']);
   process.stdout.write(
     `npm run self-proof (whole fault catalogue): ${seconds.toFixed(1)} s wall${cpu}, exit ${code}, ` +
-      `load ${loadBefore} before, ${load()} after  ${last} (goal ≤ 60 s)\n`,
+      `load ${loadBefore} before, ${load()} after  ${last} (goal ≤ ${SELF_PROOF_GOAL_S} s)\n`,
   );
   recordResult({
-    goal: 'the whole fault catalogue (`npm run self-proof`): ≤ 60 s wall',
+    goal: `the whole fault catalogue (\`npm run self-proof\`): ≤ ${SELF_PROOF_GOAL_S} s wall`,
     command: 'BENCH_RUNS=0 npm run bench:conformance',
     figure:
-      `${code === 0 && seconds <= 60 ? 'met' : 'not met'}: ` +
+      `${code === 0 && seconds <= SELF_PROOF_GOAL_S ? 'met' : 'not met'}: ` +
       `${seconds.toFixed(1)} s wall${cpu}, exit ${code}; ${last}`,
   });
 }
