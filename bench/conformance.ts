@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { childrenCpuSeconds, load, stolenCpuSeconds, stolenSince } from './cpu.ts';
 import { recordResult } from './results.ts';
 
-// The goals of issue 36: a whole embedded run, median of 5, on a quiet host; the whole catalogue.
+// The goals: a whole embedded run, median of 5, on a quiet host; the whole catalogue.
 const RUN_GOAL_S = 3;
 const SELF_PROOF_GOAL_S = 30;
 const runs = Number(process.env.BENCH_RUNS ?? 5);
