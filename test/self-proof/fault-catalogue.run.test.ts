@@ -222,7 +222,10 @@ describe('the fault catalogue', () => {
     expect(verdicts[2]!.problem).toBeUndefined();
   });
 
-  it("a fault's run stops at its first catch; with every check, all of its checks run", {
+  // How many checks the stop spares depends on the host's pace (a check already running ends first; on a
+  // busy host every check may have ended before the stop arrives): a speed figure, in bench/RESULTS.md.
+  // What holds whatever the pace is asserted here: the same verdict, every check reported.
+  it("a fault's run that stops at its first catch gives the verdict of one that runs every check", {
     timeout: 300_000,
   }, async () => {
     // nm-create-lost-update's checks are in several files; the one that catches it is not the last.
@@ -232,15 +235,15 @@ describe('the fault catalogue', () => {
       const first = await runner.run(fault);
       const every = await runner.run(fault, undefined, true);
       if ('problem' in first || 'problem' in every) throw new Error('the runner failed');
-      const statuses = (report: RunReport) => report.checks.map((c) => c.status);
-      // Reported skipped (never run): the checks after the catch.
-      expect(statuses(first.report)).toContain('skipped');
-      expect(statuses(every.report)).not.toContain('skipped');
-      expect(statuses(every.report).length).toBe(statuses(first.report).length);
+      const names = (report: RunReport) => report.checks.map((c) => c.name).sort();
+      expect(names(first.report)).toEqual(names(every.report));
+      expect(every.report.checks.map((c) => c.status)).not.toContain('skipped');
       for (const { report, exitCode } of [first, every]) {
         expect(judgeFault(fault.violates, report)).toHaveLength(1);
         expect(exitCode).toBe(1);
       }
+      // One failing check in both: stopping adds no failure and hides none.
+      expect(first.report.checks.filter((c) => c.status === 'failed')).toHaveLength(1);
     } finally {
       await runner.end();
     }
