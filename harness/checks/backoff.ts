@@ -11,7 +11,9 @@ export function intervals(times: readonly number[]): number[] {
 /**
  * How far a time seen on arrival may stray from the moment the target sent the attempt: the
  * network's and both hosts' scheduling delays (a busy host, a TLS handshake per attempt, a WAN).
- * Times the target records itself (its control inspection, the reference's virtual clock) have none.
+ * Times the target records itself (its control inspection) stray too when its clock also runs in
+ * real time: an attempt fires some real milliseconds after the clock reached its moment, more on a
+ * busy host, so a constant schedule could read as growing by a few ms; they take the same tolerance.
  */
 export const ARRIVAL_JITTER_MS = 1_000;
 
