@@ -30,6 +30,9 @@ import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
 import { machineEnvironment } from './machine-environment.ts';
 import { entryPoint } from './package-root.ts';
 
+/** How long the stand-in may take to print its fixtures before it counts as hung. */
+const FIXTURES_GUARD_MS = 60_000;
+
 /**
  * What the stand-in prints first (`occ reference --json`, one JSON line): its URLs, a token per
  * scope set, the OAuth client and the seeded agents. Read from its output, as a staging team
@@ -153,7 +156,11 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
   const fixtures = await new Promise<ReferenceFixtures>((resolve, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error('the reference process printed no fixtures within 20 s')), 20_000);
+    // A hang guard, not a speed limit: beside npm test and CPU hogs its start has taken over 20 s.
+    const timer = setTimeout(
+      () => reject(new Error(`the reference process printed no fixtures within ${FIXTURES_GUARD_MS / 1000} s`)),
+      FIXTURES_GUARD_MS,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n', 2);
