@@ -51,6 +51,7 @@ import {
   judgeForwarded,
   type BudgetRound,
   judgeUnauthenticatedSpend,
+  type SpendVerdict,
   unauthenticatedReading,
   unauthenticatedRequests,
 } from '../operators/client-identity.ts';
@@ -277,6 +278,8 @@ interface Spend {
   readonly sent: number;
   readonly beyond: readonly Status[];
   readonly rounds: readonly BudgetRound[];
+  /** What the rounds show (judgeUnauthenticatedSpend), judged once per round as they come. */
+  readonly verdict: SpendVerdict;
 }
 
 /**
@@ -295,6 +298,7 @@ async function spendSideBySide(
   const beyond: Status[] = [];
   const rounds: BudgetRound[] = [];
   let sent = 0;
+  let verdict: SpendVerdict = { kind: 'no-limit' };
   while (sent < MAX_BURST) {
     const size = Math.min(10, MAX_BURST - sent);
     const [unauthenticated, valid] = await Promise.all([
@@ -306,12 +310,12 @@ async function spendSideBySide(
     sent += size;
     const [c, p] = await Promise.all([control.get(token), probe.get(token)]);
     rounds.push({ control: c, probe: p });
-    const verdict = judgeUnauthenticatedSpend(what, sent, rounds, FRESH_BUDGET_ROUNDS).kind;
-    if (verdict === 'counted' || verdict === 'not-counted') break;
+    verdict = judgeUnauthenticatedSpend(what, sent, rounds, FRESH_BUDGET_ROUNDS);
+    if (verdict.kind === 'counted' || verdict.kind === 'not-counted') break;
   }
   // The reading needs one unauthenticated answer past the budget.
   if (beyond.length === 0) beyond.push(await probe.get(undefined, headers));
-  return { sent, beyond, rounds };
+  return { sent, beyond, rounds, verdict };
 }
 
 describe('Request rate limit, whatever credentials a request carries', () => {
@@ -372,7 +376,7 @@ describe('Request rate limit, whatever credentials a request carries', () => {
             `${unauthenticatedReading(spend.beyond)}; valid requests after each batch ` +
             `(${control.address} spending with valid ones / ${probe.address}): ${rounds}`,
         );
-        const verdict = judgeUnauthenticatedSpend(kind.what, spend.sent, spend.rounds, FRESH_BUDGET_ROUNDS);
+        const { verdict } = spend;
         if (verdict.kind === 'not-counted') problems.push(verdict.problem);
         else if (verdict.kind === 'no-limit')
           unresolved.push(
