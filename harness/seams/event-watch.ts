@@ -40,9 +40,8 @@ export interface Watched {
 
 export interface Watch {
   readonly watched: readonly Watched[];
-  /** When the events were caused (ms); the budget runs from here. */
+  /** When the events were caused (ms); the budget runs from here (or from a later clock step: waitEnds). */
   readonly causedAt: number;
-  readonly deadline: number;
   readonly budgetS: number;
   /** The originated call, when the run may originate, and the POST /calls that queued it. */
   readonly callId: string | undefined;
@@ -298,7 +297,6 @@ async function open(t: CheckTools): Promise<Watch> {
   return {
     watched,
     causedAt,
-    deadline: causedAt + target.webhookBudgetS * 1000,
     budgetS: target.webhookBudgetS,
     callId,
     callCreation,
@@ -322,10 +320,22 @@ function callPending(view: WatchView): boolean {
 }
 
 /**
+ * When a look at `now` is past the wait: the budget runs from when the events were caused, or from
+ * the last clock step taken for the watch's call, whichever is later. On a target whose clock
+ * stands still the call ends (and its call.ended is caused) only at a step, however late the
+ * judge takes it. Pure.
+ */
+export function waitEnds(watch: Pick<Watch, 'causedAt' | 'budgetS'>, steppedAt: number | undefined): number {
+  return Math.max(watch.causedAt, steppedAt ?? 0) + watch.budgetS * 1000;
+}
+
+/**
  * Reads the watched paths until `until` holds or the budget runs out (polling the receiver).
  * `until` sees every delivery so far; a check stops early on what decides it. While the watch's
  * call is pending past CALL_GRACE_MS, each look is followed by one step of the target's clock
- * until the steps are spent.
+ * until the steps are spent, also past the budget: a judge that first looks after it (the checks
+ * between opening and judging took longer) would otherwise never move a clock that stands still,
+ * and read the host's pace as the target's silence.
  */
 export async function judgeWatch(t: CheckTools, until: (view: WatchView) => boolean): Promise<WatchView> {
   let watch: Watch;
@@ -336,15 +346,18 @@ export async function judgeWatch(t: CheckTools, until: (view: WatchView) => bool
     return t.notVerifiable(`the run could not subscribe and cause events: ${(error as Error).message}`);
   }
   const pollMs = t.target.kind === 'embedded' ? 25 : 500;
+  let steppedAt: number | undefined;
   for (;;) {
     const deliveries = new Map<string, Delivery[]>();
     for (const { subscription } of watch.watched)
       deliveries.set(subscription.path, await t.receiver.deliveries(subscription.path));
-    const timedOut = Date.now() >= watch.deadline;
-    const view = viewOf(watch, deliveries, timedOut);
-    if (timedOut || until(view)) return view;
-    if (callPending(view) && Date.now() >= watch.causedAt + CALL_GRACE_MS) await watchCallClock.step(t.control);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, watch.deadline - Date.now()))));
+    const view = viewOf(watch, deliveries, Date.now() >= waitEnds(watch, steppedAt));
+    if (until(view)) return view;
+    const due = callPending(view) && Date.now() >= watch.causedAt + CALL_GRACE_MS;
+    if (due && (await watchCallClock.step(t.control))) steppedAt = Date.now();
+    else if (view.timedOut) return view;
+    const left = waitEnds(watch, steppedAt) - Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, left))));
   }
 }
 
