@@ -61,17 +61,17 @@ async function moveDouble(t: CheckTools, probe: TransitionProbe): Promise<void> 
     event: 'dnc.added',
     targetUrl: `${t.target.receiverPublicUrl ?? NOWHERE}/nm/transition/${randomUUID().slice(0, 8)}`,
   });
-  const send = () => t.call({ method: 'DELETE', path: `/hooks/${hook.id}`, token: t.token('all') });
-  // Both requests leave before either answer is read: the target decides their order.
-  // (One of them is the subscription's own removal, which journals the deletion.)
-  const both = await Promise.all([hook.remove(), send()]);
+  const request = { method: 'DELETE', path: `/hooks/${hook.id}`, token: t.token('all') };
+  // Both requests leave at the same moment, before either answer is read: the target decides their order.
+  const both = await t.callTogether([request, request]);
   const seen = both.map((e) => ({ status: e.status, error: errorOf(e.json) })) as [
     { status: number | undefined; error: string | undefined },
     { status: number | undefined; error: string | undefined },
   ];
   const problem = judgeConcurrentDouble(probe, seen);
   t.ensure(problem === undefined, problem ?? '');
-  const after = await send();
+  // The request again: the subscription's own removal, which journals the deletion.
+  const after = await hook.remove();
   const late = judgeUseAfter(useAfter(probe), { status: after.status, error: errorOf(after.json) });
   t.verify('HOOKS-DELETE-TWICE-404', late === undefined, late ?? '');
 }
@@ -89,8 +89,8 @@ async function createDouble(t: CheckTools, probe: TransitionProbe): Promise<void
     event: 'dnc.added',
     target_url: `${t.target.receiverPublicUrl ?? NOWHERE}/nm/double/${randomUUID().slice(0, 8)}`,
   };
-  const post = () => t.call({ method: 'POST', path: '/hooks', token, json: body });
-  const both = (await Promise.all([post(), post()])) as [Exchange, Exchange];
+  const post = { method: 'POST', path: '/hooks', token, json: body };
+  const both = (await t.callTogether([post, post])) as [Exchange, Exchange];
   const left = new Set<string>();
   for (const e of both) {
     const id = (e.json as { id?: unknown } | undefined)?.id;

@@ -47,6 +47,11 @@ export interface CheckTools {
   readonly receiver: ReceiverClient;
   /** Send a request; a transport failure or a response that breaks openapi.json fails the check. */
   call(request: CallRequest): Promise<Exchange>;
+  /**
+   * Send the requests at the same moment, each on a connection of its own opened beforehand (a race
+   * the target must settle: the near misses' doubles); each answer is judged as `call` judges it.
+   */
+  callTogether(requests: readonly CallRequest[]): Promise<Exchange[]>;
   /** The status (and error code) the spec requires. */
   expectStatus(exchange: Exchange, status: number, errorCode?: string): void;
   /** Fail with a sentence that says what the spec requires and what the target did. */
@@ -306,16 +311,33 @@ function controlOf(running: Running): ControlClient {
 
 /** `t.call`: the request sent (its gate claim first), its answer validated against openapi.json. */
 async function sendChecked(running: Running, request: CallRequest): Promise<Exchange> {
-  const { api, contract } = session();
-  const { options, fail, observe } = running;
-  const unwatchedReceiver = options.unwatchedSubscriptions === true ? running.target.receiverPublicUrl : undefined;
-  // Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts).
+  await claimFor(running, request);
+  return judged(running, request, await session().api.send(request));
+}
+
+/** `t.callTogether`: every claim first, then the requests at the same moment, each answer validated. */
+async function sendTogetherChecked(running: Running, requests: readonly CallRequest[]): Promise<Exchange[]> {
+  for (const request of requests) await claimFor(running, request);
+  const exchanges = await session().api.sendTogether(requests);
+  return exchanges.map((exchange, i) => judged(running, requests[i]!, exchange));
+}
+
+/** Subscribing and originating (call.ended follows) share the target's events with every other check (gate.ts). */
+async function claimFor(running: Running, request: CallRequest): Promise<void> {
+  const { contract } = session();
+  const unwatchedReceiver =
+    running.options.unwatchedSubscriptions === true ? running.target.receiverPublicUrl : undefined;
   if (
     requestClaim(request, (schema, value) => contract.checkSchema(schema, value).length > 0, unwatchedReceiver) !==
     undefined
   )
     await running.pass.claim('webhooks', request.path === '/calls');
-  const exchange = await api.send(request);
+}
+
+/** The exchange, once its answer is validated: a 429, a transport failure or a broken answer ends the check. */
+function judged(running: Running, request: CallRequest, exchange: Exchange): Exchange {
+  const { api, contract } = session();
+  const { options, fail, observe } = running;
   const where = `${request.method} ${request.path}`;
   if (exchange.status === 429 && request.expectRateLimit !== true) {
     // Refused for rate: this check's rule can't be seen; the rate-limit verdict is RATE-LIMIT-100-PER-MIN's.
@@ -370,6 +392,7 @@ function toolsOf(running: Running): CheckTools {
       return receiver ?? fail('check bug: receiver used but not declared in needs');
     },
     call: (request) => sendChecked(running, request),
+    callTogether: (requests) => sendTogetherChecked(running, requests),
     expectStatus(exchange, status, errorCode) {
       const wanted = errorCode === undefined ? String(status) : `${status} ${errorCode}`;
       const got = describeStatus(exchange);

@@ -10,6 +10,7 @@ import { limits } from '../../contract/openapi.ts';
 import { curlCommand } from '../report/curl.ts';
 import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
+import { createWarmConnections } from './warm.ts';
 
 export interface Exchange {
   readonly seq: number;
@@ -120,6 +121,12 @@ export function sentWithin(sentAt: readonly number[], at: number, windowMs = 60_
 
 export interface ApiClient {
   send(request: ApiRequest): Promise<Exchange>;
+  /**
+   * Sends the requests at the same moment: each on a connection opened beforehand (./warm.ts),
+   * all written in one turn once the throttle lets the last one go. No 429 is retried: a double
+   * retried is no longer one.
+   */
+  sendTogether(requests: readonly ApiRequest[]): Promise<Exchange[]>;
   /** Exchanges sent so far: a check notes the count when it starts. */
   readonly exchangeCount: number;
   /**
@@ -179,6 +186,28 @@ function rateLimitEventOf(
   };
 }
 
+/** An exchange from what was sent and what came back. Pure. */
+function exchangeFrom(
+  sent: Pick<Exchange, 'seq' | 'method' | 'url' | 'startedAt' | 'durationMs'> & {
+    headers: Record<string, string>;
+    body: string | undefined;
+  },
+  answer: Pick<Exchange, 'status' | 'responseHeaders' | 'rawBody' | 'transportError'>,
+  parsed: Pick<Exchange, 'json' | 'jsonError'>,
+): Exchange {
+  const { headers, body, ...request } = sent;
+  return { ...request, requestHeaders: headers, requestBody: body, ...answer, ...parsed };
+}
+
+/** The URL of a request: below the base URL, or absolute (the auth server), with its query. Pure. */
+function urlOf(baseUrl: string, request: ApiRequest): URL {
+  const url = /^https?:\/\//.test(request.path) ? new URL(request.path) : new URL(baseUrl + request.path);
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  return url;
+}
+
 /**
  * One request on the wire: the answer (its body capped), and why it broke off where it did (a
  * body cut short keeps the status and headers that came before it).
@@ -210,12 +239,13 @@ async function transmit(
 export function createApiClient(options: ClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const warm = createWarmConnections({ timeoutMs: options.timeoutMs });
   const agent = new Agent({
     keepAliveTimeout: 10_000,
     connections: 8,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    connect: { timeout: options.timeoutMs },
+    connect: warm.connector,
   });
   const windowMs = options.rateWindowMs ?? 60_000;
   const throttle = options.throttle ?? createThrottle({ requestsPerMinute: options.requestsPerMinute, windowMs });
@@ -231,18 +261,25 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const rateLimitEvents: RateLimitEvent[] = [];
   let transportErrors = 0;
 
-  const buildUrl = (request: ApiRequest): URL => {
-    const url = /^https?:\/\//.test(request.path) ? new URL(request.path) : new URL(baseUrl + request.path);
-    for (const [key, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    return url;
-  };
-
-  const once = async (request: ApiRequest): Promise<Exchange> => {
-    const url = buildUrl(request);
+  /** The request as it goes on the wire, once the throttle lets it go (its send time counted). */
+  const prepare = async (request: ApiRequest) => {
+    const url = urlOf(baseUrl, request);
     const { headers, body } = requestParts(request, redact);
     await throttle.acquire();
+    return { request, url, headers, body };
+  };
+
+  const once = async (request: ApiRequest): Promise<Exchange> => exchangeOf(await prepare(request));
+
+  /** A 429 counted and weighed against the requests sent in the window before it. */
+  const rateLimitedBy = (exchange: Exchange, request: ApiRequest): RateLimitEvent => {
+    rateLimited += 1;
+    const event = rateLimitEventOf(exchange, request, sentAt, windowMs);
+    rateLimitEvents.push(event);
+    return event;
+  };
+
+  const exchangeOf = async ({ request, url, headers, body }: Awaited<ReturnType<typeof prepare>>) => {
     const now = Date.now();
     sentAt = sentAt.filter((time) => time > now - windowMs);
     sentAt.push(now);
@@ -256,21 +293,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
     if (transportError !== undefined) transportErrors += 1;
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     const { json, jsonError } = parseJson(rawBody, responseHeaders['content-type']);
-    const exchange: Exchange = {
-      seq: ++seq,
-      method: request.method,
-      url: url.href,
-      requestHeaders: headers,
-      requestBody: body,
-      status,
-      responseHeaders,
-      rawBody,
-      json,
-      jsonError,
-      transportError,
-      startedAt,
-      durationMs,
-    };
+    const sent = { seq: ++seq, method: request.method, url: url.href, headers, body, startedAt, durationMs };
+    const exchange = exchangeFrom(sent, { status, responseHeaders, rawBody, transportError }, { json, jsonError });
     // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
     if (json !== undefined) redact.learnFrom(json);
     recent.push(exchange);
@@ -283,9 +307,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       let exchange = await once(request);
       for (let retry = 0; ; retry += 1) {
         if (exchange.status !== 429) return exchange;
-        rateLimited += 1;
-        const event = rateLimitEventOf(exchange, request, sentAt, windowMs);
-        rateLimitEvents.push(event);
+        const event = rateLimitedBy(exchange, request);
         // Under the documented limit a 429 is the verdict itself (RATE-LIMIT-100-PER-MIN), not a
         // pause to wait out: a target limiting below our budget would otherwise hold every check
         // until its timeout. The caller gets the 429 at once.
@@ -296,6 +318,18 @@ export function createApiClient(options: ClientOptions): ApiClient {
         throttle.pauseFor(wait);
         exchange = await once(request);
       }
+    },
+    async sendTogether(requests) {
+      const ready = [];
+      for (const request of requests) ready.push(await prepare(request));
+      // One connection each, the pool's idle ones aside: what undici does not take is closed after.
+      for (const origin of new Set(ready.map((r) => r.url.origin))) await warm.warm(new URL(origin), ready.length);
+      const sent = ready.map(exchangeOf);
+      warm.drop();
+      const exchanges = await Promise.all(sent);
+      for (const [i, exchange] of exchanges.entries())
+        if (exchange.status === 429) rateLimitedBy(exchange, requests[i]!);
+      return exchanges;
     },
     get exchangeCount() {
       return seq;
