@@ -2,6 +2,7 @@
 import { eventTypes, limits, type EventType } from '../../contract/openapi.ts';
 import { faultsAt } from '../points.ts';
 import { isHttpsUri, postHooks } from '../routes/hooks.ts';
+import { storeRoundTrip } from '../routes/receiving.ts';
 import type { Subscription } from '../webhooks/dispatcher.ts';
 
 /** Whether two subscriptions are of one account, event and target. */
@@ -46,14 +47,15 @@ export default faultsAt(postHooks, {
     httpsUri: (targetUrl, next) => targetUrl.startsWith('https://') && next(targetUrl),
   },
   // The subscriptions of one event and target_url kept as one list, read as a new one is stored and
-  // written back after a store's round trip (20 ms): one another creation stored meanwhile is lost.
+  // written back after a store's round trip (20 ms, and while a creation received meanwhile is still
+  // on its way to its handler): one another creation stored meanwhile is lost.
   'nm-create-lost-update': {
     subscribe: async (wanted, next) => {
       const made = next(wanted);
       const created = made instanceof Promise ? await made : made;
       const hooks = wanted.store.hooks;
       const read = new Set([...hooks.values()].filter((h) => sameSubscription(h, created)).map((h) => h.id));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await storeRoundTrip(wanted.received);
       for (const h of [...hooks.values()]) if (sameSubscription(h, created) && !read.has(h.id)) hooks.delete(h.id);
       return created;
     },

@@ -16,6 +16,7 @@ import type { AccountName } from '../seed.ts';
 import type { Subscription } from '../webhooks/dispatcher.ts';
 import { authenticate } from './authentication.ts';
 import type { RouteOptions } from './options.ts';
+import { receiving } from './receiving.ts';
 
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -42,7 +43,14 @@ export const deleteHook = site('DELETE /hooks/{id}', {
     message: 'the hook is already disabled',
   }),
   /** The soft delete: the subscription is disabled, deleted by its owner; its record stays. */
-  disable: ({ hook }: { hook: Subscription; hooks: Map<string, Subscription> }): void | Promise<void> => {
+  disable: ({
+    hook,
+  }: {
+    hook: Subscription;
+    hooks: Map<string, Subscription>;
+    /** DELETE /hooks/{id} requests received and not yet at their handler (./receiving.ts). */
+    received: () => number;
+  }): void | Promise<void> => {
     hook.status = 'disabled';
     hook.disabledReason = 'deleted';
   },
@@ -51,7 +59,8 @@ export const deleteHook = site('DELETE /hooks/{id}', {
 
 export async function hooksIdRoute(app: FastifyInstance, options: RouteOptions): Promise<void> {
   const { store, points } = options;
-  app.delete<{ Params: { id: string } }>('/v1/hooks/:id', async (request, reply) => {
+  const deletions = receiving();
+  app.delete<{ Params: { id: string } }>('/v1/hooks/:id', deletions.hooks, async (request, reply) => {
     const token = authenticate(request, reply, 'DELETE /hooks/{id}', options);
     if (token === undefined) return reply;
     const at = points.of(deleteHook);
@@ -64,7 +73,7 @@ export async function hooksIdRoute(app: FastifyInstance, options: RouteOptions):
       const answer = at.alreadyDisabled(hook);
       return answer.error === undefined ? reply.code(answer.status).send() : refuse(reply, points, answer);
     }
-    await at.disable({ hook, hooks: store.hooks });
+    await at.disable({ hook, hooks: store.hooks, received: deletions.count });
     return at.deleted({ reply, hook });
   });
 }

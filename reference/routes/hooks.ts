@@ -17,6 +17,7 @@ import type { ReferenceStore } from '../store.ts';
 import type { Subscription } from '../webhooks/dispatcher.ts';
 import { authenticate } from './authentication.ts';
 import { objectBody } from './json-body.ts';
+import { receiving } from './receiving.ts';
 import type { RouteOptions } from './options.ts';
 
 const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
@@ -44,6 +45,8 @@ export interface NewSubscription {
   readonly account: AccountName;
   readonly event: EventType;
   readonly targetUrl: string;
+  /** POST /hooks requests received and not yet at their handler (./receiving.ts). */
+  readonly received: () => number;
 }
 
 export const postHooks = site('POST /hooks', {
@@ -64,7 +67,8 @@ export const postHooks = site('POST /hooks', {
 
 export async function hooksRoute(app: FastifyInstance, options: RouteOptions): Promise<void> {
   const { store, points } = options;
-  app.post('/v1/hooks', async (request, reply) => {
+  const creations = receiving();
+  app.post('/v1/hooks', creations.hooks, async (request, reply) => {
     const token = authenticate(request, reply, 'POST /hooks', options);
     if (token === undefined) return reply;
     const body = objectBody(request, reply, options);
@@ -80,7 +84,13 @@ export async function hooksRoute(app: FastifyInstance, options: RouteOptions): P
     if (typeof targetUrl !== 'string') return invalid('target_url is required and must be a string');
     if (at.tooLong(targetUrl)) return invalid(`target_url is longer than ${limits.targetUrlMaxLength} characters`);
     if (!at.httpsUri(targetUrl)) return invalid('target_url must be an absolute https URI');
-    const hook = await at.subscribe({ store, account: token.account, event: event as EventType, targetUrl });
+    const hook = await at.subscribe({
+      store,
+      account: token.account,
+      event: event as EventType,
+      targetUrl,
+      received: creations.count,
+    });
     return reply.send({ id: hook.id, secret: hook.secret });
   });
 }
