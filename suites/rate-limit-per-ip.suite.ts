@@ -38,7 +38,7 @@
  * run's other checks; the k6 probe (--with-load) judges the several-tokens half, k6 runners on
  * their own nodes both (docs/load-distributed.md).
  */
-import { Agent, request } from 'undici';
+import { Agent, request } from '../harness/http/undici.ts';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
 import { isAddressUnavailable, secondAddressUnreachable } from '../harness/http/source-address.ts';

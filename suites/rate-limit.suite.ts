@@ -10,7 +10,7 @@
  * k6 probe, `--with-load`).
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { Agent, request } from '../harness/http/undici.ts';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
 import { check } from '../harness/checks/check.ts';

@@ -5,7 +5,7 @@
  * Tests get the raw exchange (they need, say, the hook secret from a response); what a report
  * gets (recordsSince) is only ever the redacted, capped record of one (recordExchange).
  */
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors } from './undici.ts';
 import { limits } from '../../contract/openapi.ts';
 import { curlCommand } from '../report/curl.ts';
 import { createRedactor, type Redactor } from './redact.ts';

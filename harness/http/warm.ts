@@ -11,11 +11,11 @@
  * timeouts and server name), and are the same connections a request would have opened.
  */
 import type { Socket } from 'node:net';
-import { buildConnector } from 'undici';
+import { buildConnector, type Connector } from './undici.ts';
 
 export interface WarmConnections {
   /** The connector an undici Agent is built with: a warmed socket of the origin when there is one. */
-  readonly connector: buildConnector.connector;
+  readonly connector: Connector;
   /** Opens `count` connections to `url`'s origin, each for the next request that needs one. */
   warm(url: URL, count: number): Promise<void>;
   /** Closes the warmed connections no request took. */

@@ -7,7 +7,7 @@
  * as a value; what they change during the run (the journals, the clock readings, the watch, the
  * check gate) goes through these calls.
  */
-import { request } from 'undici';
+import { request } from '../http/undici.ts';
 
 /** Where the run channel listens (loopback HTTP) and the run's token for it. */
 export interface ChannelAddress {

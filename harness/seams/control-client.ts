@@ -9,7 +9,7 @@
  * inspection, refused unless the check declared it in `needs.control` (or asked `offers()`
  * first), with every setup journalled and torn down after the check.
  */
-import { request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from '../http/undici.ts';
 import {
   CONTROL_PROTOCOL,
   isControlInspection,

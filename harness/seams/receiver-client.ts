@@ -12,7 +12,7 @@
  * may sign with its virtual clock). A delivery that fails (or that the receiver refused) carries a
  * `refusal`, and `waitFor` fails at once with its reason instead of waiting out its timeout.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from '../http/undici.ts';
 import {
   DEFAULT_TOLERANCE_SECONDS,
   parseSignatureHeader,
