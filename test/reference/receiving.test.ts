@@ -27,40 +27,38 @@ describe('receiving', () => {
   });
 });
 
+/** Starts a round trip on fake timers; the getter says whether it has ended. */
+function roundTrip(received: () => number): () => boolean {
+  vi.useFakeTimers();
+  let done = false;
+  void storeRoundTrip(received).then(() => {
+    done = true;
+  });
+  return () => done;
+}
+
 describe('storeRoundTrip', () => {
   it('lasts its fixed part, then until no request received meanwhile is on its way', async () => {
-    vi.useFakeTimers();
     let received = 1;
-    let done = false;
-    void storeRoundTrip(() => received).then(() => {
-      done = true;
-    });
+    const done = roundTrip(() => received);
     await vi.advanceTimersByTimeAsync(ROUND_TRIP_MS + 200);
-    expect(done).toBe(false);
+    expect(done()).toBe(false);
     received = 0;
     await vi.advanceTimersByTimeAsync(10);
-    expect(done).toBe(true);
+    expect(done()).toBe(true);
   });
 
   it('lasts only its fixed part when nothing else was received', async () => {
-    vi.useFakeTimers();
-    let done = false;
-    void storeRoundTrip(() => 0).then(() => {
-      done = true;
-    });
+    const done = roundTrip(() => 0);
     await vi.advanceTimersByTimeAsync(ROUND_TRIP_MS - 1);
-    expect(done).toBe(false);
+    expect(done()).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
-    expect(done).toBe(true);
+    expect(done()).toBe(true);
   });
 
   it('ends at its bound while a request never reaches its handler', async () => {
-    vi.useFakeTimers();
-    let done = false;
-    void storeRoundTrip(() => 1).then(() => {
-      done = true;
-    });
+    const done = roundTrip(() => 1);
     await vi.advanceTimersByTimeAsync(ROUND_TRIP_MAX_MS + 10);
-    expect(done).toBe(true);
+    expect(done()).toBe(true);
   });
 });
