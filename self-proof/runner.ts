@@ -13,7 +13,8 @@
  *   (a worker is only reused for the next file queued in the same run), so no module state crosses faults;
  * - a new property seed, only the checks tagged with a requirement the fault violates (the same
  *   tag filter as --only, on the files holding such a check), and the same report model, exit
- *   code and judge (judgeFault) as a run of its own.
+ *   code and judge (judgeFault) as a run of its own; only a failing property's counterexample is
+ *   left unshrunk (the run context's `shrink`): the verdict does not depend on it.
  * Waivers are not applied: the self-proof judges the suite against our own reference.
  */
 import { readFileSync } from 'node:fs';
@@ -110,6 +111,9 @@ export async function startFaultRunner(starters: ReferenceStarters): Promise<Fau
     cacheDirectory: settings.cacheDirectory,
     variants: settings.referenceVariants,
     dryRun: false,
+    // A fault is caught or not whatever the counterexample: a failing property ends at its first
+    // failure instead of shrinking it (a run of its own would shrink; the verdict is the same).
+    shrink: false,
   });
   if (run.context.target.kind !== 'embedded') {
     await run.end();

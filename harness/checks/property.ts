@@ -8,6 +8,7 @@
  * there and a minimal counterexample is what makes the failure readable); against a remote
  * target the run ends at the first failure (`endOnFailure`), because every shrink step is a
  * request against someone's deployment and the budget is ~20 requests for all properties.
+ * A run that needs only the verdict (the self-proof's: the run context's `shrink`) ends there too.
  */
 import fc from 'fast-check';
 import { SEED_NOTE_PREFIX } from '../report/results.ts';
@@ -73,7 +74,7 @@ export async function assertProperty<Ts>(
     run.requirement,
     `${SEED_NOTE_PREFIX}${seed}, ${numRuns} run(s); replay: ${replayCommand(run.title, seed)}`,
   );
-  const endOnFailure = t.target.kind === 'remote';
+  const endOnFailure = t.target.kind === 'remote' || !session().context.shrink;
   let thrown: unknown;
   try {
     // fc.assert with our own reporter: the default one throws fast-check's text, which lacks the

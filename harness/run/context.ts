@@ -13,7 +13,8 @@
  *   goes on (the journals of hooks and control states, the clock readings, the webhook watch,
  *   the check gate, a check's own reference) lives in the process that started the run, reached
  *   by calls, never through files or globals;
- * - gated: whether checks pass the check gate (a parallel embedded run).
+ * - gated: whether checks pass the check gate (a parallel embedded run);
+ * - shrink: whether a failing property shrinks its counterexample (harness/checks/property.ts).
  *
  * Environment variables carry only what a user configures (.env.example), read once by whoever
  * starts the run. Also declared here: the task meta a check leaves for the report's collector.
@@ -93,6 +94,12 @@ export interface RunContext {
   readonly channel: ChannelAddress;
   /** Whether checks pass the check gate (a parallel embedded run); otherwise every check passes at once. */
   readonly gated: boolean;
+  /**
+   * Whether a failing property against the embedded reference shrinks its counterexample: a run's
+   * report shows the smallest one found. The self-proof's runs do not: a fault is caught or not
+   * whatever the counterexample, and shrinking only adds requests after the verdict is in.
+   */
+  readonly shrink: boolean;
   /** Where compiled validators are kept between processes (OCC_CACHE_DIR; contract/precompiled.ts). */
   readonly cacheDirectory: string;
 }

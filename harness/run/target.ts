@@ -86,6 +86,8 @@ export interface RunOptions {
   readonly seed?: number;
   /** Whether checks pass the check gate: a parallel (embedded) run (harness/scheduling/gate.ts). */
   readonly gated?: boolean;
+  /** Whether failing properties shrink their counterexamples (./context.ts). Default: true. */
+  readonly shrink?: boolean;
 }
 
 const EMBEDDED_WEBHOOK_BUDGET_S = 5;
@@ -348,6 +350,7 @@ export async function startRun(options: RunOptions): Promise<Run> {
     seed: options.seed,
     channel: channel.address,
     gated: options.gated === true,
+    shrink: options.shrink !== false,
     cacheDirectory: options.cacheDirectory,
   };
   const provide = (next: RunContext): void => {

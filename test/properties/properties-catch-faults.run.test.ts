@@ -7,7 +7,8 @@
  * The first pair and the no-fault run go as users run them: the local vitest binary, the
  * properties project, one check selected with -t. The other pairs go through one self-proof
  * runner (self-proof/runner.ts): the same -t pattern and seed, a fresh reference with the fault
- * alone on and a fresh test worker for each, without a process and vitest start per pair.
+ * alone on and a fresh test worker for each, without a process and vitest start per pair; there
+ * the failing input is reported as found, not shrunk (the verdict is all the self-proof needs).
  *
  * A fixed PROPERTY_SEED makes every run the same inputs, so this test is deterministic; the full
  * list of (property, fault) pairs verified by hand is at the top of each property file.
@@ -65,6 +66,8 @@ describe("the API properties catch the reference server's faults", () => {
     // The failure is this property's, with its replay command, not a run that found nothing.
     expect(output).toContain(replay);
     expect(output).toMatch(/1 failed/);
+    // A run of its own shrinks the counterexample it reports.
+    expect(output).toMatch(/counterexample \(shrunk [1-9]\d* times\):/);
   });
 
   describe('through one self-proof runner', () => {
@@ -87,6 +90,8 @@ describe("the API properties catch the reference server's faults", () => {
         expect(outcome.report.checks.map((check) => [check.name, check.status])).toEqual([[title, 'failed']]);
         expect(outcome.report.checks[0]!.failure).toContain(replay);
         expect(outcome.exitCode).toBe(1);
+        // The self-proof needs the verdict alone: the first failing input, not shrunk (harness/run/context.ts shrink).
+        expect(outcome.report.checks[0]!.failure).toMatch(/^counterexample: /m);
       });
     }
   });

@@ -35,7 +35,12 @@ describe('the run of a composition root', () => {
   it('is built once: its context names its channel, goes to its projects, and again when it changes', async () => {
     const run = await startRun({ ...options, seed: 4242 });
     try {
-      expect(run.context).toMatchObject({ seed: 4242, gated: false, target: { kind: 'embedded', dryRun: true } });
+      expect(run.context).toMatchObject({
+        seed: 4242,
+        gated: false,
+        shrink: true,
+        target: { kind: 'embedded', dryRun: true },
+      });
       expect(run.context.channel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const { project, provided } = fakeProject('target');
       run.provideTo(project);
