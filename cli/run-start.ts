@@ -14,7 +14,7 @@ import { ControlError } from '../harness/seams/control-client.ts';
 import { ConfigError, type SuiteConfig } from '../harness/config/config.ts';
 import { documentedVariables } from '../harness/config/documented.ts';
 import { loadFromEnvironment, variablesSet } from '../harness/config/environment.ts';
-import type { RunSettings } from '../harness/config/settings.ts';
+import { embeddedWorkerCount, type RunSettings } from '../harness/config/settings.ts';
 import type { CheckCollector } from '../harness/report/collector.ts';
 import { configurationFingerprint } from '../harness/report/evidence.ts';
 import { runDirectoryName } from '../harness/report/files.ts';
@@ -84,7 +84,10 @@ export async function planRun(options: Options): Promise<RunPlan> {
   // An embedded run's files run in parallel behind the check gate (harness/scheduling/gate.ts;
   // docs/architecture.md, "Why the embedded run is parallel"). A remote run keeps one worker: one
   // throttle and one request count against the target's rate limit.
-  const workers = config.target.kind === 'embedded' && !options.dryRun ? settings.embeddedWorkers : 1;
+  const workers =
+    config.target.kind === 'embedded' && !options.dryRun
+      ? embeddedWorkerCount(settings.embeddedWorkers, options.only)
+      : 1;
   // The configuration as the user gave it (this process sets no variable of its own).
   const documented = documentedVariables(readFileSync(join(packageRoot, '.env.example'), 'utf8'));
   const configuration = configurationFingerprint(documented, variablesSet(documented));

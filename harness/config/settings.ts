@@ -20,8 +20,11 @@ export interface RunSettings {
   readonly timeBudgetS: number;
   /** LOAD_RUNNERS: cooperating k6 runners of the rate-limit probe (`occ load --runners` overrides it). */
   readonly loadRunners: number | undefined;
-  /** OCC_EMBEDDED_WORKERS: workers of a run against the embedded reference (1 runs one check at a time). */
-  readonly embeddedWorkers: number;
+  /**
+   * OCC_EMBEDDED_WORKERS: workers of a run against the embedded reference (1 runs one check at a
+   * time); undefined: not set, embeddedWorkerCount decides.
+   */
+  readonly embeddedWorkers: number | undefined;
   /** OCC_REFERENCE_FAULTS: fault switches the embedded reference starts with. */
   readonly referenceFaults: readonly string[];
   /** OCC_REFERENCE_VARIANTS: conformant variants of the embedded reference, as written (`all` included). */
@@ -38,6 +41,16 @@ export const settingDefaults = {
   // One per core of the machine this is measured on; each more loads the whole suite again.
   embeddedWorkers: 2,
 } as const;
+
+/**
+ * Workers of a run against the embedded reference: OCC_EMBEDDED_WORKERS when set; otherwise two
+ * for the whole suite, whose files run in parallel behind the check gate, and one for a run
+ * narrowed with --only. A narrowed run is a few checks, and a second worker only boots and imports
+ * the suite's files again: about a quarter of such a run's CPU (bench/RESULTS.md). Pure.
+ */
+export function embeddedWorkerCount(setting: number | undefined, only: readonly string[]): number {
+  return setting ?? (only.length > 0 ? 1 : settingDefaults.embeddedWorkers);
+}
 
 /** The suite's cache folder: OCC_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, as load/install-k6.sh reads it. Pure. */
 export function suiteCacheDirectory(env: Env): string {
@@ -76,9 +89,7 @@ export function loadRunSettings(env: Env): RunSettings {
     timeBudgetS:
       wholeNumber(env, 'TIME_BUDGET_S', { min: 1, max: Number.MAX_SAFE_INTEGER }, '') ?? settingDefaults.timeBudgetS,
     loadRunners: wholeNumber(env, 'LOAD_RUNNERS', { min: 1, max: 64 }, ''),
-    embeddedWorkers:
-      wholeNumber(env, 'OCC_EMBEDDED_WORKERS', { min: 1, max: 99 }, '; 1 runs one check at a time') ??
-      settingDefaults.embeddedWorkers,
+    embeddedWorkers: wholeNumber(env, 'OCC_EMBEDDED_WORKERS', { min: 1, max: 99 }, '; 1 runs one check at a time'),
     referenceFaults: idList(env.OCC_REFERENCE_FAULTS),
     referenceVariants: idList(env.OCC_REFERENCE_VARIANTS),
     cacheDirectory: suiteCacheDirectory(env),

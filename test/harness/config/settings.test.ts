@@ -1,7 +1,12 @@
 /** The run's settings (harness/config/settings.ts): each variable read once, by one rule, with its default. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../harness/config/config.ts';
-import { loadRunSettings, settingDefaults, suiteCacheDirectory } from '../../../harness/config/settings.ts';
+import {
+  embeddedWorkerCount,
+  loadRunSettings,
+  settingDefaults,
+  suiteCacheDirectory,
+} from '../../../harness/config/settings.ts';
 
 describe('loadRunSettings', () => {
   it('has a default for everything', () => {
@@ -10,7 +15,7 @@ describe('loadRunSettings', () => {
       waiversFile: undefined,
       timeBudgetS: settingDefaults.timeBudgetS,
       loadRunners: undefined,
-      embeddedWorkers: settingDefaults.embeddedWorkers,
+      embeddedWorkers: undefined,
       referenceFaults: [],
       referenceVariants: [],
       cacheDirectory: suiteCacheDirectory({}),
@@ -56,5 +61,14 @@ describe('loadRunSettings', () => {
       expect(() => loadRunSettings(env)).toThrow(ConfigError);
       expect(() => loadRunSettings(env)).toThrow(message);
     }
+  });
+});
+
+describe('embeddedWorkerCount', () => {
+  it('runs the whole suite on the default workers, a run narrowed with --only on one, unless the variable says', () => {
+    expect(embeddedWorkerCount(undefined, [])).toBe(settingDefaults.embeddedWorkers);
+    expect(embeddedWorkerCount(undefined, ['ME-200-SHAPE'])).toBe(1);
+    expect(embeddedWorkerCount(3, ['ME-200-SHAPE'])).toBe(3);
+    expect(embeddedWorkerCount(1, [])).toBe(1);
   });
 });
