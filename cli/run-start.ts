@@ -177,6 +177,8 @@ export async function runChecks(
       root: packageRoot,
       // The project's own configuration and the `target` project that runs the suites and the properties as one.
       config: vitestConfigFile('run'),
+      // Node loads it as it is (type stripping, or the package's JavaScript): not bundled by vite first.
+      configLoader: 'native',
       run: true,
       watch: false,
       project: options.properties ? [TARGET_PROJECT] : ['conformance'],

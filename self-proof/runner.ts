@@ -143,6 +143,7 @@ export async function startFaultRunner(starters: ReferenceStarters): Promise<Fau
       // environment (vitest hands each run's worker the environment of that run), without a Node
       // process start per fault (the self-proof's CPU: bench/RESULTS.md).
       config: vitestConfigFile('self-proof'),
+      configLoader: 'native',
       run: true,
       watch: false,
       project: [TARGET_PROJECT],
