@@ -65,7 +65,9 @@ function testClassRank(moduleId: string): number {
 
 // Most of these files wait on child processes, sockets, rate windows and delivery timeouts rather
 // than compute, so more workers than cores keep the cores busy (vitest's default is one per core but one).
-const TEST_WORKERS = 6;
+// Not many more: each file's runs start processes of their own, and on 2 cores four workers spent
+// less CPU than six for the same Duration, three a longer Duration (bench/RESULTS.md).
+const TEST_WORKERS = 4;
 
 /**
  * The longest hang guard a whole-run file declares (`timeout: N`): what its author expects it to
