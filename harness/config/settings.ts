@@ -45,8 +45,8 @@ export const settingDefaults = {
 /**
  * Workers of a run against the embedded reference: OCC_EMBEDDED_WORKERS when set; otherwise two
  * for the whole suite, whose files run in parallel behind the check gate, and one for a run
- * narrowed with --only. A narrowed run is a few checks, and a second worker only boots and imports
- * the suite's files again: about a quarter of such a run's CPU (bench/RESULTS.md). Pure.
+ * narrowed with --only. A narrowed run is a few checks, and a second worker would only boot and
+ * import the suite's files again. Pure.
  */
 export function embeddedWorkerCount(setting: number | undefined, only: readonly string[]): number {
   return setting ?? (only.length > 0 ? 1 : settingDefaults.embeddedWorkers);
