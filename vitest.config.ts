@@ -65,8 +65,8 @@ function testClassRank(moduleId: string): number {
 
 // Most of these files wait on child processes, sockets, rate windows and delivery timeouts rather
 // than compute, so more workers than cores keep the cores busy (vitest's default is one per core but one).
-// Not many more: each file's runs start processes of their own, and on 2 cores four workers spent
-// less CPU than six for the same Duration, three a longer Duration (bench/RESULTS.md).
+// Not many more: each file's runs start processes of their own, which more workers only set
+// contending for the same two cores; fewer leave the cores idle while files wait.
 const TEST_WORKERS = 4;
 
 /**

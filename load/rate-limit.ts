@@ -52,7 +52,7 @@ import { positiveInt, text, trimSlash } from './lib/env.ts';
 import type { SummaryData, ThresholdMeta } from './lib/junit.ts';
 import { buildSummary, declareSubmetrics, value } from './lib/summary.ts';
 import { rateLimitShape } from './lib/probe-shape.ts';
-import { analyseWindows, phaseDecided, type Sample } from './lib/windows.ts';
+import { analyseWindows, LIMIT_TOLERANCE, phaseDecided, type Sample } from './lib/windows.ts';
 import { perIpTimeline, runnerIndex, runnerSummaryName, type PerIpRecord, type Stamp } from './lib/runners.ts';
 
 const BASE_URL = trimSlash(text('BASE_URL'));
@@ -83,7 +83,6 @@ const BURST_PACE_MS = SHAPE.slotMs / 4;
 /** "under", the longest burst and "over": the chart's seconds. */
 const TOTAL_MS = WINDOW_MS + SHAPE.setupMaxRequests * BURST_PACE_MS + OVER_MS;
 const SECONDS = Math.ceil(TOTAL_MS / 1000) + 2;
-const TOLERANCE = 0.05;
 const SLOT_MS = SHAPE.slotMs;
 /** A send this far behind its schedule means the probe could not keep its rate. */
 const LATE_MS = WINDOW_MS / 4;
@@ -451,7 +450,7 @@ export function over(data: SetupData): void {
     if (unrefused.size === 0 && phaseDecided(samples, WINDOW_MS, OVER_PER_WINDOW, data.burstIndex)) break;
   }
   lateRequests.add(late);
-  const verdict = analyseWindows(samples, LIMIT, WINDOW_MS, TOLERANCE, OVER_PER_WINDOW, data.burstIndex);
+  const verdict = analyseWindows(samples, LIMIT, WINDOW_MS, LIMIT_TOLERANCE, OVER_PER_WINDOW, data.burstIndex);
   windowsUnderLimit.add(verdict.windowsUnderLimit);
   windowsOverLimit.add(verdict.windowsOverLimit);
   windowsMeasured.add(verdict.windowsUsed);

@@ -24,6 +24,13 @@
  * served in a row once refusing is a block too.
  */
 
+/**
+ * How far from the configured limit a measured window may serve (a fraction of the limit): the
+ * probe counts a window by when each request was sent, the limiter by when it arrived, and the two
+ * drift apart around a window's turn, the more so on a starved host.
+ */
+export const LIMIT_TOLERANCE = 0.05;
+
 export interface Sample {
   /** When the request was sent, ms since the probe's first measured request. */
   readonly atMs: number;

@@ -27,6 +27,7 @@ import { createServer } from 'node:net';
 import { getPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMIT_TOLERANCE } from '../../load/lib/windows.ts';
 import { parseRunArgs } from '../../load/run.ts';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { startReferenceServer } from '../../reference/server.ts';
@@ -213,14 +214,6 @@ describe('load/run.ts arguments', () => {
   }, 180_000);
 });
 
-/**
- * How far the probe's estimate may be from the configured limit: the probe's own tolerance
- * (load/rate-limit.ts TOLERANCE, pinned on simulated limiters in test/load/lib/windows.test.ts). The
- * probe counts a window by when each request was sent, the limiter by when it arrived; on a starved
- * host the two drift apart around a fixed window's turn, and a window's count is off by a few.
- */
-const ESTIMATE_TOLERANCE = 0.05;
-
 describe.concurrent('k6 probes against the reference server', () => {
   it('rate-limit passes, estimating the limit within its tolerance of the configured one', async () => {
     const r = await inLane('rate-a', () => rateRun([]));
@@ -233,7 +226,7 @@ describe.concurrent('k6 probes against the reference server', () => {
       `rate-limit: configured ${configured} per ${observations.configured.windowMs} ms, ` +
         `estimated ${estimate} over ${observations.estimate.windowsUsed} windows, probe ${r.ms} ms`,
     );
-    expect(Math.abs(estimate - configured)).toBeLessThanOrEqual(configured * ESTIMATE_TOLERANCE);
+    expect(Math.abs(estimate - configured)).toBeLessThanOrEqual(configured * LIMIT_TOLERANCE);
     expect(observations.estimate.windowsUsed).toBeLessThanOrEqual(2);
     expect(observations['RATE-LIMIT-RESPONSE-SHAPE']!.refusal.status).toBe(429);
     expect(observations['RATE-LIMIT-WINDOW-BEHAVIOUR'].servedAgainAfterRefusal).toBe(true);
@@ -248,7 +241,7 @@ describe.concurrent('k6 probes against the reference server', () => {
     expect(observations.estimate.model).toBe('blocks');
     const configured = observations.configured.limit as number;
     expect(Math.abs((observations.estimate.limit as number) - configured)).toBeLessThanOrEqual(
-      configured * ESTIMATE_TOLERANCE,
+      configured * LIMIT_TOLERANCE,
     );
   }, 600_000);
 

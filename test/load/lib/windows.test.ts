@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OVER_WINDOWS, OVER_WINDOWS_EXPECTED, rateLimitShape, underStartMs } from '../../../load/lib/probe-shape.ts';
-import { analyseWindows, phaseDecided, type Sample } from '../../../load/lib/windows.ts';
+import { analyseWindows, LIMIT_TOLERANCE, phaseDecided, type Sample } from '../../../load/lib/windows.ts';
 
 const LIMIT = 100;
 const W = 60_000;
@@ -86,7 +86,7 @@ function tokenBucket(limit: number, perWindow = limit): (t: number) => boolean {
   };
 }
 
-const verdictOf = (samples: Sample[]) => analyseWindows(samples, LIMIT, W, 0.05, SHAPE.overPerWindow);
+const verdictOf = (samples: Sample[]) => analyseWindows(samples, LIMIT, W, LIMIT_TOLERANCE, SHAPE.overPerWindow);
 
 describe('the rate-limit verdict from the refusals', () => {
   it('passes a fixed window aligned to the clock at every offset, counting the limit per window found', () => {
@@ -106,7 +106,7 @@ describe('the rate-limit verdict from the refusals', () => {
       const verdict = verdictOf(samples);
       expect(underRefused).toBe(0);
       expect(verdict.model).toBe('trickle');
-      expect(Math.abs(verdict.estimate - LIMIT), JSON.stringify(verdict)).toBeLessThanOrEqual(LIMIT * 0.05);
+      expect(Math.abs(verdict.estimate - LIMIT), JSON.stringify(verdict)).toBeLessThanOrEqual(LIMIT * LIMIT_TOLERANCE);
       expect(verdict.windowsUnderLimit + verdict.windowsOverLimit).toBe(0);
     }
   });
@@ -117,7 +117,7 @@ describe('the rate-limit verdict from the refusals', () => {
     expect(underRefused).toBe(0);
     expect(verdict.model).toBe('trickle');
     expect(verdict.windowsUsed).toBe(1);
-    expect(Math.abs(verdict.estimate - LIMIT)).toBeLessThanOrEqual(LIMIT * 0.05);
+    expect(Math.abs(verdict.estimate - LIMIT)).toBeLessThanOrEqual(LIMIT * LIMIT_TOLERANCE);
     expect(verdict.windowsUnderLimit + verdict.windowsOverLimit).toBe(0);
   });
 
@@ -160,7 +160,7 @@ describe('the rate-limit verdict from the refusals', () => {
 });
 
 describe('when "under" may start after the run', () => {
-  const base = { limit: LIMIT, windowMs: W, tolerance: 0.05 };
+  const base = { limit: LIMIT, windowMs: W, tolerance: LIMIT_TOLERANCE };
 
   it('at once after a quiet window, a window after a full one, and a little after a few requests', () => {
     expect(underStartMs({ ...base, nowMs: 100_000, priors: [] })).toBe(100_000);
