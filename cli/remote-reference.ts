@@ -17,8 +17,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,6 +25,7 @@ import { type TokenName, tokenNames, tokenVariable } from '../harness/config/tok
 import type { TargetFixtures } from '../harness/run/target.ts';
 import { limits } from '../contract/openapi.ts';
 import { generateTlsMaterial } from '../harness/webhooks/receiver.ts';
+import { freeLoopbackPort } from './loopback-port.ts';
 import { machineEnvironment } from './machine-environment.ts';
 import { entryPoint } from './package-root.ts';
 
@@ -50,17 +49,6 @@ export interface RemoteReference {
   readonly env: Record<string, string>;
   readonly fixtures: ReferenceFixtures;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -131,7 +119,7 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
   writeFileSync(join(dir, 'cert.pem'), tls.cert);
   writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   writeFileSync(join(dir, 'ca.pem'), tls.caCertPem);
-  const receiverPort = await freePort();
+  const receiverPort = await freeLoopbackPort();
   const args = [
     entryPoint('reference/cli'),
     '--port',

@@ -12,9 +12,10 @@
 import { budgetOf, EVERYTHING } from '../scheduling/budget.ts';
 import type { TestProject } from 'vitest/node';
 import type { SuiteConfig } from '../config/config.ts';
+import { ConfigError } from '../config/rules.ts';
 import type { TokenName } from '../config/tokens.ts';
 import { createApiClient } from '../http/client.ts';
-import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { describeStartError, startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { controlCapabilities, type ControlCapability } from '../../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from '../seams/control-client.ts';
@@ -247,10 +248,15 @@ async function startRemoteTarget(
     if (!dryRun) await checkReceiverService(service.url, service.token);
   } else if (!dryRun && config.webhookPublicUrl !== undefined) {
     // Reached through WEBHOOK_PUBLIC_URL (a tunnel, or a certificate the target trusts).
-    receiver = await startReceiver({
+    const receiverOptions = {
       ...config.receiver,
       publicUrl: config.webhookPublicUrl,
       ...(offered?.includes('clock-advanced') ? { toleranceSeconds: ANY_TIMESTAMP_S } : {}),
+    };
+    // A port another process holds, a host not of this machine, a bad PEM pair: the configuration's to fix.
+    receiver = await startReceiver(receiverOptions).catch((error: unknown) => {
+      const line = `the webhook receiver could not start: ${describeStartError(error, receiverOptions)}`;
+      throw new ConfigError('RECEIVER_PORT', line, line);
     });
   }
   const target: RunTarget = {

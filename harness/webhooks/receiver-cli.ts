@@ -22,7 +22,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MAX_DELIVERIES, startReceiver, type ReceiverOptions } from './receiver.ts';
+import { DEFAULT_MAX_DELIVERIES, describeStartError, startReceiver, type ReceiverOptions } from './receiver.ts';
 
 type Parsed = { ok: true; options: ReceiverOptions } | { ok: false; message: string };
 
@@ -152,18 +152,6 @@ export function parseCliConfig(
 function fail(message: string, code = 2): never {
   process.stderr.write(`receiver: ${message}\n`);
   process.exit(code);
-}
-
-function describeStartError(e: unknown, options: ReceiverOptions): string {
-  const err = e as NodeJS.ErrnoException;
-  if (err.code === 'EADDRINUSE') return `port ${options.port} is already in use; set RECEIVER_PORT to a free port or 0`;
-  if (err.code === 'EADDRNOTAVAIL') return `RECEIVER_HOST=${options.host} is not an address of this machine`;
-  if (options.tls)
-    return (
-      `the certificate or key could not be used (${err.message}); ` +
-      'check RECEIVER_TLS_CERT / RECEIVER_TLS_KEY are a matching PEM pair'
-    );
-  return `could not start (${err.message})`;
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {

@@ -141,6 +141,20 @@ interface Settings extends HandlerSettings, StateSettings {
   readonly publicUrl: string | undefined;
 }
 
+/** Why the receiver could not start, naming the variable that fixes it: one line. */
+export function describeStartError(e: unknown, options: ReceiverOptions): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'EADDRINUSE')
+    return `port ${options.port} is already in use (another receiver or run?); set RECEIVER_PORT to a free port`;
+  if (err.code === 'EADDRNOTAVAIL') return `RECEIVER_HOST=${options.host} is not an address of this machine`;
+  if (options.tls)
+    return (
+      `the certificate or key could not be used (${err.message}); ` +
+      'check RECEIVER_TLS_CERT / RECEIVER_TLS_KEY are a matching PEM pair'
+    );
+  return `could not start (${err.message})`;
+}
+
 /** Resolves `options` to their defaults; throws TypeError or RangeError on an invalid one. */
 function resolveOptions(options: ReceiverOptions): Settings {
   const host = options.host ?? '127.0.0.1';

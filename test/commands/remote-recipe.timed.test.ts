@@ -10,8 +10,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 // The OS's own variables only, so the developer's .env or shell can't leak in.
 import { cleanEnv } from './occ-process.ts';
+import { freeLoopbackPort } from '../../cli/loopback-port.ts';
 
 const MARKER = '<!-- remote-webhook-recipe';
 
@@ -59,15 +58,6 @@ function fixtureValue(fixtures: Record<string, unknown>, path: string): string {
   return value;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 const started: ChildProcess[] = [];
 afterAll(() => {
   // npm runs node as a child: end the whole process group we started.
@@ -100,7 +90,7 @@ async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [])
   writeFileSync(files['/path/to/ca.pem']!, tls.caCertPem);
   writeFileSync(files['/path/to/receiver-cert.pem']!, tls.cert);
   writeFileSync(files['/path/to/receiver-key.pem']!, tls.key);
-  const port = String(await freePort());
+  const port = String(await freeLoopbackPort());
   const substitute = (text: string): string => (files[text] ?? text).replace(/\b8443\b/g, port);
 
   // Step 1: the stand-in target, through npm as written.
@@ -186,11 +176,11 @@ describe("the README's remote webhook recipe", () => {
   it('with a target that signs wrongly, the correlation check fails at once, naming the wrong part of the signature', {
     timeout: 300_000,
   }, async () => {
-    const { code, reports } = await runRecipe(
+    const { code, stdout, stderr, reports } = await runRecipe(
       ['--faults', 'signature-without-timestamp'],
       ['--no-properties', '--only', 'CALLS-CORRELATE-CALL-ENDED'],
     );
-    expect(code).toBe(1);
+    expect(code, `${stdout}\n${stderr}`).toBe(1);
     const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
     const check = (report.checks as Array<{ name: string; status: string; failure?: string; durationMs: number }>).find(
       (c) => c.name.includes('call.ended delivery'),

@@ -6,14 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { cleanEnv } from './occ-process.ts';
+import { freeLoopbackPort } from '../../cli/loopback-port.ts';
 
 interface Fixtures {
   baseUrl: string;
@@ -42,15 +41,6 @@ async function referenceProcess(args: string[]): Promise<Fixtures> {
     child.once('exit', (code) => reject(new Error(`the reference process exited with ${code}`)));
   });
   return JSON.parse(line) as Fixtures;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function conformance(
@@ -83,7 +73,7 @@ async function receiverSetup(): Promise<{ caPath: string; env: Record<string, st
     ['ca.pem', tls.caCertPem],
   ] as const)
     writeFileSync(join(dir, name), pem);
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   return {
     caPath: join(dir, 'ca.pem'),
     env: {

@@ -5,8 +5,6 @@
  * the project's signer.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../contract/openapi.ts';
 import { generateTlsMaterial, startReceiver } from '../../harness/webhooks/receiver.ts';
@@ -33,6 +31,7 @@ import type {
   DispatcherOptions,
   Subscription,
 } from '../../reference/webhooks/dispatcher.ts';
+import { freeLoopbackPort } from '../../cli/loopback-port.ts';
 
 const HOUR = 60 * 60 * 1000;
 const DISABLE_AFTER = limits.webhookAutoDisableAfterConsecutiveFailures;
@@ -302,7 +301,7 @@ describe('delivery over HTTPS', () => {
   });
 
   it('a refused connection is retried, and the event arrives once the receiver comes up', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const { dispatcher } = setup({ scale: 100, backoff: { firstIntervalMs: 5000, factor: 1 } }); // 50 real ms apart
     const path = `/hooks/d${++counter}`;
     const secret = `whsec_${randomUUID().replaceAll('-', '')}`;
@@ -615,11 +614,3 @@ describe('faults change the behaviour they name', () => {
     expect(receiver.deliveries(path)).toHaveLength(1);
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -5,10 +5,13 @@
  * checks a target. A dry run against the embedded target starts no server, so these runs are
  * cheap and send nothing.
  */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import setup from '../../../commands/vitest-global-setup.ts';
 import { loadConfig } from '../../../harness/config/config.ts';
+import { ConfigError } from '../../../harness/config/rules.ts';
 import { suiteCacheDirectory } from '../../../harness/config/settings.ts';
 import { channelClient } from '../../../harness/run/channel-client.ts';
 import { type RunOptions, startRun } from '../../../harness/run/target.ts';
@@ -89,5 +92,28 @@ describe('the run of a composition root', () => {
     const teardown = await setup(root);
     expect(unit.provided.size).toBe(0);
     await teardown();
+  });
+});
+
+describe('a remote run whose receiver cannot start', () => {
+  it('stops with a configuration error naming RECEIVER_PORT when another process holds the port', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const config = loadConfig({
+        API_BASE_URL: 'http://127.0.0.1:9/v1',
+        WEBHOOK_PUBLIC_URL: `https://127.0.0.1:${port}`,
+        RECEIVER_PORT: String(port),
+      });
+      const started = startRun({ ...options, config, dryRun: false });
+      await expect(started).rejects.toBeInstanceOf(ConfigError);
+      await expect(started).rejects.toThrow(
+        `the webhook receiver could not start: port ${port} is already in use (another receiver or run?); ` +
+          'set RECEIVER_PORT to a free port',
+      );
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
   });
 });
