@@ -20,6 +20,7 @@ import { markdownTableProblems, parseXml } from '../harness/report/parse-back.ts
 import { startRecordingProxy, type ProxiedRequest, type ProxyAnswer } from './recording-proxy.ts';
 // The environment of a CI job: none of the developer's configuration leaks in.
 import { cleanEnv, type ProcessRun, runProcess } from './occ-process.ts';
+import { freeLoopbackPort } from '../../cli/loopback-port.ts';
 
 function runCli(args: string[], extra: Record<string, string> = {}, timeout = 240_000) {
   const result = spawnSync(process.execPath, ['commands/run.ts', ...args], {
@@ -557,12 +558,7 @@ describe('npm run conformance with webhooks against a remote target', () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-tls-'));
     writeFileSync(join(dir, 'cert.pem'), tls.cert);
     writeFileSync(join(dir, 'key.pem'), tls.key);
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as AddressInfo;
-        probe.close(() => resolve(free));
-      });
-    });
+    const port = await freeLoopbackPort();
     const target = await startReferenceServer({ rateLimit: false, trustedCaPem: [tls.caCertPem] });
     try {
       const reports = mkdtempSync(join(tmpdir(), 'occ-cli-'));

@@ -7,8 +7,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { cleanEnv, type ProcessRun, runProcess } from './occ-process.ts';
+import { freeLoopbackPort } from '../../cli/loopback-port.ts';
 
 const TOKEN = 'rcv_ci_token_9f8e7d6c5b4a39281706';
 
@@ -44,12 +43,7 @@ describe('npm run conformance with a receiver deployed next to the target (RECEI
       ['key.pem', tls.key],
     ] as const)
       writeFileSync(join(dir, name), pem);
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as AddressInfo;
-        probe.close(() => resolve(free));
-      });
-    });
+    const port = await freeLoopbackPort();
     // The operator's side: the service, on a certificate the target trusts.
     service = spawn('npm', ['run', '-s', 'receiver'], {
       env: cleanEnv({

@@ -23,7 +23,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { getPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +31,7 @@ import { parseRunArgs } from '../../load/run.ts';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { remoteRunEnvironment, startRemoteReference } from '../../cli/remote-reference.ts';
+import { freeLoopbackPort } from '../../cli/loopback-port.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
@@ -311,12 +311,7 @@ describe.concurrent('k6 probes against the reference server', () => {
     dirs.push(dir);
     writeFileSync(join(dir, 'cert.pem'), tls.cert);
     writeFileSync(join(dir, 'key.pem'), tls.key);
-    const port = await new Promise<number>((done) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => done(free));
-      });
-    });
+    const port = await freeLoopbackPort();
     const target = await startReferenceServer({ rateLimit: false, clockScale: 1000, trustedCaPem: [tls.caCertPem] });
     try {
       const r = await inLane('webhook', () =>
