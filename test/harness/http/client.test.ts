@@ -97,7 +97,8 @@ describe('API client against a target that answers garbage', () => {
     const started = Date.now();
     const exchange = await api.send({ method: 'GET', path: '/hang' });
     expect(exchange.transportError).toBe('no complete response within 300 ms (the target hung)');
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // A bound far from both timers: the 300 ms given, and undici's own minutes. A busy host may stretch the first.
+    expect(Date.now() - started).toBeLessThan(10_000);
     await api.close();
   });
 

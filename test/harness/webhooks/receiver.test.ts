@@ -430,7 +430,8 @@ describe('response plans', () => {
     await expect(
       send(path, { body, timeoutMs: 300, headers: { 'x-service-signature': sign(SECRET, now(), body) } }),
     ).rejects.toThrow(/timeout/i);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // The client's 300 ms ended it, not a hang guard: the hang itself never ends.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(lastDelivery(path)).toMatchObject({ answeredStatus: 'no-answer', signature: { ok: true } });
     expect((await deliver(path, { eventId: 'h' })).status).toBe(200);
     expect(lastDelivery(path).duplicate).toBe(true);
@@ -456,7 +457,8 @@ describe('response plans', () => {
     const started = Date.now();
     await r.close();
     expect(await pending).toBe('socket closed');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Closed by close(), not by the request's 20 s headers timeout, which would also say 'socket closed'.
+    expect(Date.now() - started).toBeLessThan(10_000);
     await a.close();
   });
 
