@@ -11,8 +11,7 @@
  */
 import { budgetOf, EVERYTHING } from '../scheduling/budget.ts';
 import type { TestProject } from 'vitest/node';
-import type { SuiteConfig } from '../config/config.ts';
-import { ConfigError } from '../config/rules.ts';
+import { ConfigError, type SuiteConfig } from '../config/config.ts';
 import type { TokenName } from '../config/tokens.ts';
 import { createApiClient } from '../http/client.ts';
 import { describeStartError, startReceiver, type Receiver } from '../webhooks/receiver.ts';

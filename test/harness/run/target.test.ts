@@ -5,13 +5,11 @@
  * checks a target. A dry run against the embedded target starts no server, so these runs are
  * cheap and send nothing.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import setup from '../../../commands/vitest-global-setup.ts';
-import { loadConfig } from '../../../harness/config/config.ts';
-import { ConfigError } from '../../../harness/config/rules.ts';
+import { ConfigError, loadConfig } from '../../../harness/config/config.ts';
 import { suiteCacheDirectory } from '../../../harness/config/settings.ts';
 import { channelClient } from '../../../harness/run/channel-client.ts';
 import { type RunOptions, startRun } from '../../../harness/run/target.ts';
