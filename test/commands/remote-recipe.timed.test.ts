@@ -6,10 +6,14 @@
  * with the receiver on RECEIVER_PORT serving a certificate the stand-in trusts.
  *
  * Only what a shared machine forces is substituted: the PEM paths (files made here) and the
- * port 8443 (another run may hold it; a free port takes its place everywhere it appears).
+ * port 8443 (another run may hold it; a free port takes its place everywhere it appears). The full
+ * run also proves redaction with every secret the recipe sets: its API_BASE_URL and AUTH_URL are
+ * those of a recording proxy in front of the stand-in (./recording-proxy.ts), which forwards each
+ * request and remembers every access token and hook secret the stand-in hands out, so none of
+ * them, nor a configured secret, may appear in an output or a report.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +22,7 @@ import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 // The OS's own variables only, so the developer's .env or shell can't leak in.
 import { cleanEnv } from './occ-process.ts';
 import { freeLoopbackPort } from '../../cli/loopback-port.ts';
+import { startRecordingProxy } from './recording-proxy.ts';
 
 const MARKER = '<!-- remote-webhook-recipe';
 
@@ -71,14 +76,18 @@ interface RecipeRun {
   stderr: string;
   reports: string;
   fixtures: Record<string, unknown>;
+  /** The variables the run was given. */
+  env: Record<string, string>;
+  /** What the stand-in handed out through the recording proxy (empty without one). */
+  handedOut: ReadonlySet<string>;
 }
 
 /**
  * Runs the README's recipe (the stand-in keeps running until afterAll, so its hooks can be inspected):
  * its reference command (plus `referenceExtra`), its variables, and its conformance command (plus
- * `runExtra` and a reports directory).
+ * `runExtra` and a reports directory); `proxied`: the API and token endpoint through a recording proxy.
  */
-async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = []): Promise<RecipeRun> {
+async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [], proxied = false): Promise<RecipeRun> {
   const recipe = parseRecipe(readFileSync('README.md', 'utf8'));
   const dir = mkdtempSync(join(tmpdir(), 'occ-recipe-'));
   const tls = await generateTlsMaterial();
@@ -115,6 +124,12 @@ async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [])
     env[name] = substitute(value).replace(/^<(.+)>$/, (_, path: string) => fixtureValue(fixtures, path));
   expect(env.RECEIVER_PORT).toBe(port);
   const reports = mkdtempSync(join(tmpdir(), 'occ-recipe-reports-'));
+  const proxy = proxied ? await startRecordingProxy(new URL(env.API_BASE_URL!).origin) : undefined;
+  if (proxy !== undefined) {
+    expect(new URL(env.AUTH_URL!).origin).toBe(new URL(env.API_BASE_URL!).origin);
+    env.API_BASE_URL = `${proxy.origin}${new URL(env.API_BASE_URL!).pathname}`;
+    env.AUTH_URL = proxy.origin;
+  }
 
   // Step 3: the run, as written, plus where its reports go.
   const [npmRun, ...runArgs] = recipe.run;
@@ -133,14 +148,22 @@ async function runRecipe(referenceExtra: string[] = [], runExtra: string[] = [])
     stderr += chunk.toString();
   });
   const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
-  return { code, stdout, stderr, reports, fixtures };
+  await proxy?.close();
+  return { code, stdout, stderr, reports, fixtures, env, handedOut: proxy?.handedOut ?? new Set() };
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
 }
 
 describe("the README's remote webhook recipe", () => {
   it('runs to the end: a full run (properties included) against another reference process, exit 0, all hooks deleted', {
     timeout: 300_000,
   }, async () => {
-    const { code, stdout, stderr, reports, fixtures } = await runRecipe();
+    const { code, stdout, stderr, reports, fixtures, env, handedOut } = await runRecipe([], [], true);
     expect(stderr, stderr).not.toMatch(/EADDRINUSE|could not delete hook/);
     expect(
       code,
@@ -170,6 +193,33 @@ describe("the README's remote webhook recipe", () => {
         status: string;
       };
       expect(view.status, `hook ${id} left active`).toBe('disabled');
+    }
+
+    // No secret the recipe sets, nor an access token or hook secret the stand-in gave, in the
+    // output or any report (redaction happens before anything is written).
+    const given = [...handedOut];
+    expect(
+      given.some((value) => value.startsWith('whsec_')),
+      'the run created hooks',
+    ).toBe(true);
+    expect(
+      given.some((value) => !value.startsWith('whsec_')),
+      'the run obtained OAuth access tokens',
+    ).toBe(true);
+    const configured = Object.entries(env)
+      .filter(([name]) => /^TOKEN_|_SECRET$/.test(name))
+      .map(([, value]) => value);
+    expect(configured.length).toBeGreaterThan(10);
+    const secrets = [...configured, ...given];
+    for (const secret of secrets)
+      expect(`${stdout}\n${stderr}`.includes(secret), `${secret.slice(0, 6)}… in the output`).toBe(false);
+    const files = filesUnder(reports);
+    expect(files.some((f) => f.endsWith('report.html'))).toBe(true);
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const secret of secrets)
+        expect(text.includes(secret), `${secret.slice(0, 6)}… found in ${file}`).toBe(false);
+      expect(text, `a whsec_ secret in ${file}`).not.toMatch(/whsec_(?!\[REDACTED\])[A-Za-z0-9]/);
     }
   });
 
