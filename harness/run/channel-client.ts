@@ -1,17 +1,19 @@
 /**
  * A test worker's end of the run channel (./channel.ts): what the workers of a run share lives in
- * the process that started the run, and a worker reaches it by calls over loopback HTTP with the
- * run's token (the run context's `channel`). Every call is a POST of JSON answered with JSON.
+ * the process that started the run, and a worker reaches it by calls over a local socket opened
+ * with the run's token (the run context's `channel`; the wire is ./channel-wire.ts). One
+ * connection per client, opened at its first call; calls on it are answered in any order.
  *
  * Vitest's workers are separate processes (or threads): `provide` hands them the run context once,
  * as a value; what they change during the run (the journals, the clock readings, the watch, the
  * check gate) goes through these calls.
  */
-import { request } from '../http/undici.ts';
+import { connect, type Socket } from 'node:net';
+import { type AnswerFrame, frame, lineSplitter } from './channel-wire.ts';
 
-/** Where the run channel listens (loopback HTTP) and the run's token for it. */
+/** Where the run channel listens (./channel-wire.ts channelEndpoint) and the run's token for it. */
 export interface ChannelAddress {
-  readonly url: string;
+  readonly path: string;
   readonly token: string;
 }
 
@@ -23,22 +25,75 @@ export interface ChannelClient {
   call<T = unknown>(path: string, body: unknown, signal?: AbortSignal): Promise<T>;
 }
 
+interface Pending {
+  readonly path: string;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
 export function channelClient(address: ChannelAddress): ChannelClient {
+  const pending = new Map<number, Pending>();
+  let socket: Socket | undefined;
+  let lastId = 0;
+
+  const settle = (line: string): void => {
+    let answer: AnswerFrame;
+    try {
+      answer = JSON.parse(line) as AnswerFrame;
+    } catch {
+      socket?.destroy(new Error('it sent a line that is not JSON'));
+      return;
+    }
+    const call = pending.get(answer.id);
+    if (call === undefined) return; // cancelled meanwhile
+    pending.delete(answer.id);
+    if (pending.size === 0) socket?.unref();
+    if (answer.error === undefined) call.resolve(answer.value ?? undefined);
+    else call.reject(new Error(`the run channel (${call.path}) answered: ${answer.error}`));
+  };
+
+  const open = (): Socket => {
+    const opened = connect(address.path);
+    opened.setEncoding('utf8');
+    opened.write(frame({ token: address.token }));
+    opened.on('data', lineSplitter(settle));
+    // Whatever ends the connection fails what waits on it; the next call opens a new one.
+    const fail = (error?: Error) => {
+      if (socket === opened) socket = undefined;
+      const reason = error?.message ?? 'the connection closed';
+      for (const [id, call] of pending) {
+        pending.delete(id);
+        call.reject(new Error(`the run channel (${call.path}) did not answer: ${reason}`));
+      }
+    };
+    opened.on('error', fail);
+    opened.on('close', () => fail());
+    return opened;
+  };
+
   return {
-    async call<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-      // undici: the API client's, already loaded in the worker.
-      const response = await request(`${address.url}${path}`, {
-        method: 'POST',
-        body: JSON.stringify(body ?? {}),
-        headers: { authorization: `Bearer ${address.token}`, 'content-type': 'application/json' },
-        headersTimeout: 0,
-        bodyTimeout: 0,
-        ...(signal === undefined ? {} : { signal }),
+    call<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      socket ??= open();
+      const id = ++lastId;
+      const connection = socket;
+      const answered = new Promise<T>((resolve, reject) => {
+        pending.set(id, { path, resolve: resolve as (value: unknown) => void, reject });
       });
-      const text = await response.body.text();
-      if (response.statusCode !== 200)
-        throw new Error(`the run channel (${path}) answered ${response.statusCode}${text === '' ? '' : `: ${text}`}`);
-      return (text === '' ? undefined : JSON.parse(text)) as T;
+      // A call in flight keeps the worker alive, an idle connection does not.
+      connection.ref();
+      connection.write(frame({ id, path, body: body ?? {} }));
+      if (signal === undefined) return answered;
+      const cancel = () => {
+        const call = pending.get(id);
+        if (call === undefined) return;
+        pending.delete(id);
+        if (pending.size === 0) connection.unref();
+        if (!connection.destroyed) connection.write(frame({ cancel: id }));
+        call.reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      return answered.finally(() => signal.removeEventListener('abort', cancel));
     },
   };
 }

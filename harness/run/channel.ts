@@ -1,7 +1,7 @@
 /**
  * The run channel: what the parts of a run share, kept in the process that started the run (`occ
- * run`, a self-proof runner, vitest's global set-up) and reached by its test workers over loopback
- * HTTP with the run's token (./channel-client.ts). Vitest's workers are separate processes or
+ * run`, a self-proof runner, vitest's global set-up) and reached by its test workers over a local
+ * socket with the run's token (./channel-client.ts, ./channel-wire.ts). Vitest's workers are separate processes or
  * threads: `provide` hands them the run context once, as a value (./context.ts); what changes while
  * the run goes on lives here, in memory, never in a file:
  *
@@ -14,8 +14,7 @@
  *   composition root injects (commands/), so no check imports reference/.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import type { TestModule, TestSpecification } from 'vitest/node';
 import type { ControlState } from '../../contract/control.ts';
 import type { Values } from '../seams/control-client.ts';
@@ -24,6 +23,14 @@ import { HookJournal, type JournalEntry } from '../seams/hook-journal.ts';
 import { ClockReadings, type ClockReading } from '../seams/target-clock.ts';
 import type { Claim, Gate } from '../scheduling/gate.ts';
 import type { ChannelAddress } from './channel-client.ts';
+import {
+  type CallFrame,
+  type CancelFrame,
+  channelEndpoint,
+  frame,
+  type HelloFrame,
+  lineSplitter,
+} from './channel-wire.ts';
 
 /** A reference server of a check's own (the rate-limit checks): the spec's limit on a clock the check moves. */
 export interface OwnReference {
@@ -171,49 +178,59 @@ function ownReferenceRoutes(options: RunChannelOptions['ownReference']): {
   };
 }
 
-/** Answers one POST: the token checked, the body parsed, the route's value as JSON. */
-function serve(routes: Readonly<Record<string, Route>>, expected: Buffer) {
-  return (request: IncomingMessage, response: ServerResponse): void => {
-    const given = Buffer.from(request.headers.authorization ?? '');
-    const route = routes[request.url ?? ''];
-    if (request.method !== 'POST' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      response.writeHead(401).end();
-      return;
-    }
-    if (route === undefined) {
-      response.writeHead(404).end();
-      return;
-    }
-    let raw = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      raw += chunk;
-    });
-    request.on('end', () => {
-      let body: Record<string, unknown>;
+/**
+ * Serves one worker's connection (./channel-wire.ts): the token first, then each call answered by
+ * its id with the route's value. A call cancelled, or left unanswered when the connection ends,
+ * aborts its route's signal (a gate wait then leaves the queue).
+ */
+function serve(routes: Readonly<Record<string, Route>>, token: Buffer) {
+  return (socket: Socket): void => {
+    const open = new Map<number, AbortController>();
+    let trusted = false;
+    const answer = (id: number, reply: { value: unknown } | { error: string }): void => {
+      if (!open.delete(id) || socket.destroyed) return;
+      socket.write(frame({ id, ...reply }));
+    };
+    const onLine = (line: string): void => {
+      let message: Partial<HelloFrame & CallFrame & CancelFrame>;
       try {
-        body = JSON.parse(raw) as Record<string, unknown>;
+        message = JSON.parse(line) as typeof message;
       } catch {
-        response.writeHead(400).end();
+        socket.destroy();
         return;
       }
+      if (!trusted) {
+        const given = Buffer.from(String(message.token ?? ''));
+        trusted = given.length === token.length && timingSafeEqual(given, token);
+        if (!trusted) socket.destroy();
+        return;
+      }
+      if (typeof message.cancel === 'number') {
+        open.get(message.cancel)?.abort();
+        open.delete(message.cancel);
+        return;
+      }
+      const id = Number(message.id);
+      const route = routes[String(message.path)];
       const closed = new AbortController();
-      let answered = false;
-      response.on('close', () => {
-        if (!answered) closed.abort();
-      });
+      open.set(id, closed);
+      if (route === undefined) {
+        answer(id, { error: `no route ${String(message.path)}` });
+        return;
+      }
       Promise.resolve()
-        .then(() => route(body, closed.signal))
+        .then(() => route((message.body ?? {}) as Record<string, unknown>, closed.signal))
         .then(
-          (value) => {
-            answered = true;
-            response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value ?? null));
-          },
-          (error: unknown) => {
-            answered = true;
-            response.writeHead(500).end((error as Error).message);
-          },
+          (value) => answer(id, { value: value ?? null }),
+          (error: unknown) => answer(id, { error: (error as Error).message }),
         );
+    };
+    socket.setEncoding('utf8');
+    socket.on('data', lineSplitter(onLine));
+    socket.on('error', () => undefined); // a worker gone: 'close' follows
+    socket.on('close', () => {
+      for (const closed of open.values()) closed.abort();
+      open.clear();
     });
   };
 }
@@ -252,13 +269,23 @@ export async function startRunChannel(options: RunChannelOptions = {}): Promise<
     ...(options.gate === undefined ? {} : gateRoutes(options.gate)),
   };
   const token = randomBytes(24).toString('base64url');
-  const server = createServer(serve(routes, Buffer.from(`Bearer ${token}`)));
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const connections = new Set<Socket>();
+  const server = createServer((socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    serve(routes, Buffer.from(token))(socket);
+  });
+  const endpoint = channelEndpoint();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(endpoint.path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const gate = options.gate;
   return {
-    address: { url: `http://127.0.0.1:${port}`, token },
+    address: { path: endpoint.path, token },
     states,
     hooks,
     clock,
@@ -275,9 +302,10 @@ export async function startRunChannel(options: RunChannelOptions = {}): Promise<
     async close() {
       await own.closeAll();
       await new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        for (const socket of connections) socket.destroy();
         server.close(() => resolve());
       });
+      endpoint.remove();
     },
   };
 }

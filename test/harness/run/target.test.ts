@@ -42,7 +42,7 @@ describe('the run of a composition root', () => {
         shrink: true,
         target: { kind: 'embedded', dryRun: true },
       });
-      expect(run.context.channel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(run.context.channel.path).toMatch(/occ-run-[0-9a-f]{24}/);
       const { project, provided } = fakeProject('target');
       run.provideTo(project);
       expect(provided.get('run')).toBe(run.context);
@@ -55,13 +55,16 @@ describe('the run of a composition root', () => {
         state: 'created',
       });
       expect(run.channel.hooks.outstanding()).toEqual([{ hookId: 'h1', tokenName: 'all', state: 'created' }]);
-      const stranger = await fetch(`${run.context.channel.url}/hooks/record`, { method: 'POST', body: '{}' });
-      expect(stranger.status).toBe(401);
+      const stranger = channelClient({ ...run.context.channel, token: 'not-the-run-token' });
+      await expect(
+        stranger.call('/hooks/record', { hookId: 'h2', tokenName: 'all', state: 'created' }),
+      ).rejects.toThrow(/did not answer/);
+      expect(run.channel.hooks.outstanding().map((entry) => entry.hookId)).toEqual(['h1']);
     } finally {
       // A dry run sweeps nothing: it created nothing on the target.
       expect(await run.end()).toBe(0);
     }
-    await expect(fetch(`${run.context.channel.url}/clock/readings`, { method: 'POST' })).rejects.toThrow();
+    await expect(channelClient(run.context.channel).call('/clock/readings', { url: 'x' })).rejects.toThrow();
   });
 
   it('started by the global set-up only for the projects that check a target, and ended by its teardown', async () => {

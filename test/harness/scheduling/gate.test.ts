@@ -11,6 +11,8 @@ import {
 } from '../../../harness/scheduling/gate.ts';
 import { startRunChannel, type RunChannel } from '../../../harness/run/channel.ts';
 import { channelClient, type ChannelClient } from '../../../harness/run/channel-client.ts';
+import { frame } from '../../../harness/run/channel-wire.ts';
+import { connect } from 'node:net';
 
 const afterTheStreakGrace = () => new Promise((resolve) => setTimeout(resolve, ALONE_STREAK_GRACE_MS + 10));
 
@@ -253,7 +255,7 @@ describe('the gate', () => {
 });
 
 /**
- * Runs `body` with `gate` served by a run channel over loopback (its address is what a run context
+ * Runs `body` with `gate` served by a run channel (its address is what a run context
  * carries) and a worker's client of it, then closes it.
  */
 async function withGateServer(
@@ -268,7 +270,7 @@ async function withGateServer(
   }
 }
 
-describe('the gate over loopback HTTP, through the run channel', () => {
+describe('the gate over the run channel', () => {
   it("makes a worker wait its turn, and refuses a request without the run's token", async () => {
     const gate = new Gate(() => 0);
     await withGateServer(gate, async (server, client) => {
@@ -280,8 +282,40 @@ describe('the gate over loopback HTTP, through the run channel', () => {
       expect(gate.runningNow()).toHaveLength(1);
       await pass.leave();
       expect(gate.runningNow()).toEqual([]);
-      const refused = await fetch(`${server.address.url}/gate/enter`, { method: 'POST', body: '{}' });
-      expect(refused.status).toBe(401);
+      const stranger = channelClient({ ...server.address, token: 'not-the-run-token' });
+      await expect(stranger.call('/gate/enter', { id: 'x', file: 'c.suite.ts', claims: [] })).rejects.toThrow(
+        /did not answer/,
+      );
+      expect(gate.runningNow()).toEqual([]);
+    });
+  });
+
+  it('lets a wait the worker gave up (its signal, or its connection gone) leave the queue', async () => {
+    const gate = new Gate(() => 0);
+    await withGateServer(gate, async (server, client) => {
+      const first = await enterGate(client, 'a.suite.ts', ['check', 'alone']);
+      const givenUp = new AbortController();
+      // The bare call, without enterGate's own leave on failure: the cancel alone must withdraw it.
+      const cancelled = client.call('/gate/enter', { id: 'b', file: 'b.suite.ts', claims: ['check'] }, givenUp.signal);
+      const outcome = cancelled.then(
+        () => 'entered',
+        (error: Error) => error.message,
+      );
+      // A worker that goes away while it waits: its connection ends with its call unanswered.
+      const gone = connect(server.address.path);
+      gone.write(frame({ token: server.address.token }));
+      gone.write(frame({ id: 1, path: '/gate/enter', body: { id: 'gone', file: 'c.suite.ts', claims: ['check'] } }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await settled(outcome)).toBe(false);
+      givenUp.abort(new Error('the check timed out'));
+      expect(await outcome).toBe('the check timed out');
+      gone.destroy();
+      await new Promise((resolve) => gone.once('close', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Neither waits any more: when the first leaves (and its file's grace is over), nobody is let in.
+      await first.leave();
+      await afterTheStreakGrace();
+      expect(gate.runningNow()).toEqual([]);
     });
   });
 
