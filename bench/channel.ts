@@ -61,7 +61,9 @@ if (import.meta.main && process.argv[2] === 'worker') {
   }
   const median = [...totals].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
   recordResult({
-    goal: `the run channel: ${CALLS.toLocaleString('en-US')} calls from a worker process, ≤ ${GOAL_CPU_S} CPU-s in both processes, median of ${ROUNDS}`,
+    goal:
+      `the run channel: ${CALLS.toLocaleString('en-US')} calls from a worker process, ` +
+      `≤ ${GOAL_CPU_S} CPU-s in both processes, median of ${ROUNDS}`,
     command: 'npm run bench:channel',
     figure:
       `${median <= GOAL_CPU_S ? 'met' : 'not met'}: median ${median.toFixed(2)} CPU-s ` +
