@@ -19,7 +19,7 @@ export interface ChannelAddress {
 
 export interface ChannelClient {
   /**
-   * Calls `path` with `body`; resolves with the answer's JSON (undefined for none). No timeout:
+   * Calls `path` with `body`; resolves with the answer's JSON (null for none). No timeout:
    * a wait (the gate, the watch) is the check's, bounded by its own; `signal` cancels it.
    */
   call<T = unknown>(path: string, body: unknown, signal?: AbortSignal): Promise<T>;
@@ -27,6 +27,8 @@ export interface ChannelClient {
 
 interface Pending {
   readonly path: string;
+  /** The connection the call went out on: only its end fails the call. */
+  readonly connection: Socket;
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
@@ -36,59 +38,64 @@ export function channelClient(address: ChannelAddress): ChannelClient {
   let socket: Socket | undefined;
   let lastId = 0;
 
-  const settle = (line: string): void => {
-    let answer: AnswerFrame;
-    try {
-      answer = JSON.parse(line) as AnswerFrame;
-    } catch {
-      socket?.destroy(new Error('it sent a line that is not JSON'));
-      return;
-    }
-    const call = pending.get(answer.id);
-    if (call === undefined) return; // cancelled meanwhile
-    pending.delete(answer.id);
-    if (pending.size === 0) socket?.unref();
-    if (answer.error === undefined) call.resolve(answer.value ?? undefined);
-    else call.reject(new Error(`the run channel (${call.path}) answered: ${answer.error}`));
+  const settled = (id: number): Pending | undefined => {
+    const call = pending.get(id);
+    if (call === undefined) return undefined; // cancelled meanwhile
+    pending.delete(id);
+    // A call in flight keeps the worker alive, an idle connection does not.
+    if (![...pending.values()].some((other) => other.connection === call.connection)) call.connection.unref();
+    return call;
   };
 
   const open = (): Socket => {
-    const opened = connect(address.path);
-    opened.setEncoding('utf8');
-    opened.write(frame({ token: address.token }));
-    opened.on('data', lineSplitter(settle));
+    const connection = connect(address.path);
+    connection.setEncoding('utf8');
+    connection.write(frame({ token: address.token }));
+    connection.on(
+      'data',
+      lineSplitter((line) => {
+        let answer: AnswerFrame;
+        try {
+          answer = JSON.parse(line) as AnswerFrame;
+        } catch {
+          connection.destroy(new Error('it sent a line that is not JSON'));
+          return;
+        }
+        const call = settled(answer.id);
+        if (call === undefined) return;
+        if (answer.error === undefined) call.resolve(answer.value);
+        else call.reject(new Error(`the run channel (${call.path}) answered: ${answer.error}`));
+      }),
+    );
     // Whatever ends the connection fails what waits on it; the next call opens a new one.
     const fail = (error?: Error) => {
-      if (socket === opened) socket = undefined;
-      const reason = error?.message ?? 'the connection closed';
-      for (const [id, call] of pending) {
-        pending.delete(id);
-        call.reject(new Error(`the run channel (${call.path}) did not answer: ${reason}`));
-      }
+      if (socket === connection) socket = undefined;
+      for (const [id, call] of pending)
+        if (call.connection === connection) {
+          pending.delete(id);
+          call.reject(new Error(`the run channel (${call.path}) did not answer: ${error?.message ?? 'it closed'}`));
+        }
     };
-    opened.on('error', fail);
-    opened.on('close', () => fail());
-    return opened;
+    connection.on('error', fail);
+    connection.on('close', () => fail());
+    return connection;
   };
 
   return {
     call<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
       if (signal?.aborted) return Promise.reject(signal.reason);
       socket ??= open();
-      const id = ++lastId;
       const connection = socket;
+      const id = ++lastId;
       const answered = new Promise<T>((resolve, reject) => {
-        pending.set(id, { path, resolve: resolve as (value: unknown) => void, reject });
+        pending.set(id, { path, connection, resolve: resolve as (value: unknown) => void, reject });
       });
-      // A call in flight keeps the worker alive, an idle connection does not.
       connection.ref();
       connection.write(frame({ id, path, body: body ?? {} }));
       if (signal === undefined) return answered;
       const cancel = () => {
-        const call = pending.get(id);
+        const call = settled(id);
         if (call === undefined) return;
-        pending.delete(id);
-        if (pending.size === 0) connection.unref();
         if (!connection.destroyed) connection.write(frame({ cancel: id }));
         call.reject(signal.reason as Error);
       };
