@@ -1,9 +1,9 @@
 /**
  * The run channel: what the parts of a run share, kept in the process that started the run (`occ
  * run`, a self-proof runner, vitest's global set-up) and reached by its test workers over a local
- * socket with the run's token (./channel-client.ts, ./channel-wire.ts). Vitest's workers are separate processes or
- * threads: `provide` hands them the run context once, as a value (./context.ts); what changes while
- * the run goes on lives here, in memory, never in a file:
+ * socket with the run's token (./channel-client.ts, ./channel-wire.ts). Vitest's workers are
+ * separate processes or threads: `provide` hands them the run context once, as a value
+ * (./context.ts); what changes while the run goes on lives here, in memory, never in a file:
  *
  * - the journals of the control states and hooks the run created (swept at its end; the hooks are
  *   also written to reports/<run>/hooks.jsonl for the user, ../seams/hook-journal.ts);
@@ -270,10 +270,11 @@ export async function startRunChannel(options: RunChannelOptions = {}): Promise<
   };
   const token = randomBytes(24).toString('base64url');
   const connections = new Set<Socket>();
+  const answerCalls = serve(routes, Buffer.from(token));
   const server = createServer((socket) => {
     connections.add(socket);
     socket.on('close', () => connections.delete(socket));
-    serve(routes, Buffer.from(token))(socket);
+    answerCalls(socket);
   });
   const endpoint = channelEndpoint();
   await new Promise<void>((resolve, reject) => {
