@@ -87,6 +87,12 @@ export function printDryRun(
 }
 
 /** A run's counts, the requirements it passed on part of their probes, and its waivers. */
+/** The network's share of the run, when it had one: never a verdict, always said. Pure. */
+export function networkText(requests: RunReport['requests']): string {
+  if (requests.transportFailures === 0 && requests.retries === 0) return '';
+  return ` · the network broke ${requests.transportFailures} exchange(s), ${requests.retries} request(s) sent again`;
+}
+
 export function printRunOutcome(report: RunReport, durationMs: number): void {
   const r = report.counts.requirements;
   const checks = report.counts.checks;
@@ -96,6 +102,7 @@ export function printRunOutcome(report: RunReport, durationMs: number): void {
       ` · checks ${checks.passed} passed, ${checks.failed} failed, ${checks.skipped} skipped` +
       (checks.notRun > 0 ? `, ${checks.notRun} not run (interrupted)` : '') +
       ` · ${report.requests.sent} requests, ${report.requests.rateLimited} × 429` +
+      networkText(report.requests) +
       ` · ${(durationMs / 1000).toFixed(1)} s`,
   );
   for (const line of partialPassLines(report)) print(readable(line));

@@ -11,7 +11,6 @@ import { limits } from '../contract/openapi.ts';
 import { check, type CheckTools } from '../harness/checks/check.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
 import type { Exchange } from '../harness/http/client.ts';
-import { rawExchange } from '../harness/http/raw.ts';
 import { consecutiveFailures, driveDelivery, driveHook } from '../harness/seams/delivery-driver.ts';
 import { VIRTUAL_TIME_DELIVERIES } from '../harness/seams/event-watch.ts';
 import { journalCreated, journalDeleted } from '../harness/run/journal.ts';
@@ -379,16 +378,11 @@ describe('Near misses: framing on the wire', () => {
           event: 'dnc.added',
           targetUrl: `${t.target.receiverPublicUrl ?? NOWHERE}/nm/framing/${randomUUID().slice(0, 8)}`,
         });
-        let bytes: Buffer;
-        try {
-          bytes = await rawExchange({
-            method: answer.method,
-            url: `${t.target.baseUrl}${answer.path.replace('{id}', hook.id)}`,
-            headers: { authorization: `Bearer ${t.token('all')}`, accept: 'application/json' },
-          });
-        } catch (error) {
-          return t.notVerifiable(`the raw request could not be sent: ${(error as Error).message}`);
-        }
+        const bytes = await t.callRaw({
+          method: answer.method,
+          url: `${t.target.baseUrl}${answer.path.replace('{id}', hook.id)}`,
+          headers: { authorization: `Bearer ${t.token('all')}`, accept: 'application/json' },
+        });
         const raw = parseRaw(bytes);
         if (raw === undefined)
           return t.fail(`the answer to ${answer.method} ${answer.path} is not an HTTP/1.1 response`);

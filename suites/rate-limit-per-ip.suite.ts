@@ -38,10 +38,10 @@
  * run's other checks; the k6 probe (--with-load) judges the several-tokens half, k6 runners on
  * their own nodes both (docs/load-distributed.md).
  */
-import { Agent, request } from '../harness/http/undici.ts';
+import { createAddressClient } from '../harness/http/address-client.ts';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
-import { isAddressUnavailable, secondAddressUnreachable } from '../harness/http/source-address.ts';
+import { secondAddressUnreachable } from '../harness/http/source-address.ts';
 import { tokenVariable } from '../harness/config/tokens.ts';
 import { check } from '../harness/checks/check.ts';
 import { startOwnReference } from '../harness/run/own-reference.ts';
@@ -81,25 +81,17 @@ interface Client {
 }
 
 function client(baseUrl: string, address: string): Client {
-  const agent = new Agent({ localAddress: address, connections: 8, connect: { family: 4 } });
+  const own = createAddressClient({ baseUrl, localAddress: address });
   return {
     address,
     async get(token, headers = {}) {
-      try {
-        const response = await request(`${baseUrl}/me`, {
-          dispatcher: agent,
-          headersTimeout: 5_000,
-          bodyTimeout: 5_000,
-          headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
-        });
-        await response.body.dump();
-        return response.statusCode;
-      } catch (error) {
-        if (isAddressUnavailable(error)) return 'unreachable';
-        throw error;
-      }
+      const answer = await own.send({
+        path: '/me',
+        headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
+      });
+      return answer === 'unreachable' ? answer : answer.status;
     },
-    close: () => agent.close(),
+    close: () => own.close(),
   };
 }
 

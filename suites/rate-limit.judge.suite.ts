@@ -1,9 +1,12 @@
 /**
  * The rate limit, passively, at the end of a remote run: every 429 the run received is weighed
- * against the client's own count of the minute before it. A 429 while this run had sent no more
- * than the documented 100 requests in the preceding 60 s is evidence against
- * RATE-LIMIT-100-PER-MIN (the client keeps a remote run at 80 per minute). No 429 proves nothing
- * about the limit itself: the k6 rate-limit probe (`--with-load`) measures it.
+ * against the client's own count of the minute before it. The limit is per IP ("100 requests per
+ * minute per IP"), and this run counts only its own requests: a 429 while it had sent no more than
+ * the documented 100 in the preceding 60 s is the target's slip only where no other client shares
+ * the address (RATE_LIMIT_SOLE_CLIENT=true), and then fails RATE-LIMIT-100-PER-MIN. Otherwise
+ * another client (a shared NAT address, another job) may have spent the budget: someone else's 429
+ * is never a verdict, so it is recorded and the requirement left to the k6 rate-limit probe
+ * (`--with-load`), which measures the limit from addresses of its own. No 429 proves nothing either.
  */
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
@@ -39,9 +42,13 @@ describe.skipIf(session().target.kind !== 'remote')('Request rate limit, passive
           .slice(0, 5)
           .map((e) => `${e.method} ${e.path} at ${e.at} after ${e.sentInPrecedingMinute}`)
           .join('; ');
-        t.fail(
+        const refused =
           `${under.length} request(s) were refused with 429 while this run had sent at most ` +
-            `${limits.requestsPerMinute} in the preceding ${window}: ${examples}${under.length > 5 ? '; …' : ''}`,
+          `${limits.requestsPerMinute} in the preceding ${window}: ${examples}${under.length > 5 ? '; …' : ''}`;
+        if (t.target.soleClient === true) t.fail(refused);
+        t.notVerifiable(
+          `${refused}; another client of this address may have spent the per-IP budget: set ` +
+            'RATE_LIMIT_SOLE_CLIENT=true where no other client shares it, or run --with-load (the k6 probe)',
         );
       }
       t.notVerifiable(

@@ -10,7 +10,7 @@
  * k6 probe, `--with-load`).
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from '../harness/http/undici.ts';
+import { createAddressClient } from '../harness/http/address-client.ts';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
 import { check } from '../harness/checks/check.ts';
@@ -58,28 +58,20 @@ describe('Request rate limit', () => {
     async (t) => {
       // The limiter's clock stands still during the burst, so a fixed window cannot start anew in it.
       const server = await startOwnReference({ perWindow: PER_WINDOW, windowMs: WINDOW_MS });
-      const agent = new Agent({ connections: 32 });
+      const own = createAddressClient({ baseUrl: server.baseUrl, connections: 32 });
       t.onCleanup(async () => {
-        await agent.close();
+        await own.close();
         await server.close();
       });
       const send = async (index: number): Promise<Answer> => {
         const { method, path, body } = endpointRequest(index);
-        const response = await request(`${server.baseUrl}${path}`, {
+        const answer = await own.send({
           method,
-          dispatcher: agent,
-          headersTimeout: 5_000,
-          bodyTimeout: 5_000,
-          headers: {
-            authorization: `Bearer ${server.tokens.all}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
+          path,
+          headers: { authorization: `Bearer ${server.tokens.all}` },
           ...(body === undefined ? {} : { body }),
         });
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers))
-          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-        return { status: response.statusCode, headers, body: await response.body.text() };
+        return answer === 'unreachable' ? t.fail(`no local address reaches ${server.baseUrl}`) : answer;
       };
 
       // The whole burst at one instant of the limiter's clock, in parallel batches.

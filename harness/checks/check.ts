@@ -12,6 +12,7 @@ import type { TokenName } from '../config/tokens.ts';
 import { openapi } from '../../contract/openapi.ts';
 import { matchPathTemplate } from '../../contract/validator.ts';
 import type { ApiRequest, Exchange } from '../http/client.ts';
+import type { RawRequest } from '../http/raw.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { randomUUID } from 'node:crypto';
 import { createControlClient, type ControlClient } from '../seams/control-client.ts';
@@ -21,6 +22,7 @@ import { unverifiable, type AgentRole, type Needs } from './needs.ts';
 import type { RunTarget } from '../run/context.ts';
 import type { ReceiverClient } from '../seams/receiver-client.ts';
 import { session } from '../run/session.ts';
+import { describeTransport, detailOf, TransportFailure, transportKindOf } from '../http/transport.ts';
 import type { ProbeRotation } from '../scheduling/budget.ts';
 
 export class CheckFailure extends Error {
@@ -32,6 +34,18 @@ export class CheckFailure extends Error {
 
 /** A check that ran but whose target never showed what it needed (nothing arrived in time). */
 class NotVerifiable extends Error {}
+
+/**
+ * Why a check's error is the network's, not the target's: a transport failure thrown by any of
+ * the run's transports (the control client, a per-IP client, a raw socket; ../http/transport.ts),
+ * or undefined for any other error.
+ */
+function networkCause(error: unknown): string | undefined {
+  if (error instanceof CheckFailure || error instanceof NotVerifiable) return undefined;
+  const kind = transportKindOf(error);
+  if (kind === undefined) return undefined;
+  return error instanceof TransportFailure ? error.message : describeTransport(kind, detailOf(error));
+}
 
 export interface CallRequest extends ApiRequest {
   /** Skip openapi.json validation (requests outside the documented operations). */
@@ -52,6 +66,11 @@ export interface CheckTools {
    * the target must settle: the near misses' doubles); each answer is judged as `call` judges it.
    */
   callTogether(requests: readonly CallRequest[]): Promise<Exchange[]>;
+  /**
+   * One request over a socket of its own, its answer's bytes as they came (framing verdicts): the
+   * run's throttle and transport discipline as `call`; a 429 or 503 on it ends the check as not verifiable.
+   */
+  callRaw(request: RawRequest): Promise<Buffer>;
   /** The status (and error code) the spec requires. */
   expectStatus(exchange: Exchange, status: number, errorCode?: string): void;
   /** Fail with a sentence that says what the spec requires and what the target did. */
@@ -261,8 +280,13 @@ async function runCheck(
       throw new CheckFailure(failed.message);
     }
   } catch (error) {
-    if (error instanceof NotVerifiable) {
-      meta.notVerifiable = `not verifiable: ${error.message}`;
+    const network = networkCause(error);
+    if (error instanceof NotVerifiable || network !== undefined) {
+      meta.notVerifiable = api.redact(
+        network === undefined
+          ? `not verifiable: ${(error as Error).message}`
+          : `not verifiable: the network: ${network}`,
+      );
       ctx.skip(meta.notVerifiable);
     }
     const { records, omitted } = api.recordsSince(firstExchange);
@@ -281,6 +305,8 @@ async function runCheck(
     const statsAfter = api.stats;
     meta.requestCount = statsAfter.requestsSent - statsBefore.requestsSent;
     meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
+    meta.transportFailures = statsAfter.transportErrors - statsBefore.transportErrors;
+    meta.retries = statsAfter.retries - statsBefore.retries;
     await pass.leave();
   }
 }
@@ -312,7 +338,18 @@ function controlOf(running: Running): ControlClient {
 /** `t.call`: the request sent (its gate claim first), its answer validated against openapi.json. */
 async function sendChecked(running: Running, request: CallRequest): Promise<Exchange> {
   await claimFor(running, request);
-  return judged(running, request, await session().api.send(request));
+  const documented = documentedStatuses(request);
+  const retryUnavailable =
+    documented !== undefined && !documented.includes('503') && request.retryUnavailable !== false;
+  return judged(running, request, await session().api.send({ ...request, retryUnavailable }));
+}
+
+/** The statuses openapi.json documents for the request's operation; undefined outside them. */
+function documentedStatuses(request: CallRequest): string[] | undefined {
+  const operation = operationOf(request);
+  if (operation === undefined) return undefined;
+  const item = (openapi.paths as Record<string, Record<string, { responses?: object }>>)[operation.template];
+  return Object.keys(item?.[operation.method.toLowerCase()]?.responses ?? {});
 }
 
 /** `t.callTogether`: every claim first, then the requests at the same moment, each answer validated. */
@@ -346,6 +383,12 @@ function judged(running: Running, request: CallRequest, exchange: Exchange): Exc
       `${where} was refused for rate (429) ` +
         `after ${event?.sentInPrecedingMinute ?? '?'} requests in the preceding 60 s; see RATE-LIMIT-100-PER-MIN`,
     );
+  }
+  // The network broke the exchange (refused, reset, stalled, a body cut short), and retrying it was
+  // not safe or failed again: nothing here is the target's answer (../http/transport.ts).
+  if (exchange.transportKind !== undefined) {
+    const retried = exchange.retries === undefined ? '' : ` (sent ${exchange.retries + 1} times)`;
+    throw new NotVerifiable(`the network: ${where}: ${exchange.transportError}${retried}`);
   }
   if (exchange.status === undefined) fail(`${where}: ${exchange.transportError}`);
   const operation = operationOf(request);
@@ -393,6 +436,13 @@ function toolsOf(running: Running): CheckTools {
     },
     call: (request) => sendChecked(running, request),
     callTogether: (requests) => sendTogetherChecked(running, requests),
+    async callRaw(request) {
+      const bytes = await session().api.sendRaw(request);
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(bytes.subarray(0, 16).toString('latin1'))?.[1];
+      if (status === '429' || status === '503')
+        throw new NotVerifiable(`${request.method} ${new URL(request.url).pathname} was refused for now (${status})`);
+      return bytes;
+    },
     expectStatus(exchange, status, errorCode) {
       const wanted = errorCode === undefined ? String(status) : `${status} ${errorCode}`;
       const got = describeStatus(exchange);

@@ -5,12 +5,23 @@
  * Tests get the raw exchange (they need, say, the hook secret from a response); what a report
  * gets (recordsSince) is only ever the redacted, capped record of one (recordExchange).
  */
-import { Agent, errors as undiciErrors } from './undici.ts';
+import { Agent } from './undici.ts';
 import { limits } from '../../contract/openapi.ts';
 import { curlCommand } from '../report/curl.ts';
 import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
 import { createWarmConnections } from './warm.ts';
+import { rawExchange, type RawRequest } from './raw.ts';
+import {
+  describeTransport,
+  detailOf,
+  isSafeMethod,
+  mayRetry,
+  retryDelayMs,
+  type TransportKind,
+  transportKindOf,
+  withTransportRetries,
+} from './transport.ts';
 
 export interface Exchange {
   readonly seq: number;
@@ -26,6 +37,13 @@ export interface Exchange {
   readonly json: unknown;
   readonly jsonError: string | undefined;
   readonly transportError: string | undefined;
+  /**
+   * Set when the network broke the exchange (./transport.ts): refused, reset, stalled, a body cut
+   * short. Never a verdict on the contract; undefined for a failure of the target's own making.
+   */
+  readonly transportKind?: TransportKind;
+  /** Times the request was sent again after a transport failure before this answer. */
+  readonly retries?: number;
   readonly startedAt: string;
   readonly durationMs: number;
 }
@@ -78,6 +96,12 @@ export interface ApiRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** A check about the 429 itself sees it; every other request waits out Retry-After and retries. */
   readonly expectRateLimit?: boolean;
+  /**
+   * A 503 is not an answer this operation documents: it is a server (or a proxy in front) saying
+   * it is unavailable for now (RFC 9110 §15.6.4), so the request waits out Retry-After and is
+   * sent again like a 429, instead of being judged.
+   */
+  readonly retryUnavailable?: boolean;
 }
 
 export interface ClientOptions {
@@ -93,12 +117,17 @@ export interface ClientOptions {
   readonly throttle?: Throttle;
   /** Secret value → the variable holding it, so replay commands name the variable (report/curl.ts). */
   readonly secretVariables?: ReadonlyMap<string, string>;
+  /** The pause before a retry after a transport failure (tests run it on a virtual clock). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ClientStats {
   readonly requestsSent: number;
   readonly rateLimited: number;
+  /** Exchanges the network broke (./transport.ts), retried or not. */
   readonly transportErrors: number;
+  /** Requests sent again: after a transport failure, a 429 or an undocumented 503. */
+  readonly retries: number;
 }
 
 /**
@@ -127,6 +156,12 @@ export interface ApiClient {
    * retried is no longer one.
    */
   sendTogether(requests: readonly ApiRequest[]): Promise<Exchange[]>;
+  /**
+   * One request over a socket of its own, its answer's bytes as they came (./raw.ts), through the
+   * same throttle and transport discipline: a safe method is sent again after a transport failure,
+   * any other only when nothing reached the target; a failure that ends it throws a TransportFailure.
+   */
+  sendRaw(request: RawRequest): Promise<Buffer>;
   /** Exchanges sent so far: a check notes the count when it starts. */
   readonly exchangeCount: number;
   /**
@@ -143,6 +178,15 @@ export interface ApiClient {
 
 const MAX_RETRY_AFTER_MS = 65_000;
 const MAX_RATE_LIMIT_RETRIES = 2;
+/**
+ * A 429 while this client sent no more than the documented limit in the window before it, or an
+ * undocumented 503: another client of the address may have spent the budget, or the target (or a
+ * proxy) is briefly unavailable. Waited out once when Retry-After asks for at most this long;
+ * a longer wait would hold the check past its own bound, and the check is then not verifiable.
+ */
+const MAX_BRIEF_WAIT_MS = 20_000;
+/** The least total time a response (status line and body) gets: a slow link is not a hung target. */
+const TOTAL_FLOOR_MS = 60_000;
 
 /**
  * A request's headers and body as sent: JSON, a form or a raw body, and the bearer token, which
@@ -192,7 +236,7 @@ function exchangeFrom(
     headers: Record<string, string>;
     body: string | undefined;
   },
-  answer: Pick<Exchange, 'status' | 'responseHeaders' | 'rawBody' | 'transportError'>,
+  answer: Pick<Exchange, 'status' | 'responseHeaders' | 'rawBody' | 'transportError' | 'transportKind'>,
   parsed: Pick<Exchange, 'json' | 'jsonError'>,
 ): Exchange {
   const { headers, body, ...request } = sent;
@@ -210,13 +254,21 @@ function urlOf(baseUrl: string, request: ApiRequest): URL {
 
 /**
  * One request on the wire: the answer (its body capped), and why it broke off where it did (a
- * body cut short keeps the status and headers that came before it).
+ * body cut short keeps the status and headers that came before it, and is a transport failure,
+ * never an empty body). The status line must come within `timeoutMs`, and the body is read while
+ * bytes keep arriving (no gap over `timeoutMs`), under a generous total (`totalMs`).
  */
 async function transmit(
   agent: Agent,
   request: { url: URL; method: ApiRequest['method']; headers: Record<string, string>; body: string | undefined },
-  caps: { timeoutMs: number; maxBodyBytes: number },
-): Promise<{ status?: number; responseHeaders: Record<string, string>; rawBody: string; transportError?: string }> {
+  caps: { timeoutMs: number; totalMs: number; maxBodyBytes: number },
+): Promise<{
+  status?: number;
+  responseHeaders: Record<string, string>;
+  rawBody: string;
+  transportError?: string;
+  transportKind?: TransportKind;
+}> {
   let status: number | undefined;
   let responseHeaders: Record<string, string> = {};
   try {
@@ -226,13 +278,23 @@ async function transmit(
       method: request.method,
       headers: request.headers,
       body: request.body,
-      signal: AbortSignal.timeout(caps.timeoutMs + 1_000),
+      signal: AbortSignal.timeout(caps.totalMs),
     });
     status = response.statusCode;
     responseHeaders = flattenHeaders(response.headers);
     return { status, responseHeaders, rawBody: await readCapped(response.body, caps.maxBodyBytes) };
   } catch (error) {
-    return { status, responseHeaders, rawBody: '', transportError: describeTransportError(error, caps.timeoutMs) };
+    if (error instanceof BodyTooLarge) return { status, responseHeaders, rawBody: '', transportError: error.message };
+    const kind =
+      status !== undefined && transportKindOf(error) !== 'refused' ? 'cut' : (transportKindOf(error) ?? 'other');
+    const timeout = kind === 'cut' ? caps.totalMs : caps.timeoutMs;
+    return {
+      status,
+      responseHeaders,
+      rawBody: '',
+      transportError: describeTransport(kind, detailOf(error), timeout),
+      transportKind: kind,
+    };
   }
 }
 
@@ -243,6 +305,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const agent = new Agent({
     keepAliveTimeout: 10_000,
     connections: 8,
+    // The status line within the timeout; the body while bytes keep coming (a gap is the timeout).
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
     connect: warm.connector,
@@ -250,12 +313,15 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const windowMs = options.rateWindowMs ?? 60_000;
   const throttle = options.throttle ?? createThrottle({ requestsPerMinute: options.requestsPerMinute, windowMs });
   const redact = createRedactor(options.secrets);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const roundTrips = createRoundTrips();
   // Only a failed check's last exchanges reach a report, so records are made when asked for, not
   // for every exchange (a run sends over a thousand): the raw ones wait here, in this worker, and
   // are redacted then with every secret learnt so far, which is never fewer than at sending time.
   const recent: Exchange[] = [];
   let seq = 0;
   let rateLimited = 0;
+  let retries = 0;
   // Send times of the last rate window (pruned as it goes), for the passive rate-limit verdict.
   let sentAt: number[] = [];
   const rateLimitEvents: RateLimitEvent[] = [];
@@ -285,16 +351,18 @@ export function createApiClient(options: ClientOptions): ApiClient {
     sentAt.push(now);
     const started = performance.now();
     const startedAt = new Date().toISOString();
-    const { status, responseHeaders, rawBody, transportError } = await transmit(
+    const answer = await transmit(
       agent,
       { url, method: request.method, headers, body },
-      { timeoutMs: options.timeoutMs, maxBodyBytes },
+      { timeoutMs: options.timeoutMs, totalMs: roundTrips.totalMs(options.timeoutMs), maxBodyBytes },
     );
-    if (transportError !== undefined) transportErrors += 1;
+    const { status, responseHeaders, rawBody, transportError } = answer;
+    if (answer.transportKind !== undefined) transportErrors += 1;
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    if (transportError === undefined) roundTrips.add(durationMs);
     const { json, jsonError } = parseJson(rawBody, responseHeaders['content-type']);
     const sent = { seq: ++seq, method: request.method, url: url.href, headers, body, startedAt, durationMs };
-    const exchange = exchangeFrom(sent, { status, responseHeaders, rawBody, transportError }, { json, jsonError });
+    const exchange = exchangeFrom(sent, { ...answer, status, transportError }, { json, jsonError });
     // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
     if (json !== undefined) redact.learnFrom(json);
     recent.push(exchange);
@@ -302,21 +370,48 @@ export function createApiClient(options: ClientOptions): ApiClient {
     return exchange;
   };
 
+  /**
+   * How long to wait before sending `exchange`'s request again, or undefined to hand it to the
+   * caller as it is (./transport.ts for the network's failures; a 429 or 503 by Retry-After).
+   */
+  const retryWait = (exchange: Exchange, request: ApiRequest, attempt: number, waited: number) => {
+    if (exchange.transportKind !== undefined)
+      return mayRetry(isSafeMethod(request.method), exchange.transportKind, attempt)
+        ? retryDelayMs(attempt)
+        : undefined;
+    if (exchange.status === 503 && request.retryUnavailable === true) {
+      const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
+      return waited === 0 && wait <= MAX_BRIEF_WAIT_MS ? wait : undefined;
+    }
+    if (exchange.status !== 429 || request.expectRateLimit === true) return undefined;
+    const event = rateLimitEvents.at(-1)!;
+    const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
+    // Over our own count: our budget was spent, the limiter is right, wait it out. Under it: the
+    // window is someone else's, or the limit is below the documented one (RATE-LIMIT-100-PER-MIN's
+    // verdict): waited out once when brief, else handed back at once, not held to the check's bound.
+    if (event.underDocumentedLimit) return waited === 0 && wait <= MAX_BRIEF_WAIT_MS ? wait : undefined;
+    return waited < MAX_RATE_LIMIT_RETRIES && wait <= MAX_RETRY_AFTER_MS ? wait : undefined;
+  };
+
   return {
     async send(request) {
       let exchange = await once(request);
-      for (let retry = 0; ; retry += 1) {
-        if (exchange.status !== 429) return exchange;
-        const event = rateLimitedBy(exchange, request);
-        // Under the documented limit a 429 is the verdict itself (RATE-LIMIT-100-PER-MIN), not a
-        // pause to wait out: a target limiting below our budget would otherwise hold every check
-        // until its timeout. The caller gets the 429 at once.
-        if (request.expectRateLimit === true || event.underDocumentedLimit || retry >= MAX_RATE_LIMIT_RETRIES)
-          return exchange;
-        const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
-        if (wait > MAX_RETRY_AFTER_MS) return exchange;
-        throttle.pauseFor(wait);
-        exchange = await once(request);
+      let transportAttempts = 0;
+      let waited = 0;
+      for (;;) {
+        if (exchange.status === 429) rateLimitedBy(exchange, request);
+        const transport = exchange.transportKind !== undefined;
+        const wait = retryWait(exchange, request, transportAttempts + 1, waited);
+        if (wait === undefined) return exchange;
+        if (transport) {
+          transportAttempts += 1;
+          await sleep(wait);
+        } else {
+          waited += 1;
+          throttle.pauseFor(wait);
+        }
+        retries += 1;
+        exchange = { ...(await once(request)), retries: transportAttempts + waited };
       }
     },
     async sendTogether(requests) {
@@ -330,6 +425,33 @@ export function createApiClient(options: ClientOptions): ApiClient {
       for (const [i, exchange] of exchanges.entries())
         if (exchange.status === 429) rateLimitedBy(exchange, requests[i]!);
       return exchanges;
+    },
+    async sendRaw(request) {
+      const countFailure = () => {
+        transportErrors += 1;
+      };
+      try {
+        return await withTransportRetries(
+          async () => {
+            await throttle.acquire();
+            const now = Date.now();
+            sentAt = sentAt.filter((time) => time > now - windowMs);
+            sentAt.push(now);
+            return rawExchange({ timeoutMs: options.timeoutMs, ...request });
+          },
+          {
+            repeatable: isSafeMethod(request.method),
+            sleep,
+            onRetry: () => {
+              countFailure();
+              retries += 1;
+            },
+          },
+        );
+      } catch (error) {
+        if (transportKindOf(error) !== undefined) countFailure();
+        throw error;
+      }
     },
     get exchangeCount() {
       return seq;
@@ -345,7 +467,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       };
     },
     get stats() {
-      return { requestsSent: throttle.stats.sent, rateLimited, transportErrors };
+      return { requestsSent: throttle.stats.sent, rateLimited, transportErrors, retries };
     },
     get rateLimitEvents() {
       return rateLimitEvents;
@@ -353,6 +475,26 @@ export function createApiClient(options: ClientOptions): ApiClient {
     redact,
     async close() {
       await agent.close();
+    },
+  };
+}
+
+/**
+ * The round trips of the exchanges that completed, and the total time a response gets from them:
+ * TOTAL_FLOOR_MS, six times the request timeout, or 100 round trips (the median of the last 50),
+ * whichever is longest. A slow network stretches the total; it never shortens below the floor.
+ */
+function createRoundTrips(): { add(ms: number): void; totalMs(timeoutMs: number): number } {
+  const last: number[] = [];
+  return {
+    add(ms) {
+      last.push(ms);
+      if (last.length > 50) last.shift();
+    },
+    totalMs(timeoutMs) {
+      const sorted = [...last].sort((a, b) => a - b);
+      const median = sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
+      return Math.max(TOTAL_FLOOR_MS, 6 * timeoutMs, Math.ceil(100 * median));
     },
   };
 }
@@ -392,6 +534,8 @@ export function recordExchange(
     rawBody,
     jsonError: exchange.jsonError === undefined ? undefined : redact(exchange.jsonError),
     transportError: exchange.transportError === undefined ? undefined : redact(exchange.transportError),
+    ...(exchange.transportKind === undefined ? {} : { transportKind: exchange.transportKind }),
+    ...(exchange.retries === undefined ? {} : { retries: exchange.retries }),
     startedAt: exchange.startedAt,
     durationMs: exchange.durationMs,
     ...(cuts.length === 0 ? {} : { truncated: cuts.join('; ') }),
@@ -447,6 +591,9 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   );
 }
 
+/** A body over the client's cap: the target's doing, not the network's. */
+class BodyTooLarge extends Error {}
+
 async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -454,7 +601,7 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }
     size += chunk.length;
     if (size > maxBytes) {
       body.destroy?.();
-      throw new Error(`response body larger than ${maxBytes} bytes`);
+      throw new BodyTooLarge(`response body larger than ${maxBytes} bytes`);
     }
     chunks.push(chunk);
   }
@@ -473,22 +620,6 @@ export function parseJson(
     const kind = contentType === undefined ? 'no content type' : `content type ${contentType}`;
     return { json: undefined, jsonError: `body is not JSON (${kind}): ${(error as Error).message}` };
   }
-}
-
-function describeTransportError(error: unknown, timeoutMs: number): string {
-  if (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-  ) {
-    return `no complete response within ${timeoutMs} ms (the target hung)`;
-  }
-  if (error instanceof undiciErrors.ConnectTimeoutError) return `could not connect within ${timeoutMs} ms`;
-  const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-  if (cause === 'ECONNREFUSED') return 'connection refused: is the target running at that address?';
-  if (cause === 'ECONNRESET' || cause === 'UND_ERR_SOCKET')
-    return 'connection reset by the target before a complete response';
-  return `transport error: ${(error as Error).message ?? String(error)}`;
 }
 
 /** One readable paragraph of an exchange record, for failure messages and reports. */

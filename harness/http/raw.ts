@@ -2,10 +2,15 @@
  * One HTTP/1.1 request over a socket of its own, read byte for byte until the server closes it
  * (`Connection: close`): what came on the wire, which a client library does not show (undici ends
  * a 204 at its header section and drops what follows). For framing verdicts only; every other
- * request goes through ./client.ts.
+ * request goes through ./client.ts, and this one too: `ApiClient.sendRaw` sends it through the
+ * run's throttle and the transport discipline (./transport.ts).
+ *
+ * The network's failures are TransportFailures: refused, reset, no answer in time, and an answer
+ * closed before its header section ended (a cut, not an answer to judge).
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { describeTransport, detailOf, TransportFailure, transportKindOf } from './transport.ts';
 
 export interface RawRequest {
   readonly method: string;
@@ -32,14 +37,33 @@ export function rawExchange(request: RawRequest): Promise<Buffer> {
     const socket: Socket = https ? tlsConnect({ host, port, servername: host }) : netConnect({ host, port });
     const chunks: Buffer[] = [];
     let size = 0;
-    socket.setTimeout(request.timeoutMs ?? 10_000, () => socket.destroy(new Error('no answer in time')));
+    const timeoutMs = request.timeoutMs ?? 10_000;
+    socket.setTimeout(timeoutMs, () =>
+      socket.destroy(
+        new TransportFailure('stalled', describeTransport('stalled', 'the raw socket went quiet', timeoutMs)),
+      ),
+    );
     socket.once(https ? 'secureConnect' : 'connect', () => socket.write(head));
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= 1 << 20) chunks.push(chunk);
       else socket.destroy();
     });
-    socket.once('error', reject);
-    socket.once('close', () => resolve(Buffer.concat(chunks)));
+    socket.once('error', (error) => {
+      const kind = transportKindOf(error);
+      reject(kind === undefined ? error : new TransportFailure(kind, describeTransport(kind, detailOf(error))));
+    });
+    socket.once('close', (hadError) => {
+      if (hadError) return;
+      const bytes = Buffer.concat(chunks);
+      if (bytes.includes('\r\n\r\n')) resolve(bytes);
+      else
+        reject(
+          new TransportFailure(
+            'cut',
+            describeTransport('cut', `closed after ${bytes.length} bytes, in the header section`),
+          ),
+        );
+    });
   });
 }

@@ -189,6 +189,9 @@ export class CheckCollector implements Reporter {
             },
           }),
       rateLimited: meta.rateLimited ?? 0,
+      ...((meta.transportFailures ?? 0) + (meta.retries ?? 0) === 0
+        ? {}
+        : { transport: { failures: meta.transportFailures ?? 0, retries: meta.retries ?? 0 } }),
       ...(result.state === 'failed' && meta.failedRequirements !== undefined
         ? { failedRequirements: meta.failedRequirements }
         : {}),

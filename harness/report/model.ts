@@ -81,7 +81,14 @@ export interface RunReport {
       total: number;
     };
   };
-  readonly requests: { readonly sent: number; readonly planned: number; readonly rateLimited: number };
+  readonly requests: {
+    readonly sent: number;
+    readonly planned: number;
+    readonly rateLimited: number;
+    /** Exchanges the network broke, and requests sent again, over every check (never a verdict). */
+    readonly transportFailures: number;
+    readonly retries: number;
+  };
   readonly requirements: readonly RequirementVerdict[];
   readonly checks: readonly CheckResult[];
   readonly load: readonly LoadProbeSummary[];
@@ -274,6 +281,8 @@ export function buildReport(input: ReportInput): RunReport {
       sent: input.requestsSent,
       planned: input.checks.reduce((sum, c) => sum + c.plannedRequests, 0),
       rateLimited: input.checks.reduce((sum, c) => sum + c.rateLimited, 0),
+      transportFailures: input.checks.reduce((sum, c) => sum + (c.transport?.failures ?? 0), 0),
+      retries: input.checks.reduce((sum, c) => sum + (c.transport?.retries ?? 0), 0),
     },
     requirements: verdicts,
     checks: input.checks,

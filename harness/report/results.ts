@@ -50,6 +50,8 @@ export interface CheckResult {
     readonly left: readonly string[];
   };
   readonly rateLimited: number;
+  /** Exchanges the network broke, and requests sent again (after one, a 429 or a 503); absent when none. */
+  readonly transport?: { readonly failures: number; readonly retries: number };
   /** Failed requirements a waiver covers, and those waivers (harness/report/waivers.ts). */
   readonly waivedRequirements?: readonly string[];
   readonly waivers?: readonly Waiver[];

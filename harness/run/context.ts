@@ -63,6 +63,8 @@ export interface RunTarget {
   readonly requestsPerMinute: number | undefined;
   /** The target's rate window (RATE_LIMIT_WINDOW_MS; absent: the spec's minute, 60 000). */
   readonly rateWindowMs?: number;
+  /** RATE_LIMIT_SOLE_CLIENT: a 429 under the documented limit is the target's, not a neighbour's. */
+  readonly soleClient?: boolean;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
   /** Seconds the run watches for deliveries it caused (and their retries), from when it caused them. */
@@ -113,6 +115,10 @@ declare module 'vitest' {
     requestCount?: number;
     /** 429s this check received. */
     rateLimited?: number;
+    /** Exchanges of this check the network broke (refused, reset, stalled, cut short). */
+    transportFailures?: number;
+    /** Requests this check sent again: after a transport failure, a 429 or an undocumented 503. */
+    retries?: number;
     /** Requests the check declares it needs, for --dry-run and the budget. */
     plannedRequests?: number;
     /** Requests it would need sending every probe (--dry-run: the time the full set takes). */
