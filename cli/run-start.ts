@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { createVitest, type Reporter, type Vitest } from 'vitest/node';
 import type { ControlCapability } from '../contract/control.ts';
 import { ControlError } from '../harness/seams/control-client.ts';
+import { TransportFailure } from '../harness/http/transport.ts';
 import { ConfigError, type SuiteConfig } from '../harness/config/config.ts';
 import { documentedVariables } from '../harness/config/documented.ts';
 import { loadFromEnvironment, variablesSet } from '../harness/config/environment.ts';
@@ -63,6 +64,12 @@ async function controlCapabilitiesOf(config: SuiteConfig): Promise<ControlCapabi
     const { states, inspections } = await controlPreflight(config.control);
     return [...states, ...inspections];
   } catch (error) {
+    // The network, after the start-up's retries: unreachable, not a configuration error.
+    if (error instanceof TransportFailure)
+      throw new TransportFailure(
+        error.kind,
+        `CONTROL_URL: ${error.message} (5 attempts over about 8 s); is the control endpoint up and reachable?`,
+      );
     if (error instanceof ControlError)
       throw new ConfigError(
         'CONTROL_URL',

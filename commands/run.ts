@@ -23,6 +23,7 @@ import { createRedactor } from '../harness/http/redact.ts';
 import { CheckCollector } from '../harness/report/collector.ts';
 import { exitCodeOf } from '../harness/report/model.ts';
 import { readable } from '../harness/report/readable.ts';
+import { TransportFailure } from '../harness/http/transport.ts';
 import { WaiverError } from '../harness/report/waivers.ts';
 import { type Run, startRun } from '../harness/run/target.ts';
 import type { PriorRequests } from '../load/lib/probe-shape.ts';
@@ -125,6 +126,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     return await main(argv);
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`conformance: configuration error: ${error.message}\n`);
+    else if (error instanceof TransportFailure) process.stderr.write(`conformance: unreachable: ${error.message}\n`);
     else if (error instanceof UsageError || error instanceof WaiverError)
       process.stderr.write(`conformance: ${error.message}\n`);
     else

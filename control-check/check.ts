@@ -40,10 +40,13 @@ import {
   type ControlState,
 } from '../contract/control.ts';
 import { createRedactor, type Redactor } from '../harness/http/redact.ts';
+import { TransportFailure } from '../harness/http/transport.ts';
 import { xmlText } from '../harness/report/junit.ts';
 import {
   ControlError,
   controlExchange,
+  type ControlExchangeOptions,
+  START_UP_PATIENCE,
   type Capabilities,
   type ControlEndpoint,
 } from '../harness/seams/control-client.ts';
@@ -100,6 +103,8 @@ interface SendOptions {
   /** null: no Authorization header; a string: that token instead of CONTROL_TOKEN. */
   readonly token?: string | null;
   readonly body?: string;
+  /** Retries of a transport failure (harness/http/transport.ts); START_UP_PATIENCE before a run. */
+  readonly patience?: ControlExchangeOptions['patience'];
 }
 
 interface Answer {
@@ -143,7 +148,9 @@ async function send(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  return controlExchange(endpoint.url, method, path, headers, options.body);
+  return controlExchange(endpoint.url, method, path, headers, options.body, {
+    ...(options.patience === undefined ? {} : { patience: options.patience }),
+  });
 }
 
 /** The probes and the verdicts of one check of an endpoint. */
@@ -152,15 +159,20 @@ class Probe {
   requests = 0;
   readonly #endpoint: ControlEndpoint;
   readonly #redact: Redactor;
+  readonly #patience: SendOptions['patience'];
 
-  constructor(endpoint: ControlEndpoint, redact: Redactor) {
+  constructor(endpoint: ControlEndpoint, redact: Redactor, patience?: SendOptions['patience']) {
     this.#endpoint = endpoint;
     this.#redact = redact;
+    this.#patience = patience;
   }
 
   async send(method: 'GET' | 'POST', path: string, options: SendOptions = {}): Promise<Answer> {
     this.requests++;
-    return send(this.#endpoint, method, path, options);
+    return send(this.#endpoint, method, path, {
+      ...(this.#patience === undefined ? {} : { patience: this.#patience }),
+      ...options,
+    });
   }
 
   post(path: '/states' | '/inspections', body: unknown, token?: string | null): Promise<Answer> {
@@ -271,7 +283,8 @@ async function checkCapabilities(probe: Probe): Promise<CapabilitiesRead> {
  * (three requests). Throws a ControlError whose message is one line naming the broken rule.
  */
 export async function controlPreflight(endpoint: ControlEndpoint): Promise<Capabilities> {
-  const probe = new Probe(endpoint, createRedactor([endpoint.token]));
+  // The run's first reads: a network that hiccups at the start is retried with backoff, not a verdict.
+  const probe = new Probe(endpoint, createRedactor([endpoint.token]), START_UP_PATIENCE);
   const read = await checkCapabilities(probe);
   const broken = probe.results.find((result) => result.status === 'failed');
   if (broken !== undefined) {
@@ -725,7 +738,9 @@ export async function runAsEntryPoint(argv: readonly string[]): Promise<number> 
           ? `configuration error: ${error.message}`
           : error instanceof ControlError
             ? `CONTROL_URL: ${error.message}`
-            : undefined;
+            : error instanceof TransportFailure
+              ? `unreachable: ${error.message}`
+              : undefined;
     if (line === undefined) throw error;
     process.stderr.write(`control-check: ${line}\n`);
     return 2;

@@ -68,6 +68,13 @@ export interface SuiteConfig {
    * spec's 100 unless raised on request), for the k6 rate-limit probe.
    */
   readonly rateLimitPerWindow: number;
+  /**
+   * RATE_LIMIT_SOLE_CLIENT: no other client reaches the target from this run's address during the
+   * run, so a 429 while the run sent at most the documented limit in the window before it is the
+   * target's (fails RATE-LIMIT-100-PER-MIN). Unset, such a 429 may be a neighbour's budget spent
+   * (a shared NAT address, another job): recorded, never a verdict; the k6 probe decides.
+   */
+  readonly soleClient: boolean;
   readonly requestTimeoutMs: number;
   readonly propertyNumRuns: number;
   /** How long a remote run watches the receiver for deliveries and their retries (WEBHOOK_BUDGET_S). */
@@ -327,13 +334,20 @@ function budgetsOf(
   target: Target,
 ): Pick<
   SuiteConfig,
-  'rateWindowMs' | 'rateLimitPerWindow' | 'requestTimeoutMs' | 'propertyNumRuns' | 'webhookBudgetS' | 'runBudgetS'
+  | 'rateWindowMs'
+  | 'rateLimitPerWindow'
+  | 'soleClient'
+  | 'requestTimeoutMs'
+  | 'propertyNumRuns'
+  | 'webhookBudgetS'
+  | 'runBudgetS'
 > {
   const remote = target.kind === 'remote';
   const runBudget = read(env, 'RUN_BUDGET_S');
   return {
     rateWindowMs: positiveInteger(env, 'RATE_LIMIT_WINDOW_MS', defaults.rateWindowMs),
     rateLimitPerWindow: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', limits.requestsPerMinute),
+    soleClient: boolean(env, 'RATE_LIMIT_SOLE_CLIENT'),
     requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
     propertyNumRuns: positiveInteger(
       env,

@@ -18,6 +18,8 @@ import { describeStartError, startReceiver, type Receiver } from '../webhooks/re
 import { cachedTlsMaterial } from '../webhooks/tls-cache.ts';
 import { controlCapabilities, type ControlCapability } from '../../contract/control.ts';
 import { createControlTransport, type ControlEndpoint } from '../seams/control-client.ts';
+import { ensureReachable } from '../http/reachable.ts';
+import { START_UP_PATIENCE } from '../http/transport.ts';
 import { sweepStates } from '../seams/control-journal.ts';
 import { sweepHooks } from '../seams/hook-journal.ts';
 import { checkReceiverService } from '../seams/receiver-client.ts';
@@ -158,12 +160,19 @@ function targetBasics(
   config: SuiteConfig,
 ): Pick<
   RunTarget,
-  'allowOriginate' | 'requestTimeoutMs' | 'rateWindowMs' | 'propertyNumRuns' | 'webhookBudgetS' | 'budget'
+  | 'allowOriginate'
+  | 'requestTimeoutMs'
+  | 'rateWindowMs'
+  | 'soleClient'
+  | 'propertyNumRuns'
+  | 'webhookBudgetS'
+  | 'budget'
 > {
   return {
     allowOriginate: config.allowOriginate,
     requestTimeoutMs: config.requestTimeoutMs,
     rateWindowMs: config.rateWindowMs,
+    soleClient: config.soleClient,
     propertyNumRuns: config.propertyNumRuns,
     // The embedded reference delivers within milliseconds; a remote target gets WEBHOOK_BUDGET_S.
     webhookBudgetS: config.target.kind === 'embedded' ? EMBEDDED_WEBHOOK_BUDGET_S : config.webhookBudgetS,
@@ -238,6 +247,9 @@ async function startRemoteTarget(
   const { dryRun } = common;
   let receiver: Receiver | undefined;
   const service = config.receiverService;
+  if (!dryRun) {
+    await ensureReachable(remote.baseUrl, 'API_BASE_URL', { ...START_UP_PATIENCE, timeoutMs: config.requestTimeoutMs });
+  }
   const offered =
     config.control === undefined
       ? undefined

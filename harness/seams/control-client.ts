@@ -9,7 +9,8 @@
  * inspection, refused unless the check declared it in `needs.control` (or asked `offers()`
  * first), with every setup journalled and torn down after the check.
  */
-import { request, type Dispatcher } from '../http/undici.ts';
+import { request } from '../http/undici.ts';
+import { type RetryOptions, TransportFailure, withTransportRetries } from '../http/transport.ts';
 import {
   CONTROL_PROTOCOL,
   isControlInspection,
@@ -68,10 +69,25 @@ function describeAnswer(status: number, text: string): string {
   }
 }
 
+/** How a control request meets the network (../http/transport.ts). */
+export interface ControlExchangeOptions {
+  /**
+   * Safe to send again whatever became of it: a GET, an inspection (a look that changes nothing),
+   * a teardown (the protocol makes it idempotent). A setup is sent again only when it never arrived.
+   */
+  readonly repeatable?: boolean;
+  /** Retries and their pauses; default ../http/transport.ts's. START_UP_PATIENCE at the run's start. */
+  readonly patience?: Pick<RetryOptions, 'retries' | 'delayMs'>;
+}
+
+export { START_UP_PATIENCE } from '../http/transport.ts';
+
 /**
  * One request to a control endpoint as it is sent (the caller chooses the headers: the client
  * sends its token, `occ control-check` also sends none or a wrong one) and its answer, the body
- * parsed where it is JSON. Throws a ControlError (a configuration matter) when nothing answers.
+ * parsed where it is JSON. A transport failure that retrying did not mend throws a
+ * TransportFailure naming CONTROL_URL (the network's, never a verdict); a URL that cannot be
+ * asked at all throws a ControlError (a configuration matter).
  */
 export async function controlExchange(
   url: string,
@@ -79,35 +95,48 @@ export async function controlExchange(
   path: string,
   headers: Record<string, string>,
   body?: string,
+  options: ControlExchangeOptions = {},
 ): Promise<{ status: number; json: unknown; text: string }> {
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await request(`${url}${path}`, {
+  const once = async () => {
+    const response = await request(`${url}${path}`, {
       method,
       headers,
       body,
       headersTimeout: TIMEOUT_MS,
       bodyTimeout: TIMEOUT_MS,
     });
+    return { status: response.statusCode, text: await response.body.text() };
+  };
+  let answer: { status: number; text: string };
+  try {
+    answer = await withTransportRetries(once, {
+      repeatable: options.repeatable ?? method === 'GET',
+      ...options.patience,
+    });
   } catch (error) {
+    if (error instanceof TransportFailure)
+      throw new TransportFailure(error.kind, `${method} ${path}: no answer from CONTROL_URL: ${error.message}`);
     const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new ControlError(`${method} ${path}: no answer from CONTROL_URL (${cause})`);
   }
-  const text = await response.body.text();
   let json: unknown;
   try {
-    json = text === '' ? undefined : JSON.parse(text);
+    json = answer.text === '' ? undefined : JSON.parse(answer.text);
   } catch {
     json = undefined;
   }
-  return { status: response.statusCode, json, text };
+  return { ...answer, json };
 }
 
-export function createControlTransport(endpoint: ControlEndpoint): ControlTransport {
+export function createControlTransport(
+  endpoint: ControlEndpoint,
+  patience?: ControlExchangeOptions['patience'],
+): ControlTransport {
   const send = async (
     method: 'GET' | 'POST',
     path: string,
     body?: unknown,
+    repeatable = method === 'GET',
   ): Promise<{ status: number; json: unknown; text: string }> => {
     const headers = {
       authorization: `Bearer ${endpoint.token}`,
@@ -120,6 +149,7 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
       path,
       headers,
       body === undefined ? undefined : JSON.stringify(body),
+      { repeatable, ...(patience === undefined ? {} : { patience }) },
     );
     if (answer.status === 401)
       throw new ControlError(
@@ -160,11 +190,8 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
       return json as Values;
     },
     async teardown(state, params, values) {
-      const { status, text } = await send('POST', '/states', {
-        state,
-        params: { ...params, values },
-        action: 'teardown',
-      });
+      const teardown = { state, params: { ...params, values }, action: 'teardown' };
+      const { status, text } = await send('POST', '/states', teardown, true);
       if (status !== 200)
         throw new ControlError(
           `control: teardown of ${state} failed: POST /states answered ${describeAnswer(status, text)}`,
@@ -172,7 +199,7 @@ export function createControlTransport(endpoint: ControlEndpoint): ControlTransp
         );
     },
     async inspect(name, params = {}) {
-      const { status, json, text } = await send('POST', '/inspections', { inspection: name, params });
+      const { status, json, text } = await send('POST', '/inspections', { inspection: name, params }, true);
       if (status === 404 && object(json).error === 'not_found') return undefined;
       if (status !== 200)
         throw new ControlError(

@@ -55,7 +55,8 @@ describe('npm run conformance, the command', () => {
     ],
     // A reference that cannot start ends the run at once: nothing it started (the receiver) keeps it alive.
     [['--only', 'ME-200-SHAPE'], { OCC_REFERENCE_FAULTS: 'nope' }, /^conformance: unknown fault id: nope \(/],
-    // A control endpoint that does not answer stops the run before anything is sent to the API.
+    // A control endpoint that does not answer, after the start-up's retries, stops the run before
+    // anything is sent to the API: unreachable, not a configuration error.
     [
       [],
       {
@@ -64,8 +65,8 @@ describe('npm run conformance, the command', () => {
         CONTROL_TOKEN: 'ctl_secret_never_shown',
       },
       new RegExp(
-        /^conformance: configuration error: CONTROL_URL: GET \/capabilities: no answer from CONTROL_URL /.source +
-          /\(ECONNREFUSED\); check CONTROL_URL and CONTROL_TOKEN/.source,
+        /^conformance: unreachable: CONTROL_URL: GET \/capabilities: no answer from CONTROL_URL: /.source +
+          /connection refused \(.*ECONNREFUSED.*\) \(5 attempts over about 8 s\); is the control endpoint up/.source,
       ),
     ],
   ])('refuses %j %j with one line and exit code 2', (args, env, message) => {

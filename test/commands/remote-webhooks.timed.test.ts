@@ -259,6 +259,8 @@ describe('npm run conformance against a remote target limiting below 100 per min
       TOKEN_EXPIRED: fixtures.tokens.expired!,
       TOKEN_REVOKED: fixtures.tokens.revoked!,
       REQUESTS_PER_MINUTE: '6000',
+      // Nothing else reaches the stand-in from this address: its 429s are its own.
+      RATE_LIMIT_SOLE_CLIENT: 'true',
     };
     const { code, stdout } = await conformance(
       ['--no-properties', '--only', only, '--reports-dir', reports],
