@@ -102,6 +102,11 @@ export interface ApiRequest {
    * sent again like a 429, instead of being judged.
    */
   readonly retryUnavailable?: boolean;
+  /**
+   * The caller reads a second answer knowing the first may have arrived (a clean-up's DELETE, for
+   * which 204 and 404 both mean gone): sent again after any transport failure, as a safe method is.
+   */
+  readonly repeatable?: boolean;
 }
 
 export interface ClientOptions {

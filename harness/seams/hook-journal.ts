@@ -56,7 +56,8 @@ export async function sweepHooks(
       failed.push(`${entry.hookId} (no ${entry.tokenName} token to delete it with)`);
       continue;
     }
-    const exchange = await api.send({ method: 'DELETE', path: `/hooks/${entry.hookId}`, token });
+    // 204 and 404 both mean gone, so a DELETE the network broke is sent again (repeatable).
+    const exchange = await api.send({ method: 'DELETE', path: `/hooks/${entry.hookId}`, token, repeatable: true });
     if (exchange.status === 204 || exchange.status === 404) {
       journal.record({ hookId: entry.hookId, tokenName: entry.tokenName, state: 'deleted' });
       deleted += exchange.status === 204 ? 1 : 0;
