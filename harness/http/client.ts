@@ -10,7 +10,7 @@ import { limits } from '../../contract/openapi.ts';
 import { curlCommand } from '../report/curl.ts';
 import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
-import { createWarmConnections } from './warm.ts';
+import { createWarmConnections, type WarmConnections } from './warm.ts';
 import { rawExchange, type RawRequest } from './raw.ts';
 import {
   describeTransport,
@@ -303,18 +303,25 @@ async function transmit(
   }
 }
 
+/**
+ * The client's keep-alive pool: the status line within the timeout, the body while bytes keep
+ * coming (a gap of the timeout is a stall), connections from the warmed ones first.
+ */
+function agentOf(timeoutMs: number, warm: WarmConnections): Agent {
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 8,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: warm.connector,
+  });
+}
+
 export function createApiClient(options: ClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const warm = createWarmConnections({ timeoutMs: options.timeoutMs });
-  const agent = new Agent({
-    keepAliveTimeout: 10_000,
-    connections: 8,
-    // The status line within the timeout; the body while bytes keep coming (a gap is the timeout).
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    connect: warm.connector,
-  });
+  const agent = agentOf(options.timeoutMs, warm);
   const windowMs = options.rateWindowMs ?? 60_000;
   const throttle = options.throttle ?? createThrottle({ requestsPerMinute: options.requestsPerMinute, windowMs });
   const redact = createRedactor(options.secrets);
@@ -325,11 +332,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
   // are redacted then with every secret learnt so far, which is never fewer than at sending time.
   const recent: Exchange[] = [];
   let seq = 0;
-  let rateLimited = 0;
   let retries = 0;
-  // Send times of the last rate window (pruned as it goes), for the passive rate-limit verdict.
-  let sentAt: number[] = [];
-  const rateLimitEvents: RateLimitEvent[] = [];
+  const rateLog = createRateLog(windowMs);
   let transportErrors = 0;
 
   /** The request as it goes on the wire, once the throttle lets it go (its send time counted). */
@@ -342,18 +346,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
 
   const once = async (request: ApiRequest): Promise<Exchange> => exchangeOf(await prepare(request));
 
-  /** A 429 counted and weighed against the requests sent in the window before it. */
-  const rateLimitedBy = (exchange: Exchange, request: ApiRequest): RateLimitEvent => {
-    rateLimited += 1;
-    const event = rateLimitEventOf(exchange, request, sentAt, windowMs);
-    rateLimitEvents.push(event);
-    return event;
-  };
-
   const exchangeOf = async ({ request, url, headers, body }: Awaited<ReturnType<typeof prepare>>) => {
-    const now = Date.now();
-    sentAt = sentAt.filter((time) => time > now - windowMs);
-    sentAt.push(now);
+    rateLog.sent();
     const started = performance.now();
     const startedAt = new Date().toISOString();
     const answer = await transmit(
@@ -375,38 +369,15 @@ export function createApiClient(options: ClientOptions): ApiClient {
     return exchange;
   };
 
-  /**
-   * How long to wait before sending `exchange`'s request again, or undefined to hand it to the
-   * caller as it is (./transport.ts for the network's failures; a 429 or 503 by Retry-After).
-   */
-  const retryWait = (exchange: Exchange, request: ApiRequest, attempt: number, waited: number) => {
-    if (exchange.transportKind !== undefined)
-      return mayRetry(isSafeMethod(request.method), exchange.transportKind, attempt)
-        ? retryDelayMs(attempt)
-        : undefined;
-    if (exchange.status === 503 && request.retryUnavailable === true) {
-      const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
-      return waited === 0 && wait <= MAX_BRIEF_WAIT_MS ? wait : undefined;
-    }
-    if (exchange.status !== 429 || request.expectRateLimit === true) return undefined;
-    const event = rateLimitEvents.at(-1)!;
-    const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
-    // Over our own count: our budget was spent, the limiter is right, wait it out. Under it: the
-    // window is someone else's, or the limit is below the documented one (RATE-LIMIT-100-PER-MIN's
-    // verdict): waited out once when brief, else handed back at once, not held to the check's bound.
-    if (event.underDocumentedLimit) return waited === 0 && wait <= MAX_BRIEF_WAIT_MS ? wait : undefined;
-    return waited < MAX_RATE_LIMIT_RETRIES && wait <= MAX_RETRY_AFTER_MS ? wait : undefined;
-  };
-
   return {
     async send(request) {
       let exchange = await once(request);
       let transportAttempts = 0;
       let waited = 0;
       for (;;) {
-        if (exchange.status === 429) rateLimitedBy(exchange, request);
+        if (exchange.status === 429) rateLog.refused(exchange, request);
         const transport = exchange.transportKind !== undefined;
-        const wait = retryWait(exchange, request, transportAttempts + 1, waited);
+        const wait = retryWaitOf(exchange, request, { attempt: transportAttempts + 1, waited }, rateLog.events.at(-1));
         if (wait === undefined) return exchange;
         if (transport) {
           transportAttempts += 1;
@@ -428,60 +399,123 @@ export function createApiClient(options: ClientOptions): ApiClient {
       warm.drop();
       const exchanges = await Promise.all(sent);
       for (const [i, exchange] of exchanges.entries())
-        if (exchange.status === 429) rateLimitedBy(exchange, requests[i]!);
+        if (exchange.status === 429) rateLog.refused(exchange, requests[i]!);
       return exchanges;
     },
-    async sendRaw(request) {
-      const countFailure = () => {
-        transportErrors += 1;
-      };
-      try {
-        return await withTransportRetries(
-          async () => {
-            await throttle.acquire();
-            const now = Date.now();
-            sentAt = sentAt.filter((time) => time > now - windowMs);
-            sentAt.push(now);
-            return rawExchange({ timeoutMs: options.timeoutMs, ...request });
-          },
-          {
-            repeatable: isSafeMethod(request.method),
-            sleep,
-            onRetry: () => {
-              countFailure();
-              retries += 1;
-            },
-          },
-        );
-      } catch (error) {
-        if (transportKindOf(error) !== undefined) countFailure();
-        throw error;
-      }
-    },
+    sendRaw: (request) =>
+      sendRawThrough(request, {
+        throttle,
+        timeoutMs: options.timeoutMs,
+        sleep,
+        sent: rateLog.sent,
+        failed: (retried) => {
+          transportErrors += 1;
+          if (retried) retries += 1;
+        },
+      }),
     get exchangeCount() {
       return seq;
     },
     recordsSince(since) {
       const wanted = recent.filter((exchange) => exchange.seq > since);
-      return {
-        records: wanted.map((exchange) => ({
-          ...recordExchange(exchange, redact),
-          curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact),
-        })),
-        omitted: Math.max(0, seq - since - wanted.length),
-      };
+      const records = wanted.map((exchange) => ({
+        ...recordExchange(exchange, redact),
+        curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact),
+      }));
+      return { records, omitted: Math.max(0, seq - since - wanted.length) };
     },
     get stats() {
-      return { requestsSent: throttle.stats.sent, rateLimited, transportErrors, retries };
+      return { requestsSent: throttle.stats.sent, rateLimited: rateLog.events.length, transportErrors, retries };
     },
-    get rateLimitEvents() {
-      return rateLimitEvents;
-    },
+    rateLimitEvents: rateLog.events,
     redact,
     async close() {
       await agent.close();
     },
   };
+}
+
+/**
+ * The send times of the last rate window (pruned as it goes) and every 429 weighed against them:
+ * the passive rate-limit verdict's evidence.
+ */
+function createRateLog(windowMs: number): {
+  sent(): void;
+  refused(exchange: Exchange, request: ApiRequest): RateLimitEvent;
+  readonly events: RateLimitEvent[];
+} {
+  let sentAt: number[] = [];
+  const events: RateLimitEvent[] = [];
+  return {
+    sent() {
+      const now = Date.now();
+      sentAt = sentAt.filter((time) => time > now - windowMs);
+      sentAt.push(now);
+    },
+    refused(exchange, request) {
+      const event = rateLimitEventOf(exchange, request, sentAt, windowMs);
+      events.push(event);
+      return event;
+    },
+    events,
+  };
+}
+
+/**
+ * How long to wait before sending `exchange`'s request again, or undefined to hand it to the caller
+ * as it is: the network's failures by ./transport.ts (`attempt`: the retry it would be, from 1), a
+ * 429 or an undocumented 503 by Retry-After (`waited`: the times one was waited out already). Pure.
+ */
+function retryWaitOf(
+  exchange: Exchange,
+  request: ApiRequest,
+  tries: { readonly attempt: number; readonly waited: number },
+  lastRateLimit: RateLimitEvent | undefined,
+): number | undefined {
+  const { attempt, waited } = tries;
+  if (exchange.transportKind !== undefined)
+    return mayRetry(request.repeatable ?? isSafeMethod(request.method), exchange.transportKind, attempt)
+      ? retryDelayMs(attempt)
+      : undefined;
+  const wait = retryAfterMs(exchange.responseHeaders['retry-after']) ?? 1_000;
+  if (exchange.status === 503 && request.retryUnavailable === true)
+    return waited === 0 && wait <= MAX_BRIEF_WAIT_MS ? wait : undefined;
+  if (exchange.status !== 429 || request.expectRateLimit === true) return undefined;
+  // Over our own count: our budget was spent, the limiter is right, wait it out. Under it: the
+  // window is someone else's, or the limit is below the documented one (RATE-LIMIT-100-PER-MIN's
+  // verdict): waited out once when brief, else handed back at once, not held to the check's bound.
+  if (lastRateLimit?.underDocumentedLimit !== false)
+    return waited === 0 && wait <= MAX_BRIEF_WAIT_MS ? wait : undefined;
+  return waited < MAX_RATE_LIMIT_RETRIES && wait <= MAX_RETRY_AFTER_MS ? wait : undefined;
+}
+
+/**
+ * A raw exchange (./raw.ts) through the client's throttle and the transport discipline: `sent`
+ * is told of every attempt, `failed` of every transport failure (and whether it was retried).
+ */
+async function sendRawThrough(
+  request: RawRequest,
+  through: {
+    readonly throttle: Throttle;
+    readonly timeoutMs: number;
+    readonly sleep: (ms: number) => Promise<void>;
+    readonly sent: () => void;
+    readonly failed: (retried: boolean) => void;
+  },
+): Promise<Buffer> {
+  try {
+    return await withTransportRetries(
+      async () => {
+        await through.throttle.acquire();
+        through.sent();
+        return rawExchange({ timeoutMs: through.timeoutMs, ...request });
+      },
+      { repeatable: isSafeMethod(request.method), sleep: through.sleep, onRetry: () => through.failed(true) },
+    );
+  } catch (error) {
+    if (transportKindOf(error) !== undefined) through.failed(false);
+    throw error;
+  }
 }
 
 /**

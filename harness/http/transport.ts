@@ -95,15 +95,16 @@ export function transportKindOf(error: unknown): TransportKind | undefined {
 
 /** One line naming the failure: what the client saw, never the target's verdict. Pure. */
 export function describeTransport(kind: TransportKind, detail: string, timeoutMs?: number): string {
+  const within = timeoutMs === undefined ? '' : ` within ${timeoutMs} ms`;
   switch (kind) {
     case 'refused':
       return `connection refused (${detail})`;
     case 'connect-timeout':
-      return `could not connect${timeoutMs === undefined ? '' : ` within ${timeoutMs} ms`} (${detail})`;
+      return `could not connect${within} (${detail})`;
     case 'reset':
       return `connection reset or closed before a complete response (${detail})`;
     case 'stalled':
-      return `no response${timeoutMs === undefined ? '' : ` within ${timeoutMs} ms`}: the connection stalled (${detail})`;
+      return `no response${within}: the connection stalled (${detail})`;
     case 'cut':
       return `the response body was cut short (${detail})`;
     default:

@@ -104,7 +104,8 @@ function headLines(report: Readable): string[] {
     `Checks: ${checks.passed} passed, ${checks.failed} failed, ${checks.waived} waived, ` +
       `${checks.skipped} skipped, ${checks.notRun} not run · requests sent ${report.requests.sent} ` +
       `(planned for a remote run: ${report.requests.planned}) · 429s received ${report.requests.rateLimited}` +
-      ` · exchanges the network broke ${report.requests.transportFailures ?? 0}, sent again ${report.requests.retries ?? 0}`,
+      ` · exchanges the network broke ${report.requests.transportFailures ?? 0}, ` +
+      `sent again ${report.requests.retries ?? 0}`,
     '',
   ];
   if (report.interrupted) lines.push('**The run was interrupted; results are partial.**', '');

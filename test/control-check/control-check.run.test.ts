@@ -436,7 +436,7 @@ describe('occ control-check, the command', () => {
     [{}, /^control-check: configuration error: CONTROL_URL is not set: set CONTROL_URL and CONTROL_TOKEN/],
     [
       { CONTROL_URL: 'http://127.0.0.1:1/_control', CONTROL_TOKEN: TOKEN },
-      /^control-check: unreachable: GET \/capabilities: no answer from CONTROL_URL: connection refused \(.*ECONNREFUSED/,
+      /^control-check: unreachable: GET \/capabilities: no answer from CONTROL_URL: connection refused \(.*REFUSED/,
     ],
     [
       { CONTROL_URL: 'http://control.example.com/_control', CONTROL_TOKEN: TOKEN },
