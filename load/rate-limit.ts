@@ -94,6 +94,9 @@ const refusedUnder = new Counter('refused_under');
 const acceptedOver = new Counter('accepted_over');
 const refusedOver = new Counter('refused_over');
 const unexpected = new Counter('unexpected_status');
+// Status 0: k6 got no answer (refused, reset, timed out). The network's, never the target's: the
+// probe's count has a hole, so the probe proves nothing (harness/http/transport.ts for the suite).
+const networkFailures = new Counter('network_failures');
 const perSecondAccepted = new Counter('rl_accepted');
 const perSecondRefused = new Counter('rl_refused');
 const windowsUnderLimit = new Counter('windows_under_limit');
@@ -111,6 +114,11 @@ const meta: ThresholdMeta[] = [
     key: 'unexpected_status',
     requirement: 'probe',
     description: 'every answer was a 2xx (served) or a 429 (refused for rate)',
+  },
+  {
+    key: 'network_failures',
+    requirement: 'probe',
+    description: 'no request was lost to the network (refused, reset or timed out: status 0), so every one was counted',
   },
   {
     key: 'refused_under',
@@ -161,6 +169,7 @@ const meta: ThresholdMeta[] = [
 
 const thresholds: Record<string, string[]> = {
   unexpected_status: ['count==0'],
+  network_failures: ['count==0'],
   refused_under: ['count==0'],
   late_requests: ['count==0'],
   windows_measured: ['count>0'],
@@ -304,7 +313,7 @@ function spendBudget(
     const res = get('me', 'setup');
     sent++;
     const ok = res.status >= 200 && res.status < 300;
-    unexpected.add(ok || res.status === 429 ? 0 : 1, { status: String(res.status), endpoint: 'me' });
+    countAnswer(res.status, ok, 'me');
     samples?.push({ atMs: at - originMs, served: ok, refused: res.status === 429 });
     if (res.status === 429) {
       refusal = shape(res);
@@ -406,6 +415,12 @@ export function setup(): SetupData {
   };
 }
 
+/** An answer that is neither served nor refused for rate: the network's (status 0) or the target's. */
+function countAnswer(status: number, served: boolean, endpoint: string): void {
+  networkFailures.add(status === 0 ? 1 : 0, { endpoint });
+  unexpected.add(served || status === 429 || status === 0 ? 0 : 1, { status: String(status), endpoint });
+}
+
 /** One request, counted: whether it was served (2xx) or refused (429). */
 function send(phase: 'under' | 'over', i: number, underOrigin: number): { served: boolean; refused: boolean } {
   const endpoint = ENDPOINTS[i % ENDPOINTS.length] as string;
@@ -413,7 +428,7 @@ function send(phase: 'under' | 'over', i: number, underOrigin: number): { served
   const res = get(endpoint, phase);
   const served = res.status >= 200 && res.status < 300;
   const refused = res.status === 429;
-  unexpected.add(served || refused ? 0 : 1, { status: String(res.status), endpoint });
+  countAnswer(res.status, served, endpoint);
   perSecondAccepted.add(served ? 1 : 0, { second });
   perSecondRefused.add(refused ? 1 : 0, { second });
   const tags = { endpoint };
@@ -557,6 +572,7 @@ export function handleSummary(data: SummaryData & { setup_data?: SetupData }): R
     'RATE-LIMIT-WINDOW-BEHAVIOUR': windowAnalysis,
     'RATE-LIMIT-PER-IP': setupData?.perIp ?? null,
     unexpectedStatuses: value(data, 'unexpected_status'),
+    networkFailures: value(data, 'network_failures'),
   };
   const chart = {
     title: 'accepted and refused requests per second across the probe',

@@ -247,9 +247,6 @@ async function startRemoteTarget(
   const { dryRun } = common;
   let receiver: Receiver | undefined;
   const service = config.receiverService;
-  if (!dryRun) {
-    await ensureReachable(remote.baseUrl, 'API_BASE_URL', { ...START_UP_PATIENCE, timeoutMs: config.requestTimeoutMs });
-  }
   const offered =
     config.control === undefined
       ? undefined
@@ -270,6 +267,15 @@ async function startRemoteTarget(
       throw new ConfigError('RECEIVER_PORT', line, line);
     });
   }
+  // Last, so that what is wrong in the configuration (the receiver's port) is said first.
+  if (!dryRun)
+    await ensureReachable(remote.baseUrl, 'API_BASE_URL', {
+      ...START_UP_PATIENCE,
+      timeoutMs: config.requestTimeoutMs,
+    }).catch(async (error: unknown) => {
+      await receiver?.close();
+      throw error;
+    });
   const target: RunTarget = {
     ...common,
     baseUrl: remote.baseUrl,

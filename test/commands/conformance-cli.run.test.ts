@@ -69,6 +69,13 @@ describe('npm run conformance, the command', () => {
           /connection refused \(.*ECONNREFUSED.*\) \(5 attempts over about 8 s\); is the control endpoint up/.source,
       ),
     ],
+    // A target that takes no connection, after the start-up's retries: unreachable, exit 2, never a run whose
+    // every check is not verifiable for the network (which would exit 0).
+    [
+      ['--no-properties', '--only', 'ME-200-SHAPE'],
+      { API_BASE_URL: 'http://127.0.0.1:1/v1', TOKEN_ALL: 'tok_never_sent' },
+      /^conformance: unreachable: API_BASE_URL: connection refused \(.*\) \(5 attempts\); is the target up\?$/,
+    ],
   ])('refuses %j %j with one line and exit code 2', (args, env, message) => {
     const { code, stderr } = runCli(args, env);
     expect(code).toBe(2);
@@ -302,7 +309,7 @@ describe('npm run conformance against a remote target', () => {
 });
 
 describe('npm run conformance against a target that answers garbage', () => {
-  it('turns HTML, truncated JSON, resets and hangs into failures with clear messages, and finishes', {
+  it("fails HTML where JSON is due; a cut body, a reset and a hang are the network's: not verifiable, named", {
     timeout: 300_000,
   }, async () => {
     const server = createServer((req, res) => {
@@ -357,13 +364,26 @@ describe('npm run conformance against a target that answers garbage', () => {
       expect(child.code).toBe(1);
       expect(Date.now() - started).toBeLessThan(180_000);
       const report = JSON.parse(readFileSync(join(reports, 'latest', 'report.json'), 'utf8'));
+      type Check = { status: string; failure?: string; skipReason?: string };
       const failures = report.checks
-        .filter((c: { status: string }) => c.status === 'failed')
-        .map((c: { failure: string }) => c.failure)
+        .filter((c: Check) => c.status === 'failed')
+        .map((c: Check) => c.failure)
         .join('\n');
-      expect(failures).toMatch(/no complete response within 500 ms \(the target hung\)/);
-      expect(failures).toMatch(/connection reset|transport error/);
+      const network = report.checks
+        .filter((c: Check) => c.status === 'skipped')
+        .map((c: Check) => c.skipReason)
+        .join('\n');
+      // The target's own answer is judged: HTML where openapi.json documents no such status.
       expect(failures).toMatch(/answered 502, which breaks openapi.json:\n- status 502 is not documented/);
+      // The network's are not: each GET was sent three times, then left not verifiable, naming why.
+      expect(failures).not.toMatch(/stalled|reset|cut short/);
+      expect(network).toMatch(
+        /not verifiable: the network: GET \/agents: no response within 500 ms: the connection st/,
+      );
+      expect(network).toMatch(/not verifiable: the network: GET \/balance: connection reset or closed before a compl/);
+      expect(network).toMatch(/not verifiable: the network: GET \/me: the response body was cut short \(.*\(sent 3 t/);
+      expect(report.requests.transportFailures).toBeGreaterThanOrEqual(9);
+      expect(report.requests.retries).toBeGreaterThanOrEqual(6);
       expect(report.unhandledErrors).toEqual([]);
     } finally {
       server.closeAllConnections();

@@ -156,7 +156,14 @@ describe('the run report', () => {
   it('counts checks and requirements and sums the requests', () => {
     const report = buildReport(
       input([
-        checkResult({ name: 'a', status: 'passed', requirements: [must.id], requests: 3, rateLimited: 1 }),
+        checkResult({
+          name: 'a',
+          status: 'passed',
+          requirements: [must.id],
+          requests: 3,
+          rateLimited: 1,
+          transport: { failures: 2, retries: 2 },
+        }),
         checkResult({
           name: 'b',
           status: 'skipped',
@@ -173,7 +180,8 @@ describe('the run report', () => {
       notVerifiable: 1,
       total: requirements.length,
     });
-    expect(report.requests).toEqual({ sent: 2, planned: 2, rateLimited: 1 });
+    // The network's share is summed over the checks, never a verdict: the run still exits 0.
+    expect(report.requests).toEqual({ sent: 2, planned: 2, rateLimited: 1, transportFailures: 2, retries: 2 });
     expect(exitCodeOf(report)).toBe(0);
   });
 

@@ -72,10 +72,13 @@ describe('the run of a composition root', () => {
     const unit = fakeProject('unit');
     const root = { name: '', vitest: { projects: [checking.project, unit.project] } } as unknown as TestProject;
     const saved = { ...process.env };
+    // A remote target that takes connections (the run's start checks that) and is never asked anything.
+    const listening = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
     try {
       // vitest started directly reads its own environment: nothing configured, a dry run of it would
-      // still start the reference, so a remote target that is never reached stands in.
-      process.env.API_BASE_URL = 'http://127.0.0.1:9/v1';
+      // still start the reference, so a remote target that is never asked anything stands in.
+      process.env.API_BASE_URL = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/v1`;
       const teardown = await setup(root);
       const context = checking.provided.get('run') as { target: { kind: string }; channel: { url: string } };
       expect(context.target.kind).toBe('remote');
@@ -84,6 +87,7 @@ describe('the run of a composition root', () => {
       await expect(fetch(`${context.channel.url}/watch/open`, { method: 'POST' })).rejects.toThrow();
     } finally {
       process.env = saved;
+      await new Promise<void>((resolve) => listening.close(() => resolve()));
     }
   });
 
