@@ -36,6 +36,15 @@ export class CheckFailure extends Error {
 class NotVerifiable extends Error {}
 
 /**
+ * Whether an error ends a check as not verifiable rather than failed: the target never showed what
+ * the rule needs, or the network broke an exchange (a property's predicate that threw one is not a
+ * counterexample: ./property.ts hands it on as it is).
+ */
+export function endsNotVerifiable(error: unknown): boolean {
+  return error instanceof NotVerifiable || networkCause(error) !== undefined;
+}
+
+/**
  * Why a check's error is the network's, not the target's: a transport failure thrown by any of
  * the run's transports (the control client, a per-IP client, a raw socket; ../http/transport.ts),
  * or undefined for any other error.

@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import { SEED_NOTE_PREFIX } from '../report/results.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
-import { CheckFailure, type CheckTools } from './check.ts';
+import { CheckFailure, type CheckTools, endsNotVerifiable } from './check.ts';
 import { session } from '../run/session.ts';
 import { clockSeed, SEED_VARIABLE } from '../scheduling/seed.ts';
 
@@ -50,6 +50,29 @@ export function failureMessage(failure: PropertyFailure): string {
   ].join('\n');
 }
 
+/**
+ * fast-check's reporter for a check's property: a failure becomes one CheckFailure with the
+ * counterexample and the replay command; a predicate that ended not verifiable (a 429, the
+ * network breaking one of its exchanges) has no counterexample, and its error goes on as it is.
+ */
+export function propertyReporter<Ts>(title: string): (details: fc.RunDetails<Ts>) => Promise<void> {
+  return async (details) => {
+    if (!details.failed) return;
+    if (endsNotVerifiable(details.errorInstance)) throw details.errorInstance;
+    throw new CheckFailure(
+      failureMessage({
+        title,
+        seed: details.seed,
+        counterexample: details.counterexample,
+        path: details.counterexamplePath,
+        numRuns: details.numRuns,
+        numShrinks: details.numShrinks,
+        error: details.errorInstance,
+      }),
+    );
+  };
+}
+
 export interface PropertyRun {
   /** The check's title, exactly as given to `check` (for the replay command). */
   readonly title: string;
@@ -83,27 +106,13 @@ export async function assertProperty<Ts>(
       numRuns,
       seed,
       endOnFailure,
-      asyncReporter: async (details) => {
-        if (details.failed) {
-          throw new CheckFailure(
-            failureMessage({
-              title: run.title,
-              seed: details.seed,
-              counterexample: details.counterexample,
-              path: details.counterexamplePath,
-              numRuns: details.numRuns,
-              numShrinks: details.numShrinks,
-              error: details.errorInstance,
-            }),
-          );
-        }
-      },
+      asyncReporter: propertyReporter<Ts>(run.title),
     });
   } catch (error) {
     thrown = error;
   }
   if (thrown !== undefined)
-    throw thrown instanceof CheckFailure
+    throw thrown instanceof CheckFailure || endsNotVerifiable(thrown)
       ? thrown
       : new CheckFailure(`${(thrown as Error).message ?? String(thrown)}\nreplay: ${replayCommand(run.title, seed)}`);
 }
