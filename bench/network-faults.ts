@@ -46,7 +46,7 @@ const both = (toxic: Omit<ToxicSpec, 'stream'>): ToxicSpec[] => [
 ];
 
 /**
- * The toxics of issue 46, each applied to every proxy (API, control, webhook). Toxicity is drawn
+ * The toxics measured, each applied to every proxy (API, control, webhook). Toxicity is drawn
  * once per connection, so with keep-alive a `reset_peer` at 0.05 resets about 5 % of connections,
  * not of requests. `limit_data` closes a connection after that many bytes towards the client, in
  * total over its requests: a large CDR list is always cut, a run of small answers now and then.
