@@ -329,39 +329,44 @@ function commitMeasured(): string {
   }
 }
 
-export const SECTION_START = '<!-- network faults: written by bench/network-faults.ts -->';
-export const SECTION_END = '<!-- end of network faults -->';
+/**
+ * The markers of the section one command writes: each command (set of options) keeps its own
+ * section, as it keeps its own row, so a run with --faults does not erase the other toxics' table.
+ */
+export function sectionMarkers(command: string): { start: string; end: string } {
+  return { start: `<!-- network faults: ${command} -->`, end: `<!-- end of network faults: ${command} -->` };
+}
 
-/** The section of bench/RESULTS.md this bench writes, between its markers. Pure. */
+/** The section of bench/RESULTS.md this bench writes for these options, between its markers. Pure. */
 export function networkSection(outcomes: readonly Outcome[], options: Options, commit: string): string {
   const faulted = outcomes.some((o) => o.faults.length > 0);
+  const markers = sectionMarkers(commandOf(options));
   return [
-    SECTION_START,
+    markers.start,
     '',
-    '## Network faults (Toxiproxy): one remote run per toxic',
+    `## Network faults (Toxiproxy): \`${commandOf(options)}\``,
     '',
     'Each row: one `occ run --all-probes` against a second reference process (every fixture, a receiver,',
     '`CONTROL_URL`), Toxiproxy in front of the API and token endpoint, the control endpoint and the webhook',
     'path, the toxic on each (bench/network-faults.ts, `TOXICS`). "transport": the failures and retries',
-    'the report counts (— when it does not count them).',
-    '',
-    `Measured at ${commit}: \`${commandOf(options)}\`.`,
+    `the report counts (— when it does not count them). Measured at ${commit}.`,
     '',
     networkTable(outcomes, options.runs),
     ...(faulted
       ? ['', 'Faults switched on together, caught under each toxic:', '', faultTable(outcomes, options.runs)]
       : []),
     '',
-    SECTION_END,
+    markers.end,
   ].join('\n');
 }
 
-/** `markdown` with the section replaced (or added at its end). Pure. */
-export function withSection(markdown: string, section: string): string {
-  const start = markdown.indexOf(SECTION_START);
-  const end = markdown.indexOf(SECTION_END);
+/** `markdown` with the section of `command` replaced (or added at its end). Pure. */
+export function withSection(markdown: string, command: string, section: string): string {
+  const { start: open, end: close } = sectionMarkers(command);
+  const start = markdown.indexOf(open);
+  const end = markdown.indexOf(close);
   if (start === -1 || end === -1) return `${markdown.trimEnd()}\n\n${section}\n`;
-  return `${markdown.slice(0, start)}${section}${markdown.slice(end + SECTION_END.length)}`;
+  return `${markdown.slice(0, start)}${section}${markdown.slice(end + close.length)}`;
 }
 
 /** The figure of the results row: each toxic's exit, checks failed and MUST passed, in one line. Pure. */
@@ -416,7 +421,7 @@ async function main(): Promise<void> {
   const section = networkSection(outcomes, options, commit);
   process.stdout.write(`\n${section}\n`);
   recordResult({ goal: GOAL, command: commandOf(options), figure: figureOf(outcomes, commit) });
-  writeFileSync(RESULTS_FILE, withSection(readFileSync(RESULTS_FILE, 'utf8'), section));
+  writeFileSync(RESULTS_FILE, withSection(readFileSync(RESULTS_FILE, 'utf8'), commandOf(options), section));
 }
 
 if (import.meta.main) {

@@ -11,6 +11,7 @@ import {
   parseOptions,
   TOXICS,
   transportCell,
+  withSection,
 } from '../../bench/network-faults.ts';
 import type { RunReport } from '../../harness/report/model.ts';
 
@@ -71,5 +72,16 @@ describe('reading the runs', () => {
     const networkOnly = outcome('slicer', 1, report({ 'ME-200-SHAPE': 'failed' }));
     expect(faultVerdict('me-missing-field', caught, networkOnly)).toBe('missed');
     expect(faultVerdict('me-missing-field', { ...caught, exitCode: 0 }, baseline)).toBe('missed');
+  });
+});
+
+describe("bench/RESULTS.md's network-fault sections", () => {
+  it('keeps one section per command: a second command adds its own, the same command replaces its own', () => {
+    const section = (command: string, body: string) =>
+      `<!-- network faults: ${command} -->\n${body}\n<!-- end of network faults: ${command} -->`;
+    const first = withSection('# Results\n', 'npm run a', section('npm run a', 'one'));
+    const both = withSection(first, 'npm run b', section('npm run b', 'two'));
+    const again = withSection(both, 'npm run a', section('npm run a', 'three'));
+    expect(again).toBe(`# Results\n\n${section('npm run a', 'three')}\n\n${section('npm run b', 'two')}\n`);
   });
 });
