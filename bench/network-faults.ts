@@ -15,13 +15,14 @@
  * reference/post-hoc-faults.ts), all switched on in one more reference per toxic and run; a fault is
  * caught under a toxic when that run exits 1 having failed a requirement the fault `violates` that
  * the fault-free run under the same toxic did not fail (the network alone does not count as a catch).
+ * The faults are on together: pick ones whose requirements and paths differ (a wrong signature
+ * makes every delivery refused, so a webhook fault beside it would say nothing).
  *
  * Bounded: every process on loopback (127.0.0.0/8, checked), every run under --limit-s, its whole
  * process group killed on overrun. The table goes to stdout and to bench/RESULTS.md (a row of its
  * table, keyed by the command, and the section below it).
  */
-import { spawn } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
