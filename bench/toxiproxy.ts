@@ -97,10 +97,11 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 /** An API client once the server answers GET /version; throws if it exits first or stays silent past the guard. */
-async function answering(child: ChildProcess, port: number, stderr: () => string): Promise<Client> {
+async function answering(child: ChildProcess, port: number, why: () => string): Promise<Client> {
+  const alive = () => child.exitCode === null && child.signalCode === null;
   const client = new Client(`http://127.0.0.1:${port}`);
   const deadline = Date.now() + START_GUARD_MS;
-  while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) {
+  while (alive() && Date.now() < deadline) {
     try {
       const response = await client.request({ method: 'GET', path: '/version' });
       await response.body.text();
@@ -112,9 +113,9 @@ async function answering(child: ChildProcess, port: number, stderr: () => string
   }
   await client.close();
   throw new Error(
-    child.exitCode === null && child.signalCode === null
+    alive()
       ? `toxiproxy-server did not answer on 127.0.0.1:${port} within ${START_GUARD_MS / 1000} s`
-      : `toxiproxy-server exited (${child.exitCode ?? child.signalCode}): ${stderr()}`,
+      : `toxiproxy-server exited (${child.exitCode ?? child.signalCode}): ${why()}`,
   );
 }
 
@@ -135,6 +136,11 @@ export async function startToxiproxy(binary: string): Promise<ToxiproxyServer> {
     child.stderr!.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-2_000);
     });
+    // A binary that cannot be started (removed from the cache) has no pid: say why, and do not retry.
+    if (child.pid === undefined) {
+      const error = await new Promise<Error>((resolve) => child.once('error', resolve));
+      throw new Error(`toxiproxy-server could not be started: ${error.message}`);
+    }
     const stop = stopper(child);
     try {
       const client = await answering(child, port, () => tail.trim().split('\n').at(-1) ?? '');

@@ -112,7 +112,7 @@ describe('Toxiproxy through bench/toxiproxy.ts', () => {
   });
 });
 
-describe('stopping Toxiproxy', () => {
+describe('starting and stopping Toxiproxy', () => {
   it('ends its process and its proxies', async () => {
     const server = await startToxiproxy(toxiproxyBinary({ build: false }));
     const proxy = await server.createProxy('gone', '127.0.0.1:9');
@@ -124,6 +124,10 @@ describe('stopping Toxiproxy', () => {
       socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
     });
     expect(refused).toBe('ECONNREFUSED');
+  });
+
+  it('says why a binary that cannot be started did not start, at once', async () => {
+    await expect(startToxiproxy('/nonexistent/toxiproxy-server')).rejects.toThrow(/could not be started: .*ENOENT/);
   });
 
   it('is never built by a test: a missing build fails with the command that makes it', () => {
