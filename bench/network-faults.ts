@@ -280,18 +280,20 @@ export function networkTable(outcomes: readonly Outcome[], runs: number): string
     const exit = o.exitCode === null ? 'killed' : String(o.exitCode);
     const problem = o.problem === undefined ? '' : ` (${o.problem.replace(/\|/g, '/')})`;
     if (o.report === undefined)
-      return `| ${runLabel(o, runs)} | ${exit}${problem} | — | — | — | — | ${seconds(o.wallMs)} |`;
+      return `| ${runLabel(o, runs)} | ${exit}${problem} | — | — | — | — | — | ${seconds(o.wallMs)} |`;
     const notRun = o.report.counts.requirements.notRun;
     const notRunNote = notRun > 0 ? ` (+${notRun} not run)` : '';
     const notVerifiable = `${withStatus(o.report, 'not_verifiable', 'MUST').length}${notRunNote}`;
     return (
-      `| ${runLabel(o, runs)} | ${exit}${problem} | ${o.report.counts.checks.failed} | ${notVerifiable} | ` +
+      `| ${runLabel(o, runs)} | ${exit}${problem} | ${o.report.counts.checks.failed} | ` +
+      `${withStatus(o.report, 'failed', 'MUST').length} | ${notVerifiable} | ` +
       `${passedCell(o.report, clean)} | ${transportCell(o.report)} | ${seconds(o.wallMs)} |`
     );
   });
   return [
-    '| toxic | exit code | checks failed | MUST not verifiable | MUST passed (vs the clean run) | transport | wall |',
-    '|---|---|---|---|---|---|---|',
+    '| toxic | exit code | checks failed | MUST failed | MUST not verifiable | MUST passed (vs the clean run) | ' +
+      'transport | wall |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }

@@ -57,7 +57,7 @@ describe('reading the runs', () => {
     const clean = outcome('clean', 0, report({ A: 'passed', B: 'passed' }));
     const reset = outcome('reset_peer', 1, report({ A: 'passed', B: 'failed' }, 2));
     const table = networkTable([clean, reset], 1);
-    expect(table).toContain("| `reset_peer` | 1 | 2 | 0 | 1 of the clean run's 2 (not: B) | — | 200 s |");
+    expect(table).toContain("| `reset_peer` | 1 | 2 | 1 | 0 | 1 of the clean run's 2 (not: B) | — | 200 s |");
   });
 
   it('prints the transport counts only when the report has them', () => {
