@@ -192,12 +192,12 @@ function runOcc(args: readonly string[], env: NodeJS.ProcessEnv, limitMs: number
  * remote run through them, and the server to stop after the run.
  */
 async function behindToxiproxy(reference: RemoteReference, toxics: readonly ToxicSpec[]) {
-  const upstream = loopbackAddress(new URL(reference.fixtures.baseUrl).host);
-  loopbackAddress(new URL(reference.fixtures.controlUrl).host);
+  const apiUpstream = loopbackAddress(new URL(reference.fixtures.baseUrl).host);
+  const controlUpstream = loopbackAddress(new URL(reference.fixtures.controlUrl).host);
   const server = await startToxiproxy(toxiproxyBinary({ build: true }));
   try {
-    const api = await server.createProxy('api', upstream);
-    const control = await server.createProxy('control', loopbackAddress(new URL(reference.fixtures.controlUrl).host));
+    const api = await server.createProxy('api', apiUpstream);
+    const control = await server.createProxy('control', controlUpstream);
     const webhook = await server.createProxy('webhook', `127.0.0.1:${reference.env.RECEIVER_PORT}`);
     for (const proxy of [api, control, webhook]) for (const toxic of toxics) await server.addToxic(proxy.name, toxic);
     const origin = (scheme: string, port: number) => `${scheme}://127.0.0.1:${port}`;
@@ -227,6 +227,8 @@ async function measure(
   const reference = await startRemoteReference({ faults: faultIds });
   try {
     const { env, server } = await behindToxiproxy(reference, TOXICS[toxic]!);
+    // A report left in the folder by an earlier invocation must never stand for this run's.
+    rmSync(join(dir, 'latest'), { recursive: true, force: true });
     const waivers = `${dir}-waivers.json`;
     writeFileSync(waivers, JSON.stringify(PROXY_WAIVERS));
     const args = ['--all-probes', '--seed', String(options.seed), '--reports-dir', dir, '--waivers', waivers];
