@@ -202,6 +202,33 @@ export async function startRemoteReference(options: RemoteReferenceOptions = {})
 }
 
 /**
+ * Origins that stand between a run and the stand-in's seams (a network-fault proxy, e.g.
+ * `http://127.0.0.1:20345`): the API (API_BASE_URL), the token endpoint (AUTH_URL), the control
+ * endpoint (CONTROL_URL), and where the target delivers webhooks (WEBHOOK_PUBLIC_URL, an https
+ * origin; the receiver still listens on RECEIVER_PORT, behind it).
+ */
+export interface SeamRoutes {
+  readonly api?: string;
+  readonly auth?: string;
+  readonly control?: string;
+  readonly webhook?: string;
+}
+
+/** `env` with each routed seam's URL moved to its route's origin, its path kept; the others as they are. Pure. */
+export function throughRoutes(env: Readonly<Record<string, string>>, routes: SeamRoutes): Record<string, string> {
+  const moved = { ...env };
+  const variables = { api: 'API_BASE_URL', auth: 'AUTH_URL', control: 'CONTROL_URL', webhook: 'WEBHOOK_PUBLIC_URL' };
+  for (const [seam, name] of Object.entries(variables)) {
+    const origin = routes[seam as keyof SeamRoutes];
+    const value = env[name];
+    if (origin === undefined || value === undefined) continue;
+    const url = new URL(value);
+    moved[name] = `${new URL(origin).origin}${url.pathname === '/' ? '' : url.pathname}${url.search}`;
+  }
+  return moved;
+}
+
+/**
  * The environment of a conformance run against it: the machine's own (its trust store and proxy
  * settings reach every child) without the suite's configuration, which comes from the stand-in
  * alone (a developer's .env or shell must not leak in); PROPERTY_* and the watch budgets
