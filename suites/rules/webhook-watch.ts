@@ -7,18 +7,15 @@ import { payloadOf } from '../../harness/checks/delivery-verdicts.ts';
 import type { WatchView } from '../../harness/seams/event-watch.ts';
 import { intervals } from '../../harness/checks/verdicts.ts';
 import type { Delivery } from '../../harness/webhooks/receiver.ts';
+import { RECEIVERS_OWN_REFUSALS } from '../../harness/seams/receiver-client.ts';
 
 /**
- * A delivery the receiver took before the suite had registered its path and secret (it came at
- * once on creation) or refused unread for size: its body is unknown, so no delivery rule can be
- * judged on it (the deleted-subscription check still counts it).
+ * A delivery the receiver refused unread for its own reason (receiver-client.ts
+ * RECEIVERS_OWN_REFUSALS: a path it did not know, its size limit): its body is unknown, so no
+ * delivery rule can be judged on it (the deleted-subscription check still counts it).
  */
 export function unread(delivery: Delivery): boolean {
-  return (
-    delivery.error === 'not_found' ||
-    delivery.error === 'no_secret_registered' ||
-    delivery.error === 'payload_too_large'
-  );
+  return delivery.error !== undefined && RECEIVERS_OWN_REFUSALS.has(delivery.error);
 }
 
 /** Failures (anything but 2xx) at the end of a subscription's attempts, in a row. */
