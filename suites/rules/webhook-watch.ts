@@ -44,8 +44,9 @@ export function attemptsByEvent(deliveries: readonly Delivery[], event: EventTyp
 
 /**
  * What reached the subscription created and deleted before any event was caused, split by cause:
- * an event a live subscription also received leaked past DELETE; anything else was sent by
- * creating or deleting the hook itself.
+ * an event a live subscription also received leaked past DELETE when it arrived after DELETE
+ * answered (before, the hook was active: the account's activity may reach it at any time, even
+ * within a millisecond of its creation); anything else was sent by creating or deleting the hook.
  */
 export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delivery[]; emitted: Delivery[] } {
   const live = new Set<unknown>(
@@ -56,8 +57,9 @@ export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delive
       .filter((id) => id !== undefined),
   );
   const reached = view.of('deleted');
-  const leaked = reached.filter((d) => live.has(payloadOf(d)?.eventId));
-  return { leaked, emitted: reached.filter((d) => !leaked.includes(d)) };
+  const broadcast = (d: Delivery) => live.has(payloadOf(d)?.eventId);
+  const leaked = reached.filter((d) => broadcast(d) && d.receivedAt > view.watch.deletedAt);
+  return { leaked, emitted: reached.filter((d) => !broadcast(d)) };
 }
 
 /** Whether an attempt answered `answer` was followed by another attempt. */
