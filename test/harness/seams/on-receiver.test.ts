@@ -67,7 +67,7 @@ describe.each([
   };
   const t = () => ({ target: { receiverLocalUrl: s.receiver.localUrl }, receiver: s.client }) as unknown as CheckTools;
 
-  it('keeps the delivery that came before POST /hooks answered, answers it by the plan, judges it authentic', async () => {
+  it('keeps the delivery that came before POST /hooks answered, answers it by its plan, judges it', async () => {
     const path = `/hooks/lead.completed/${storeOnly ? 'svc' : 'local'}-first`;
     await onReceiver(t(), path, { plan: [{ status: 202 }] }, create(path, 'lead.completed'));
     const list = await s.client.deliveries(path);
