@@ -54,11 +54,7 @@ export async function awaitEmitted(
     EMITTED_DELIVERY_WAIT_MS,
   );
   const missing = eventIds.filter((id) => arrivals(list, id) < times);
-  const ownRefusal = list.find((d): d is Refused => d.refusal?.fault === 'receiver');
-  if (missing.length > 0 && ownRefusal !== undefined)
-    t.notVerifiable(
-      `${what}: ${describeRefusal(hook.path, ownRefusal)}, which is this run's own doing, not the target's`,
-    );
+  if (missing.length > 0) notVerifiableIfReceiverRefused(t, hook.path, list, what);
   if (missing.length > 0 && t.control.offers('hook-attempts')) {
     const lost = lostInTransit(await t.control.hook(hook.id), missing, times);
     if (lost.length === missing.length)
@@ -73,5 +69,28 @@ export async function awaitEmitted(
     `${what}: ${eventIds.length - missing.length} of the ${eventIds.length} emitted event(s) arrived` +
       `${times > 1 ? ` ${times} times` : ''} within ${EMITTED_DELIVERY_WAIT_MS / 1000} s`,
   );
+  return list;
+}
+
+/**
+ * Ends the check as not verifiable when the receiver refused a delivery to `path` for its own
+ * reason (Refusal.fault `receiver`: a path it did not know, its size limit): a 4xx the target will
+ * not retry, of an event nobody read, so counts and rules over the path's deliveries can't be judged.
+ */
+export function notVerifiableIfReceiverRefused(
+  t: CheckTools,
+  path: string,
+  list: readonly ReceivedDelivery[],
+  what: string,
+): void {
+  const own = list.find((d): d is Refused => d.refusal?.fault === 'receiver');
+  if (own !== undefined)
+    t.notVerifiable(`${what}: ${describeRefusal(path, own)}, which is this run's own doing, not the target's`);
+}
+
+/** Every delivery to `path`, once none was refused for the receiver's own reason (notVerifiableIfReceiverRefused). */
+export async function readableArrivals(t: CheckTools, path: string, what: string): Promise<ReceivedDelivery[]> {
+  const list = await t.receiver.deliveries(path);
+  notVerifiableIfReceiverRefused(t, path, list, what);
   return list;
 }

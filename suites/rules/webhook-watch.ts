@@ -44,11 +44,17 @@ export function attemptsByEvent(deliveries: readonly Delivery[], event: EventTyp
 
 /**
  * What reached the subscription created and deleted before any event was caused, split by cause:
- * an event a live subscription also received leaked past DELETE when it arrived after DELETE
- * answered (before, the hook was active: the account's activity may reach it at any time, even
- * within a millisecond of its creation); anything else was sent by creating or deleting the hook.
+ * an event a live subscription also received leaked past DELETE when both it and the event's first
+ * live arrival came after DELETE answered (before, the hook was active: the account's activity may
+ * reach it at any time, even within a millisecond of its creation, and that attempt may still be in
+ * flight at DELETE); anything else was sent by creating or deleting the hook.
  */
-export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delivery[]; emitted: Delivery[] } {
+export function deletedSubscriptionDeliveries(view: WatchView): {
+  leaked: Delivery[];
+  emitted: Delivery[];
+  /** Refused unread for the receiver's own reason: of an event nobody can name (never the target's failure). */
+  unreadable: Delivery[];
+} {
   const live = new Set<unknown>(
     view
       .all()
@@ -58,8 +64,19 @@ export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delive
   );
   const reached = view.of('deleted');
   const broadcast = (d: Delivery) => live.has(payloadOf(d)?.eventId);
-  const leaked = reached.filter((d) => broadcast(d) && d.receivedAt > view.watch.deletedAt);
-  return { leaked, emitted: reached.filter((d) => !broadcast(d)) };
+  // An event that reached a live subscription before DELETE answered was sent while the hook was
+  // active: its attempt at the deleted one may still be in flight then (not a leak).
+  const firstLive = new Map<unknown, number>();
+  for (const { delivery, watched } of view.all())
+    if (watched.role !== 'deleted') {
+      const id = payloadOf(delivery)?.eventId;
+      firstLive.set(id, Math.min(firstLive.get(id) ?? Number.POSITIVE_INFINITY, delivery.receivedAt));
+    }
+  const after = (d: Delivery) =>
+    d.receivedAt > view.watch.deletedAt && (firstLive.get(payloadOf(d)?.eventId) ?? 0) > view.watch.deletedAt;
+  const leaked = reached.filter((d) => broadcast(d) && after(d));
+  const emitted = reached.filter((d) => !broadcast(d) && !unread(d));
+  return { leaked, emitted, unreadable: reached.filter(unread) };
 }
 
 /** Whether an attempt answered `answer` was followed by another attempt. */

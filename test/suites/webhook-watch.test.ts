@@ -94,6 +94,7 @@ describe('webhook-watch.judge.suite.ts: deletedSubscriptionDeliveries (delivery 
     expect(deletedSubscriptionDeliveries(view([['kind', delivery({ payload: { eventId: 'e1' } })]]))).toEqual({
       leaked: [],
       emitted: [],
+      unreadable: [],
     });
   });
 
@@ -118,22 +119,36 @@ describe('webhook-watch.judge.suite.ts: deletedSubscriptionDeliveries (delivery 
     expect(result.emitted).toEqual([emitted, unreadable]);
   });
 
+  it('sets apart what the receiver refused unread for its own reason: nobody can say what it was', () => {
+    const refused = delivery({ error: 'not_found', answeredStatus: 404 });
+    expect(deletedSubscriptionDeliveries(view([['deleted', refused]]))).toEqual({
+      leaked: [],
+      emitted: [],
+      unreadable: [refused],
+    });
+  });
+
   it('an event live subscriptions received too that arrived before DELETE answered is neither', () => {
     // The account's activity at the hook's creation (deliver-on-subscribe): it was active then.
     const live = delivery({ payload: { eventId: 'e1' }, receivedAt: 10 });
     const before = delivery({ payload: { eventId: 'e1' }, receivedAt: 10 });
-    const after = delivery({ payload: { eventId: 'e1' }, receivedAt: 30 });
+    // Its attempt was in flight at DELETE: the live subscription had it before DELETE answered.
+    const inFlight = delivery({ payload: { eventId: 'e1' }, receivedAt: 30 });
+    const laterLive = delivery({ payload: { eventId: 'e2' }, receivedAt: 40 });
+    const leaked = delivery({ payload: { eventId: 'e2' }, receivedAt: 41 });
     const result = deletedSubscriptionDeliveries(
       view(
         [
           ['kind', live],
           ['deleted', before],
-          ['deleted', after],
+          ['deleted', inFlight],
+          ['kind', laterLive],
+          ['deleted', leaked],
         ],
         20,
       ),
     );
-    expect(result).toEqual({ leaked: [after], emitted: [] });
+    expect(result).toEqual({ leaked: [leaked], emitted: [], unreadable: [] });
   });
 });
 
