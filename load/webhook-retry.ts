@@ -255,10 +255,28 @@ function ourDelivery(record: HookView | undefined, eventIds: readonly string[]):
   return record?.deliveries.find((d) => eventIds.includes(d.eventId));
 }
 
+/** PUT of a receiver path's registration (plan, or secret: each field given replaces the one registered). */
+function registerPath(path: string, setup: Record<string, unknown>): boolean {
+  const put = http.put(`${RECEIVER_URL}/_receiver/paths?path=${encodeURIComponent(path)}`, JSON.stringify(setup), {
+    headers: json,
+    tags: { name: 'receiver paths' },
+  });
+  return put.status === 200;
+}
+
+/**
+ * One hook per plan, each in the order that leaves the target no unknown path to meet: the
+ * receiver learns the path and its plan, then POST /hooks sends it, then the receiver gets the
+ * secret (a delivery that arrives in between is kept and judged once the secret is given).
+ */
 function createHooks(runId: string): Hook[] {
   const hooks: Hook[] = [];
   for (const plan of plans) {
     const path = `/k6/${runId}/${plan.name}`;
+    // Remotely another event of the account may reach the path too: each event runs the plan on its own,
+    // but for recovery, where the receiver fails nine arrivals whichever events they carry, then recovers.
+    const planned = registerPath(path, { plan: plan.steps, perEvent: DRIVE === 'control' && plan.name !== 'recover' });
+    req('probe', `the receiver takes ${plan.name}'s plan`, planned);
     const res = http.post(
       `${BASE_URL}/hooks`,
       JSON.stringify({ event: EVENT, target_url: `${RECEIVER_PUBLIC_URL}${path}` }),
@@ -273,18 +291,7 @@ function createHooks(runId: string): Hook[] {
       )
     )
       continue;
-    const put = http.put(
-      `${RECEIVER_URL}/_receiver/paths?path=${encodeURIComponent(path)}`,
-      // Remotely another event of the account may reach the path too: each event runs the plan on its own,
-      // but for recovery, where the receiver fails nine arrivals whichever events they carry, then recovers.
-      JSON.stringify({
-        secret: created!.secret,
-        plan: plan.steps,
-        perEvent: DRIVE === 'control' && plan.name !== 'recover',
-      }),
-      { headers: json, tags: { name: 'receiver paths' } },
-    );
-    req('probe', `the receiver takes ${plan.name}'s secret and plan`, put.status === 200);
+    req('probe', `the receiver takes ${plan.name}'s secret`, registerPath(path, { secret: created!.secret }));
     hooks.push({ plan, id: created!.id, path });
   }
   return hooks;

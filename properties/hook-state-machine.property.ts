@@ -39,6 +39,7 @@ import {
 import { titles } from './titles.ts';
 import { deliveriesOf } from '../harness/checks/delivery-verdicts.ts';
 import { acknowledged, driveHook } from '../harness/seams/delivery-driver.ts';
+import { onReceiver } from '../harness/seams/subscriptions.ts';
 import type { HookView } from '../harness/seams/control-client.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 
@@ -122,19 +123,22 @@ class CreateHook implements fc.AsyncCommand<Model, Real> {
     const { t } = real;
     const path = `/property/hooks/${crypto.randomUUID().slice(0, 8)}`;
     const base = t.target.receiverPublicUrl ?? 'https://example.invalid';
-    const exchange = await t.call({
-      method: 'POST',
-      path: '/hooks',
-      token: t.token(TOKEN),
-      json: { event: this.event, target_url: `${base}${path}` },
+    // The receiver knows the path before POST /hooks sends it, and its secret once it answers.
+    const { id } = await onReceiver(t, path, { plan: [{ status: 200 }] }, async () => {
+      const exchange = await t.call({
+        method: 'POST',
+        path: '/hooks',
+        token: t.token(TOKEN),
+        json: { event: this.event, target_url: `${base}${path}` },
+      });
+      expectAnswer(t, exchange, { status: 200 }, `POST /hooks {event: ${this.event}}`);
+      const created = exchange.json as { id: string; secret: string };
+      await journalCreated(created.id, TOKEN);
+      return created;
     });
-    expectAnswer(t, exchange, { status: 200 }, `POST /hooks {event: ${this.event}}`);
-    const { id, secret } = exchange.json as { id: string; secret: string };
-    await journalCreated(id, TOKEN);
     real.hooks.push({ id, path, gone: false, taken: new Set() });
     model.hooks.push({ state: 'active', failures: 0 });
     model.events.push(this.event);
-    if (t.target.receiverLocalUrl !== undefined) await t.receiver.register(path, { secret, plan: [{ status: 200 }] });
   }
   toString(): string {
     return `create(${this.event})`;

@@ -111,6 +111,14 @@ export const variants = [
     control: true,
   },
   {
+    id: 'deliver-on-subscribe',
+    description:
+      "The account's call activity coincides with every POST /hooks: one event of the new hook's kind goes to " +
+      'every active subscription of that kind of the account, the new one included, its first attempt started ' +
+      'before POST /hooks answers (real activity, at any time: control-openapi.json, Events).',
+    control: true,
+  },
+  {
     id: 'control-event-sets',
     description:
       "event-emitted emits a call's set (the requested kind, call.ended, disposition.set, lead.completed, one each, " +

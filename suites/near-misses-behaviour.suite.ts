@@ -36,6 +36,7 @@ import {
 } from '../operators/time-units.ts';
 import { behaviourTurn, bindingDurations, consecutiveResets } from './rules/near-misses.ts';
 import { basicAuthorization } from './rules/oauth.ts';
+import { readableArrivals } from '../harness/seams/emitted-arrivals.ts';
 
 const NOWHERE = 'https://example.invalid';
 
@@ -239,7 +240,7 @@ async function consecutiveOfKind(t: CheckTools, probe: QuantityProbe & { kind: '
     await t.control.idle();
   }
   const reset = await failUpTo(t, hook.id, failure, n - 1);
-  const arrived = await t.receiver.deliveries(hook.path);
+  const arrived = await readableArrivals(t, hook.path, 'the disposition.set subscription');
   t.ensure(
     arrived.some((d) => d.answeredStatus === 200),
     `no delivery reached the success between the failures (${arrived.length} arrived)`,

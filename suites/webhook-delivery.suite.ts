@@ -26,6 +26,7 @@ import type { ResponsePlan } from '../harness/webhooks/receiver.ts';
 import type { HookView } from '../harness/seams/control-client.ts';
 import { eventIdOf, signatureDiagnosis, signatureFreshnessProblem } from '../harness/checks/delivery-verdicts.ts';
 import type { ReceivedDelivery } from '../harness/seams/receiver-client.ts';
+import { readableArrivals } from '../harness/seams/emitted-arrivals.ts';
 
 const HOUR_MS = 3_600_000;
 const HORIZON_MS = limits.webhookRetryHorizonHours * HOUR_MS;
@@ -60,7 +61,8 @@ async function deliveryUnderPlan(
   const { eventId, eventIds } = await t.control.emit('disposition.set');
   const arrived = async () => {
     const others = otherEventIds(await t.control.hook(hook.id), eventIds);
-    return (await t.receiver.deliveries(hook.path)).filter((d) => !others.includes(eventIdOf(d) ?? ''));
+    const all = await readableArrivals(t, hook.path, 'the disposition.set subscription');
+    return all.filter((d) => !others.includes(eventIdOf(d) ?? ''));
   };
   return { hook, eventId, arrived };
 }

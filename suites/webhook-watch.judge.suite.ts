@@ -37,7 +37,7 @@ import {
 import { session } from '../harness/run/session.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { ARRIVAL_JITTER_MS, backoffReading, duplicates, intervals, intervalsGrow } from '../harness/checks/verdicts.ts';
-import { DeliveryRefused, type ReceivedDelivery, type Refusal } from '../harness/seams/receiver-client.ts';
+import { describeRefusal, type ReceivedDelivery, type Refusal } from '../harness/seams/receiver-client.ts';
 import { targetClockAdvancedBetween } from '../harness/seams/control-client.ts';
 import type { Delivery } from '../harness/webhooks/receiver.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
@@ -124,13 +124,14 @@ const timeline = (attempts: readonly Delivery[]) =>
 
 /**
  * Why a delivery was not accepted (by the receiver, or by the suite's own verification), in the
- * receiver client's words.
+ * receiver client's words; with `fault`, only a refusal for that one's reason (Refusal.fault: the
+ * target's delivery, or the receiver's own, which is never the target's failure).
  */
-function refusal(delivery: Delivery): string | undefined {
+function refusal(delivery: Delivery, fault?: Refusal['fault']): string | undefined {
   const judged = delivery as ReceivedDelivery;
-  return judged.refusal === undefined
+  return judged.refusal === undefined || (fault !== undefined && judged.refusal.fault !== fault)
     ? undefined
-    : new DeliveryRefused(delivery.path, judged as ReceivedDelivery & { refusal: Refusal }).message;
+    : describeRefusal(delivery.path, judged as ReceivedDelivery & { refusal: Refusal });
 }
 
 describe('Deliveries watched across the run: the delivery rules, on every delivery', () => {
@@ -325,10 +326,10 @@ describe('Deliveries watched across the run: the originated call and the deleted
     },
     async (t) => {
       if (!canOriginate(t.target)) t.notVerifiable('no call was originated');
-      const refused = (v: WatchView) =>
+      const refused = (v: WatchView, fault: Refusal['fault'] = 'target') =>
         v
           .of('kind', 'call.ended')
-          .map(refusal)
+          .map((d) => refusal(d, fault))
           .find((r) => r !== undefined);
       const view = await judgeWatch(t, (v) => causedArrived(v) || refused(v) !== undefined);
       const { callId } = view.watch;
@@ -340,6 +341,9 @@ describe('Deliveries watched across the run: the originated call and the deleted
         const reason = refused(view);
         // A refusal is the cause, at once: the target signed (or sent) something the receiver could not accept.
         if (reason !== undefined) t.fail(`the call.ended delivery could not be read: ${reason}`);
+        // Or the receiver refused it unread for its own reason: the run's doing, nothing to judge.
+        const own = refused(view, 'receiver');
+        if (own !== undefined) t.notVerifiable(`a call.ended delivery could not be read: ${own}`);
         if (ended.length === 0) t.notVerifiable(notObserved(`a call.ended delivery (the call ${callId} was queued)`));
         return t.fail(
           `no call.ended delivery carries callId ${callId} within ${budget} s; call.ended deliveries seen ` +
@@ -381,7 +385,7 @@ describe('Deliveries watched across the run: the originated call and the deleted
       // until the target's deliveries are idle where its control endpoint says so, else a grace period.
       await t.control.settle(t.target.kind === 'embedded' ? 250 : 5_000);
       view = await judgeWatch(t, () => true);
-      const { leaked, emitted } = deletedSubscriptionDeliveries(view);
+      const { leaked, emitted, unreadable } = deletedSubscriptionDeliveries(view);
       t.ensure(
         emitted.length === 0,
         `the subscription that was created and deleted received ${emitted.length} delivery(ies) of no event ` +
@@ -394,6 +398,9 @@ describe('Deliveries watched across the run: the originated call and the deleted
         `the subscription deleted (204) before the event received ${leaked.length} delivery(ies) of it after ` +
           `DELETE, while a live call.ended subscription received ${liveAfterDelete(view).length}`,
       );
+      const first = unreadable[0];
+      if (first !== undefined)
+        t.notVerifiable(`the deleted subscription: ${refusal(first)}, which is this run's own doing, not the target's`);
     },
   );
 });

@@ -4,7 +4,7 @@ import { check, type CheckTools } from '../harness/checks/check.ts';
 import { canEmit } from '../harness/seams/event-watch.ts';
 import { turnOf } from '../harness/scheduling/rotation.ts';
 import { session } from '../harness/run/session.ts';
-import { awaitEmitted } from '../harness/seams/emitted-arrivals.ts';
+import { awaitEmitted, readableArrivals } from '../harness/seams/emitted-arrivals.ts';
 import { payloadRequirement } from './event-requirements.ts';
 import { subscribe, type Subscription } from '../harness/seams/subscriptions.ts';
 import { driveDelivery } from '../harness/seams/delivery-driver.ts';
@@ -74,7 +74,7 @@ describe('Webhook deliveries of each event', () => {
         await awaitEmitted(t, hook, emitted, `the ${event} subscription`);
         await t.control.settle(100);
         // Each delivery to the subscription is held to the rules; only the emitted events are counted.
-        const deliveries = await t.receiver.deliveries(hook.path);
+        const deliveries = await readableArrivals(t, hook.path, `the ${event} subscription`);
 
         const payloads: Array<Record<string, unknown>> = [];
         for (const delivery of deliveries) {

@@ -10,7 +10,13 @@
  * secret POST /hooks returned, at the time the receiver got it, its timestamp fresh against real
  * time or against the clock the target reports (./target-clock.ts: after clock-advanced a target
  * may sign with its virtual clock). A delivery that fails (or that the receiver refused) carries a
- * `refusal`, and `waitFor` fails at once with its reason instead of waiting out its timeout.
+ * `refusal`, and `waitFor` fails at once with its reason instead of waiting out its timeout, where
+ * the reason is the target's delivery (its signature, its JSON, not POST); a refusal for the
+ * receiver's own reasons (a path it does not know, its size limit) is never the target's failure.
+ *
+ * Paths: `register` a path with its plan BEFORE its URL goes out in POST /hooks, and its secret
+ * once POST /hooks has answered (./subscriptions.ts `onReceiver`): a target may deliver at once,
+ * and the receiver keeps what arrives before the secret and has it judged after.
  */
 import { Agent, request, type Dispatcher } from '../http/undici.ts';
 import {
@@ -25,6 +31,13 @@ import type { TargetClock, TargetClockFreshness } from './target-clock.ts';
 /** Why a delivery was not accepted, and who decided: the receiver, or the suite's verification. */
 export interface Refusal {
   readonly by: 'receiver' | 'suite';
+  /**
+   * Whose reason it is: `target`, the delivery's (a wrong or missing signature, a body that is not
+   * JSON, not POST), which may fail a check; `receiver`, the receiver's own (a path it does not
+   * know: never registered, expired, or a check's that ended; its size limit, which the spec does
+   * not set; no secret yet), which is never the target's failure: at most not verifiable.
+   */
+  readonly fault: 'target' | 'receiver';
   /** missing_header, malformed_header, signature_mismatch, timestamp_outside_tolerance, invalid_json, not_found… */
   readonly reason: string;
   /** One sentence naming the part that is wrong (never a secret). */
@@ -41,15 +54,17 @@ export interface ReceiverClient {
   targetFor(path: string): string;
   /**
    * Registers a path with its response plan (`perEvent`: each eventId goes through the plan on its
-   * own); the secret stays in this process (and goes to a local receiver only).
+   * own), or gives it its secret; the secret stays in this process (and goes to a local receiver
+   * only: a store-only one is told nothing when only a secret is given).
    */
   register(path: string, setup: { secret?: string; plan?: ResponsePlan; perEvent?: boolean }): Promise<void>;
   /** Every request that reached `path`, verified here, refused ones included (with `refusal`). */
   deliveries(path: string): Promise<ReceivedDelivery[]>;
   /**
    * Polls until `predicate` holds over the path's deliveries or `timeoutMs` passes; returns the
-   * last list. Throws DeliveryRefused as soon as a delivery to the path was refused while the
-   * predicate does not hold yet: waiting longer can't change a wrongly signed delivery.
+   * last list. Throws DeliveryRefused as soon as a delivery to the path was refused for the
+   * target's reason (`fault: 'target'`) while the predicate does not hold yet: waiting longer can't
+   * change a wrongly signed delivery. The receiver's own refusals are in the list, for the caller.
    */
   waitFor(
     path: string,
@@ -58,19 +73,35 @@ export interface ReceiverClient {
   ): Promise<ReceivedDelivery[]>;
 }
 
+/** One sentence on a refused delivery: where, when, by whom, why. */
+export function describeRefusal(path: string, delivery: ReceivedDelivery & { refusal: Refusal }): string {
+  const when = new Date(delivery.receivedAt).toISOString();
+  const who =
+    delivery.refusal.by === 'suite'
+      ? "fails the suite's signature verification"
+      : `was refused by the receiver with ${delivery.answeredStatus}`;
+  return `a delivery to ${path} (received ${when}) ${who}: ${delivery.refusal.reason}: ${delivery.refusal.detail}`;
+}
+
 export class DeliveryRefused extends Error {
   readonly refusal: Refusal;
   constructor(path: string, delivery: ReceivedDelivery & { refusal: Refusal }) {
-    const when = new Date(delivery.receivedAt).toISOString();
-    const who =
-      delivery.refusal.by === 'suite'
-        ? "fails the suite's signature verification"
-        : `was refused by the receiver with ${delivery.answeredStatus}`;
-    super(`a delivery to ${path} (received ${when}) ${who}: ${delivery.refusal.reason}: ${delivery.refusal.detail}`);
+    super(describeRefusal(path, delivery));
     this.name = 'DeliveryRefused';
     this.refusal = delivery.refusal;
   }
 }
+
+/**
+ * The receiver's refusals for its own reasons, not the delivery's: an unknown path, its size limit
+ * (the spec sets none), no secret yet (a receiver that refused before its path's secret). Such a
+ * delivery was refused unread: its body is not kept.
+ */
+export const RECEIVERS_OWN_REFUSALS: ReadonlySet<string> = new Set([
+  'not_found',
+  'payload_too_large',
+  'no_secret_registered',
+]);
 
 const RECEIVER_MESSAGES: Record<string, string> = {
   not_found: 'the path is not registered on the receiver (never registered, or expired).',
@@ -98,7 +129,8 @@ export function judgeDelivery(
       stored.signature.detail ??
       RECEIVER_MESSAGES[stored.error] ??
       `the receiver answered ${String(stored.answeredStatus)} ${stored.error}.`;
-    return { ...bare, refusal: { by: 'receiver', reason: stored.error, detail } };
+    const fault = RECEIVERS_OWN_REFUSALS.has(stored.error) ? 'receiver' : 'target';
+    return { ...bare, refusal: { by: 'receiver', fault, reason: stored.error, detail } };
   }
   if (secret === undefined) return stored;
   const body = Buffer.from(stored.bodyBase64, 'base64');
@@ -119,7 +151,7 @@ export function judgeDelivery(
     return {
       ...bare,
       signature: { ok: false, reason: verdict.reason, detail: verdict.detail },
-      refusal: { by: 'suite', reason: verdict.reason, detail: verdict.detail },
+      refusal: { by: 'suite', fault: 'target', reason: verdict.reason, detail: verdict.detail },
     };
   }
   const signature = { ok: true, timestamp: verdict.timestamp };
@@ -132,7 +164,12 @@ export function judgeDelivery(
       ...bare,
       signature,
       jsonError,
-      refusal: { by: 'suite', reason: 'invalid_json', detail: `The signed body is not valid JSON (${jsonError}).` },
+      refusal: {
+        by: 'suite',
+        fault: 'target',
+        reason: 'invalid_json',
+        detail: `The signed body is not valid JSON (${jsonError}).`,
+      },
     };
   }
   const id = (json as { eventId?: unknown } | null)?.eventId;
@@ -180,6 +217,8 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
     connect: remote ? {} : caPem === undefined ? { rejectUnauthorized: false } : { ca: caPem },
   });
   const secrets = new Map<string, string>();
+  /** Paths this client registered (an expired one is its caller's to register again). */
+  const registered = new Set<string>();
   const pollMs = remote ? 500 : 25;
   const call = async (method: 'GET' | 'PUT', path: string, body?: unknown): Promise<unknown> => {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
@@ -230,7 +269,10 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
       if (setup.secret !== undefined) secrets.set(path, setup.secret);
       const { secret: _, ...withoutSecret } = setup;
       const sent = remote ? withoutSecret : setup;
+      // A store-only receiver that already knows the path has nothing to learn from its secret.
+      if (Object.keys(sent).length === 0 && setup.secret !== undefined && registered.has(path)) return;
       await call('PUT', `/_receiver/paths?path=${encodeURIComponent(path)}`, sent);
+      registered.add(path);
     },
     deliveries,
     async waitFor(path, predicate, timeoutMs) {
@@ -238,7 +280,9 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
       for (;;) {
         const list = await deliveries(path);
         if (predicate(list)) return list;
-        const refused = list.find((d): d is ReceivedDelivery & { refusal: Refusal } => d.refusal !== undefined);
+        const refused = list.find(
+          (d): d is ReceivedDelivery & { refusal: Refusal } => d.refusal !== undefined && d.refusal.fault === 'target',
+        );
         if (refused !== undefined) throw new DeliveryRefused(path, refused);
         if (Date.now() >= deadline) return list;
         await new Promise((resolve) => setTimeout(resolve, pollMs));

@@ -1,7 +1,8 @@
 /**
  * Subscriptions made by checks: created through POST /hooks against a receiver path, written to
- * the run's journal before anything else happens, registered with the receiver (secret and
- * response plan), and deleted when the check ends unless the check deleted it itself.
+ * the run's journal before anything else happens, and deleted when the check ends unless the
+ * check deleted it itself. The receiver knows the path (with its response plan) before POST /hooks
+ * sends it, and gets its secret once POST /hooks answers (`onReceiver`).
  */
 import { randomUUID } from 'node:crypto';
 import type { TokenName } from '../config/tokens.ts';
@@ -42,29 +43,56 @@ export async function subscribe(
       ? `https://example.invalid${path}`
       : `${t.target.receiverPublicUrl}${path}`);
   const body = { event: options.event, target_url: targetUrl };
-  const creation = await t.call({
-    method: 'POST',
-    path: '/hooks',
-    token: t.token(tokenName),
-    ...(options.contentType === undefined
-      ? { json: body }
-      : { body: JSON.stringify(body), contentType: options.contentType }),
-  });
-  t.expectStatus(creation, 200);
-  const { id, secret } = creation.json as { id: string; secret: string };
-  await journalCreated(id, tokenName);
+  const setup = {
+    ...(options.plan === undefined ? {} : { plan: options.plan }),
+    ...(options.perEvent === true ? { perEvent: true } : {}),
+  };
+  const { id, secret, creation } = await onReceiver(
+    t,
+    options.targetUrl === undefined ? path : undefined,
+    setup,
+    async () => {
+      const creation = await t.call({
+        method: 'POST',
+        path: '/hooks',
+        token: t.token(tokenName),
+        ...(options.contentType === undefined
+          ? { json: body }
+          : { body: JSON.stringify(body), contentType: options.contentType }),
+      });
+      t.expectStatus(creation, 200);
+      const { id, secret } = creation.json as { id: string; secret: string };
+      await journalCreated(id, tokenName);
+      return { id, secret, creation };
+    },
+  );
   const remove = removal(t, id, tokenName);
   t.onCleanup(async () => {
     if (!remove.done()) await remove();
   });
-  if (t.target.receiverLocalUrl !== undefined && options.targetUrl === undefined) {
-    await t.receiver.register(path, {
-      secret,
-      ...(options.plan === undefined ? {} : { plan: options.plan }),
-      ...(options.perEvent === true ? { perEvent: true } : {}),
-    });
-  }
   return { id, secret, event: options.event, path, creation, remove };
+}
+
+/**
+ * Creates a hook whose target is `path` of the run's receiver (`undefined`: a target elsewhere),
+ * in the one order that leaves no gap: the receiver first learns the path and its plan, then
+ * `create` sends POST /hooks (and journals the hook), then the receiver gets the secret POST /hooks
+ * returned. A target may deliver within a millisecond of POST /hooks, before its answer reaches
+ * us (other events of the account, at any time): the path is known by then, and what arrives
+ * before the secret is kept, answered by the plan and judged once the secret is given
+ * (harness/webhooks/receiver-handlers.ts). Every check and property that subscribes goes through here.
+ */
+export async function onReceiver<T extends { readonly secret: string }>(
+  t: CheckTools,
+  path: string | undefined,
+  setup: { plan?: ResponsePlan; perEvent?: boolean },
+  create: () => Promise<T>,
+): Promise<T> {
+  const atReceiver = path !== undefined && t.target.receiverLocalUrl !== undefined ? path : undefined;
+  if (atReceiver !== undefined) await t.receiver.register(atReceiver, setup);
+  const created = await create();
+  if (atReceiver !== undefined) await t.receiver.register(atReceiver, { secret: created.secret });
+  return created;
 }
 
 /** DELETE /hooks/{id} with the creating token, journalling a 204 (or a 404: already gone); `done` once it did. */

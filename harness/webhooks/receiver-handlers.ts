@@ -4,12 +4,23 @@
  *
  * Deliveries — POST <registered path>, answered in this order of checks:
  *   unregistered path → 404 · not POST → 405 · body over maxBodyBytes → 413 ·
- *   no secret registered yet, missing / malformed signature header, signature mismatch,
- *   timestamp outside tolerance → 401 · invalid JSON (after a valid signature) → 400 ·
+ *   no secret registered yet → kept, answered by the plan, judged once the secret comes (below) ·
+ *   missing / malformed signature header, signature mismatch, timestamp outside tolerance → 401 ·
+ *   invalid JSON (after a valid signature) → 400 ·
  *   otherwise the path's response plan (default 200; `hang` holds the socket open unanswered).
  *   Refusals carry a JSON body {error, message}. Every request to a non-/_receiver/ path is
  *   recorded as a Delivery, refused ones included. The signature is verified on the raw body
  *   BEFORE any JSON parsing, so `json` and `eventId` are only ever set for authentic bodies.
+ *
+ * A reserved path (registered without a secret: the suite registers a path with its plan before
+ * its URL goes out in POST /hooks, and gives the secret once POST /hooks has answered, so a target
+ * that delivers at once never meets an unknown path): a delivery before the secret is recorded
+ * whole (`beforeSecret`, signature `secret_pending`) and answered by the plan, its step chosen by
+ * the eventId the body gives, unverified. Not 401: the target may well have signed it right, and
+ * a 4xx is final (the event would be lost); not 5xx: a retry the plan did not ask for would skew
+ * the attempts the retry rules count. When the secret comes (`registerPath`), each such delivery
+ * is judged as it would have been on arrival: its signature against the time it arrived, then its
+ * JSON, eventId and duplicate mark; its answer stays what the target was given.
  *
  * Query API (same server, same port; for k6 scripts, the suite's ReceiverClient and other
  * processes; the "pull API" when the receiver runs as a service next to the target):
@@ -36,7 +47,14 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SIGNATURE_HEADER, verifySignature } from '../../contract/signature.ts';
 import { CONTROL_PREFIX, takeStep, validatePath, validatePlan } from './receiver-plan.ts';
-import { cursorFor, type Delivery, type ReceiverState, type Registration } from './receiver-state.ts';
+import {
+  cursorFor,
+  type Delivery,
+  type PathSetup,
+  type ReceiverState,
+  type Registration,
+  type Stored,
+} from './receiver-state.ts';
 
 /** What the handlers need of the receiver's options, resolved and checked (./receiver.ts). */
 export interface HandlerSettings {
@@ -70,21 +88,6 @@ function extractEventId(json: unknown): string | undefined {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
   const id = (json as Record<string, unknown>).eventId;
   return typeof id === 'string' && id !== '' ? id : undefined;
-}
-
-function signatureError(reason: string): string {
-  switch (reason) {
-    case 'missing_header':
-      return `Missing ${SIGNATURE_HEADER} header.`;
-    case 'malformed_header':
-      return `Malformed ${SIGNATURE_HEADER} header.`;
-    case 'timestamp_outside_tolerance':
-      return 'The signed timestamp is outside the accepted tolerance (possible replay or clock skew).';
-    case 'no_secret_registered':
-      return 'No signing secret is registered for this path yet, so the delivery cannot be verified.';
-    default:
-      return "The signature does not match the raw body and this path's secret.";
-  }
 }
 
 /** Constant-time check of `Authorization: Bearer <token>`. */
@@ -161,35 +164,20 @@ type SignatureCheck =
   | { ok: true; signature: Delivery['signature'] }
   | { ok: false; error: string; message: string; signature: Delivery['signature'] };
 
-/**
- * The signature of a delivery to a registered path, as this receiver takes it: recorded unverified
- * when store-only, else verified on the raw bytes with the path's secret (none yet: refused).
- */
+/** The signature of a delivery, verified on the raw bytes with `secret` at `nowSeconds` (now by default). */
 function checkSignature(
   settings: HandlerSettings,
-  reg: Registration,
+  secret: string,
   header: string | string[] | undefined,
   body: Buffer,
+  nowSeconds?: number,
 ): SignatureCheck {
-  if (settings.storeOnly) {
-    return {
-      ok: true,
-      signature: {
-        ok: false,
-        reason: 'not_verified',
-        detail: 'This receiver stores deliveries unverified; the suite verifies the signature.',
-      },
-    };
-  }
-  if (reg.secret === undefined) {
-    const reason = 'no_secret_registered';
-    return { ok: false, error: reason, message: signatureError(reason), signature: { ok: false, reason } };
-  }
   const verdict = verifySignature({
     header: Array.isArray(header) ? header.join(',') : header,
     rawBody: body,
-    secret: reg.secret,
+    secret,
     toleranceSeconds: settings.toleranceSeconds,
+    ...(nowSeconds === undefined ? {} : { nowSeconds }),
   });
   if (!verdict.ok) {
     const { reason, detail } = verdict;
@@ -198,87 +186,180 @@ function checkSignature(
   return { ok: true, signature: { ok: true, timestamp: verdict.timestamp } };
 }
 
+const NOT_VERIFIED: Delivery['signature'] = {
+  ok: false,
+  reason: 'not_verified',
+  detail: 'This receiver stores deliveries unverified; the suite verifies the signature.',
+};
+
+const SECRET_PENDING: Delivery['signature'] = {
+  ok: false,
+  reason: 'secret_pending',
+  detail: "It arrived before its path's secret was registered; it is judged once the secret is.",
+};
+
+/** The body parsed, or why it is not JSON. */
+function parseJson(body: Buffer): { json: unknown } | { jsonError: string } {
+  try {
+    return { json: JSON.parse(body.toString('utf8')) };
+  } catch (e) {
+    return { jsonError: (e as Error).message };
+  }
+}
+
+/**
+ * A delivery kept before its path's secret, judged now that the secret is known, as on arrival:
+ * the signature against the time it arrived, then its JSON; its answer stays the plan's.
+ */
+function judgedBeforeSecret(handling: Handling, d: Delivery, secret: string): Delivery {
+  const { signature: _pending, ...kept } = d;
+  const body = Buffer.from(d.bodyBase64, 'base64');
+  const checked = checkSignature(handling.settings, secret, d.headers[SIGNATURE_HEADER], body, d.receivedAt / 1000);
+  if (!checked.ok) return { ...kept, signature: checked.signature };
+  const parsed = parseJson(body);
+  if ('jsonError' in parsed) return { ...kept, signature: checked.signature, jsonError: parsed.jsonError };
+  const eventId = extractEventId(parsed.json);
+  const duplicate = eventId !== undefined && handling.state.seen(d.path, eventId);
+  return { ...kept, signature: checked.signature, json: parsed.json, eventId, duplicate };
+}
+
+/**
+ * Registers `path` or updates the fields `setup` gives (the one way in, for the query API and the
+ * in-process Receiver); with a secret, settles what arrived before it. Throws TypeError on invalid input.
+ */
+export function registerPath(handling: Handling, path: string, setup: PathSetup): void {
+  handling.state.register(path, setup);
+  const { secret } = setup;
+  if (secret !== undefined) handling.state.settleBeforeSecret(path, (d) => judgedBeforeSecret(handling, d, secret));
+}
+
+/** Answers by the plan (its step for `eventId` under perEvent) and records the delivery with that answer. */
+function answerByPlan(
+  { state, held }: Handling,
+  res: ServerResponse,
+  reg: Registration,
+  delivery: Omit<Stored, 'seq' | 'answeredStatus'>,
+  eventId: string | undefined,
+): void {
+  const step = takeStep(cursorFor(reg, eventId));
+  if ('hang' in step) {
+    state.record({ ...delivery, answeredStatus: 'no-answer' });
+    held.add(res);
+    res.on('close', () => held.delete(res));
+    return;
+  }
+  state.record({ ...delivery, answeredStatus: step.status });
+  sendAck(res, step.status);
+}
+
+/** What a delivery's record holds before its body is judged. */
+type Arrival = Pick<Stored, 'path' | 'method' | 'receivedAt' | 'headers' | 'rawHeaders' | 'json' | 'duplicate'>;
+
+/** Records a refusal and answers it with {error, message}. */
+function refuse(
+  { state }: Handling,
+  res: ServerResponse,
+  arrival: Arrival,
+  refusal: { status: number; error: string; message: string },
+  kept: { body?: Buffer; signature?: Delivery['signature']; headers?: Record<string, string> } = {},
+): void {
+  const { status, error, message } = refusal;
+  const body = kept.body ?? Buffer.alloc(0);
+  const signature = kept.signature ?? { ok: false, reason: 'not_checked' };
+  state.record({ ...arrival, body, signature, answeredStatus: status, error });
+  sendJson(res, status, { error, message }, kept.headers);
+}
+
 /** A delivery to `pathname`: checked in the order the header gives, recorded, answered. */
 async function handleDelivery(
-  { state, settings, held }: Handling,
+  handling: Handling,
   req: IncomingMessage,
   res: ServerResponse,
   pathname: string,
 ): Promise<void> {
-  const { storeOnly, maxBodyBytes } = settings;
-  const receivedAt = Date.now();
-  const base = {
+  const { state, settings } = handling;
+  const arrival: Arrival = {
     path: pathname,
     method: req.method ?? '',
-    receivedAt,
+    receivedAt: Date.now(),
     headers: flattenHeaders(req.headers),
     rawHeaders: req.rawHeaders,
     json: undefined,
     duplicate: false,
   };
-  const refuse = (
-    status: number,
-    error: string,
-    message: string,
-    body: Buffer = Buffer.alloc(0),
-    signature: Delivery['signature'] = { ok: false, reason: 'not_checked' },
-    extra?: Record<string, string>,
-  ): void => {
-    state.record({ ...base, body, signature, answeredStatus: status, error });
-    sendJson(res, status, { error, message }, extra);
-  };
-
+  const message = `No webhook path ${pathname} is registered on this receiver.`;
+  const unknownPath = { status: 404, error: 'not_found', message };
   state.expire();
-  const reg = state.registrations.get(pathname);
-  if (!reg) {
+  if (!state.registrations.has(pathname)) {
     req.resume();
-    return refuse(404, 'not_found', `No webhook path ${pathname} is registered on this receiver.`);
+    return refuse(handling, res, arrival, unknownPath);
   }
   if (req.method !== 'POST') {
     req.resume();
-    return refuse(405, 'method_not_allowed', 'Deliveries must use POST.', undefined, undefined, { allow: 'POST' });
+    const notPost = { status: 405, error: 'method_not_allowed', message: 'Deliveries must use POST.' };
+    return refuse(handling, res, arrival, notPost, { headers: { allow: 'POST' } });
   }
-  const read = await readBody(req, maxBodyBytes);
+  const read = await readBody(req, settings.maxBodyBytes);
   if (read.tooLarge) {
     // Close the connection: the rest of an oversized body is not worth reading.
-    return refuse(413, 'payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`, undefined, undefined, {
-      connection: 'close',
-    });
+    const message = `The body exceeds ${settings.maxBodyBytes} bytes.`;
+    const tooLarge = { status: 413, error: 'payload_too_large', message };
+    return refuse(handling, res, arrival, tooLarge, { headers: { connection: 'close' } });
   }
-  const body = read.body;
-  const rawBody = body.toString('utf8');
-  const checked = checkSignature(settings, reg, req.headers[SIGNATURE_HEADER], body);
-  if (!checked.ok) return refuse(401, checked.error, checked.message, body, checked.signature);
-  const { signature } = checked;
-  let json: unknown;
-  let jsonError: { jsonError: string } | undefined;
-  try {
-    json = JSON.parse(rawBody);
-  } catch (e) {
-    jsonError = { jsonError: (e as Error).message };
-    if (!storeOnly) {
-      state.record({ ...base, body, ...jsonError, signature, answeredStatus: 400, error: 'invalid_json' });
-      return sendJson(res, 400, { error: 'invalid_json', message: 'The body is not valid JSON.' });
-    }
-    // Store-only: not ours to judge; the suite reads jsonError, the plan answers.
-  }
-  const eventId = extractEventId(json);
-  const duplicate = eventId !== undefined && state.seen(pathname, eventId);
-  const step = takeStep(cursorFor(reg, eventId));
-  const accepted = { ...base, body, json, ...jsonError, signature, eventId, duplicate };
-  if ('hang' in step) {
-    state.record({ ...accepted, answeredStatus: 'no-answer' });
-    held.add(res);
-    res.on('close', () => held.delete(res));
+  // Looked up again after the body: its secret may have come meanwhile (or, past maxPaths, it went).
+  const reg = state.registrations.get(pathname);
+  if (reg === undefined) return refuse(handling, res, arrival, unknownPath, { body: read.body });
+  judgeBody(handling, req, res, reg, arrival, read.body);
+}
+
+/** A delivery's body on a registered path: stored (store-only), kept (no secret yet) or verified, then answered. */
+function judgeBody(
+  handling: Handling,
+  req: IncomingMessage,
+  res: ServerResponse,
+  reg: Registration,
+  arrival: Arrival,
+  body: Buffer,
+): void {
+  const { state, settings } = handling;
+  if (settings.storeOnly) {
+    // Not ours to judge: the suite verifies and reads jsonError; the plan answers.
+    const parsed = parseJson(body);
+    const eventId = 'json' in parsed ? extractEventId(parsed.json) : undefined;
+    const duplicate = eventId !== undefined && state.seen(arrival.path, eventId);
+    const delivery = { ...arrival, body, ...parsed, signature: NOT_VERIFIED, eventId, duplicate };
+    answerByPlan(handling, res, reg, delivery, eventId);
     return;
   }
-  state.record({ ...accepted, answeredStatus: step.status });
-  sendAck(res, step.status);
+  if (reg.secret === undefined) {
+    // Kept unjudged (judgedBeforeSecret, later); the plan's step follows the eventId as sent.
+    const parsed = parseJson(body);
+    const eventIdAsSent = 'json' in parsed ? extractEventId(parsed.json) : undefined;
+    const delivery = { ...arrival, body, signature: SECRET_PENDING, beforeSecret: true as const };
+    answerByPlan(handling, res, reg, delivery, eventIdAsSent);
+    return;
+  }
+  const checked = checkSignature(settings, reg.secret, req.headers[SIGNATURE_HEADER], body);
+  if (!checked.ok) {
+    const refusal = { status: 401, error: checked.error, message: checked.message };
+    refuse(handling, res, arrival, refusal, { body, signature: checked.signature });
+    return;
+  }
+  const { signature } = checked;
+  const parsed = parseJson(body);
+  if ('jsonError' in parsed) {
+    state.record({ ...arrival, body, ...parsed, signature, answeredStatus: 400, error: 'invalid_json' });
+    sendJson(res, 400, { error: 'invalid_json', message: 'The body is not valid JSON.' });
+    return;
+  }
+  const eventId = extractEventId(parsed.json);
+  const duplicate = eventId !== undefined && state.seen(arrival.path, eventId);
+  answerByPlan(handling, res, reg, { ...arrival, body, json: parsed.json, signature, eventId, duplicate }, eventId);
 }
 
 /** PUT /_receiver/paths?path=…: registers the path, or updates the fields the body gives. */
 async function putPath(
-  { state, settings }: Handling,
+  { state, settings, held }: Handling,
   req: IncomingMessage,
   res: ServerResponse,
   query: URLSearchParams,
@@ -312,7 +393,7 @@ async function putPath(
     return sendJson(res, 400, { error: 'invalid_input', message: `${checkedPlan.message}.` });
   if (perEvent !== undefined && typeof perEvent !== 'boolean')
     return sendJson(res, 400, { error: 'invalid_input', message: 'perEvent must be true or false.' });
-  state.register(path.value, {
+  registerPath({ state, settings, held }, path.value, {
     secret,
     plan: checkedPlan?.value,
     ...(perEvent === undefined ? {} : { perEvent }),

@@ -7,6 +7,11 @@
  * (names and values in arrival order, as Node reads them) beside the convenient `rawBody` (UTF-8)
  * and lower-cased `headers`, so a signature can be verified later, elsewhere, on the raw bytes.
  *
+ * A path may be registered before its secret is known (reserved: the suite tells the receiver a
+ * path before its URL goes out in POST /hooks, and the secret once POST /hooks answers). What
+ * arrives meanwhile is kept with `beforeSecret` and `signature.reason` `secret_pending`;
+ * `settleBeforeSecret` replaces those records with their verdicts once the secret comes.
+ *
  * Memory: deliveries are kept in a ring buffer of `maxDeliveries` (default 10,000) so a load
  * test can't exhaust memory; older ones are dropped (seq keeps counting, so a gap is visible).
  * With `maxAgeMs`, deliveries and registrations older than that are forgotten too.
@@ -28,13 +33,22 @@ export interface Delivery {
   bodyBase64: string;
   json: unknown;
   jsonError?: string;
-  /** `not_verified`: a store-only receiver (the suite verifies); `not_checked`: refused before. */
+  /**
+   * `not_verified`: a store-only receiver (the suite verifies); `not_checked`: refused before;
+   * `secret_pending`: arrived before its path's secret, not judged yet (`beforeSecret`).
+   */
   signature: { ok: boolean; reason?: string; detail?: string; timestamp?: number };
   eventId?: string;
   duplicate: boolean;
   answeredStatus: number | 'no-answer';
   /** The `error` code of a refusal, absent when the plan answered. */
   error?: string;
+  /**
+   * It arrived on a reserved path before the path's secret: answered by the plan, and its
+   * signature (then `json`, `eventId`, `duplicate`) judged once the secret came, against the time
+   * it arrived, as if it had arrived after.
+   */
+  beforeSecret?: true;
 }
 
 /** Fixed-capacity log: O(1) append, oldest entries overwritten. */
@@ -58,6 +72,14 @@ class RingLog<T> {
       this.items[this.head] = undefined;
       this.head = (this.head + 1) % this.capacity;
       this.size--;
+    }
+  }
+  /** Replaces, oldest first, each entry `pick` holds for with what `update` makes of it. */
+  replace(pick: (item: T) => boolean, update: (item: T) => T): void {
+    for (let i = 0; i < this.size; i++) {
+      const at = (this.head + i) % this.capacity;
+      const item = this.items[at] as T;
+      if (pick(item)) this.items[at] = update(item);
     }
   }
   toArray(filter?: (item: T) => boolean): T[] {
@@ -100,6 +122,8 @@ export interface Registration {
   /** The plan per eventId (perEvent), oldest first; bounded by MAX_EVENT_CURSORS. */
   byEvent: Map<string, PlanCursor> | undefined;
   registeredAt: number;
+  /** Deliveries kept before the secret and not settled yet (none: nothing to look for in the log). */
+  awaiting: number;
 }
 
 /** Events a perEvent registration keeps a plan position for; the oldest is forgotten first. */
@@ -164,6 +188,11 @@ export interface ReceiverState {
   seen(path: string, eventId: string): boolean;
   /** Logs a delivery under the next seq. */
   record(d: Omit<Stored, 'seq'>): void;
+  /**
+   * Once `path` has a secret: each delivery kept before it, oldest first, becomes `judge`'s
+   * verdict on it (deliveries the ring buffer or maxAgeMs already dropped are gone).
+   */
+  settleBeforeSecret(path: string, judge: (d: Delivery) => Delivery): void;
   /** The deliveries kept, in seq order: of `path` if given, after seq `since`. */
   deliveries(path?: string, since?: number): Delivery[];
   /** Forgets the deliveries and the eventIds seen; registrations stay. */
@@ -209,7 +238,8 @@ export function createReceiverState(settings: StateSettings): ReceiverState {
     const perEvent = plan ? setup.perEvent === true : (setup.perEvent ?? existing?.byEvent !== undefined);
     const byEvent = !perEvent ? undefined : plan || existing?.byEvent === undefined ? new Map() : existing.byEvent;
     registrations.delete(path); // re-insert: the Map stays in registration order for expiry
-    registrations.set(path, { secret, cursor, byEvent, registeredAt: Date.now() });
+    const awaiting = existing?.awaiting ?? 0;
+    registrations.set(path, { secret, cursor, byEvent, registeredAt: Date.now(), awaiting });
     if (registrations.size > maxPaths) registrations.delete(registrations.keys().next().value as string);
   }
 
@@ -225,8 +255,18 @@ export function createReceiverState(settings: StateSettings): ReceiverState {
 
   function record(d: Omit<Stored, 'seq'>): void {
     expire();
+    const reg = d.beforeSecret === true ? registrations.get(d.path) : undefined;
+    if (reg !== undefined) reg.awaiting++;
     // Both readings are made once, here: readers (the query API polled every few ms, k6) only filter.
     log.push(toDelivery({ seq: ++seq, ...d }));
+  }
+
+  function settleBeforeSecret(path: string, judge: (d: Delivery) => Delivery): void {
+    const reg = registrations.get(path);
+    if (reg === undefined || reg.secret === undefined || reg.awaiting === 0) return;
+    reg.awaiting = 0;
+    const pending = (d: Delivery) => d.path === path && d.signature.reason === 'secret_pending';
+    log.replace(pending, judge);
   }
 
   function deliveries(path?: string, since = 0): Delivery[] {
@@ -246,6 +286,7 @@ export function createReceiverState(settings: StateSettings): ReceiverState {
     describe,
     seen: (path, eventId) => seenEvents.seen(`${path}\n${eventId}`),
     record,
+    settleBeforeSecret,
     deliveries,
     clear,
     expire,

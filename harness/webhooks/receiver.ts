@@ -15,7 +15,13 @@
 import { createServer as createPlainServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { type HandlerSettings, type Handling, handleQueryOnly, handleRequest } from './receiver-handlers.ts';
+import {
+  type HandlerSettings,
+  type Handling,
+  handleQueryOnly,
+  handleRequest,
+  registerPath,
+} from './receiver-handlers.ts';
 import { isPositiveInt, type ResponsePlan } from './receiver-plan.ts';
 import { createReceiverState, type Delivery, type StateSettings } from './receiver-state.ts';
 
@@ -61,7 +67,11 @@ export interface Receiver {
   queryUrl: string | undefined;
   /** CA that signed the generated (or cached) server certificate; undefined with user-supplied tls. */
   caCertPem: string | undefined;
-  /** `perEvent`: each eventId takes the plan from its first step (default: one plan for the path's arrivals). */
+  /**
+   * Registers `path` or updates the fields given. Without a secret the path is reserved: what
+   * arrives is kept, answered by the plan, and judged once the secret is registered.
+   * `perEvent`: each eventId takes the plan from its first step (default: one plan for the path's arrivals).
+   */
   register(path: string, setup: { secret?: string; plan?: ResponsePlan; perEvent?: boolean }): void;
   setPlan(path: string, plan: ResponsePlan): void;
   deliveries(path?: string): Delivery[];
@@ -249,7 +259,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     localUrl,
     queryUrl,
     caCertPem,
-    register: state.register,
+    register: (path, setup) => registerPath(handling, path, setup),
     setPlan: state.setPlan,
     deliveries: (path?: string) => state.deliveries(path),
     clear: state.clear,

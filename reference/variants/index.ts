@@ -5,6 +5,7 @@ import calls from './calls.ts';
 import cdrs from './cdrs.ts';
 import control from './control.ts';
 import delivery from './delivery.ts';
+import hooks from './hooks.ts';
 import oauth from './oauth.ts';
 import rateLimit from './rate-limit.ts';
 
@@ -15,5 +16,6 @@ export const variantBends: readonly Bend[] = [
   ...calls,
   ...oauth,
   ...delivery,
+  ...hooks,
   ...control,
 ];

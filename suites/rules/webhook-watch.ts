@@ -7,18 +7,15 @@ import { payloadOf } from '../../harness/checks/delivery-verdicts.ts';
 import type { WatchView } from '../../harness/seams/event-watch.ts';
 import { intervals } from '../../harness/checks/verdicts.ts';
 import type { Delivery } from '../../harness/webhooks/receiver.ts';
+import { RECEIVERS_OWN_REFUSALS } from '../../harness/seams/receiver-client.ts';
 
 /**
- * A delivery the receiver took before the suite had registered its path and secret (it came at
- * once on creation) or refused unread for size: its body is unknown, so no delivery rule can be
- * judged on it (the deleted-subscription check still counts it).
+ * A delivery the receiver refused unread for its own reason (receiver-client.ts
+ * RECEIVERS_OWN_REFUSALS: a path it did not know, its size limit): its body is unknown, so no
+ * delivery rule can be judged on it (the deleted-subscription check still counts it).
  */
 export function unread(delivery: Delivery): boolean {
-  return (
-    delivery.error === 'not_found' ||
-    delivery.error === 'no_secret_registered' ||
-    delivery.error === 'payload_too_large'
-  );
+  return delivery.error !== undefined && RECEIVERS_OWN_REFUSALS.has(delivery.error);
 }
 
 /** Failures (anything but 2xx) at the end of a subscription's attempts, in a row. */
@@ -47,10 +44,17 @@ export function attemptsByEvent(deliveries: readonly Delivery[], event: EventTyp
 
 /**
  * What reached the subscription created and deleted before any event was caused, split by cause:
- * an event a live subscription also received leaked past DELETE; anything else was sent by
- * creating or deleting the hook itself.
+ * an event a live subscription also received leaked past DELETE when both it and the event's first
+ * live arrival came after DELETE answered (before, the hook was active: the account's activity may
+ * reach it at any time, even within a millisecond of its creation, and that attempt may still be in
+ * flight at DELETE); anything else was sent by creating or deleting the hook.
  */
-export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delivery[]; emitted: Delivery[] } {
+export function deletedSubscriptionDeliveries(view: WatchView): {
+  leaked: Delivery[];
+  emitted: Delivery[];
+  /** Refused unread for the receiver's own reason: of an event nobody can name (never the target's failure). */
+  unreadable: Delivery[];
+} {
   const live = new Set<unknown>(
     view
       .all()
@@ -59,8 +63,20 @@ export function deletedSubscriptionDeliveries(view: WatchView): { leaked: Delive
       .filter((id) => id !== undefined),
   );
   const reached = view.of('deleted');
-  const leaked = reached.filter((d) => live.has(payloadOf(d)?.eventId));
-  return { leaked, emitted: reached.filter((d) => !leaked.includes(d)) };
+  const broadcast = (d: Delivery) => live.has(payloadOf(d)?.eventId);
+  // An event that reached a live subscription before DELETE answered was sent while the hook was
+  // active: its attempt at the deleted one may still be in flight then (not a leak).
+  const firstLive = new Map<unknown, number>();
+  for (const { delivery, watched } of view.all())
+    if (watched.role !== 'deleted') {
+      const id = payloadOf(delivery)?.eventId;
+      firstLive.set(id, Math.min(firstLive.get(id) ?? Number.POSITIVE_INFINITY, delivery.receivedAt));
+    }
+  const after = (d: Delivery) =>
+    d.receivedAt > view.watch.deletedAt && (firstLive.get(payloadOf(d)?.eventId) ?? 0) > view.watch.deletedAt;
+  const leaked = reached.filter((d) => broadcast(d) && after(d));
+  const emitted = reached.filter((d) => !broadcast(d) && !unread(d));
+  return { leaked, emitted, unreadable: reached.filter(unread) };
 }
 
 /** Whether an attempt answered `answer` was followed by another attempt. */

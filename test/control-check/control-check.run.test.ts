@@ -306,6 +306,7 @@ describe('every either of control-openapi.json: a conformant control variant, an
       'control-virtual-clock-signing',
       'control-foreign-events',
       'control-event-sets',
+      'deliver-on-subscribe',
       ...timed,
     ];
     expect(Object.keys(otherChoice).sort()).toEqual(

@@ -37,7 +37,7 @@ const answered = (...statuses: Delivery['answeredStatus'][]) =>
   statuses.map((answeredStatus, index) => delivery({ answeredStatus, receivedAt: index * 1000 }));
 
 describe('webhook-watch.judge.suite.ts: unread', () => {
-  it('leaves out deliveries taken before their path was registered, or refused unread for size', () => {
+  it("leaves out deliveries refused unread for the receiver's own reasons (unknown path, size, no secret)", () => {
     for (const error of ['not_found', 'no_secret_registered', 'payload_too_large']) {
       expect(unread(delivery({ error }))).toBe(true);
     }
@@ -81,9 +81,10 @@ describe('webhook-watch.judge.suite.ts: attemptsByEvent', () => {
 });
 
 describe('webhook-watch.judge.suite.ts: deletedSubscriptionDeliveries (delivery after DELETE, direct emit)', () => {
-  function view(byRole: Array<[WatchRole, Delivery]>): WatchView {
+  function view(byRole: Array<[WatchRole, Delivery]>, deletedAt = -1): WatchView {
     const all = byRole.map(([role, d]) => ({ delivery: d, watched: { role } }));
     return {
+      watch: { deletedAt },
       all: () => all,
       of: (role: WatchRole) => byRole.filter(([r]) => r === role).map(([, d]) => d),
     } as unknown as WatchView;
@@ -93,6 +94,7 @@ describe('webhook-watch.judge.suite.ts: deletedSubscriptionDeliveries (delivery 
     expect(deletedSubscriptionDeliveries(view([['kind', delivery({ payload: { eventId: 'e1' } })]]))).toEqual({
       leaked: [],
       emitted: [],
+      unreadable: [],
     });
   });
 
@@ -115,6 +117,38 @@ describe('webhook-watch.judge.suite.ts: deletedSubscriptionDeliveries (delivery 
     );
     expect(result.leaked).toEqual([leaked, leakedToo]);
     expect(result.emitted).toEqual([emitted, unreadable]);
+  });
+
+  it('sets apart what the receiver refused unread for its own reason: nobody can say what it was', () => {
+    const refused = delivery({ error: 'not_found', answeredStatus: 404 });
+    expect(deletedSubscriptionDeliveries(view([['deleted', refused]]))).toEqual({
+      leaked: [],
+      emitted: [],
+      unreadable: [refused],
+    });
+  });
+
+  it('an event live subscriptions received too that arrived before DELETE answered is neither', () => {
+    // The account's activity at the hook's creation (deliver-on-subscribe): it was active then.
+    const live = delivery({ payload: { eventId: 'e1' }, receivedAt: 10 });
+    const before = delivery({ payload: { eventId: 'e1' }, receivedAt: 10 });
+    // Its attempt was in flight at DELETE: the live subscription had it before DELETE answered.
+    const inFlight = delivery({ payload: { eventId: 'e1' }, receivedAt: 30 });
+    const laterLive = delivery({ payload: { eventId: 'e2' }, receivedAt: 40 });
+    const leaked = delivery({ payload: { eventId: 'e2' }, receivedAt: 41 });
+    const result = deletedSubscriptionDeliveries(
+      view(
+        [
+          ['kind', live],
+          ['deleted', before],
+          ['deleted', inFlight],
+          ['kind', laterLive],
+          ['deleted', leaked],
+        ],
+        20,
+      ),
+    );
+    expect(result).toEqual({ leaked: [leaked], emitted: [], unreadable: [] });
   });
 });
 

@@ -88,6 +88,7 @@ describe('judgeDelivery: the suite verifies what the receiver stored', () => {
     const judged = judgeDelivery(stored('{}', undefined, { error: 'payload_too_large', answeredStatus: 413 }), SECRET);
     expect(judged.refusal).toEqual({
       by: 'receiver',
+      fault: 'receiver',
       reason: 'payload_too_large',
       detail: "the body is over the receiver's size limit.",
     });
@@ -95,7 +96,7 @@ describe('judgeDelivery: the suite verifies what the receiver stored', () => {
 
   it('a validly signed body that is not JSON is refused as invalid_json', () => {
     const judged = judgeDelivery(stored('not json', signPayload(SECRET, T, 'not json')), SECRET);
-    expect(judged.refusal).toMatchObject({ by: 'suite', reason: 'invalid_json' });
+    expect(judged.refusal).toMatchObject({ by: 'suite', fault: 'target', reason: 'invalid_json' });
   });
 });
 

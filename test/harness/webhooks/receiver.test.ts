@@ -305,13 +305,7 @@ describe('refusals: clear status, JSON {error, message}, recorded, never a crash
     }
   });
 
-  it('no secret registered yet → 401 no_secret_registered', async () => {
-    const path = freshPath();
-    receiver.register(path, {});
-    expectRefusal(await deliver(path, { eventId: 'n' }), 401, 'no_secret_registered');
-    receiver.register(path, { secret: SECRET });
-    expect((await deliver(path, { eventId: 'n' })).status).toBe(200);
-  });
+  // A path registered without its secret is reserved, not refused: receiver-reserved.test.ts.
 
   it('body over maxBodyBytes → 413 (declared length and chunked)', async () => {
     const path = freshPath();
