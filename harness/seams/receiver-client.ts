@@ -18,7 +18,8 @@
  * once POST /hooks has answered (./subscriptions.ts `onReceiver`): a target may deliver at once,
  * and the receiver keeps what arrives before the secret and has it judged after.
  */
-import { Agent, request, type Dispatcher } from '../http/undici.ts';
+import { Agent, request } from '../http/undici.ts';
+import { TransportFailure, withTransportRetries } from '../http/transport.ts';
 import {
   DEFAULT_TOLERANCE_SECONDS,
   parseSignatureHeader,
@@ -223,9 +224,8 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
   const call = async (method: 'GET' | 'PUT', path: string, body?: unknown): Promise<unknown> => {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(`${queryUrl}${path}`, {
+    const once = async () => {
+      const answer = await request(`${queryUrl}${path}`, {
         method,
         dispatcher,
         headersTimeout: 10_000,
@@ -233,13 +233,22 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
       });
+      return { statusCode: answer.statusCode, text: await answer.body.text() };
+    };
+    let response: { statusCode: number; text: string };
+    try {
+      // A GET of what arrived and a PUT of a path's set-up are both safe to send again (../http/transport.ts).
+      response = await withTransportRetries(once, { repeatable: true });
     } catch (error) {
+      // The network between the suite and its receiver is not the target: the check is not verifiable.
+      if (error instanceof TransportFailure)
+        throw new TransportFailure(error.kind, `the receiver at ${queryUrl}: ${error.message}`);
       throw new Error(
         `the receiver at ${queryUrl} could not be reached (${(error as Error).message}); ` +
           'check RECEIVER_URL or the local receiver',
       );
     }
-    const text = await response.body.text();
+    const { text } = response;
     if (response.statusCode === 401)
       throw new Error(
         `the receiver at ${queryUrl} refused the suite's token (401); ` +
