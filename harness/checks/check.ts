@@ -190,11 +190,16 @@ function operationOf(request: CallRequest): { method: string; template: string }
  * than on a quiet one, and a conformant target must not fail for it.
  */
 const HANG_GUARD_MS = 60_000;
+/**
+ * What vitest allows a check beyond its bound: the bound ends the body (runCheck's withinBound),
+ * then its clean-ups run (a DELETE or a teardown each), and vitest's own timeout never decides.
+ */
+const CLEANUP_ALLOWANCE_MS = 30_000;
 
 export function check(title: string, options: CheckOptions, body: (t: CheckTools) => Promise<void>): void {
   const target = session().target;
   const perRequestMs = target.requestsPerMinute === undefined ? 200 : 60_000 / target.requestsPerMinute;
-  const timeout = Math.max(options.timeoutMs ?? 0, HANG_GUARD_MS, options.requests * perRequestMs * 2 + 10_000);
+  const bound = Math.max(options.timeoutMs ?? 0, HANG_GUARD_MS, options.requests * perRequestMs * 2 + 10_000);
 
   const outOfTurn = options.turn !== undefined && !options.turn.runs;
   it(
@@ -208,9 +213,9 @@ export function check(title: string, options: CheckOptions, body: (t: CheckTools
           ? {}
           : { probes: { ...options.probes, left: [...options.probes.left] } }),
       },
-      timeout,
+      timeout: bound + CLEANUP_ALLOWANCE_MS,
     },
-    (ctx: TestContext) => runCheck(ctx, target, options, outOfTurn, body),
+    (ctx: TestContext) => runCheck(ctx, target, { ...options, timeoutMs: bound }, outOfTurn, body),
   );
 }
 
@@ -239,6 +244,8 @@ interface Running {
   readonly pass: Pass;
   readonly verdicts: RequirementVerdictRecord[];
   readonly cleanups: Array<() => Promise<void>>;
+  /** Set once the body overran its bound: its next exchange ends it, nothing more is sent for it. */
+  abandoned: boolean;
   /** Redacted here, in the worker, whose client knows the secrets this run met (hook secrets, access tokens). */
   observe(requirement: RequirementId, text: string): void;
   fail(message: string): never;
@@ -270,6 +277,7 @@ async function runCheck(
     pass,
     verdicts: [],
     cleanups: [],
+    abandoned: false,
     // The report's writers only ever see redacted text.
     observe(requirement, text) {
       meta.observations ??= [];
@@ -282,7 +290,7 @@ async function runCheck(
   meta.verdicts = running.verdicts;
   if (options.turn !== undefined && options.turn.note !== '') running.observe(options.verifies[0], options.turn.note);
   try {
-    await body(toolsOf(running));
+    await withinBound(body(toolsOf(running)), running, () => api.stats.transitMs - statsBefore.transitMs);
     const failed = verdictFailure(running.verdicts);
     if (failed !== undefined) {
       meta.failedRequirements = failed.requirements;
@@ -320,6 +328,41 @@ async function runCheck(
   }
 }
 
+/**
+ * The body, within the check's bound (options.timeoutMs). Past it the body is abandoned (its next
+ * exchange ends it) and the check ends: *not verifiable* when at least half the bound went waiting
+ * on the network (a slow link or a slow answer is not a verdict: the spec sets no latency), failed
+ * otherwise (a hang guard: the check waited on something else).
+ */
+export async function withinBound(
+  work: Promise<void>,
+  running: Pick<Running, 'options'> & { abandoned: boolean },
+  transitMs: () => number,
+): Promise<void> {
+  const boundMs = running.options.timeoutMs ?? HANG_GUARD_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const overrun = new Promise<'overrun'>((resolve) => {
+    timer = setTimeout(() => resolve('overrun'), boundMs);
+  });
+  try {
+    if ((await Promise.race([work, overrun])) !== 'overrun') return;
+  } finally {
+    clearTimeout(timer);
+  }
+  running.abandoned = true;
+  work.catch(() => undefined);
+  const waited = transitMs();
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  if (waited >= boundMs / 2)
+    throw new NotVerifiable(
+      `the network: the check's exchanges took ${seconds(waited)} of its ${seconds(boundMs)} bound ` +
+        '(a slow link or slow answers): what it verifies could not be seen in time',
+    );
+  throw new CheckFailure(
+    `the check did not end within its ${seconds(boundMs)} bound (a hang guard, not a speed limit)`,
+  );
+}
+
 /** The check's control client: every state set up is journalled first, then torn down after the check. */
 function controlOf(running: Running): ControlClient {
   const { api, control } = session();
@@ -346,11 +389,17 @@ function controlOf(running: Running): ControlClient {
 
 /** `t.call`: the request sent (its gate claim first), its answer validated against openapi.json. */
 async function sendChecked(running: Running, request: CallRequest): Promise<Exchange> {
+  stopIfAbandoned(running);
   await claimFor(running, request);
   const documented = documentedStatuses(request);
   const retryUnavailable =
     documented !== undefined && !documented.includes('503') && request.retryUnavailable !== false;
   return judged(running, request, await session().api.send({ ...request, retryUnavailable }));
+}
+
+/** A body that overran its bound sends nothing more (withinBound). */
+function stopIfAbandoned(running: Running): void {
+  if (running.abandoned) throw new NotVerifiable('the check overran its bound; nothing more is sent for it');
 }
 
 /** The statuses openapi.json documents for the request's operation; undefined outside them. */
@@ -363,6 +412,7 @@ function documentedStatuses(request: CallRequest): string[] | undefined {
 
 /** `t.callTogether`: every claim first, then the requests at the same moment, each answer validated. */
 async function sendTogetherChecked(running: Running, requests: readonly CallRequest[]): Promise<Exchange[]> {
+  stopIfAbandoned(running);
   for (const request of requests) await claimFor(running, request);
   const exchanges = await session().api.sendTogether(requests);
   return exchanges.map((exchange, i) => judged(running, requests[i]!, exchange));
@@ -446,6 +496,7 @@ function toolsOf(running: Running): CheckTools {
     call: (request) => sendChecked(running, request),
     callTogether: (requests) => sendTogetherChecked(running, requests),
     async callRaw(request) {
+      stopIfAbandoned(running);
       const bytes = await session().api.sendRaw(request);
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(bytes.subarray(0, 16).toString('latin1'))?.[1];
       if (status === '429' || status === '503')

@@ -133,6 +133,8 @@ export interface ClientStats {
   readonly transportErrors: number;
   /** Requests sent again: after a transport failure, a 429 or an undocumented 503. */
   readonly retries: number;
+  /** Milliseconds spent waiting on exchanges, summed (overlapping ones each counted): the network's share of a check. */
+  readonly transitMs: number;
 }
 
 /**
@@ -333,6 +335,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const recent: Exchange[] = [];
   let seq = 0;
   let retries = 0;
+  let transitMs = 0;
   const rateLog = createRateLog(windowMs);
   let transportErrors = 0;
 
@@ -358,6 +361,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const { status, responseHeaders, rawBody, transportError } = answer;
     if (answer.transportKind !== undefined) transportErrors += 1;
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    transitMs += durationMs;
     if (transportError === undefined) roundTrips.add(durationMs);
     const { json, jsonError } = parseJson(rawBody, responseHeaders['content-type']);
     const sent = { seq: ++seq, method: request.method, url: url.href, headers, body, startedAt, durationMs };
@@ -425,7 +429,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
       return { records, omitted: Math.max(0, seq - since - wanted.length) };
     },
     get stats() {
-      return { requestsSent: throttle.stats.sent, rateLimited: rateLog.events.length, transportErrors, retries };
+      const rateLimited = rateLog.events.length;
+      return { requestsSent: throttle.stats.sent, rateLimited, transportErrors, retries, transitMs };
     },
     rateLimitEvents: rateLog.events,
     redact,
