@@ -254,12 +254,12 @@ async function measure(
 const withStatus = (report: RunReport, status: string, level?: string) =>
   report.requirements.filter((r) => r.status === status && (level === undefined || r.level === level)).map((r) => r.id);
 
-/** The transport counts of a report, when the run counts them (a `transport` object of numbers); else —. Pure. */
+/** What the network broke and what was sent again, as report.json's `requests` counts them; else —. Pure. */
 export function transportCell(report: RunReport | undefined): string {
-  const transport = (report as { transport?: unknown } | undefined)?.transport;
-  if (typeof transport !== 'object' || transport === null) return '—';
-  const counts = Object.entries(transport).filter((entry) => typeof entry[1] === 'number');
-  return counts.length === 0 ? '—' : counts.map(([name, n]) => `${name} ${n}`).join(', ');
+  const requests = report?.requests as Partial<RunReport['requests']> | undefined;
+  const { transportFailures, retries } = requests ?? {};
+  if (typeof transportFailures !== 'number' || typeof retries !== 'number') return '—';
+  return `${transportFailures} broken, ${retries} sent again`;
 }
 
 /** MUST passed, against the clean network's run when there is one: the count and what it lost. Pure. */

@@ -62,7 +62,11 @@ describe('reading the runs', () => {
 
   it('prints the transport counts only when the report has them', () => {
     expect(transportCell(report({}))).toBe('—');
-    expect(transportCell(report({}, 0, { transport: { failures: 3, retries: 5 } }))).toBe('failures 3, retries 5');
+    expect(
+      transportCell(
+        report({}, 0, { requests: { sent: 9, planned: 9, rateLimited: 0, transportFailures: 3, retries: 5 } }),
+      ),
+    ).toBe('3 broken, 5 sent again');
   });
 
   it('credits a fault only with what the fault-free run under the same toxic did not fail', () => {
