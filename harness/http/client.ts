@@ -133,7 +133,7 @@ export interface ClientStats {
   readonly transportErrors: number;
   /** Requests sent again: after a transport failure, a 429 or an undocumented 503. */
   readonly retries: number;
-  /** Milliseconds spent waiting on exchanges, summed (overlapping ones each counted): the network's share of a check. */
+  /** Milliseconds spent waiting on exchanges, summed (overlapping ones each counted): a check's time in transit. */
   readonly transitMs: number;
 }
 
