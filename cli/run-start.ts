@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { createVitest, type Reporter, type Vitest } from 'vitest/node';
 import type { ControlCapability } from '../contract/control.ts';
 import { ControlError } from '../harness/seams/control-client.ts';
-import { TransportFailure } from '../harness/http/transport.ts';
+import { START_UP_PATIENCE, TransportFailure } from '../harness/http/transport.ts';
+
 import { ConfigError, type SuiteConfig } from '../harness/config/config.ts';
 import { documentedVariables } from '../harness/config/documented.ts';
 import { loadFromEnvironment, variablesSet } from '../harness/config/environment.ts';
@@ -54,6 +55,14 @@ export interface RunState {
   probe: ChildProcess | undefined;
 }
 
+/** "5 attempts over about 8 s": what START_UP_PATIENCE tried, from its own figures. Pure. */
+function startUpAttempts(): string {
+  const { retries, delayMs } = START_UP_PATIENCE;
+  let waited = 0;
+  for (let attempt = 1; attempt <= retries; attempt += 1) waited += delayMs(attempt);
+  return `${retries + 1} attempts over about ${Math.round(waited / 1000)} s`;
+}
+
 /**
  * CONTROL_URL is read once, here, so that a broken endpoint (no answer, a wrong token, one that
  * serves anyone, malformed capabilities) stops the run with one line rather than false verdicts.
@@ -68,7 +77,7 @@ async function controlCapabilitiesOf(config: SuiteConfig): Promise<ControlCapabi
     if (error instanceof TransportFailure)
       throw new TransportFailure(
         error.kind,
-        `CONTROL_URL: ${error.message} (5 attempts over about 8 s); is the control endpoint up and reachable?`,
+        `CONTROL_URL: ${error.message} (${startUpAttempts()}); is the control endpoint up and reachable?`,
       );
     if (error instanceof ControlError)
       throw new ConfigError(
