@@ -279,7 +279,11 @@ export function registerPostHocSlips(app: FastifyInstance, store: ReferenceStore
     if (!anyOn(faults)) return done();
     const url = request.routeOptions.url;
     if (faults.has('ph-rate-limit-after-auth') && isSecured(url) && liveToken(request, store) === undefined) {
-      reply.code(401).send({ error: 'unauthorized', message: 'missing, unknown, revoked or expired token' });
+      // The framework's authentication step answers as the route's would, challenge included.
+      reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="api", error="invalid_token"')
+        .send({ error: 'unauthorized', message: 'missing, unknown, revoked or expired token' });
       return;
     }
     const query = request.query as Record<string, unknown> | undefined;

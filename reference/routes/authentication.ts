@@ -43,6 +43,16 @@ export const authentication = site('authentication', {
   },
   /** A request refused for its scope still used the token: its last-used time is stamped. */
   scopeRefusalIsUse: (): boolean => true,
+  /**
+   * The WWW-Authenticate of a 401 (RFC 9110 §15.5.2, RFC 6750 §3): a Bearer challenge, with no
+   * error code when the request carried no Bearer credentials (§3.1: SHOULD NOT), invalid_token
+   * for a token it cannot use, insufficient_scope (and the scope) for one lacking the scope.
+   */
+  challenge: ({ presented, scope }: { presented: boolean; scope?: string | undefined }): string => {
+    if (!presented) return 'Bearer realm="api"';
+    if (scope !== undefined) return `Bearer realm="api", error="insufficient_scope", scope="${scope}"`;
+    return 'Bearer realm="api", error="invalid_token"';
+  },
 });
 
 /** The token's record when it may call `operation`; otherwise sends 401 and returns undefined. */
@@ -53,14 +63,19 @@ export function authenticate(
   { store, points }: RouteOptions,
 ): TokenRecord | undefined {
   const at = points.of(authentication);
-  const refuse = (message: string): undefined => {
+  const refuse = (
+    message: string,
+    challenge: { presented: boolean; scope?: string } = { presented: true },
+  ): undefined => {
+    reply.header('www-authenticate', at.challenge(challenge));
     sendError(reply, points, 401, 'unauthorized', message);
     return undefined;
   };
   const header = at.authorization(request);
-  if (header === undefined) return refuse('missing Authorization header; send Authorization: Bearer <token>');
+  const none = { presented: false };
+  if (header === undefined) return refuse('missing Authorization header; send Authorization: Bearer <token>', none);
   const presented = at.bearer(header);
-  if (presented === undefined) return refuse('the Authorization header must be Bearer <token>');
+  if (presented === undefined) return refuse('the Authorization header must be Bearer <token>', none);
   const token = store.state.tokens.get(presented);
   if (token === undefined) return refuse('unknown token');
   if (at.revoked(token)) return refuse('the token has been revoked');
@@ -68,6 +83,6 @@ export function authenticate(
   if (at.expired({ token, now })) return refuse('the token has expired');
   const lacking = at.lacksScope({ token, operation });
   if (lacking === undefined || at.scopeRefusalIsUse()) token.lastUsedAt = now;
-  if (lacking !== undefined) return refuse(lacking);
+  if (lacking !== undefined) return refuse(lacking, { presented: true, scope: requiredScope(operation) });
   return token;
 }

@@ -9,8 +9,8 @@
  * client_id/client_secret (client_secret_post), never both; optional `scope`, a space-separated
  * subset of the client's scopes (absent = all of them). Errors are RFC 6749 §5.2 JSON:
  *   400 invalid_request          wrong content type, repeated parameter, missing grant_type, two auth methods
- *   401 invalid_client           no / unknown / wrong client credentials (WWW-Authenticate: Basic when
- *                                Basic was used or no authentication was given)
+ *   401 invalid_client           no / unknown / wrong client credentials (WWW-Authenticate: Basic, as
+ *                                every 401 names a scheme: RFC 9110 §15.5.2)
  *   400 unsupported_grant_type   grant_type other than client_credentials
  *   400 invalid_scope            a scope the client isn't registered for, or an empty scope
  *                                (variant oauth-scope-narrowed: the request narrowed to the
@@ -33,15 +33,10 @@ export function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function oauthError(
-  reply: FastifyReply,
-  status: number,
-  error: string,
-  description: string,
-  basicChallenge = false,
-): FastifyReply {
+function oauthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-  if (basicChallenge) reply.header('www-authenticate', 'Basic realm="oauth", charset="UTF-8"');
+  // Every 401 names the scheme the client may authenticate with (RFC 9110 §15.5.2; RFC 6749 §5.2).
+  if (status === 401) reply.header('www-authenticate', 'Basic realm="oauth", charset="UTF-8"');
   return reply.code(status).send({ error, error_description: description });
 }
 
@@ -133,8 +128,7 @@ export async function oauthRoute(
       credentials !== undefined &&
       safeEqual(credentials.id, client.clientId) &&
       at.secretMatches({ given: credentials.secret, registered: client.clientSecret });
-    if (!clientOk)
-      return oauthError(reply, 401, 'invalid_client', 'client authentication failed', usedBasic || bodyId === null);
+    if (!clientOk) return oauthError(reply, 401, 'invalid_client', 'client authentication failed');
 
     const grantType = params.get('grant_type');
     if (grantType === null || grantType === '')

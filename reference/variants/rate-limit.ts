@@ -15,7 +15,10 @@ export default variantsAt(rateLimit, {
   'rate-limit-unauthenticated-401': {
     refused: (refusal, next) => {
       if (refusal.request.headers.authorization !== undefined) return next(refusal);
-      refusal.reply.code(401).send({ error: 'unauthorized', message: 'missing bearer token' });
+      refusal.reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="api"')
+        .send({ error: 'unauthorized', message: 'missing bearer token' });
     },
   },
 });
