@@ -33,6 +33,7 @@ import { controlFaultSet } from './control-faults.ts';
 import { registerControlProtocol } from './control-protocol.ts';
 import { FaultSet } from './faults.ts';
 import { faultBends } from './faults/index.ts';
+import { registerWire } from './wire.ts';
 import { Points } from './points.ts';
 import { rewriteResponse, VariantSet } from './variants.ts';
 import type { FixtureTokenName } from './seed.ts';
@@ -134,6 +135,20 @@ function validateOptions(options: ReferenceOptions): void {
   }
 }
 
+/**
+ * A request the HTTP parser could not read (a method Node does not know, a broken request line):
+ * 400 as JSON, dated like every 4xx (RFC 9110 §6.6.1), the connection closed. Fastify's default
+ * answer carries no Date.
+ */
+function answerUnparsed(error: { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) return;
+  const body = JSON.stringify({ error: 'invalid_request', message: `the request could not be parsed (${error.code})` });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nDate: ${new Date().toUTCString()}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
   validateOptions(options);
   const controlFaults = controlFaultSet(options.controlFaults);
@@ -168,6 +183,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: true,
     return503OnClosing: false,
+    clientErrorHandler: answerUnparsed,
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       reply.code(400).send({ error: 'bad_request', message: error.message });
     },
@@ -183,6 +199,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const limiter =
     rate === undefined ? undefined : registerRateLimit(app, points, { ...rate, now: rate.now ?? Date.now });
 
+  registerWire(app, points);
   if (variants.list().length > 0) {
     app.addHook('onSend', (request, reply, payload, done) =>
       done(null, rewriteResponse(variants, request.url, reply.statusCode, payload)),
