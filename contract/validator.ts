@@ -70,9 +70,12 @@ function resolveResponse(response: ResponseObject): { response: ResponseObject; 
 }
 
 /** "/hooks/3f0c…" → "/hooks/{id}"; undefined when no path of the document matches. */
-export function matchPathTemplate(concretePath: string): string | undefined {
+export function matchPathTemplate(
+  concretePath: string,
+  paths: Readonly<Record<string, unknown>> = openapi.paths,
+): string | undefined {
   const path = concretePath.split('?')[0]!.replace(/\/+$/, '') || '/';
-  for (const template of Object.keys(openapi.paths)) {
+  for (const template of Object.keys(paths)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     if (pattern.test(path)) return template;
   }

@@ -9,6 +9,7 @@
  * tagged with one of the requirement ids the fault `violates`; that is how the suite proves it
  * catches the deviation.
  */
+import { standardsFaults } from './faults-standards.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { postHocFaultIds, type PostHocFaultId } from './post-hoc-faults.ts';
 
@@ -732,6 +733,7 @@ export const faults = [
       '"consecutive" per kind of failure).',
     violates: ['WEBHOOK-AUTO-DISABLE-10'],
   },
+  ...standardsFaults,
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

@@ -12,6 +12,9 @@ import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
 import { createWarmConnections, type WarmConnections } from './warm.ts';
 import { rawExchange, type RawRequest } from './raw.ts';
+import { bodyFacts, type BodyFacts } from '../../contract/standards/message.ts';
+import { createLintTally, lintMessage, type LintTally } from '../../contract/standards/lint.ts';
+import { fieldLinesOf, lintedExchange } from './lint-message.ts';
 import {
   describeTransport,
   detailOf,
@@ -179,6 +182,11 @@ export interface ApiClient {
   readonly stats: ClientStats;
   /** Every 429 received, with the client's own count of the minute before it. */
   readonly rateLimitEvents: readonly RateLimitEvent[];
+  /**
+   * The protocol lint of every answer that came whole (contract/standards/): the standards' rules
+   * applied to what the run already exchanged, at no request of its own.
+   */
+  readonly lint: LintTally;
   readonly redact: Redactor;
   close(): Promise<void>;
 }
@@ -275,6 +283,8 @@ async function transmit(
   rawBody: string;
   transportError?: string;
   transportKind?: TransportKind;
+  /** What the protocol lint reads: the field lines and octets, when the answer came whole. */
+  wire?: { fields: Array<[string, string]>; body: BodyFacts };
 }> {
   let status: number | undefined;
   let responseHeaders: Record<string, string> = {};
@@ -289,7 +299,9 @@ async function transmit(
     });
     status = response.statusCode;
     responseHeaders = flattenHeaders(response.headers);
-    return { status, responseHeaders, rawBody: await readCapped(response.body, caps.maxBodyBytes) };
+    const octets = await readCapped(response.body, caps.maxBodyBytes);
+    const wire = { fields: fieldLinesOf(response.headers), body: bodyFacts(octets) };
+    return { status, responseHeaders, rawBody: octets.toString('utf8'), wire };
   } catch (error) {
     if (error instanceof BodyTooLarge) return { status, responseHeaders, rawBody: '', transportError: error.message };
     const kind =
@@ -338,6 +350,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
   let transitMs = 0;
   const rateLog = createRateLog(windowMs);
   let transportErrors = 0;
+  const lint = createLintTally();
 
   /** The request as it goes on the wire, once the throttle lets it go (its send time counted). */
   const prepare = async (request: ApiRequest) => {
@@ -368,6 +381,10 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const exchange = exchangeFrom(sent, { ...answer, status, transportError }, { json, jsonError });
     // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
     if (json !== undefined) redact.learnFrom(json);
+    if (status !== undefined && answer.wire !== undefined)
+      lint.add(
+        lintMessage(lintedExchange(baseUrl, { url, method: request.method, headers }, { status, ...answer.wire })),
+      );
     recent.push(exchange);
     if (recent.length > exchangeCaps.exchangesPerCheck) recent.shift();
     return exchange;
@@ -420,19 +437,13 @@ export function createApiClient(options: ClientOptions): ApiClient {
     get exchangeCount() {
       return seq;
     },
-    recordsSince(since) {
-      const wanted = recent.filter((exchange) => exchange.seq > since);
-      const records = wanted.map((exchange) => ({
-        ...recordExchange(exchange, redact),
-        curl: curlCommand(exchange, options.secretVariables ?? new Map(), redact),
-      }));
-      return { records, omitted: Math.max(0, seq - since - wanted.length) };
-    },
+    recordsSince: (since) => recordsOf(recent, { since, seq, redact, variables: options.secretVariables }),
     get stats() {
       const rateLimited = rateLog.events.length;
       return { requestsSent: throttle.stats.sent, rateLimited, transportErrors, retries, transitMs };
     },
     rateLimitEvents: rateLog.events,
+    lint,
     redact,
     async close() {
       await agent.close();
@@ -635,10 +646,23 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   );
 }
 
+/** The redacted records of the recent exchanges after `since`, and how many earlier ones were not kept. */
+function recordsOf(
+  recent: readonly Exchange[],
+  at: { since: number; seq: number; redact: Redactor; variables: ReadonlyMap<string, string> | undefined },
+): ReturnType<ApiClient['recordsSince']> {
+  const wanted = recent.filter((exchange) => exchange.seq > at.since);
+  const records = wanted.map((exchange) => ({
+    ...recordExchange(exchange, at.redact),
+    curl: curlCommand(exchange, at.variables ?? new Map(), at.redact),
+  }));
+  return { records, omitted: Math.max(0, at.seq - at.since - wanted.length) };
+}
+
 /** A body over the client's cap: the target's doing, not the network's. */
 class BodyTooLarge extends Error {}
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, maxBytes: number): Promise<string> {
+async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -649,7 +673,7 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** JSON when the body is non-empty; the parse error is kept so a check can show it. */

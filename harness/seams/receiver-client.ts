@@ -18,6 +18,8 @@
  * once POST /hooks has answered (./subscriptions.ts `onReceiver`): a target may deliver at once,
  * and the receiver keeps what arrives before the secret and has it judged after.
  */
+import { createLintTally, lintMessage, type LintTally } from '../../contract/standards/lint.ts';
+import { lintedDelivery } from './delivery-lint.ts';
 import { Agent, request } from '../http/undici.ts';
 import { TransportFailure, withTransportRetries } from '../http/transport.ts';
 import {
@@ -61,6 +63,8 @@ export interface ReceiverClient {
   register(path: string, setup: { secret?: string; plan?: ResponsePlan; perEvent?: boolean }): Promise<void>;
   /** Every request that reached `path`, verified here, refused ones included (with `refusal`). */
   deliveries(path: string): Promise<ReceivedDelivery[]>;
+  /** The protocol lint of every delivery read so far (contract/standards/rules-sender.ts), each once. */
+  readonly lint: LintTally;
   /**
    * Polls until `predicate` holds over the path's deliveries or `timeoutMs` passes; returns the
    * last list. Throws DeliveryRefused as soon as a delivery to the path was refused for the
@@ -221,6 +225,9 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
   /** Paths this client registered (an expired one is its caller's to register again). */
   const registered = new Set<string>();
   const pollMs = remote ? 500 : 25;
+  const lint = createLintTally();
+  /** The receiver's seq of each delivery linted: polls see a delivery many times, the lint counts it once. */
+  const linted = new Set<number>();
   const call = async (method: 'GET' | 'PUT', path: string, body?: unknown): Promise<unknown> => {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
@@ -264,6 +271,10 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
     const { deliveries: stored } = (await call('GET', `/_receiver/deliveries?path=${encodeURIComponent(path)}`)) as {
       deliveries: Delivery[];
     };
+    for (const d of stored.filter((d) => !linted.has(d.seq))) {
+      linted.add(d.seq);
+      lint.add(lintMessage(lintedDelivery(d)));
+    }
     // A timestamp stale against real time may be fresh against the target's clock: have it read
     // after the last such arrival, so the target's clock then is bracketed.
     const stale = stored.filter((d) => !freshAgainstRealTime(d)).map((d) => d.receivedAt);
@@ -284,6 +295,7 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
       registered.add(path);
     },
     deliveries,
+    lint,
     async waitFor(path, predicate, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

@@ -209,10 +209,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const state = createReceiverState(settings);
   const handling: Handling = { state, settings, held: new Set() };
   const handler = (req: IncomingMessage, res: ServerResponse): void => handleRequest(handling, req, res);
+  // A delivery without Host is kept and judged (RFC 9112 §3.2 is the sender's MUST: the protocol
+  // lint fails it), not refused by Node before the receiver sees it.
+  const lenient = { requireHostHeader: false };
   const server =
     tlsMaterial === undefined
-      ? createPlainServer(handler)
-      : createServer({ cert: tlsMaterial.cert, key: tlsMaterial.key }, handler);
+      ? createPlainServer(lenient, handler)
+      : createServer({ ...lenient, cert: tlsMaterial.cert, key: tlsMaterial.key }, handler);
   // A sender that doesn't trust our certificate is its problem to report, not ours to crash on.
   server.on('tlsClientError', () => {});
 

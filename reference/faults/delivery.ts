@@ -31,6 +31,8 @@ const byFault: { readonly [id in FaultId]?: Overrides<typeof delivery.defaults> 
       attempt.attempt > 1 ? JSON.stringify({ ...attempt.payload, eventId: randomUUID() }) : next(attempt),
   },
   'delivery-after-delete': { blocked: () => false },
+  // "UTF-8 with BOM" serialisation, signed as sent (../faults-standards.ts).
+  'std-delivery-bom': { body: (attempt, next) => `\uFEFF${next(attempt)}` },
   'nm-failure-counter-not-reset': { successResets: () => false },
   // "The receiver answered, so it is up": a 4xx ends the delivery and starts the count again.
   'nm-4xx-restarts-failure-count': {

@@ -591,6 +591,17 @@ describe('faults change the behaviour they name', () => {
     expect(intervals(r)).toEqual([60_000, 120_000, 240_000]);
   });
 
+  it('std-delivery-bom: the body begins with a byte order mark, signed as sent', async () => {
+    const { dispatcher } = setup({ faults: ['std-delivery-bom'] });
+    const { path, sub } = hook([{ status: 200 }]);
+    const r = dispatcher.dispatch(sub, event());
+    await until(settled(r), 'settled');
+    const d = receiver.deliveries(path)[0] as Delivery;
+    expect([...Buffer.from(d.bodyBase64, 'base64').subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const sig = parseSig(d.headers['x-service-signature']);
+    expect(sig.v1).toBe(hmac(sub.secret, `${sig.t}.${d.rawBody}`));
+  });
+
   it('retries-new-event-id: the retry carries a different eventId', async () => {
     const { dispatcher } = setup({ faults: ['retries-new-event-id'] });
     const { path, sub } = hook([{ status: 500, times: 1 }, { status: 200 }]);

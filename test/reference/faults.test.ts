@@ -67,7 +67,58 @@ const window = async (s: S, spanMs: number, extra = '') => {
 };
 
 /** For each server-side fault: does the deviation show? */
+/** An answer's status, field lines (a repeated name kept as an array) and first octets. */
+async function wire(method: string, url: string, headers: Record<string, string> = {}, body?: string) {
+  const r = await request(url, { method: method as 'GET', headers, body });
+  const octets = Buffer.from(await r.body.arrayBuffer());
+  return { status: r.statusCode, headers: r.headers, octets };
+}
+const basic = (s: S, secret: string) =>
+  `Basic ${Buffer.from(`${s.fixtures.oauth.clientId}:${secret}`).toString('base64')}`;
+const tokenRequest = (s: S, secret: string) =>
+  wire(
+    'POST',
+    `${s.authUrl}/oauth/token`,
+    { authorization: basic(s, secret), 'content-type': 'application/x-www-form-urlencoded' },
+    'grant_type=client_credentials',
+  );
+const isoDate = /^\d{4}-\d\d-\d\dT/;
+
+/** The faults of the standards under the spec (../../reference/faults-standards.ts). */
+const standardsProbes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
+  'std-401-no-challenge': async (s) => (await wire('GET', `${s.baseUrl}/me`)).headers['www-authenticate'] === undefined,
+  'std-challenge-quoted-description': async (s) =>
+    String((await wire('GET', `${s.baseUrl}/me`)).headers['www-authenticate']).includes('\\"'),
+  'std-405-no-allow': async (s) => (await wire('PUT', `${s.baseUrl}/me`)).headers.allow === undefined,
+  'std-allow-space-separated': async (s) => (await wire('PUT', `${s.baseUrl}/me`)).headers.allow === 'GET HEAD',
+  'std-no-date': async (s) => (await wire('GET', `${s.baseUrl}/me`)).headers.date === undefined,
+  'std-date-iso': async (s) => isoDate.test(String((await wire('GET', `${s.baseUrl}/me`)).headers.date)),
+  'std-last-modified-ahead': async (s) =>
+    (await wire('GET', `${s.baseUrl}/me`, { authorization: `Bearer ${tk(s).all}` })).headers['last-modified'] !==
+    undefined,
+  'std-content-type-twice': async (s) => Array.isArray((await wire('GET', `${s.baseUrl}/me`)).headers['content-type']),
+  'std-length-on-204': async (s) => {
+    const h = await hook(s);
+    const r = await wire('DELETE', `${s.baseUrl}/hooks/${h.id}`, { authorization: `Bearer ${tk(s).all}` });
+    return r.status === 204 && r.headers['content-length'] !== undefined;
+  },
+  'std-chunked-204': async (s) => {
+    const h = await hook(s);
+    const r = await wire('DELETE', `${s.baseUrl}/hooks/${h.id}`, { authorization: `Bearer ${tk(s).all}` });
+    return r.status === 204 && r.headers['transfer-encoding'] !== undefined;
+  },
+  'std-json-bom': async (s) => (await wire('GET', `${s.baseUrl}/me`)).octets[0] === 0xef,
+  'std-token-expires-in-string': async (s) =>
+    typeof JSON.parse((await tokenRequest(s, s.fixtures.oauth.clientSecret)).octets.toString()).expires_in === 'string',
+  'std-token-error-code-unregistered': async (s) =>
+    JSON.parse((await tokenRequest(s, 'wrong')).octets.toString()).error !== 'invalid_client',
+  'std-token-error-description-quotes': async (s) =>
+    String(JSON.parse((await tokenRequest(s, 'wrong')).octets.toString()).error_description).includes('"'),
+  'std-token-401-no-challenge': async (s) => (await tokenRequest(s, 'wrong')).headers['www-authenticate'] === undefined,
+};
+
 const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
+  ...standardsProbes,
   'me-wrong-status': async (s) => (await api(s, 'GET', '/me', { token: tk(s).all })).status !== 200,
   'me-missing-field': async (s) => !('primaryContactEmail' in json(await api(s, 'GET', '/me', { token: tk(s).all }))),
   'me-scope-required': async (s) => (await api(s, 'GET', '/me', { token: tk(s).none })).status === 401,

@@ -1,0 +1,68 @@
+/**
+ * The protocol lint: every rule of ./registry.ts applied to one message. It sends nothing; the
+ * run's client and receiver call it on what they already exchanged, and a check turns the tally
+ * into verdicts (suites/standards.judge.suite.ts). Pure.
+ */
+import { messageLabel, type LintedMessage } from './message.ts';
+import { lintRules } from './registry.ts';
+import type { Finding, LintRequirement, LintRule } from './rule.ts';
+
+export interface MessageLint {
+  /** The requirements some rule applied to (a message of their kind was seen). */
+  readonly applied: readonly LintRequirement[];
+  /** The rules that applied. */
+  readonly rules: readonly string[];
+  readonly findings: readonly Finding[];
+}
+
+/** What every rule that applies to `message` finds in it. */
+export function lintMessage(message: LintedMessage, rules: readonly LintRule[] = lintRules): MessageLint {
+  const applicable = rules.filter((rule) => rule.applies(message));
+  const findings = applicable.flatMap((rule) => {
+    const problem = rule.problem(message);
+    return problem === undefined
+      ? []
+      : [{ rule: rule.id, requirement: rule.requirement, level: rule.level, message: messageLabel(message), problem }];
+  });
+  const applied = [...new Set(applicable.map((rule) => rule.requirement))];
+  return { applied, rules: applicable.map((rule) => rule.id), findings };
+}
+
+/** Findings kept per requirement: the first ones, which a report quotes. */
+export const FINDINGS_KEPT = 5;
+
+export interface LintTally {
+  /** Messages each requirement's rules applied to. */
+  readonly applied: ReadonlyMap<LintRequirement, number>;
+  /** Messages each rule applied to, by rule id. */
+  readonly appliedRules: ReadonlyMap<string, number>;
+  /** Messages each requirement's rules found something in. */
+  readonly broken: ReadonlyMap<LintRequirement, number>;
+  /** The first FINDINGS_KEPT findings of each requirement. */
+  readonly examples: ReadonlyMap<LintRequirement, readonly Finding[]>;
+}
+
+/** A running tally of many messages' lint: small whatever the run's size. */
+export function createLintTally(): LintTally & { add(lint: MessageLint): void } {
+  const applied = new Map<LintRequirement, number>();
+  const broken = new Map<LintRequirement, number>();
+  const appliedRules = new Map<string, number>();
+  const examples = new Map<LintRequirement, Finding[]>();
+  return {
+    applied,
+    appliedRules,
+    broken,
+    examples,
+    add(lint) {
+      for (const requirement of lint.applied) applied.set(requirement, (applied.get(requirement) ?? 0) + 1);
+      for (const rule of lint.rules) appliedRules.set(rule, (appliedRules.get(rule) ?? 0) + 1);
+      for (const requirement of new Set(lint.findings.map((f) => f.requirement)))
+        broken.set(requirement, (broken.get(requirement) ?? 0) + 1);
+      for (const finding of lint.findings) {
+        const kept = examples.get(finding.requirement) ?? [];
+        if (kept.length < FINDINGS_KEPT && !kept.some((k) => k.rule === finding.rule && k.problem === finding.problem))
+          examples.set(finding.requirement, [...kept, finding]);
+      }
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/** docs/standards.md and the lint's registry say the same: every rule with its section and sentence, every fault. */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lintRules } from '../../../contract/standards/registry.ts';
+import { standardsFaults } from '../../../reference/faults-standards.ts';
+
+const doc = readFileSync(resolve(import.meta.dirname, '../../../docs/standards.md'), 'utf8');
+const rowOf = (id: string) => doc.split('\n').find((line) => line.startsWith(`| \`${id}\` |`));
+
+describe('docs/standards.md', () => {
+  it('lists every rule of the lint with its standard, level, requirement and sentence', () => {
+    for (const rule of lintRules) {
+      const row = rowOf(rule.id);
+      expect(row, `no row for ${rule.id}`).toBeDefined();
+      for (const part of [rule.standard, rule.level, rule.requirement, rule.sentence.replaceAll('|', '\\|')])
+        expect(row, `${rule.id}: ${part}`).toContain(part);
+    }
+  });
+
+  it('names no rule the registry lacks, and every fault of the standards with the rule it breaks', () => {
+    const named = [...doc.matchAll(/`(LINT-[A-Z0-9-]+)`/g)].map((m) => m[1]!);
+    expect(named.filter((id) => !lintRules.some((r) => r.id === id))).toEqual([]);
+    for (const fault of standardsFaults) expect(rowOf(fault.id), fault.id).toMatch(/`LINT-[A-Z0-9-]+`/);
+  });
+});
