@@ -102,8 +102,14 @@ export const datePresent: LintRule = {
   sentence:
     'An origin server with a clock (as defined in Section 5.6.7) MUST generate a Date header field in all 2xx ' +
     '(Successful), 3xx (Redirection), and 4xx (Client Error) responses',
-  appliesTo: 'every 2xx, 3xx and 4xx answer of the API and its token service (both keep time: tokens expire)',
-  applies: (m) => isAnswer(m) && m.status! >= 200 && m.status! < 500,
+  appliesTo:
+    'every 2xx, 3xx and 4xx answer to an operation the contract documents, and of the token endpoint (both keep ' +
+    'time: tokens expire); a request outside the contract may be answered by a front end, which is no origin',
+  applies: (m) =>
+    isAnswer(m) &&
+    m.status! >= 200 &&
+    m.status! < 500 &&
+    (m.channel === 'token' || (m.documentedMethods ?? []).includes(m.method)),
   problem: (m) => (fieldValues(m, 'date').length === 0 ? 'no Date' : undefined),
 };
 

@@ -21,6 +21,7 @@ function answer(over: Partial<LintedMessage> & { add?: Array<[string, string]>; 
     channel: 'api',
     method: 'GET',
     path: '/v1/me',
+    documentedMethods: ['GET'],
     requestHeaders: {},
     status: 200,
     body: json({}),
@@ -162,5 +163,15 @@ describe('the protocol lint', () => {
         problem: 'no Date',
       },
     ]);
+  });
+});
+
+describe('what a front end may answer', () => {
+  it('leaves the Date of an answer to a request outside the contract (FOO, an unknown path) unjudged', () => {
+    const undated = answer({ method: 'FOO', status: 400, drop: ['date'] });
+    const rule = lintRules.find((r) => r.id === 'LINT-9110-DATE-PRESENT')!;
+    expect(rule.applies(undated)).toBe(false);
+    expect(rule.applies({ ...undated, method: 'GET' })).toBe(true);
+    expect(rule.applies({ ...undated, documentedMethods: undefined, method: 'GET' })).toBe(false);
   });
 });
