@@ -124,8 +124,8 @@ export const dateFormat: LintRule = {
   sentence:
     'When a sender generates a field that contains one or more timestamps defined as HTTP-date, the sender ' +
     'MUST generate those timestamps in the IMF-fixdate format.',
-  appliesTo: 'Date, Last-Modified, Expires and an HTTP-date Retry-After, in every answer',
-  applies: (m) => isAnswer(m) && m.fields.some(([name]) => HTTP_DATE_FIELDS.includes(name)),
+  appliesTo: 'Date, Last-Modified and Expires in every answer and every delivery (the webhook sender is a sender)',
+  applies: (m) => m.fields.some(([name]) => HTTP_DATE_FIELDS.includes(name)),
   problem: (m) => {
     for (const name of HTTP_DATE_FIELDS)
       for (const value of fieldValues(m, name))
@@ -216,4 +216,24 @@ export const contentTypeSent: LintRule = {
   applies: (m) => m.body.octets > 0 && m.method !== 'HEAD',
   problem: (m) =>
     field(m, 'content-type') === undefined ? `${m.body.octets} octets of content, no Content-Type` : undefined,
+};
+
+/** RFC 6750 §3.1: a request without credentials gets a challenge without an error code (SHOULD NOT: an observation). */
+export const challengeWithoutCredentials: LintRule = {
+  id: 'LINT-6750-NO-ERROR-WITHOUT-CREDENTIALS',
+  requirement: 'STD-SHOULD-OBSERVED',
+  level: 'SHOULD',
+  standard: 'RFC 6750 §3.1',
+  sentence:
+    'If the request lacks any authentication information (e.g., the client was unaware that authentication is ' +
+    'necessary or attempted using an unsupported authentication method), the resource server SHOULD NOT include ' +
+    'an error code or other error information.',
+  appliesTo: 'every 401 of the API to a request without Authorization',
+  applies: (m) => answerOfApi(m) && m.status === 401 && m.requestHeaders.authorization === undefined,
+  problem: (m) => {
+    const challenges = parseChallenges(field(m, 'www-authenticate') ?? '');
+    if (typeof challenges === 'string') return undefined;
+    const error = challenges.flatMap((c) => c.params).find(([name]) => name === 'error');
+    return error === undefined ? undefined : `error="${error[1]}" in the challenge to a request without credentials`;
+  },
 };

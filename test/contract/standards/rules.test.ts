@@ -66,6 +66,10 @@ const cases: Record<string, [LintedMessage, LintedMessage]> = {
     unauthorized([['www-authenticate', 'Bearer realm="api", error="invalid_token"']]),
     unauthorized([['www-authenticate', 'Bearer realm="a", realm="b"']]),
   ],
+  'LINT-6750-NO-ERROR-WITHOUT-CREDENTIALS': [
+    unauthorized([['www-authenticate', 'Bearer realm="api"']]),
+    unauthorized([['www-authenticate', 'Bearer realm="api", error="invalid_token"']]),
+  ],
   'LINT-9110-405-ALLOW': [
     answer({ status: 405, documentedMethods: ['GET'], add: [['allow', 'GET, HEAD']] }),
     answer({ status: 405, documentedMethods: ['GET'], add: [['allow', 'HEAD']] }),
@@ -173,5 +177,14 @@ describe('what a front end may answer', () => {
     expect(rule.applies(undated)).toBe(false);
     expect(rule.applies({ ...undated, method: 'GET' })).toBe(true);
     expect(rule.applies({ ...undated, documentedMethods: undefined, method: 'GET' })).toBe(false);
+  });
+});
+
+describe('the webhook sender is a sender', () => {
+  it('generates its HTTP-dates as IMF-fixdates too (RFC 9110 §5.6.7)', () => {
+    const rule = lintRules.find((r) => r.id === 'LINT-9110-IMF-FIXDATE')!;
+    const dated = (date: string) => delivery([...deliveryFields, ['date', date]]);
+    expect(rule.applies(dated(DATE)) && rule.problem(dated(DATE))).toBeUndefined();
+    expect(rule.problem(dated('2026-11-28T23:00:00Z'))).toEqual(expect.any(String));
   });
 });
