@@ -733,6 +733,13 @@ export const faults = [
       '"consecutive" per kind of failure).',
     violates: ['WEBHOOK-AUTO-DISABLE-10'],
   },
+  {
+    id: 'hook-secret-in-delivery-header',
+    description:
+      "Every delivery carries the subscription's secret in X-Service-Webhook-Secret (a debugging header left on): " +
+      'the value POST /hooks returned once appears again on another channel.',
+    violates: ['HOOKS-SECRET-ONCE'],
+  },
   ...standardsFaults,
 ] as const satisfies readonly Fault[];
 

@@ -56,7 +56,9 @@ export const standardsLintRequirements = [
     section: 'Standards › RFC 8259',
     level: 'MUST',
     checks: ['suite'],
-    text: 'Every JSON text the target sends, answers and deliveries, is UTF-8 without a byte order mark (RFC 8259 §8.1).',
+    text:
+      'Every JSON text the target sends, answers and deliveries, is UTF-8 without a byte order mark ' +
+      '(RFC 8259 §8.1).',
   },
   {
     id: 'STD-OAUTH-TOKEN-ANSWER',

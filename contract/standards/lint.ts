@@ -42,8 +42,11 @@ export interface LintTally {
   readonly examples: ReadonlyMap<LintRequirement, readonly Finding[]>;
 }
 
+/** A tally that is still counting. */
+export type RunningTally = LintTally & { add(lint: MessageLint): void };
+
 /** A running tally of many messages' lint: small whatever the run's size. */
-export function createLintTally(): LintTally & { add(lint: MessageLint): void } {
+export function createLintTally(): RunningTally {
   const applied = new Map<LintRequirement, number>();
   const broken = new Map<LintRequirement, number>();
   const appliedRules = new Map<string, number>();

@@ -35,6 +35,8 @@ export interface LintedMessage {
   readonly body: BodyFacts;
   /** The methods the contract documents for the request's path, when it matches one (openapi.json). */
   readonly documentedMethods?: readonly string[];
+  /** The documented operation the request was, e.g. "POST /hooks" or "DELETE /hooks/{id}". */
+  readonly operation?: string;
 }
 
 /** Every value of a field, one per line, in order. Pure. */

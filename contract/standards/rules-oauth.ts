@@ -145,7 +145,7 @@ export const tokenChallenge: LintRule = {
     // The scheme RFC 6749 §2.3.1 defines for client authentication; another is one the server need not know.
     const used = /^([^ ]+)/.exec(m.requestHeaders.authorization ?? '')?.[1]?.toLowerCase();
     if (used === 'basic' && !challenges.some((c) => c.scheme.toLowerCase() === used))
-      return `the client authenticated with ${used}; WWW-Authenticate names ${challenges.map((c) => c.scheme).join(', ')}`;
+      return `the client authenticated with ${used}; WWW-Authenticate names ${challenges.map((c) => c.scheme)}`;
     return undefined;
   },
 };

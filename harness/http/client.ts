@@ -13,8 +13,9 @@ import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
 import { createWarmConnections, type WarmConnections } from './warm.ts';
 import { rawExchange, type RawRequest } from './raw.ts';
 import { bodyFacts, type BodyFacts } from '../../contract/standards/message.ts';
-import { createLintTally, lintMessage, type LintTally } from '../../contract/standards/lint.ts';
+import { createLintTally, lintMessage, type LintTally, type RunningTally } from '../../contract/standards/lint.ts';
 import { fieldLinesOf, lintedExchange } from './lint-message.ts';
+import { createOneTimeWatch, type OneTimeWatch } from './one-time-watch.ts';
 import {
   describeTransport,
   detailOf,
@@ -127,6 +128,8 @@ export interface ClientOptions {
   readonly secretVariables?: ReadonlyMap<string, string>;
   /** The pause before a retry after a transport failure (tests run it on a virtual clock). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Where the values the contract returns once are watched for (shared with the receiver client). */
+  readonly oneTimeWatch?: OneTimeWatch;
 }
 
 export interface ClientStats {
@@ -187,6 +190,8 @@ export interface ApiClient {
    * applied to what the run already exchanged, at no request of its own.
    */
   readonly lint: LintTally;
+  /** The values the contract returns once, and where the target said them again. */
+  readonly oneTime: OneTimeWatch;
   readonly redact: Redactor;
   close(): Promise<void>;
 }
@@ -350,7 +355,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
   let transitMs = 0;
   const rateLog = createRateLog(windowMs);
   let transportErrors = 0;
-  const lint = createLintTally();
+  const [lint, watch] = [createLintTally(), options.oneTimeWatch ?? createOneTimeWatch()];
 
   /** The request as it goes on the wire, once the throttle lets it go (its send time counted). */
   const prepare = async (request: ApiRequest) => {
@@ -381,10 +386,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const exchange = exchangeFrom(sent, { ...answer, status, transportError }, { json, jsonError });
     // Hook secrets and access tokens are learnt before the record is made, so no copy keeps them.
     if (json !== undefined) redact.learnFrom(json);
-    if (status !== undefined && answer.wire !== undefined)
-      lint.add(
-        lintMessage(lintedExchange(baseUrl, { url, method: request.method, headers }, { status, ...answer.wire })),
-      );
+    if (answer.wire !== undefined) readAnswer({ lint, watch, baseUrl }, { url, headers }, answer.wire, exchange);
     recent.push(exchange);
     if (recent.length > exchangeCaps.exchangesPerCheck) recent.shift();
     return exchange;
@@ -444,6 +446,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     },
     rateLimitEvents: rateLog.events,
     lint,
+    oneTime: watch,
     redact,
     async close() {
       await agent.close();
@@ -657,6 +660,26 @@ function recordsOf(
     curl: curlCommand(exchange, at.variables ?? new Map(), at.redact),
   }));
   return { records, omitted: Math.max(0, at.seq - at.since - wanted.length) };
+}
+
+/**
+ * What the run reads of every whole answer at no request: the protocol lint's tally, and the
+ * one-time values issued before it looked for in it, then its own learnt.
+ */
+function readAnswer(
+  into: { lint: RunningTally; watch: OneTimeWatch; baseUrl: string },
+  sent: { url: URL; headers: Record<string, string> },
+  wire: NonNullable<Awaited<ReturnType<typeof transmit>>['wire']>,
+  exchange: Exchange,
+): void {
+  const { lint, watch, baseUrl } = into;
+  const request = { ...sent, method: exchange.method };
+  const message = lintedExchange(baseUrl, request, { status: exchange.status!, ...wire });
+  lint.add(lintMessage(message));
+  const where = `${exchange.method} ${message.path} → ${exchange.status}`;
+  const texts = [exchange.rawBody, ...message.fields.map(([, value]) => value)];
+  watch.scan({ kind: 'answer', where, texts, seq: exchange.seq });
+  if (message.operation !== undefined) watch.learn(message.operation, exchange.json, exchange.seq);
 }
 
 /** A body over the client's cap: the target's doing, not the network's. */

@@ -43,6 +43,8 @@ export function lintedExchange(
   const relative = below ? request.url.pathname.slice(base.pathname.replace(/\/+$/, '').length) : undefined;
   const token = !below && request.method === 'POST' && /\/oauth\/token\/?$/.test(request.url.pathname);
   const documentedMethods = relative === undefined ? undefined : documentedMethodsOf(relative);
+  const template = relative === undefined ? undefined : matchPathTemplate(relative);
+  const operation = documentedMethods?.includes(request.method) ? `${request.method} ${template}` : undefined;
   return {
     channel: token ? 'token' : 'api',
     method: request.method,
@@ -52,5 +54,6 @@ export function lintedExchange(
     fields: answer.fields,
     body: answer.body,
     ...(documentedMethods ? { documentedMethods } : {}),
+    ...(operation ? { operation } : {}),
   };
 }

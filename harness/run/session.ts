@@ -12,6 +12,7 @@ import { createControlTransport, type ControlTransport } from '../seams/control-
 import { channelClient, type ChannelClient } from './channel-client.ts';
 import type { RunContext, RunTarget } from './context.ts';
 import { createReceiverClient, type ReceiverClient } from '../seams/receiver-client.ts';
+import { createOneTimeWatch } from '../http/one-time-watch.ts';
 import { createTargetClock, type ClockReading, type TargetClock } from '../seams/target-clock.ts';
 
 export interface Session {
@@ -54,10 +55,12 @@ export function session(): Session {
             return now;
           },
   });
+  const oneTimeWatch = createOneTimeWatch();
   current = {
     context,
     target,
     api: createApiClient({
+      oneTimeWatch,
       baseUrl: target.baseUrl,
       timeoutMs: target.requestTimeoutMs,
       requestsPerMinute: target.requestsPerMinute,
@@ -79,6 +82,7 @@ export function session(): Session {
             token: target.receiverToken,
             remote: target.receiverRemote,
             clock: targetClock,
+            oneTime: oneTimeWatch,
           }),
   };
   return current;

@@ -20,6 +20,7 @@
  */
 import { createLintTally, lintMessage, type LintTally } from '../../contract/standards/lint.ts';
 import { lintedDelivery } from './delivery-lint.ts';
+import type { OneTimeWatch } from '../http/one-time-watch.ts';
 import { Agent, request } from '../http/undici.ts';
 import { TransportFailure, withTransportRetries } from '../http/transport.ts';
 import {
@@ -212,10 +213,12 @@ export interface ReceiverConnection {
   readonly remote: boolean;
   /** The target's clock as the run read it: a timestamp fresh against it is fresh. */
   readonly clock?: TargetClock | undefined;
+  /** Where the values the contract returns once are looked for (the API client's): deliveries are a channel too. */
+  readonly oneTime?: OneTimeWatch;
 }
 
 export function createReceiverClient(connection: ReceiverConnection): ReceiverClient {
-  const { queryUrl, publicUrl, caPem, token, remote, clock } = connection;
+  const { queryUrl, publicUrl, caPem, token, remote, clock, oneTime } = connection;
   // Our own loopback receiver with a user-supplied certificate: we may not hold its CA. A remote
   // receiver is verified like any https server (NODE_EXTRA_CA_CERTS adds a private CA).
   const dispatcher = new Agent({
@@ -274,6 +277,8 @@ export function createReceiverClient(connection: ReceiverConnection): ReceiverCl
     for (const d of stored.filter((d) => !linted.has(d.seq))) {
       linted.add(d.seq);
       lint.add(lintMessage(lintedDelivery(d)));
+      const texts = [d.rawBody, ...d.rawHeaders.filter((_, i) => i % 2 === 1)];
+      oneTime?.scan({ kind: 'delivery', where: `a delivery to ${d.path}`, texts });
     }
     // A timestamp stale against real time may be fresh against the target's clock: have it read
     // after the last such arrival, so the target's clock then is bracketed.

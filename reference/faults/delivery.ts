@@ -31,6 +31,10 @@ const byFault: { readonly [id in FaultId]?: Overrides<typeof delivery.defaults> 
       attempt.attempt > 1 ? JSON.stringify({ ...attempt.payload, eventId: randomUUID() }) : next(attempt),
   },
   'delivery-after-delete': { blocked: () => false },
+  // A debugging header left on: the secret travels with every delivery.
+  'hook-secret-in-delivery-header': {
+    headers: (attempt, next) => ({ ...next(attempt), 'x-service-webhook-secret': attempt.secret }),
+  },
   // "UTF-8 with BOM" serialisation, signed as sent (../faults-standards.ts).
   'std-delivery-bom': { body: (attempt, next) => `\uFEFF${next(attempt)}` },
   'nm-failure-counter-not-reset': { successResets: () => false },

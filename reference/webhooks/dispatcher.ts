@@ -223,6 +223,12 @@ export const delivery = site('webhook delivery', {
   /** X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of `t.` + raw body, keyed with the secret>. */
   signature: ({ secret, seconds, body }: { secret: string; seconds: number; body: string }): string =>
     signPayload(secret, seconds, body),
+  /** The fields of an attempt: JSON, our user agent, the signature (never the secret it is made with). */
+  headers: ({ signature }: { signature: string; secret: string }): Record<string, string> => ({
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    [SIGNATURE_HEADER]: signature,
+  }),
   /** The instant whose unix seconds sign an attempt: the wall clock at sending. */
   signedAt: ({ wall }: { virtual: number; wall: number }): number => wall,
   /** The body of an attempt: the same on every attempt (one event, one eventId). */
@@ -255,8 +261,11 @@ interface Internal {
 }
 
 /** One attempt's request, signed, as the post-hoc slips send it (as signed when none is on). */
-function attemptRequest(slips: AttemptSlips | undefined, unsigned: Omit<AttemptRequest, 'headers'>, signature: string) {
-  const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, [SIGNATURE_HEADER]: signature };
+function attemptRequest(
+  slips: AttemptSlips | undefined,
+  unsigned: Omit<AttemptRequest, 'headers'>,
+  headers: Record<string, string>,
+) {
   const signed = { ...unsigned, headers };
   return slips?.request(signed) ?? signed;
 }
@@ -410,7 +419,8 @@ class WebhookDispatcher implements Dispatcher {
     const body = point.body({ attempt, payload: d.record.payload, body: d.body });
     const signedAtMs = point.signedAt({ virtual: at, wall: wallAt });
     const signature = point.signature({ secret: sub.secret, seconds: Math.floor(signedAtMs / 1000), body });
-    const sent = attemptRequest(this.#attempt, { body, secret: sub.secret, signedAtMs }, signature);
+    const headers = point.headers({ signature, secret: sub.secret });
+    const sent = attemptRequest(this.#attempt, { body, secret: sub.secret, signedAtMs }, headers);
     const abort = new AbortController();
     const started = performance.now();
     const promise = this.#send(d.subscription.targetUrl, sent.headers, sent.body, abort).then((answer) => {

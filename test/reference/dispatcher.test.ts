@@ -591,6 +591,14 @@ describe('faults change the behaviour they name', () => {
     expect(intervals(r)).toEqual([60_000, 120_000, 240_000]);
   });
 
+  it("hook-secret-in-delivery-header: the subscription's secret travels in a header", async () => {
+    const { dispatcher } = setup({ faults: ['hook-secret-in-delivery-header'] });
+    const { path, sub } = hook([{ status: 200 }]);
+    const r = dispatcher.dispatch(sub, event());
+    await until(settled(r), 'settled');
+    expect((receiver.deliveries(path)[0] as Delivery).headers['x-service-webhook-secret']).toBe(sub.secret);
+  });
+
   it('std-delivery-bom: the body begins with a byte order mark, signed as sent', async () => {
     const { dispatcher } = setup({ faults: ['std-delivery-bom'] });
     const { path, sub } = hook([{ status: 200 }]);

@@ -42,7 +42,7 @@ describe('the ABNF the lint reads', () => {
     expect(isTokenList('GET HEAD')).toBe(false);
   });
 
-  it('parses challenges with auth-params and token68, and says where a value stops being one (RFC 9110 §11.6.1)', () => {
+  it('parses challenges with auth-params and token68, says where a value stops being one (RFC 9110 §11.6.1)', () => {
     expect(parseChallenges('Bearer realm="api", error="invalid_token"')).toEqual([
       {
         scheme: 'Bearer',
