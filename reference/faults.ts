@@ -330,6 +330,13 @@ export const faults = [
     violates: ['CDRS-LIMIT-HONOURED'],
   },
   {
+    id: 'nm-cdrs-hidden-cap-count-total',
+    description:
+      'GET /cdrs returns at most 500 records whatever the limit (a page cap of the storage layer), with count the ' +
+      "window's total: limit=1000 over a window of 1200 answers 500 rows and count 1200.",
+    violates: ['CDRS-LIMIT-HONOURED'],
+  },
+  {
     id: 'cdrs-from-truncated-to-minute',
     description: 'from is read to the minute (its seconds dropped), so records up to 59 s before from are returned.',
     violates: ['CDRS-ROWS-IN-WINDOW'],

@@ -71,6 +71,14 @@ export default faultsAt(getCdrs, {
       typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw) ? Math.max(next(raw), Number(raw)) : next(raw),
   },
   'cdrs-limit-ignored': { limit: () => limits.cdrLimitDefault },
+  // A page cap of the storage layer under the limit, and count the window's total (the other reading).
+  'nm-cdrs-hidden-cap-count-total': {
+    select: (selection, next) => {
+      const { rows, inRange } = next(selection);
+      return { rows: rows.slice(0, 500), inRange };
+    },
+    body: ({ rows, inRange }, next) => ({ ...next({ rows, inRange }), count: inRange }),
+  },
   'cdrs-rows-outside-window': {
     range: (window, next) => {
       const range = next(window);

@@ -287,6 +287,10 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'cdrs-default-limit-99': async (s) => (await cdrList(s, await window(s, 10 * DAY_MS))).calls.length === 99,
   'cdrs-limit-1000-capped-999': async (s) =>
     (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1000'))).calls.length === 999,
+  'nm-cdrs-hidden-cap-count-total': async (s) => {
+    const list = await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1000'));
+    return list.calls.length === 500 && (list as { count: number }).count > 500;
+  },
   'cdrs-from-truncated-to-minute': async (s) => {
     const rows = (await cdrList(s, await window(s, 5 * DAY_MS, '&limit=1000'))).calls.map((c) =>
       Date.parse(c.startTime),
