@@ -1,9 +1,10 @@
 /**
- * The values the contract returns once. Derived from openapi.json: every response property whose description says it is returned only
- * in that response ("returned only in this response", "never returned again") is a one-time value
- * of that operation; the operation's other required properties are the record's identity. The
- * near-miss operator (operators/one-time-values.ts) asks for one twice; the run's watch
- * (harness/http/one-time-watch.ts) looks for each on every channel the target speaks on after it.
+ * The values the contract returns once. Derived from openapi.json: every response property whose
+ * description says it is returned only in that response ("returned only in this response", "never
+ * returned again") is a one-time value of that operation; the operation's other required
+ * properties are the record's identity. The near-miss operator (operators/one-time-values.ts) asks
+ * for one twice; the run's watch (harness/http/one-time-watch.ts) looks for each on every channel
+ * the target speaks on after it.
  */
 import { openapi, type OperationKey } from './openapi.ts';
 

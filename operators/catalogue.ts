@@ -5,6 +5,7 @@
  */
 import type { Document } from './document.ts';
 import { credentialOperators, credentialProbes, rankCredentials, type CredentialProbe } from './credentials.ts';
+import { issuedTokenOperators, issuedTokenProbes, type TokenProbe } from './issued-tokens.ts';
 import { identifierOperators, identifierProbes, rankIdentifiers, type IdentifierProbe } from './identifiers.ts';
 import { numberOperators, numberProbes, rankNumbers } from './numbers.ts';
 import type { OperatorInfo, ValueProbe } from './operator.ts';
@@ -25,6 +26,7 @@ export const operators: readonly OperatorInfo[] = [
   ...stringOperators.map(info),
   ...numberOperators,
   ...identifierOperators,
+  ...issuedTokenOperators,
 ];
 
 export interface DerivedProbes {
@@ -33,6 +35,7 @@ export interface DerivedProbes {
   readonly strings: readonly ValueProbe[];
   readonly numbers: readonly ValueProbe[];
   readonly identifiers: readonly IdentifierProbe[];
+  readonly issuedTokens: readonly TokenProbe[];
 }
 
 /** Every near-miss probe of `doc`, by family. */
@@ -43,6 +46,7 @@ export function deriveProbes(doc: Document): DerivedProbes {
     strings: stringProbes(doc),
     numbers: numberProbes(doc),
     identifiers: identifierProbes(doc),
+    issuedTokens: issuedTokenProbes(doc),
   };
 }
 
@@ -57,5 +61,7 @@ export function rankProbes(derived: DerivedProbes): DerivedProbes {
     strings: rankStrings(derived.strings),
     numbers: rankNumbers(derived.numbers),
     identifiers: rankIdentifiers(derived.identifiers),
+    // In the order written: likeliest slip first.
+    issuedTokens: derived.issuedTokens,
   };
 }

@@ -7,7 +7,7 @@
 import type { Element } from './document.ts';
 import type { Expectation } from './expectation.ts';
 
-export type Family = 'surface' | 'credentials' | 'constrained strings' | 'numbers' | 'identifiers';
+export type Family = 'surface' | 'credentials' | 'constrained strings' | 'numbers' | 'identifiers' | 'issued tokens';
 
 export interface OperatorInfo {
   /** Stable id, e.g. NM-TRAILING-NEWLINE. */

@@ -330,6 +330,20 @@ export const faults = [
     violates: ['CDRS-LIMIT-HONOURED'],
   },
   {
+    id: 'nm-token-case-insensitive',
+    description:
+      'Bearer tokens are looked up through a case-insensitive collation: the issued token with its letters ' +
+      'case-swapped authenticates as the same token.',
+    violates: ['AUTH-UNKNOWN-TOKEN'],
+  },
+  {
+    id: 'nm-token-prefix-match',
+    description:
+      "Bearer tokens are looked up with LIKE '<token>%': the issued token without its last character " +
+      'authenticates as the token it begins.',
+    violates: ['AUTH-UNKNOWN-TOKEN'],
+  },
+  {
     id: 'nm-cdrs-hidden-cap-count-total',
     description:
       'GET /cdrs returns at most 500 records whatever the limit (a page cap of the storage layer), with count the ' +

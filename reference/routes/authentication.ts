@@ -32,6 +32,9 @@ export const authentication = site('authentication', {
   authorization: (request: FastifyRequest): string | undefined => request.headers.authorization,
   /** The token of `Bearer <token>`; undefined for any other scheme. */
   bearer: (header: string): string | undefined => BEARER.exec(header)?.[1],
+  /** The token's record: the presented string, compared as issued. */
+  lookup: ({ presented, tokens }: { presented: string; tokens: ReadonlyMap<string, TokenRecord> }) =>
+    tokens.get(presented),
   /** A revoked token is refused from the very next request. */
   revoked: (token: TokenRecord): boolean => token.revoked,
   expired: ({ token, now }: { token: TokenRecord; now: number }): boolean =>
@@ -76,7 +79,7 @@ export function authenticate(
   if (header === undefined) return refuse('missing Authorization header; send Authorization: Bearer <token>', none);
   const presented = at.bearer(header);
   if (presented === undefined) return refuse('the Authorization header must be Bearer <token>', none);
-  const token = store.state.tokens.get(presented);
+  const token = at.lookup({ presented, tokens: store.state.tokens });
   if (token === undefined) return refuse('unknown token');
   if (at.revoked(token)) return refuse('the token has been revoked');
   const now = store.tokenNow();

@@ -287,6 +287,11 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'cdrs-default-limit-99': async (s) => (await cdrList(s, await window(s, 10 * DAY_MS))).calls.length === 99,
   'cdrs-limit-1000-capped-999': async (s) =>
     (await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1000'))).calls.length === 999,
+  'nm-token-case-insensitive': async (s) => {
+    const swapped = [...tk(s).all].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+    return (await api(s, 'GET', '/me', { token: swapped })).status === 200;
+  },
+  'nm-token-prefix-match': async (s) => (await api(s, 'GET', '/me', { token: tk(s).all.slice(0, -1) })).status === 200,
   'nm-cdrs-hidden-cap-count-total': async (s) => {
     const list = await cdrList(s, await window(s, CDR_WINDOW_MAX_MS, '&limit=1000'));
     return list.calls.length === 500 && (list as { count: number }).count > 500;

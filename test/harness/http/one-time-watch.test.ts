@@ -21,7 +21,7 @@ describe('the one-time watch', () => {
     expect(JSON.stringify(watch.sightings)).not.toContain(SECRET);
   });
 
-  it('watches only the fields the contract returns once, of their operation, long enough not to occur by chance', () => {
+  it('watches only the fields returned once, of their operation, long enough not to occur by chance', () => {
     const watch = createOneTimeWatch(values);
     watch.learn('GET /me', { secret: SECRET }, 1);
     watch.learn('POST /hooks', { id: SECRET, secret: 'short' }, 2);
