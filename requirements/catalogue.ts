@@ -13,6 +13,8 @@
  *         so a test can prove that no code, scope or operation of the spec is left unnamed.
  */
 
+import { standardsRelations } from './standards-relations.ts';
+
 export type Level = 'MUST' | 'OBSERVE';
 export type CheckKind = 'suite' | 'property' | 'load';
 export type OperationKey =
@@ -1146,6 +1148,7 @@ export const requirements = [
       'GET /cdrs its records, never an agent, record or SIP line of another account (the spec\'s "of the ' +
       'account", "belongs to the caller\'s account").',
   },
+  ...standardsRelations,
 ] as const satisfies readonly Requirement[];
 
 export type RequirementId = (typeof requirements)[number]['id'];
