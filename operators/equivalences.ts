@@ -245,10 +245,8 @@ function reorder(body: string, order: (keys: string[]) => string[]): string {
 export function escapedString(value: string): string {
   const plain = JSON.stringify(value);
   const letter = plain.length > 2 ? Math.max(1, plain.search(/[A-Za-z]/)) : -1;
-  const escaped =
-    letter < 0
-      ? plain
-      : `${plain.slice(0, letter)}\\u${plain.charCodeAt(letter).toString(16).padStart(4, '0')}${plain.slice(letter + 1)}`;
+  const unicode = (i: number) => `\\u${plain.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  const escaped = letter < 0 ? plain : `${plain.slice(0, letter)}${unicode(letter)}${plain.slice(letter + 1)}`;
   return escaped.replaceAll('/', '\\/');
 }
 

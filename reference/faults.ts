@@ -732,6 +732,56 @@ export const faults = [
       '"consecutive" per kind of failure).',
     violates: ['WEBHOOK-AUTO-DISABLE-10'],
   },
+  // ── Standards: relations, ambiguity, principals ──
+  {
+    id: 'rel-auth-scheme-case-sensitive',
+    description: 'The Bearer scheme is compared case-sensitively: `bearer <token>` and `BEARER <token>` are 401.',
+    violates: ['STD-REL-AUTH-SCHEME-CASE'],
+  },
+  {
+    id: 'rel-auth-split-one-space',
+    description: 'The Authorization value is split on one space: `Bearer  <token>` (two spaces) is 401.',
+    violates: ['STD-REL-AUTH-SPACES'],
+  },
+  {
+    id: 'rel-authorization-name-exact',
+    description:
+      'The token is read from the raw header lines named exactly `Authorization` or `authorization`: ' +
+      '`AUTHORIZATION` is no header (401).',
+    violates: ['STD-REL-FIELD-NAME-CASE'],
+  },
+  {
+    id: 'rel-media-type-case-sensitive',
+    description: 'A JSON body is accepted only under the lower-case `application/json`: `Application/JSON` is 400.',
+    violates: ['STD-REL-MEDIA-TYPE'],
+  },
+  {
+    id: 'rel-json-raw-text-check',
+    description:
+      'POST /hooks looks for `"target_url":"https://` in the body\'s text: the same URL written with JSON ' +
+      'escapes (`https:\\/\\/`) is 400 invalid_input.',
+    violates: ['STD-REL-JSON-TEXT'],
+  },
+  {
+    id: 'rel-path-matched-undecoded',
+    description: 'The router matches the path undecoded: /v1/%6De (a percent-encoded "m") is 404.',
+    violates: ['STD-REL-PERCENT-ENCODING'],
+  },
+  {
+    id: 'rel-reserved-decoded-before-routing',
+    description: 'The path is decoded whole before routing: /v1/me%3F and /v1/me%2F are answered as GET /me.',
+    violates: ['STD-REL-RESERVED-DIFFERENT'],
+  },
+  {
+    id: 'rel-head-not-routed',
+    description: 'HEAD is routed only where declared: HEAD on every GET operation is 404.',
+    violates: ['STD-REL-HEAD'],
+  },
+  {
+    id: 'rel-oauth-empty-scope-refused',
+    description: 'The token endpoint reads `scope=` (no value) as asking for no scope: 400 invalid_scope.',
+    violates: ['STD-REL-OAUTH-FORM'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

@@ -48,6 +48,7 @@ import { meRoute } from './routes/me.ts';
 import { oauthRoute } from './routes/oauth.ts';
 import { registerRateLimit } from './routes/rate-limit.ts';
 import { notFound } from './routes/surface.ts';
+import { registerRequestSite, rewriteUrlOf } from './routes/request.ts';
 import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
 import { postHocAttemptSlips, registerPostHocSlips } from './post-hoc-slips.ts';
@@ -166,6 +167,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: rewriteUrlOf(points),
     forceCloseConnections: true,
     return503OnClosing: false,
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
@@ -189,6 +191,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     );
   }
 
+  registerRequestSite(app, points, store);
   const routeOptions: RouteOptions = { store, points, origin: () => origin };
   for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute, callsRoute, hooksRoute, hooksIdRoute, docsRoute])
     app.register(route, routeOptions);

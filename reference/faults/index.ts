@@ -20,6 +20,7 @@ import jsonBody from './json-body.ts';
 import me from './me.ts';
 import oauth from './oauth.ts';
 import rateLimit from './rate-limit.ts';
+import relations from './relations.ts';
 import surface from './surface.ts';
 
 export const faultBends: readonly Bend[] = [
@@ -40,4 +41,5 @@ export const faultBends: readonly Bend[] = [
   ...events,
   ...delivery,
   ...control,
+  ...relations,
 ];

@@ -8,8 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import type { CallRequest, CheckTools, Turn } from '../../harness/checks/check.ts';
 import type { Exchange } from '../../harness/http/client.ts';
-import type { ProbeRotation } from '../../harness/scheduling/budget.ts';
-import { familySlice, runSeed } from '../../harness/scheduling/rotation.ts';
+import {
+  GATE_REQUESTS,
+  rankedForRun,
+  type ProbeRotation,
+  type RankedSlice,
+  type RunBudget,
+} from '../../harness/scheduling/budget.ts';
+import { runBudget, runSeed } from '../../harness/scheduling/rotation.ts';
 import { session } from '../../harness/run/session.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { queryString, type WireRequest } from '../../operators/equivalences.ts';
@@ -17,9 +23,12 @@ import { FICTIONAL_E164 } from '../data/calls.ts';
 import { pastWindow } from './near-misses.ts';
 
 /**
- * How many of each family's ranked probes a default, gate-sized remote run sends (the likeliest and
- * this seed's turn of the rest, widened by a larger budget; embedded, --all-probes or a budget
- * covering the full set: all). Each costs one request, the valid request of its operation once more.
+ * How many of each family's ranked probes a remote run sends for each gate's worth of budget beyond
+ * the first (the likeliest and this seed's turn of the rest, rankedForRun; embedded, --all-probes or
+ * a budget covering the full set: all). The default, gate-sized run (150 requests) is full with every
+ * fixture and a control endpoint, so there the relation families give way, as the model-based
+ * properties do (docs/relations.md "Budget"): a budget of twice the gate sends these, three times
+ * twice as many. Each probe costs one request, the valid request of its operation once more.
  */
 export const RELATIONS_PER_RUN = { equivalences: 2, ambiguity: 1, principals: 1 } as const;
 export type RelationFamily = keyof typeof RELATIONS_PER_RUN;
@@ -58,6 +67,18 @@ export interface RelationPart<T> {
   observe(t: CheckTools): void;
 }
 
+/** A family's ranked probes this run: all within the budget, none at the gate, `perRun` per gate beyond it. */
+export function relationSlice<T>(
+  ranked: readonly T[],
+  perRun: number,
+  budget: RunBudget = runBudget(),
+  seed: number = runSeed(),
+): RankedSlice<T> {
+  if (budget.all) return { chosen: ranked, left: [] };
+  const n = Math.min(ranked.length, perRun * Math.max(0, Math.floor(budget.requests / GATE_REQUESTS) - 1));
+  return n === 0 ? { chosen: [], left: ranked } : rankedForRun(ranked, n, seed);
+}
+
 /** The part of `family`'s ranked probes a check owning `own` sends this run (rotation.ts familySlice). */
 export function relationPart<T>(
   family: RelationFamily,
@@ -66,13 +87,17 @@ export function relationPart<T>(
   requirement: RequirementId,
   describe: (probe: T) => string,
 ): RelationPart<T> {
-  const { chosen } = familySlice(ranked, RELATIONS_PER_RUN[family]);
+  const { chosen } = relationSlice(ranked, RELATIONS_PER_RUN[family]);
   const sent = own.filter((p) => chosen.includes(p));
   const left = own.filter((p) => !chosen.includes(p));
   if (left.length === 0) return { sent, turn: { runs: true, note: '' }, probes: undefined, observe: () => {} };
   const seed = runSeed();
-  const ofFamily = `${chosen.length} of the ${ranked.length} ${family} probes, ranked likeliest slip first`;
-  const later = `later seeds send ${sent.length === 0 ? 'its' : 'its other'} ${left.length} (${left.map(describe).join('; ')})`;
+  const ofFamily =
+    chosen.length === 0
+      ? `none of the ${ranked.length} ${family} probes (they give way at a budget under ${2 * GATE_REQUESTS} requests)`
+      : `${chosen.length} of the ${ranked.length} ${family} probes, ranked likeliest slip first`;
+  const others = `${sent.length === 0 ? 'its' : 'its other'} ${left.length}`;
+  const later = `later seeds send ${others} (${left.map(describe).join('; ')})`;
   if (sent.length === 0)
     return {
       sent,
