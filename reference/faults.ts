@@ -782,6 +782,13 @@ export const faults = [
     description: 'The token endpoint reads `scope=` (no value) as asking for no scope: 400 invalid_scope.',
     violates: ['STD-REL-OAUTH-FORM'],
   },
+  {
+    id: 'principals-cache-keyed-by-account',
+    description:
+      "A read's answer is cached for a second under its URL and the token's account, served before the scope " +
+      'check: a token of the same account without read:balance gets the balance another token just read.',
+    violates: ['STD-PRINCIPALS-NO-MIX'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

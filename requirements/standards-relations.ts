@@ -110,4 +110,15 @@ export const standardsRelations = [
       'A target_url whose scheme is written HTTPS: RFC 3986 §3.1 says an implementation "should accept ' +
       'uppercase letters as equivalent to lowercase in scheme names": accepting or refusing it is recorded.',
   },
+  // ── Two principals ──
+  {
+    id: 'STD-PRINCIPALS-NO-MIX',
+    section: 'Authentication',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'Every read answered to two principals (two accounts, two scope sets of one account) at the same moment ' +
+      "or in quick alternation equals each principal's own answer (live fields apart): caches keyed by the " +
+      'token, never by the URL alone.',
+  },
 ] as const; // checked as Requirement entries where ./catalogue.ts spreads it (an import back would be a cycle)

@@ -78,6 +78,12 @@ export default [
         }
       },
     },
+    // A read's answer cached for a second under its URL and the token's account, before the scope check:
+    // another token of the same account gets it whatever its scopes.
+    'principals-cache-keyed-by-account': {
+      sharedAnswer: ({ method, url, account }) =>
+        method === 'GET' && url.startsWith('/v1/') && account !== undefined ? `${account} ${url}` : undefined,
+    },
     // Only the declared methods routed: HEAD finds no route (404).
     'rel-head-not-routed': {
       url: (input, next) =>

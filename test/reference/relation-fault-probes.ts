@@ -49,5 +49,9 @@ export const relationFaultProbes: Partial<Record<FaultId, (s: S) => Promise<bool
   'rel-reserved-decoded-before-routing': async (s) =>
     (await api(s, 'GET', '/me%3F', { token: s.fixtures.tokens.all })).status === 200,
   'rel-head-not-routed': async (s) => (await api(s, 'HEAD', '/me', { token: s.fixtures.tokens.all })).status === 404,
+  'principals-cache-keyed-by-account': async (s) => {
+    await api(s, 'GET', '/balance', { token: s.fixtures.tokens.all });
+    return (await api(s, 'GET', '/balance', { token: s.fixtures.tokens['read:cdrs'] })).status === 200;
+  },
   'rel-oauth-empty-scope-refused': async (s) => (await grant(s, '&scope=')).status === 400,
 };
