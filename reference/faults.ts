@@ -789,6 +789,36 @@ export const faults = [
       'check: a token of the same account without read:balance gets the balance another token just read.',
     violates: ['STD-PRINCIPALS-NO-MIX'],
   },
+  {
+    id: 'ambig-query-first-validated-last-used',
+    description:
+      'GET /cdrs validates the first of a repeated limit and queries with the last, unclamped: ' +
+      '`limit=1&limit=5000` returns every record of the window.',
+    violates: ['STD-AMBIG-QUERY-TWICE'],
+  },
+  {
+    id: 'ambig-empty-limit-unbounded',
+    description: 'GET /cdrs reads `limit=` (no value) as 0, and 0 as "no limit": every record of the window.',
+    violates: ['STD-AMBIG-EMPTY-VALUE'],
+  },
+  {
+    id: 'ambig-json-duplicate-422',
+    description: 'A JSON body with a member given twice is refused 422 duplicate_member, which no operation documents.',
+    violates: ['STD-AMBIG-JSON-MEMBER-TWICE'],
+  },
+  {
+    id: 'ambig-authorization-scopes-of-first-line',
+    description:
+      "With two Authorization lines the scope check reads the first line's token and the answer the last's: " +
+      "another account's token first and a token without read:agents second lists this account's agents.",
+    violates: ['STD-AMBIG-HEADER-TWICE'],
+  },
+  {
+    id: 'ambig-oauth-repeated-first-wins',
+    description:
+      'The token endpoint takes the first value of a repeated parameter instead of refusing it 400 invalid_request.',
+    violates: ['STD-AMBIG-OAUTH-REPEATED'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

@@ -241,6 +241,15 @@ export const variants = [
       'the clock inspection answers {now} alone (iso and virtual are optional).',
     control: true,
   },
+  // ── Standards: relations, ambiguity, principals ──
+  {
+    id: 'ambig-query-repeated-first',
+    description: 'GET /cdrs reads a repeated query parameter as its first value, validated as if given once.',
+  },
+  {
+    id: 'ambig-json-duplicate-refused',
+    description: 'A JSON body with a member given twice is refused 400 invalid_input (RFC 8259 §4: unpredictable).',
+  },
 ] as const satisfies readonly Variant[];
 
 export type VariantId = (typeof variants)[number]['id'];

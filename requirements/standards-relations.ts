@@ -110,6 +110,59 @@ export const standardsRelations = [
       'A target_url whose scheme is written HTTPS: RFC 3986 §3.1 says an implementation "should accept ' +
       'uppercase letters as equivalent to lowercase in scheme names": accepting or refusing it is recorded.',
   },
+  // ── Ambiguity and absence ──
+  {
+    id: 'STD-AMBIG-QUERY-TWICE',
+    section: 'Endpoints › GET /cdrs',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A query parameter given twice is refused with a documented code, or answered as one of its single ' +
+      'values (or as the parameter omitted) would be: never with a value the target did not validate.',
+  },
+  {
+    id: 'STD-AMBIG-JSON-MEMBER-TWICE',
+    section: 'What the service does (RFC 8259 §4)',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A JSON member given twice (RFC 8259 §4: "the behavior of software that receives such an object is ' +
+      'unpredictable") is refused with a documented status and code, or answered as one of its single values.',
+  },
+  {
+    id: 'STD-AMBIG-HEADER-TWICE',
+    section: 'Authentication (RFC 9110 §5.3)',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'Two Authorization lines (RFC 9110 §5.3: a sender "MUST NOT generate multiple field lines with the same ' +
+      'name" unless the field is a list) are refused, or answered as one of the two alone: never as a mix.',
+  },
+  {
+    id: 'STD-AMBIG-EMPTY-VALUE',
+    section: 'Endpoints',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A field given an empty, zero, false or null value is refused with a documented status and code, or ' +
+      'answered as a request the target validated (the field omitted, or that value accepted).',
+  },
+  {
+    id: 'STD-AMBIG-EMPTY-READING',
+    section: 'Endpoints',
+    level: 'OBSERVE',
+    checks: ['suite'],
+    text: 'Which reading the target takes of a repeated or empty input (refused, the first, the last, omitted).',
+  },
+  {
+    id: 'STD-AMBIG-OAUTH-REPEATED',
+    section: 'Authentication (RFC 6749 §3.1, §5.2)',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A token request repeating a parameter is refused 400 invalid_request (RFC 6749 §3.1: "Request and ' +
+      'response parameters MUST NOT be included more than once"; §5.2 invalid_request: "repeats a parameter").',
+  },
   // ── Two principals ──
   {
     id: 'STD-PRINCIPALS-NO-MIX',

@@ -10,7 +10,8 @@ import { faultsAt } from '../points.ts';
 import { authentication } from '../routes/authentication.ts';
 import { jsonBody } from '../routes/json-body.ts';
 import { oauth } from '../routes/oauth.ts';
-import { requestSite } from '../routes/request.ts';
+import { getCdrs } from '../routes/cdrs.ts';
+import { authorizationLines, requestSite } from '../routes/request.ts';
 
 /** An unreserved character percent-encoded (RFC 3986 §2.3): ALPHA, DIGIT, "-", ".", "_", "~". */
 const ENCODED_UNRESERVED = /%(?:3[0-9]|4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|2D|2E|5F|7E)/i;
@@ -29,8 +30,45 @@ function exactAuthorization(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/** The top-level member names a JSON text gives more than once (a shallow scan of its text). */
+export function repeatedMembers(text: string): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.keys(value).filter(
+    (name) =>
+      (text.match(new RegExp(`${JSON.stringify(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`, 'g')) ?? [])
+        .length > 1,
+  );
+}
+
+/**
+ * What one request's repeated `limit` left for the next point of the same (synchronous) handler: the
+ * value validated is the first, the one the query uses the last.
+ */
+let lastLimit: string | undefined;
+/** The scopes of a request's first Authorization line, for the scope check of the same handler. */
+let firstLineScopes: ReadonlySet<string> | undefined;
+
 export default [
   ...faultsAt(authentication, {
+    // A gateway checks the first Authorization line's scopes; the service serves the last line's account.
+    'ambig-authorization-scopes-of-first-line': {
+      authorization: (request, next) => {
+        const lines = authorizationLines(request);
+        firstLineScopes = lines.length > 1 ? lines[0]!.scopes : undefined;
+        return lines.length > 1 ? lines.at(-1)!.line : next(request);
+      },
+      lacksScope: (asked, next) => {
+        const scopes = firstLineScopes;
+        firstLineScopes = undefined;
+        return next(scopes === undefined ? asked : { ...asked, token: { ...asked.token, scopes } });
+      },
+    },
     'rel-auth-scheme-case-sensitive': { bearer: (header) => /^Bearer +(\S+) *$/.exec(header)?.[1] },
     // The classic split on one space: "Bearer  t" gives ["Bearer", "", "t"].
     'rel-auth-split-one-space': {
@@ -47,6 +85,20 @@ export default [
         (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim() === 'application/json'
           ? next(request)
           : { ok: false as const, message: 'the body must be sent with Content-Type: application/json' },
+    },
+    // A strict parser refuses a repeated member with an answer the contract does not document.
+    'ambig-json-duplicate-422': {
+      read: (request, next) => {
+        const repeated = isJsonContentType(request.headers['content-type'])
+          ? repeatedMembers(String(request.body ?? ''))
+          : [];
+        return repeated.length === 0
+          ? next(request)
+          : {
+              ok: false as const,
+              answer: { status: 422, body: { error: 'duplicate_member', message: `${repeated[0]} given twice` } },
+            };
+      },
     },
     // The scheme of target_url looked for in the body's text, before it is parsed.
     'rel-json-raw-text-check': {
@@ -93,5 +145,25 @@ export default [
   ...faultsAt(oauth, {
     // `scope=` read as asking for no scope at all.
     'rel-oauth-empty-scope-refused': { omitted: (value) => value === null },
+    // URLSearchParams.get: a repeated parameter's first value, no refusal.
+    'ambig-oauth-repeated-first-wins': { repeatedRefused: () => false },
+  }),
+  ...faultsAt(getCdrs, {
+    // The validator reads the first of a repeated limit, the query builder the last, unclamped.
+    'ambig-query-first-validated-last-used': {
+      query: (input, next) => {
+        if (input.name !== 'limit' || !Array.isArray(input.value)) return next(input);
+        lastLimit = String(input.value.at(-1));
+        return String(input.value[0]);
+      },
+      limit: (raw, next) => {
+        const last = lastLimit;
+        lastLimit = undefined;
+        const validated = next(raw);
+        return last !== undefined && /^[0-9]+$/.test(last) ? Number(last) : validated;
+      },
+    },
+    // `limit=` read as the number 0, and 0 as "no limit".
+    'ambig-empty-limit-unbounded': { limit: (raw, next) => (raw === '' ? Number.POSITIVE_INFINITY : next(raw)) },
   }),
 ];

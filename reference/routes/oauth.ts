@@ -96,6 +96,8 @@ export const oauth = site('OAuth', {
    * sent without a value MUST be treated as if they were omitted from the request").
    */
   omitted: (value: string | null): boolean => value === null || value === '',
+  /** A parameter given more than once is refused (RFC 6749 §3.1: "MUST NOT be included more than once"). */
+  repeatedRefused: (_name: string): boolean => true,
   grant: ({ asked, registered }: ScopeRequest): Grant => {
     const unknown = asked.filter((s) => !registered.includes(s));
     if (unknown.length > 0) return { invalidScope: `scope not allowed for this client: ${unknown.join(' ')}` };
@@ -121,7 +123,8 @@ export async function oauthRoute(
     const params = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
     const seen = new Set<string>();
     for (const key of params.keys()) {
-      if (seen.has(key)) return oauthError(reply, 400, 'invalid_request', `parameter ${key} is repeated`);
+      if (seen.has(key) && at.repeatedRefused(key))
+        return oauthError(reply, 400, 'invalid_request', `parameter ${key} is repeated`);
       seen.add(key);
     }
     const param = (name: string): string | null => (at.omitted(params.get(name)) ? null : params.get(name));

@@ -29,6 +29,19 @@ export function rewriteUrlOf(points: Points): (request: { method?: string; url?:
   return (request) => points.of(requestSite).url({ method: request.method ?? 'GET', url: request.url ?? '/' });
 }
 
+/** The token record of each Authorization line of a request, in order (undefined: no known token). */
+export interface LineRecord {
+  readonly line: string;
+  readonly scopes: ReadonlySet<string> | undefined;
+}
+
+const linesOf = new WeakMap<object, readonly LineRecord[]>();
+
+/** The Authorization lines of a request and their tokens' scopes, as the request site read them. */
+export function authorizationLines(request: { raw: object }): readonly LineRecord[] {
+  return linesOf.get(request.raw) ?? [];
+}
+
 /** How long a shared answer is served again, in ms (a fault's cache; none by default). */
 const SHARED_FOR_MS = 1_000;
 
@@ -41,6 +54,17 @@ export function registerRequestSite(app: FastifyInstance, points: Points, store:
     return points.of(requestSite).sharedAnswer({ method: request.method, url: request.url, account });
   };
   app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw.rawHeaders;
+    const lines: LineRecord[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.toLowerCase() !== 'authorization') continue;
+      const token = /^bearer +(\S+) *$/i.exec(raw[i + 1] ?? '')?.[1];
+      lines.push({
+        line: raw[i + 1]!,
+        scopes: token === undefined ? undefined : store.state.tokens.get(token)?.scopes,
+      });
+    }
+    if (lines.length > 1) linesOf.set(request.raw, lines);
     const key = keyOf(request);
     const hit = key === undefined ? undefined : shared.get(key);
     if (hit === undefined || Date.now() - hit.at > SHARED_FOR_MS) return done();

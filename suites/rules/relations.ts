@@ -244,3 +244,19 @@ export function differs(got: Exchange, valid: Exchange, body: 'none' | 'value' |
     return `the same status (${describe(got)}) with another body than the valid request's`;
   return undefined;
 }
+
+/**
+ * `differs` for a read's answer: a live body (openapi.json calls it live: the balance moves between two
+ * reads) by its members and types, and its non-numeric members by value; any other read by value;
+ * a write by status and code.
+ */
+export function differsRead(got: Exchange, own: Exchange, kind: 'live' | 'read' | 'write'): string | undefined {
+  if (kind !== 'live') return differs(got, own, kind === 'read' ? 'value' : 'none');
+  const shaped = differs(got, own, 'shape');
+  if (shaped !== undefined) return shaped;
+  const fixed = (e: Exchange) =>
+    Object.entries((e.json ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v !== 'number');
+  return JSON.stringify(fixed(got)) === JSON.stringify(fixed(own))
+    ? undefined
+    : `another body (${JSON.stringify(Object.fromEntries(fixed(got)))})`;
+}
