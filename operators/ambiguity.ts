@@ -144,7 +144,7 @@ export function ambiguityProbes(doc: Document): AmbiguityProbe[] {
       })),
     );
   const oauth = tokenEndpoints(doc).flatMap((endpoint) =>
-    ['grant_type', 'client_id', 'scope'].flatMap((parameter) =>
+    ['grant_type', 'scope'].flatMap((parameter) =>
       [true, false].map((same) => ({
         rule: 'AMBIG-OAUTH-REPEATED' as const,
         endpoint,

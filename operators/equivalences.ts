@@ -145,7 +145,7 @@ export const relations: readonly Relation[] = [
     section: 'RFC 6749 §3.1',
     quote: 'Parameters sent without a value MUST be treated as if they were omitted from the request',
     expect: 'same',
-    appliesTo: 'the token endpoint of every oauth2 client-credentials flow: `scope=` added',
+    appliesTo: "the token endpoint of every oauth2 client-credentials flow: `scope=` (the client's scopes omitted)",
   },
   {
     id: 'REL-OAUTH-PARAMETER-ORDER',
@@ -517,8 +517,8 @@ function tokenEndpointProbes(doc: Document): EquivalenceProbe[] {
       {
         relation: relation('REL-OAUTH-EMPTY-PARAMETER'),
         operation,
-        what: 'scope= (no value) added to the form',
-        rewrite: form((pairs) => [...pairs, ['scope', '']]),
+        what: "scope= (no value) in place of the form's scope, or added",
+        rewrite: form((pairs) => [...pairs.filter(([n]) => n !== 'scope'), ['scope', '']]),
       },
       {
         relation: relation('REL-OAUTH-PARAMETER-ORDER'),

@@ -318,7 +318,13 @@ const EXTRA_FIELDS: Record<string, (body: Record<string, unknown>) => void> = {
  */
 export function rewriteResponse(on: VariantSet, url: string, status: number, payload: unknown): unknown {
   if (typeof payload !== 'string' || !url.startsWith('/v1/')) return payload;
-  const path = url.split('?', 1)[0]!.replace(/\/+$/, '');
+  // The path as the router matched it: a percent-encoded unreserved character is that character (RFC 3986 §6.2.2.2).
+  const path = url
+    .split('?', 1)[0]!
+    .replace(/%(3[0-9]|4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|2D|2E|5F|7E)/gi, (_m, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    )
+    .replace(/\/+$/, '');
   const extra = status === 200 && on.has('extra-fields') ? EXTRA_FIELDS[path] : undefined;
   const noCredit = status === 200 && path === '/v1/balance' && on.has('balance-no-credit-limit');
   const noMessage = status >= 400 && on.has('errors-without-message');

@@ -104,7 +104,7 @@ function equivalenceCheck(operation: string, probes: readonly EquivalenceProbe[]
       const answer = await t.call(callOf(request));
       await cleanUpCreated(t, answer);
       rememberToken(answer);
-      if ((answer.status ?? 0) >= 500)
+      if ((answer.status ?? 0) >= 500 || (endpoint !== undefined && answer.status !== 200))
         return t.notVerifiable(`the valid request of ${operation} answered ${describeAnswer(answer)}`);
       for (const probe of part.sent) await judgeProbe(t, probe, { request, answer }, body);
     },

@@ -162,20 +162,27 @@ export function validRequest(t: CheckTools, operation: string, token: string): W
   }
 }
 
-/** The token endpoint's valid form (client_secret_post), as the OAuth client configured. */
+/**
+ * The token endpoint's valid request: the configured client by HTTP Basic (RFC 6749 §2.3.1: "The
+ * authorization server MUST support the HTTP Basic authentication scheme", its id and secret
+ * form-encoded first), grant_type, and the client's scopes where they are known (so the form has
+ * two parameters whose order can change).
+ */
 export function validTokenRequest(t: CheckTools, endpoint: string): WireRequest {
   const client = t.target.oauth!;
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: client.clientId,
-    client_secret: client.clientSecret,
-  });
+  const encode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+  const basic = Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64');
+  const scopes: Record<string, string> =
+    client.scopes === undefined || client.scopes.length === 0 ? {} : { scope: client.scopes.join(' ') };
   return {
     method: 'POST',
     path: endpoint.replace('{auth_url}', t.target.authUrl ?? ''),
     query: [],
-    headers: [['Content-Type', 'application/x-www-form-urlencoded']],
-    body: form.toString(),
+    headers: [
+      ['Authorization', `Basic ${basic}`],
+      ['Content-Type', 'application/x-www-form-urlencoded'],
+    ],
+    body: new URLSearchParams({ grant_type: 'client_credentials', ...scopes }).toString(),
   };
 }
 
