@@ -6,6 +6,7 @@
  */
 import type { RunReport } from '../harness/report/model.ts';
 import { FULL_SET_REQUESTS, secondsFor, type RunBudget } from '../harness/scheduling/budget.ts';
+import { relationLines } from './relation-lines.ts';
 
 export interface BudgetSettings {
   readonly budget: RunBudget;
@@ -38,7 +39,7 @@ export function dryRunBudgetLines(report: Pick<RunReport, 'checks'>, settings: B
         `later seeds: ${c.probes!.left.join('; ')}`,
     );
   for (const c of outOfTurn) lines.push(`  out of turn, later seeds send it: ${c.name}`);
-  lines.push(...nearMissLines(report.checks));
+  lines.push(...nearMissLines(report.checks), ...relationLines(report.checks));
   const at = (requests: number) => {
     const s = secondsFor(requests, settings.requestsPerMinute, settings.rateWindowMs);
     return settings.requestsPerMinute === undefined ? 'unthrottled' : `${Math.ceil(s)} s at this rate`;

@@ -762,6 +762,93 @@ export const faults = [
     violates: ['HOOKS-SECRET-ONCE'],
   },
   ...standardsFaults,
+  // ── Standards: relations, ambiguity, principals ──
+  {
+    id: 'rel-auth-scheme-case-sensitive',
+    description: 'The Bearer scheme is compared case-sensitively: `bearer <token>` and `BEARER <token>` are 401.',
+    violates: ['STD-REL-AUTH-SCHEME-CASE'],
+  },
+  {
+    id: 'rel-auth-split-one-space',
+    description: 'The Authorization value is split on one space: `Bearer  <token>` (two spaces) is 401.',
+    violates: ['STD-REL-AUTH-SPACES'],
+  },
+  {
+    id: 'rel-authorization-name-exact',
+    description:
+      'The token is read from the raw header lines named exactly `Authorization` or `authorization`: ' +
+      '`AUTHORIZATION` is no header (401).',
+    violates: ['STD-REL-FIELD-NAME-CASE'],
+  },
+  {
+    id: 'rel-media-type-case-sensitive',
+    description: 'A JSON body is accepted only under the lower-case `application/json`: `Application/JSON` is 400.',
+    violates: ['STD-REL-MEDIA-TYPE'],
+  },
+  {
+    id: 'rel-json-raw-text-check',
+    description:
+      'POST /hooks looks for `"target_url":"https://` in the body\'s text: the same URL written with JSON ' +
+      'escapes (`https:\\/\\/`) is 400 invalid_input.',
+    violates: ['STD-REL-JSON-TEXT'],
+  },
+  {
+    id: 'rel-path-matched-undecoded',
+    description: 'The router matches the path undecoded: /v1/%6De (a percent-encoded "m") is 404.',
+    violates: ['STD-REL-PERCENT-ENCODING'],
+  },
+  {
+    id: 'rel-reserved-decoded-before-routing',
+    description: 'The path is decoded whole before routing: /v1/me%3F and /v1/me%2F are answered as GET /me.',
+    violates: ['STD-REL-RESERVED-DIFFERENT'],
+  },
+  {
+    id: 'rel-head-not-routed',
+    description: 'HEAD is routed only where declared: HEAD on every GET operation is 404.',
+    violates: ['STD-REL-HEAD'],
+  },
+  {
+    id: 'rel-oauth-empty-scope-refused',
+    description: 'The token endpoint reads `scope=` (no value) as asking for no scope: 400 invalid_scope.',
+    violates: ['STD-REL-OAUTH-FORM'],
+  },
+  {
+    id: 'principals-cache-keyed-by-account',
+    description:
+      "A read's answer is cached for a second under its URL and the token's account, served before the scope " +
+      'check: a token of the same account without read:balance gets the balance another token just read.',
+    violates: ['STD-PRINCIPALS-NO-MIX'],
+  },
+  {
+    id: 'ambig-query-first-validated-last-used',
+    description:
+      'GET /cdrs validates the first of a repeated limit and queries with the last, unclamped: ' +
+      '`limit=1&limit=5000` returns every record of the window.',
+    violates: ['STD-AMBIG-QUERY-TWICE'],
+  },
+  {
+    id: 'ambig-empty-limit-unbounded',
+    description: 'GET /cdrs reads `limit=` (no value) as 0, and 0 as "no limit": every record of the window.',
+    violates: ['STD-AMBIG-EMPTY-VALUE'],
+  },
+  {
+    id: 'ambig-json-duplicate-422',
+    description: 'A JSON body with a member given twice is refused 422 duplicate_member, which no operation documents.',
+    violates: ['STD-AMBIG-JSON-MEMBER-TWICE'],
+  },
+  {
+    id: 'ambig-authorization-scopes-of-first-line',
+    description:
+      "With two Authorization lines the scope check reads the first line's token and the answer the last's: " +
+      "another account's token first and a token without read:agents second lists this account's agents.",
+    violates: ['STD-AMBIG-HEADER-TWICE'],
+  },
+  {
+    id: 'ambig-oauth-repeated-first-wins',
+    description:
+      'The token endpoint takes the first value of a repeated parameter instead of refusing it 400 invalid_request.',
+    violates: ['STD-AMBIG-OAUTH-REPEATED'],
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faults)[number]['id'];

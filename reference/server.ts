@@ -49,6 +49,7 @@ import { meRoute } from './routes/me.ts';
 import { oauthRoute } from './routes/oauth.ts';
 import { registerRateLimit } from './routes/rate-limit.ts';
 import { notFound } from './routes/surface.ts';
+import { registerRequestSite, rewriteUrlOf } from './routes/request.ts';
 import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
 import { postHocAttemptSlips, registerPostHocSlips } from './post-hoc-slips.ts';
@@ -135,6 +136,24 @@ function validateOptions(options: ReferenceOptions): void {
   }
 }
 
+/** What a test needs to reach this server: its URLs, the control token, the seeded tokens and fixtures. */
+function fixturesOf(store: ReferenceStore, origin: string, controlToken: string): ReferenceFixtures {
+  return {
+    baseUrl: `${origin}/v1`,
+    authUrl: origin,
+    controlUrl: `${origin}/_control`,
+    controlToken,
+    referenceUrl: `${origin}/_reference`,
+    tokens: { ...store.state.fixtureTokens },
+    oauth: {
+      clientId: store.state.oauthClient.clientId,
+      clientSecret: store.state.oauthClient.clientSecret,
+      scopes: [...store.state.oauthClient.scopes],
+    },
+    agents: { ...store.state.agentFixtures },
+  };
+}
+
 /**
  * A request the HTTP parser could not read (a method Node does not know, a broken request line):
  * 400 as JSON, dated like every 4xx (RFC 9110 §6.6.1), the connection closed. Fastify's default
@@ -181,6 +200,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: rewriteUrlOf(points),
     forceCloseConnections: true,
     return503OnClosing: false,
     clientErrorHandler: answerUnparsed,
@@ -206,24 +226,12 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     );
   }
 
+  registerRequestSite(app, points, store);
   const routeOptions: RouteOptions = { store, points, origin: () => origin };
   for (const route of [meRoute, balanceRoute, cdrsRoute, agentsRoute, callsRoute, hooksRoute, hooksIdRoute, docsRoute])
     app.register(route, routeOptions);
   app.register(oauthRoute, { ...routeOptions, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 });
-  const fixtures = (): ReferenceFixtures => ({
-    baseUrl: `${origin}/v1`,
-    authUrl: origin,
-    controlUrl: `${origin}/_control`,
-    controlToken,
-    referenceUrl: `${origin}/_reference`,
-    tokens: { ...store.state.fixtureTokens },
-    oauth: {
-      clientId: store.state.oauthClient.clientId,
-      clientSecret: store.state.oauthClient.clientSecret,
-      scopes: [...store.state.oauthClient.scopes],
-    },
-    agents: { ...store.state.agentFixtures },
-  });
+  const fixtures = (): ReferenceFixtures => fixturesOf(store, origin, controlToken);
   registerControl(app, store, { onReset: () => limiter?.clear(), fixtures });
   registerControlProtocol(app, store, { token: controlToken, points });
 

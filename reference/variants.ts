@@ -241,6 +241,15 @@ export const variants = [
       'the clock inspection answers {now} alone (iso and virtual are optional).',
     control: true,
   },
+  // ── Standards: relations, ambiguity, principals ──
+  {
+    id: 'ambig-query-repeated-first',
+    description: 'GET /cdrs reads a repeated query parameter as its first value, validated as if given once.',
+  },
+  {
+    id: 'ambig-json-duplicate-refused',
+    description: 'A JSON body with a member given twice is refused 400 invalid_input (RFC 8259 §4: unpredictable).',
+  },
 ] as const satisfies readonly Variant[];
 
 export type VariantId = (typeof variants)[number]['id'];
@@ -309,7 +318,13 @@ const EXTRA_FIELDS: Record<string, (body: Record<string, unknown>) => void> = {
  */
 export function rewriteResponse(on: VariantSet, url: string, status: number, payload: unknown): unknown {
   if (typeof payload !== 'string' || !url.startsWith('/v1/')) return payload;
-  const path = url.split('?', 1)[0]!.replace(/\/+$/, '');
+  // The path as the router matched it: a percent-encoded unreserved character is that character (RFC 3986 §6.2.2.2).
+  const path = url
+    .split('?', 1)[0]!
+    .replace(/%(3[0-9]|4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|2D|2E|5F|7E)/gi, (_m, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    )
+    .replace(/\/+$/, '');
   const extra = status === 200 && on.has('extra-fields') ? EXTRA_FIELDS[path] : undefined;
   const noCredit = status === 200 && path === '/v1/balance' && on.has('balance-no-credit-limit');
   const noMessage = status >= 400 && on.has('errors-without-message');

@@ -14,6 +14,7 @@
  */
 
 import { standardsLintRequirements } from './standards-lint.ts';
+import { standardsRelations } from './standards-relations.ts';
 
 export type Level = 'MUST' | 'OBSERVE';
 export type CheckKind = 'suite' | 'property' | 'load';
@@ -1149,6 +1150,7 @@ export const requirements = [
       'account", "belongs to the caller\'s account").',
   },
   ...standardsLintRequirements,
+  ...standardsRelations,
 ] as const satisfies readonly Requirement[];
 
 export type RequirementId = (typeof requirements)[number]['id'];

@@ -21,6 +21,7 @@ import me from './me.ts';
 import oauth from './oauth.ts';
 import rateLimit from './rate-limit.ts';
 import standards from './standards.ts';
+import relations from './relations.ts';
 import surface from './surface.ts';
 
 export const faultBends: readonly Bend[] = [
@@ -42,4 +43,5 @@ export const faultBends: readonly Bend[] = [
   ...delivery,
   ...control,
   ...standards,
+  ...relations,
 ];

@@ -58,6 +58,12 @@ export function parseLimit(raw: string | undefined | null, defaultLimit: number 
 }
 
 export const getCdrs = site('GET /cdrs', {
+  /**
+   * A query parameter as given: its value, undefined when absent, null when given more than once
+   * (a repeated from/till is then invalid_timestamp, a repeated limit the default).
+   */
+  query: ({ value }: { name: 'from' | 'till' | 'limit'; value: unknown }): string | null | undefined =>
+    singleQuery({ value }, 'value'),
   /** The instant of a from or till value; undefined when it is no RFC 3339 date-time with an offset. */
   timestamp: ({ raw }: { name: 'from' | 'till'; raw: string }): number | undefined => parseDateTime(raw),
   invalidTimestamp: (name: 'from' | 'till'): ErrorAnswer => ({
@@ -96,7 +102,7 @@ export async function cdrsRoute(app: FastifyInstance, options: RouteOptions): Pr
     const at = points.of(getCdrs);
     /** A from or till as given: its instant, undefined when absent, NaN when it is no date-time (or repeated). */
     const instant = (name: 'from' | 'till'): number | undefined => {
-      const raw = singleQuery(request.query, name);
+      const raw = at.query({ name, value: (request.query as Record<string, unknown>)[name] });
       if (raw === undefined) return undefined;
       return raw === null ? Number.NaN : (at.timestamp({ name, raw }) ?? Number.NaN);
     };
@@ -119,7 +125,7 @@ export async function cdrsRoute(app: FastifyInstance, options: RouteOptions): Pr
     const account = store.state.accounts.get(token.account)!;
     if (at.unprovisioned(account))
       return sendError(reply, points, 409, 'account_not_provisioned', 'no trunk is allocated to the account yet');
-    const limit = at.limit(singleQuery(request.query, 'limit'));
+    const limit = at.limit(at.query({ name: 'limit', value: (request.query as Record<string, unknown>).limit }));
     const records = store.state.cdrs.get(token.account) ?? [];
     return reply.send(at.body(at.select({ account, records, range: at.range({ from, till }), limit })));
   });

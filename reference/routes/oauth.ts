@@ -12,7 +12,9 @@
  *   401 invalid_client           no / unknown / wrong client credentials (WWW-Authenticate: Basic, as
  *                                every 401 names a scheme: RFC 9110 §15.5.2)
  *   400 unsupported_grant_type   grant_type other than client_credentials
- *   400 invalid_scope            a scope the client isn't registered for, or an empty scope
+ *   400 invalid_scope            a scope the client isn't registered for, or a scope of spaces only
+ *                                (a parameter sent without a value is omitted, RFC 6749 §3.1: `scope=`
+ *                                asks for every scope of the client)
  *                                (variant oauth-scope-narrowed: the request narrowed to the
  *                                registration instead, refused only when nothing of it remains)
  * Checks run in that order (request shape, client, grant, scope). Success: 200
@@ -84,6 +86,13 @@ export const oauth = site('OAuth', {
   lifetimeMs: ({ statedSeconds }: { statedSeconds: number }): number => statedSeconds * 1000,
   /** The Cache-Control of an answer holding a token: no-store (RFC 6749 §5.1). */
   tokenCacheControl: (): string => 'no-store',
+  /**
+   * A parameter the request did not give: absent, or sent without a value (RFC 6749 §3.1: "Parameters
+   * sent without a value MUST be treated as if they were omitted from the request").
+   */
+  omitted: (value: string | null): boolean => value === null || value === '',
+  /** A parameter given more than once is refused (RFC 6749 §3.1: "MUST NOT be included more than once"). */
+  repeatedRefused: (_name: string): boolean => true,
   grant: ({ asked, registered }: ScopeRequest): Grant => {
     const unknown = asked.filter((s) => !registered.includes(s));
     if (unknown.length > 0) return { invalidScope: `scope not allowed for this client: ${unknown.join(' ')}` };
@@ -109,12 +118,14 @@ export async function oauthRoute(
     const params = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
     const seen = new Set<string>();
     for (const key of params.keys()) {
-      if (seen.has(key)) return oauthError(reply, 400, 'invalid_request', `parameter ${key} is repeated`);
+      if (seen.has(key) && at.repeatedRefused(key))
+        return oauthError(reply, 400, 'invalid_request', `parameter ${key} is repeated`);
       seen.add(key);
     }
+    const param = (name: string): string | null => (at.omitted(params.get(name)) ? null : params.get(name));
     const authorization = request.headers.authorization;
-    const bodyId = params.get('client_id');
-    const bodySecret = params.get('client_secret');
+    const bodyId = param('client_id');
+    const bodySecret = param('client_secret');
     const usedBasic = authorization !== undefined;
     if (usedBasic && (bodyId !== null || bodySecret !== null)) {
       return oauthError(reply, 400, 'invalid_request', 'use one client authentication method, not both');
@@ -130,14 +141,13 @@ export async function oauthRoute(
       at.secretMatches({ given: credentials.secret, registered: client.clientSecret });
     if (!clientOk) return oauthError(reply, 401, 'invalid_client', 'client authentication failed');
 
-    const grantType = params.get('grant_type');
-    if (grantType === null || grantType === '')
-      return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
+    const grantType = param('grant_type');
+    if (grantType === null) return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
     if (grantType !== 'client_credentials')
       return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
 
     let grant: Grant = { granted: client.scopes, minted: client.scopes, sayScope: true };
-    const scopeParam = params.get('scope');
+    const scopeParam = param('scope');
     if (scopeParam !== null) {
       const asked = [...new Set(scopeParam.split(' ').filter((s) => s !== ''))];
       if (asked.length === 0) return oauthError(reply, 400, 'invalid_scope', 'scope is empty');

@@ -8,6 +8,7 @@ import delivery from './delivery.ts';
 import hooks from './hooks.ts';
 import oauth from './oauth.ts';
 import rateLimit from './rate-limit.ts';
+import relations from './relations.ts';
 
 export const variantBends: readonly Bend[] = [
   ...rateLimit,
@@ -18,4 +19,5 @@ export const variantBends: readonly Bend[] = [
   ...delivery,
   ...hooks,
   ...control,
+  ...relations,
 ];

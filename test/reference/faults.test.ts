@@ -17,6 +17,7 @@ import { rawExchange } from '../../harness/http/raw.ts';
 import { parseRaw } from '../../operators/framing.ts';
 import { api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
 import type { Res } from './helpers.ts';
+import { relationFaultProbes } from './relation-fault-probes.ts';
 
 let server: ReferenceServer;
 let limited: ReferenceServer;
@@ -526,6 +527,7 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const gone = await Promise.all(both.map((h) => api(s, 'DELETE', `/hooks/${h.id}`, { token: tk(s).all })));
     return gone.some((r) => r.status === 404);
   },
+  ...relationFaultProbes,
 };
 
 const rateFaults = new Set<FaultId>([

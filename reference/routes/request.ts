@@ -1,0 +1,84 @@
+/**
+ * The request before any route takes it, and its answer after: where a fault bends what every
+ * operation shares (docs/relations.md). Conformant behaviour changes nothing:
+ * - `url`: the URL the router matches is the one received (the router decodes a percent-encoded
+ *   unreserved character and keeps a reserved one as data, RFC 3986 §2.2, §2.3);
+ * - `sharedAnswer`: no answer is ever shared between two requests (undefined: none is cached).
+ */
+import type { FastifyInstance } from 'fastify';
+import { site, type Points } from '../points.ts';
+import type { ReferenceStore } from '../store.ts';
+
+/** What a request shares with others for a cache: its method, URL and the account of its bearer token. */
+export interface Shareable {
+  readonly method: string;
+  readonly url: string;
+  /** The account of the request's bearer token, if it names a known one. */
+  readonly account: string | undefined;
+}
+
+export const requestSite = site('request', {
+  /** The URL the router matches, from the method and the URL received. */
+  url: ({ url }: { method: string; url: string }): string => url,
+  /** The key under which the answer is shared with other requests; undefined: never shared. */
+  sharedAnswer: (_request: Shareable): string | undefined => undefined,
+});
+
+/** Fastify's rewriteUrl option: the URL the router matches (`url` point). */
+export function rewriteUrlOf(points: Points): (request: { method?: string; url?: string }) => string {
+  return (request) => points.of(requestSite).url({ method: request.method ?? 'GET', url: request.url ?? '/' });
+}
+
+/** The token record of each Authorization line of a request, in order (undefined: no known token). */
+export interface LineRecord {
+  readonly line: string;
+  readonly scopes: ReadonlySet<string> | undefined;
+}
+
+const linesOf = new WeakMap<object, readonly LineRecord[]>();
+
+/** The Authorization lines of a request and their tokens' scopes, as the request site read them. */
+export function authorizationLines(request: { raw: object }): readonly LineRecord[] {
+  return linesOf.get(request.raw) ?? [];
+}
+
+/** How long a shared answer is served again, in ms (a fault's cache; none by default). */
+const SHARED_FOR_MS = 1_000;
+
+/** The hooks of the site: an answer shared under a key is served again, before authentication. */
+export function registerRequestSite(app: FastifyInstance, points: Points, store: ReferenceStore): void {
+  const shared = new Map<string, { at: number; status: number; type: string; payload: string }>();
+  const keyOf = (request: { method: string; url: string; headers: { authorization?: string } }) => {
+    const token = /^bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
+    const account = token === undefined ? undefined : store.state.tokens.get(token)?.account;
+    return points.of(requestSite).sharedAnswer({ method: request.method, url: request.url, account });
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw.rawHeaders;
+    const lines: LineRecord[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.toLowerCase() !== 'authorization') continue;
+      const token = /^bearer +(\S+) *$/i.exec(raw[i + 1] ?? '')?.[1];
+      lines.push({
+        line: raw[i + 1]!,
+        scopes: token === undefined ? undefined : store.state.tokens.get(token)?.scopes,
+      });
+    }
+    if (lines.length > 1) linesOf.set(request.raw, lines);
+    const key = keyOf(request);
+    const hit = key === undefined ? undefined : shared.get(key);
+    if (hit === undefined || Date.now() - hit.at > SHARED_FOR_MS) return done();
+    reply.code(hit.status).type(hit.type).send(hit.payload);
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const key = keyOf(request);
+    if (key !== undefined && reply.statusCode < 300 && typeof payload === 'string')
+      shared.set(key, {
+        at: Date.now(),
+        status: reply.statusCode,
+        type: String(reply.getHeader('content-type') ?? 'application/json'),
+        payload,
+      });
+    done(null, payload);
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Equivalence relations read from the standards (docs/relations.md): for every operation of
+ * openapi.json (and the token endpoint of its oauth2 scheme), the valid request and each form a
+ * standard declares equivalent get the same answer (status, error code, and for a safe read the
+ * body, a live one by its shape); a form a standard declares different is never answered as the
+ * valid one; where the standard says only SHOULD, the target's choice is an observation. Nothing
+ * here lists a probe: operators/equivalences.ts derives them from the document, ranked, and a run
+ * sends its share of them (relationPart). POST /calls names an agent no account has, to a fictional
+ * number: never a call; a subscription a POST /hooks creates is deleted after the check.
+ */
+import { describe } from 'vitest';
+import { openapi } from '../contract/openapi.ts';
+import { check, type CheckTools } from '../harness/checks/check.ts';
+import type { Exchange } from '../harness/http/client.ts';
+import { operationsOf, type Document } from '../operators/document.ts';
+import {
+  equivalenceProbes,
+  liveBody,
+  rankEquivalences,
+  tokenEndpoints,
+  type EquivalenceProbe,
+} from '../operators/equivalences.ts';
+import type { RequirementId } from '../requirements/catalogue.ts';
+import { cleanUpCreated } from './rules/near-misses.ts';
+import {
+  callOf,
+  describe as describeAnswer,
+  differs,
+  relationPart,
+  relationRequirements,
+  rememberToken,
+  validRequest,
+  validTokenRequest,
+} from './rules/relations.ts';
+
+const doc = openapi as unknown as Document;
+const derived = equivalenceProbes(doc);
+const ranked = rankEquivalences(derived);
+const requirementOf = (probe: EquivalenceProbe): RequirementId => {
+  const id = relationRequirements[probe.relation.id];
+  if (id === undefined) throw new Error(`no requirement for ${probe.relation.id} (suites/rules/relations.ts)`);
+  return id;
+};
+
+/** Sends one probe and judges it against the valid request's answer. */
+async function judgeProbe(
+  t: CheckTools,
+  probe: EquivalenceProbe,
+  valid: { request: Parameters<EquivalenceProbe['rewrite']>[0]; answer: Exchange },
+  body: 'none' | 'value' | 'shape',
+): Promise<void> {
+  const rewritten = probe.rewrite(valid.request);
+  const got = await t.call({ ...callOf(rewritten), validate: rewritten.method === valid.request.method });
+  await cleanUpCreated(t, got);
+  rememberToken(got);
+  const what = `${probe.relation.id} (${probe.relation.section}): ${probe.operation}, ${probe.what}`;
+  const requirement = requirementOf(probe);
+  if (probe.relation.expect === 'different') {
+    const same = (got.status ?? 0) < 300 && differs(got, valid.answer, 'value') === undefined;
+    t.verify(requirement, !same, `${what}: answered as the valid request (${describeAnswer(got)}), a different URI`);
+    return;
+  }
+  const problem =
+    rewritten.method === 'HEAD'
+      ? got.status !== valid.answer.status
+        ? `expected GET's status (${describeAnswer(valid.answer)}), got ${got.status}`
+        : got.rawBody !== ''
+          ? `HEAD carried ${got.rawBody.length} bytes of content`
+          : undefined
+      : differs(got, valid.answer, body);
+  if (probe.relation.expect === 'same-or-refused') {
+    const refused = (got.status ?? 0) >= 400 && (got.status ?? 0) < 500;
+    t.observe(
+      requirement,
+      `${what}: ${problem === undefined ? 'the same answer' : refused ? `refused, ${describeAnswer(got)}` : problem}`,
+    );
+    return;
+  }
+  t.verify(requirement, problem === undefined, `${what}: ${problem ?? ''}`);
+}
+
+function equivalenceCheck(operation: string, probes: readonly EquivalenceProbe[], endpoint?: string): void {
+  const verifies = [...new Set(probes.map(requirementOf))] as [RequirementId, ...RequirementId[]];
+  const describeProbe = (p: EquivalenceProbe) => `${p.operation} ${p.what}`;
+  const part = relationPart('equivalences', ranked, probes, verifies[0], describeProbe);
+  const op = operationsOf(doc).find((o) => o.key === operation);
+  const body = op === undefined || op.method !== 'GET' ? 'none' : liveBody(doc, op) ? 'shape' : 'value';
+  check(
+    `relation (equivalences): ${operation} answers every form a standard declares equivalent as the valid ` +
+      'request, and no form it declares different',
+    {
+      verifies,
+      needs: endpoint === undefined ? { tokens: ['all'] } : { oauth: true },
+      requests: part.sent.length === 0 ? 0 : part.sent.length + 1,
+      requestsAll: probes.length + 1,
+      turn: part.turn,
+      probes: part.probes,
+      unwatchedSubscriptions: true,
+    },
+    async (t) => {
+      part.observe(t);
+      const request =
+        endpoint === undefined ? validRequest(t, operation, t.token('all')) : validTokenRequest(t, endpoint);
+      const answer = await t.call(callOf(request));
+      await cleanUpCreated(t, answer);
+      rememberToken(answer);
+      if ((answer.status ?? 0) >= 500 || (endpoint !== undefined && answer.status !== 200))
+        return t.notVerifiable(`the valid request of ${operation} answered ${describeAnswer(answer)}`);
+      for (const probe of part.sent) await judgeProbe(t, probe, { request, answer }, body);
+    },
+  );
+}
+
+describe('Relations: forms a standard declares equivalent get the same answer', () => {
+  const byOperation = new Map<string, EquivalenceProbe[]>();
+  for (const probe of derived) byOperation.set(probe.operation, [...(byOperation.get(probe.operation) ?? []), probe]);
+  const endpoints = new Set(tokenEndpoints(doc).map((e) => `POST ${e}`));
+  for (const [operation, probes] of byOperation)
+    equivalenceCheck(operation, probes, endpoints.has(operation) ? operation.slice('POST '.length) : undefined);
+});
