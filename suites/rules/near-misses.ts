@@ -12,6 +12,7 @@ import type { ProbeRotation } from '../../harness/scheduling/budget.ts';
 import { familySlice, rankedTurnOf, runSeed } from '../../harness/scheduling/rotation.ts';
 import { session } from '../../harness/run/session.ts';
 import { journalCreated, journalDeleted } from '../../harness/run/journal.ts';
+import type { TokenName } from '../../harness/config/tokens.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import type { Element } from '../../operators/document.ts';
 import type { IdentifierProbe } from '../../operators/identifiers.ts';
@@ -323,13 +324,32 @@ export function requestWith(
   return { ...base, path, json };
 }
 
-/** A subscription a broken target created for a near miss is journalled and deleted after the check. */
+/**
+ * The configured tokens a request carried, 'all' first: the account a target created something
+ * for is one of theirs (a request with two Authorization lines may have been read by either).
+ */
+function tokensCarried(t: CheckTools, exchange: Exchange): TokenName[] {
+  const sent = Object.values(exchange.requestHeaders).join('\n');
+  const names = (Object.entries(t.target.tokens) as Array<[TokenName, string | undefined]>)
+    .filter(([, value]) => value !== undefined && sent.includes(value))
+    .map(([name]) => name);
+  return ['all', ...names.filter((name) => name !== 'all')];
+}
+
+/**
+ * A subscription a broken target created for a near miss is journalled and deleted after the
+ * check, with the token of the account it belongs to: a 404 to one token is another account's.
+ */
 export async function cleanUpCreated(t: CheckTools, exchange: Exchange): Promise<void> {
   const id = (exchange.json as Partial<HookCreated> | undefined)?.id;
   if (exchange.status !== 200 || typeof id !== 'string' || !new URL(exchange.url).pathname.endsWith('/hooks')) return;
-  await journalCreated(id, 'all');
+  const owners = tokensCarried(t, exchange);
+  await journalCreated(id, owners[0]!);
   t.onCleanup(async () => {
-    const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.token('all') });
-    if (gone.status === 204 || gone.status === 404) await journalDeleted(id, 'all');
+    for (const owner of owners) {
+      const gone = await t.call({ method: 'DELETE', path: `/hooks/${id}`, token: t.target.tokens[owner]! });
+      if (gone.status === 204) return journalDeleted(id, owner);
+    }
+    await journalDeleted(id, owners[0]!);
   });
 }
