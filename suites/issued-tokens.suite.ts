@@ -41,7 +41,7 @@ async function expectEachRefused(t: CheckTools, issued: string, whose: string): 
 
 describe('Near misses of the tokens the target issues', () => {
   check(
-    'An API token written another way (case-swapped, one character short or long) is refused 401 unauthorized',
+    'near miss (issued tokens): an API token case-swapped, one character short or long is refused 401 unauthorized',
     {
       verifies: ['AUTH-UNKNOWN-TOKEN'],
       needs: { tokens: ['all'] },
@@ -53,7 +53,7 @@ describe('Near misses of the tokens the target issues', () => {
   );
 
   check(
-    'An OAuth access token written another way (case-swapped, one character short or long) is refused 401',
+    'near miss (issued tokens): an OAuth access token case-swapped, one character short or long is refused 401',
     {
       verifies: ['AUTH-UNKNOWN-TOKEN'],
       needs: { oauth: true },
