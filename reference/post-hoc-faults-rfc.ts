@@ -1,5 +1,5 @@
 /**
- * A second held-out set of post-hoc faults (issue 45, step 4), written from the MUST-level
+ * A second held-out set of post-hoc faults, written from the MUST-level
  * requirements of the standards the spec stands on rather than from the spec's own sentences:
  * RFC 9110 and RFC 9112 (the spec's "JSON REST API" is HTTP), RFC 8259 (its JSON), RFC 6749
  * and RFC 6750 (its OAuth 2.0 `client_credentials` and bearer tokens), RFC 8414 (its discovery
