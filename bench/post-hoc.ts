@@ -38,7 +38,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineEnvironment } from '../cli/machine-environment.ts';
 import { entryPoint, packageRoot } from '../cli/package-root.ts';
@@ -364,6 +364,15 @@ export function withPostHocSection(
   return `${markdown.slice(0, start)}${section}${markdown.slice(end + set.end.length)}`;
 }
 
+/**
+ * A command given as a path made absolute against `cwd`: Schemathesis runs in each run's own
+ * folder, where a relative path (`.venv-st/bin/schemathesis`) names nothing. A bare name is
+ * left to PATH. Pure.
+ */
+export function resolvedCommand(command: string, cwd: string = process.cwd()): string {
+  return command.includes('/') ? resolvePath(cwd, command) : command;
+}
+
 /** The set `--set` names. Pure. */
 export function postHocSetNamed(name: string): PostHocSet {
   if (name !== 'post-hoc' && name !== 'rfc') throw new Error(`--set must be post-hoc or rfc, got "${name}"`);
@@ -402,7 +411,7 @@ function options() {
     seed,
     schemathesis: values['no-schemathesis']
       ? undefined
-      : { command: values.schemathesis, seed, examples: whole('examples', values.examples, 1, 1000) },
+      : { command: resolvedCommand(values.schemathesis), seed, examples: whole('examples', values.examples, 1, 1000) },
     keep: values.keep,
   };
 }

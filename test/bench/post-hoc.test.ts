@@ -10,6 +10,7 @@ import {
   POST_HOC_START,
   postHocSection,
   postHocSetNamed,
+  resolvedCommand,
   postHocSets,
   RFC_END,
   RFC_START,
@@ -117,5 +118,11 @@ describe('bench/post-hoc.ts', () => {
       'npm run bench:post-hoc -- --set rfc --schemathesis <path>',
     );
     expect(benchCommand('rfc', undefined)).toBe('npm run bench:post-hoc -- --set rfc');
+  });
+
+  it('a Schemathesis given as a relative path is made absolute, a bare name is left to PATH', () => {
+    expect(resolvedCommand('.venv-st/bin/schemathesis', '/work/x')).toBe('/work/x/.venv-st/bin/schemathesis');
+    expect(resolvedCommand('/opt/st/bin/schemathesis', '/work/x')).toBe('/opt/st/bin/schemathesis');
+    expect(resolvedCommand('schemathesis', '/work/x')).toBe('schemathesis');
   });
 });
