@@ -23,8 +23,13 @@
  *   python3 -m venv .venv-st && .venv-st/bin/pip install schemathesis==4.32.5
  * and pass `--schemathesis .venv-st/bin/schemathesis` (default: `schemathesis` on PATH).
  *
- *   npm run bench:post-hoc [-- --only id,id] [-- --concurrency 2] [-- --seed 1] [-- --examples 100]
- *                          [-- --schemathesis <command>] [-- --no-schemathesis] [-- --keep <dir>]
+ *   npm run bench:post-hoc [-- --set post-hoc|rfc] [-- --only id,id] [-- --concurrency 2] [-- --seed 1]
+ *                          [-- --examples 100] [-- --schemathesis <command>] [-- --no-schemathesis]
+ *                          [-- --keep <dir>]
+ *
+ * `--set` picks the list: `post-hoc` (the default, reference/post-hoc-faults.ts, written from the
+ * spec's sentences) or `rfc` (reference/post-hoc-faults-rfc.ts, written from the MUSTs of the
+ * standards the spec stands on); each set has its own section of bench/RESULTS.md and its own row.
  *
  * About four minutes per fault (the webhook watch holds a run for its 180 s), two at once by
  * default; every process on loopback, every run under a time limit. The figure goes to
@@ -33,13 +38,14 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineEnvironment } from '../cli/machine-environment.ts';
 import { entryPoint, packageRoot } from '../cli/package-root.ts';
 import { type RemoteReference, remoteRunEnvironment, startRemoteReference } from '../cli/remote-reference.ts';
 import type { RunReport } from '../harness/report/model.ts';
 import { postHocFaults, type PostHocFault } from '../reference/post-hoc-faults.ts';
+import { rfcPostHocFaults } from '../reference/post-hoc-faults-rfc.ts';
 import { RESULTS_FILE, recordResult } from './results.ts';
 
 /** The stand-in's documented window: the spec's 100 requests per 2.5 s. */
@@ -68,7 +74,8 @@ interface SchemathesisRun {
 }
 
 export interface PostHocVerdict {
-  readonly fault: Pick<PostHocFault, 'id' | 'class'>;
+  /** `standard`: the RFC section a fault of the rfc set breaks (its column in that set's table). */
+  readonly fault: Pick<PostHocFault, 'id' | 'class'> & { readonly standard?: string };
   /** MUST requirements failed that the baseline passed; caught when any and the run exited 1. */
   readonly suite: { readonly caught: boolean; readonly by: readonly string[]; readonly problem?: string };
   readonly schemathesis?: { readonly caught: boolean; readonly by: readonly string[]; readonly problem?: string };
@@ -225,60 +232,157 @@ async function measure(
   }
 }
 
+/** The command a set's figures are recorded under (the key of its row). Pure. */
+export function benchCommand(set: PostHocSet['name'], schemathesis: string | undefined): string {
+  const flags = [
+    ...(set === 'post-hoc' ? [] : ['--set', set]),
+    ...(schemathesis === undefined || schemathesis === 'schemathesis' ? [] : ['--schemathesis', '<path>']),
+  ];
+  return `npm run bench:post-hoc${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`;
+}
+
 const yes = (caught: boolean | undefined) => (caught === undefined ? '—' : caught ? 'caught' : 'missed');
 const percent = (n: number, of: number) => `${n}/${of} (${((100 * n) / Math.max(1, of)).toFixed(1)} %)`;
 
-/** The post-hoc table of bench/RESULTS.md, between its markers. Pure. */
-export function postHocSection(verdicts: readonly PostHocVerdict[], commands: readonly string[]): string {
+export const POST_HOC_START = '<!-- post-hoc faults: written by bench/post-hoc.ts -->';
+export const POST_HOC_END = '<!-- end of post-hoc faults -->';
+export const RFC_START = '<!-- post-hoc rfc faults: written by bench/post-hoc.ts -->';
+export const RFC_END = '<!-- end of post-hoc rfc faults -->';
+
+/** A list of faults the bench measures, and where and how its figures are written. */
+export interface PostHocSet {
+  readonly name: 'post-hoc' | 'rfc';
+  readonly faults: ReadonlyArray<PostHocVerdict['fault']>;
+  readonly start: string;
+  readonly end: string;
+  readonly title: string;
+  /** The paragraph under the title, one line each. */
+  readonly intro: readonly string[];
+  /** Whether the table has a column of the standard each fault breaks. */
+  readonly standards: boolean;
+  /** The goal of its row in the results table. */
+  readonly goal: string;
+}
+
+const HOW =
+  'Each: one full run of the suite against a second reference process with that fault on (every fixture, a ' +
+  'receiver, `CONTROL_URL`, the stand-in enforcing 100 requests per 2.5 s, `--all-probes --with-load`), then ' +
+  'one Schemathesis run against the same process; in brackets, what failed that the unfaulted reference passed: ' +
+  'MUST requirements (ours, the first three) or check code × operation (Schemathesis).';
+
+export const postHocSets: Readonly<Record<PostHocSet['name'], PostHocSet>> = {
+  'post-hoc': {
+    name: 'post-hoc',
+    faults: postHocFaults,
+    start: POST_HOC_START,
+    end: POST_HOC_END,
+    title: 'Post-hoc faults: caught in one run each',
+    intro: [
+      'Faults written after the near-miss operators, in classes none was designed for',
+      '(`reference/post-hoc-faults.ts`; what the misses say: docs/near-misses.md, "Measured on faults',
+      'written after the operators"). Each: one full run of the suite against a second reference process',
+      'with that fault on (every fixture, a receiver, `CONTROL_URL`, the stand-in enforcing 100 requests per',
+      '2.5 s, `--all-probes --with-load`), then one Schemathesis run against the same process; in',
+      'brackets, what failed that the unfaulted reference passed: MUST requirements (ours, the first',
+      'three) or check code × operation (Schemathesis).',
+    ],
+    standards: false,
+    goal:
+      'post-hoc faults (written after the operators, classes none was designed for): caught in one full run each ' +
+      '(a second reference process, every fixture, `CONTROL_URL`, `--all-probes --with-load`), beside Schemathesis ' +
+      '4.x `--checks all` on the same faults; per fault in the table below',
+  },
+  rfc: {
+    name: 'rfc',
+    faults: rfcPostHocFaults,
+    start: RFC_START,
+    end: RFC_END,
+    title: 'Post-hoc faults from the standards (RFC set): caught in one run each',
+    intro: [
+      'A second held-out set, written from the MUST-level requirements of the standards the spec stands on',
+      '(RFC 9110, 9112, 8259, 6749, 6750, 8414, 3339; the webhook sender as an HTTP client), in classes',
+      'neither operators/, reference/faults.ts nor the first post-hoc set covers',
+      '(`reference/post-hoc-faults-rfc.ts`: each names its section and quotes its sentence). The suite was',
+      `not changed for them. ${HOW}`,
+    ],
+    standards: true,
+    goal:
+      'post-hoc faults from the standards (RFC 9110/9112/8259/6749/6750/8414/3339 MUSTs, the webhook sender ' +
+      'included): caught in one full run each (a second reference process, every fixture, `CONTROL_URL`, ' +
+      '`--all-probes --with-load`), beside Schemathesis 4.x `--checks all`; per fault in the RFC table below',
+  },
+};
+
+/** A set's table of bench/RESULTS.md, between its markers. Pure. */
+export function postHocSection(
+  verdicts: readonly PostHocVerdict[],
+  commands: readonly string[],
+  set: PostHocSet = postHocSets['post-hoc'],
+): string {
   const suite = verdicts.filter((v) => v.suite.caught).length;
   const st = verdicts.filter((v) => v.schemathesis?.caught).length;
   const rows = verdicts.map((v) => {
     const by = (list: readonly string[] | undefined) => (list?.length ? ` (${list.slice(0, 3).join(', ')})` : '');
     const problem = (p: string | undefined) => (p ? ` — ${p.replace(/\|/g, '/')}` : '');
+    const standard = set.standards ? ` ${v.fault.standard ?? '—'} |` : '';
     return (
-      `| \`${v.fault.id}\` | ${v.fault.class} | ${yes(v.suite.caught)}${by(v.suite.by)}${problem(v.suite.problem)} | ` +
+      `| \`${v.fault.id}\` |${standard} ${v.fault.class} | ` +
+      `${yes(v.suite.caught)}${by(v.suite.by)}${problem(v.suite.problem)} | ` +
       `${yes(v.schemathesis?.caught)}${by(v.schemathesis?.by)}${problem(v.schemathesis?.problem)} |`
     );
   });
   return [
-    POST_HOC_START,
+    set.start,
     '',
-    '## Post-hoc faults: caught in one run each',
+    `## ${set.title}`,
     '',
-    'Faults written after the near-miss operators, in classes none was designed for',
-    '(`reference/post-hoc-faults.ts`; what the misses say: docs/near-misses.md, "Measured on faults',
-    'written after the operators"). Each: one full run of the suite against a second reference process',
-    'with that fault on (every fixture, a receiver, `CONTROL_URL`, the stand-in enforcing 100 requests per',
-    '2.5 s, `--all-probes --with-load`), then one Schemathesis run against the same process; in',
-    'brackets, what failed that the unfaulted reference passed: MUST requirements (ours, the first',
-    'three) or check code × operation (Schemathesis).',
+    ...set.intro,
     '',
     `Totals: **the suite ${percent(suite, verdicts.length)}**, **Schemathesis ${percent(st, verdicts.length)}**.`,
     '',
     ...commands.map((command) => `- \`${command}\``),
     '',
-    '| fault | class | the suite, one run | Schemathesis, one run |',
-    '|---|---|---|---|',
+    set.standards
+      ? '| fault | standard | class | the suite, one run | Schemathesis, one run |'
+      : '| fault | class | the suite, one run | Schemathesis, one run |',
+    set.standards ? '|---|---|---|---|---|' : '|---|---|---|---|',
     ...rows,
     '',
-    POST_HOC_END,
+    set.end,
   ].join('\n');
 }
 
-export const POST_HOC_START = '<!-- post-hoc faults: written by bench/post-hoc.ts -->';
-export const POST_HOC_END = '<!-- end of post-hoc faults -->';
-
-/** `markdown` with its post-hoc section replaced (or added at its end). Pure. */
-export function withPostHocSection(markdown: string, section: string): string {
-  const start = markdown.indexOf(POST_HOC_START);
-  const end = markdown.indexOf(POST_HOC_END);
+/** `markdown` with a set's section replaced (or added at its end); the other set's is left as it is. Pure. */
+export function withPostHocSection(
+  markdown: string,
+  section: string,
+  set: Pick<PostHocSet, 'start' | 'end'> = postHocSets['post-hoc'],
+): string {
+  const start = markdown.indexOf(set.start);
+  const end = markdown.indexOf(set.end);
   if (start === -1 || end === -1) return `${markdown.trimEnd()}\n\n${section}\n`;
-  return `${markdown.slice(0, start)}${section}${markdown.slice(end + POST_HOC_END.length)}`;
+  return `${markdown.slice(0, start)}${section}${markdown.slice(end + set.end.length)}`;
+}
+
+/**
+ * A command given as a path made absolute against `cwd`: Schemathesis runs in each run's own
+ * folder, where a relative path (`.venv-st/bin/schemathesis`) names nothing. A bare name is
+ * left to PATH. Pure.
+ */
+export function resolvedCommand(command: string, cwd: string = process.cwd()): string {
+  return command.includes('/') ? resolvePath(cwd, command) : command;
+}
+
+/** The set `--set` names. Pure. */
+export function postHocSetNamed(name: string): PostHocSet {
+  if (name !== 'post-hoc' && name !== 'rfc') throw new Error(`--set must be post-hoc or rfc, got "${name}"`);
+  return postHocSets[name];
 }
 
 function options() {
   const { values } = parseArgs({
     options: {
+      set: { type: 'string', default: 'post-hoc' },
       only: { type: 'string' },
       concurrency: { type: 'string', default: '2' },
       seed: { type: 'string', default: '1' },
@@ -295,17 +399,19 @@ function options() {
       throw new Error(`--${name} must be ${min} to ${max}, got "${text}"`);
     return n;
   };
+  const set = postHocSetNamed(values.set);
   const only = values.only?.split(',').filter((id) => id !== '');
-  const unknown = only?.filter((id) => !postHocFaults.some((f) => f.id === id)) ?? [];
-  if (unknown.length > 0) throw new Error(`not a post-hoc fault: ${unknown.join(', ')} (reference/post-hoc-faults.ts)`);
+  const unknown = only?.filter((id) => !set.faults.some((f) => f.id === id)) ?? [];
+  if (unknown.length > 0) throw new Error(`not a fault of the ${set.name} set: ${unknown.join(', ')}`);
   const seed = whole('seed', values.seed, 0, 2 ** 31);
   return {
-    faults: postHocFaults.filter((f) => only === undefined || only.includes(f.id)),
+    set,
+    faults: set.faults.filter((f) => only === undefined || only.includes(f.id)),
     concurrency: whole('concurrency', values.concurrency, 1, 4),
     seed,
     schemathesis: values['no-schemathesis']
       ? undefined
-      : { command: values.schemathesis, seed, examples: whole('examples', values.examples, 1, 1000) },
+      : { command: resolvedCommand(values.schemathesis), seed, examples: whole('examples', values.examples, 1, 1000) },
     keep: values.keep,
   };
 }
@@ -368,12 +474,11 @@ function report(verdicts: readonly PostHocVerdict[], o: ReturnType<typeof option
   const st = verdicts.filter((v) => v.schemathesis?.caught).length;
   const minutes = `${Math.round(wallMs / 60_000)} min`;
   process.stdout.write(
-    `\npost-hoc faults caught in one run each: the suite ${percent(suite, verdicts.length)}` +
+    `\n${o.set.name} faults caught in one run each: the suite ${percent(suite, verdicts.length)}` +
       `${o.schemathesis ? `, Schemathesis ${percent(st, verdicts.length)}` : ''}; ${minutes} wall\n`,
   );
-  if (o.faults.length !== postHocFaults.length) return; // a partial bench records nothing
-  const flag = o.schemathesis?.command === 'schemathesis' ? '' : ' -- --schemathesis <path>';
-  const command = `npm run bench:post-hoc${flag}`;
+  if (o.faults.length !== o.set.faults.length) return; // a partial bench records nothing
+  const command = benchCommand(o.set.name, o.schemathesis?.command);
   const schemathesisCommand =
     `schemathesis run openapi.json --url <base> --checks all -H "Authorization: Bearer <TOKEN_ALL>" ` +
     `--seed ${o.seed} --max-examples ${o.schemathesis?.examples ?? 100} --workers 1 --rate-limit ${SCHEMATHESIS_RATE}`;
@@ -384,14 +489,12 @@ function report(verdicts: readonly PostHocVerdict[], o: ReturnType<typeof option
     RESULTS_FILE,
     withPostHocSection(
       readFileSync(RESULTS_FILE, 'utf8'),
-      postHocSection(verdicts, [command, suiteCommand, schemathesisCommand]),
+      postHocSection(verdicts, [command, suiteCommand, schemathesisCommand], o.set),
+      o.set,
     ),
   );
   recordResult({
-    goal:
-      'post-hoc faults (written after the operators, classes none was designed for): caught in one full run each ' +
-      '(a second reference process, every fixture, `CONTROL_URL`, `--all-probes --with-load`), beside Schemathesis ' +
-      '4.x `--checks all` on the same faults; per fault in the table below',
+    goal: o.set.goal,
     command,
     figure:
       `the suite ${percent(suite, verdicts.length)}, ` +

@@ -12,6 +12,7 @@
 import { standardsFaults } from './faults-standards.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { postHocFaultIds, type PostHocFaultId } from './post-hoc-faults.ts';
+import { rfcPostHocFaultIds, type RfcPostHocFaultId } from './post-hoc-faults-rfc.ts';
 
 export interface Fault {
   readonly id: string;
@@ -854,8 +855,11 @@ export const faults = [
 export type FaultId = (typeof faults)[number]['id'];
 
 const selfProof = new Set<string>(faults.map((f) => f.id));
-/** Every id a FaultSet takes: the self-proof catalogue and the post-hoc measurement (./post-hoc-faults.ts). */
-const known = new Set<string>([...selfProof, ...postHocFaultIds]);
+/**
+ * Every id a FaultSet takes: the self-proof catalogue and the two post-hoc measurements
+ * (./post-hoc-faults.ts, ./post-hoc-faults-rfc.ts).
+ */
+const known = new Set<string>([...selfProof, ...postHocFaultIds, ...rfcPostHocFaultIds]);
 
 /** An id of the self-proof catalogue (`faults`). */
 export function isFaultId(id: string): id is FaultId {
@@ -876,7 +880,7 @@ export class FaultSet {
     this.enable(ids);
   }
 
-  has(id: FaultId | PostHocFaultId): boolean {
+  has(id: FaultId | PostHocFaultId | RfcPostHocFaultId): boolean {
     return this.#on.has(id);
   }
 
@@ -908,8 +912,8 @@ export class FaultSet {
     this.#version++;
   }
 
-  list(): Array<FaultId | PostHocFaultId> {
-    return [...faults.map((f) => f.id), ...postHocFaultIds].filter((id) => this.#on.has(id));
+  list(): Array<FaultId | PostHocFaultId | RfcPostHocFaultId> {
+    return [...faults.map((f) => f.id), ...postHocFaultIds, ...rfcPostHocFaultIds].filter((id) => this.#on.has(id));
   }
 }
 

@@ -53,6 +53,7 @@ import { registerRequestSite, rewriteUrlOf } from './routes/request.ts';
 import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
 import { postHocAttemptSlips, registerPostHocSlips } from './post-hoc-slips.ts';
+import { registerRfcSlips, rfcAttemptSlips } from './post-hoc-slips-rfc.ts';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -188,7 +189,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     callDurationMs: options.callDurationMs ?? 300,
     ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
-    attemptSlips: postHocAttemptSlips(faults),
+    attemptSlips: rfcAttemptSlips(faults, postHocAttemptSlips(faults)),
   });
   const rate =
     options.rateLimit === false
@@ -215,6 +216,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
 
   // Before the rate limiter: ph-rate-limit-after-auth answers an unauthenticated request first.
   registerPostHocSlips(app, store);
+  registerRfcSlips(app, store);
 
   const limiter =
     rate === undefined ? undefined : registerRateLimit(app, points, { ...rate, now: rate.now ?? Date.now });

@@ -170,6 +170,8 @@ export interface AttemptRequest {
   readonly secret: string;
   /** The ms the signature's timestamp was taken from. */
   readonly signedAtMs: number;
+  /** The subscription's target URL the attempt goes to. */
+  readonly url?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -420,7 +422,7 @@ class WebhookDispatcher implements Dispatcher {
     const signedAtMs = point.signedAt({ virtual: at, wall: wallAt });
     const signature = point.signature({ secret: sub.secret, seconds: Math.floor(signedAtMs / 1000), body });
     const headers = point.headers({ signature, secret: sub.secret });
-    const sent = attemptRequest(this.#attempt, { body, secret: sub.secret, signedAtMs }, headers);
+    const sent = attemptRequest(this.#attempt, { body, secret: sub.secret, signedAtMs, url: sub.targetUrl }, headers);
     const abort = new AbortController();
     const started = performance.now();
     const promise = this.#send(d.subscription.targetUrl, sent.headers, sent.body, abort).then((answer) => {

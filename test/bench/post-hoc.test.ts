@@ -5,9 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  benchCommand,
   POST_HOC_END,
   POST_HOC_START,
   postHocSection,
+  postHocSetNamed,
+  resolvedCommand,
+  postHocSets,
+  RFC_END,
+  RFC_START,
   schemathesisFindings,
   schemathesisVerdict,
   suiteVerdict,
@@ -75,5 +81,48 @@ describe('bench/post-hoc.ts', () => {
     expect(twice.split(POST_HOC_END)).toHaveLength(2);
     expect(twice).not.toContain('ph-b');
     expect(twice.endsWith('trailing\n')).toBe(true);
+  });
+
+  it("the rfc set has its own section, with a column of standards, beside the first set's, never over it", () => {
+    const rfc = postHocSets.rfc;
+    const verdicts = [
+      {
+        fault: { id: 'rfc-a', class: 'a class', standard: 'RFC 9110 §9.1' },
+        suite: { caught: true, by: ['R-1'] },
+        schemathesis: { caught: false, by: [] },
+      },
+    ];
+    const section = postHocSection(verdicts, ['npm run bench:post-hoc -- --set rfc'], rfc);
+    expect(section.startsWith(RFC_START)).toBe(true);
+    expect(section.endsWith(RFC_END)).toBe(true);
+    expect(section).toContain('| fault | standard | class | the suite, one run | Schemathesis, one run |');
+    expect(section).toContain('| `rfc-a` | RFC 9110 §9.1 | a class | caught (R-1) | missed |');
+    const first = postHocSection([{ fault: { id: 'ph-a', class: 'c' }, suite: { caught: false, by: [] } }], []);
+    const both = withPostHocSection(withPostHocSection('# Results\n', first), section, rfc);
+    expect(both.indexOf(POST_HOC_START)).toBeLessThan(both.indexOf(RFC_START));
+    const again = withPostHocSection(both, postHocSection([], [], rfc), rfc);
+    expect(again).toContain('ph-a');
+    expect(again).not.toContain('rfc-a');
+    expect(again.split(RFC_START)).toHaveLength(2);
+    const firstAgain = withPostHocSection(again, postHocSection([], []));
+    expect(firstAgain).not.toContain('ph-a');
+    expect(firstAgain.split(RFC_START)).toHaveLength(2);
+  });
+
+  it('--set names a list, and the row of each set has its own command', () => {
+    expect(postHocSetNamed('post-hoc').faults.length).toBeGreaterThanOrEqual(15);
+    expect(postHocSetNamed('rfc').faults.every((f) => f.id.startsWith('rfc-'))).toBe(true);
+    expect(() => postHocSetNamed('all')).toThrow(/post-hoc or rfc/);
+    expect(benchCommand('post-hoc', 'schemathesis')).toBe('npm run bench:post-hoc');
+    expect(benchCommand('rfc', '.venv-st/bin/schemathesis')).toBe(
+      'npm run bench:post-hoc -- --set rfc --schemathesis <path>',
+    );
+    expect(benchCommand('rfc', undefined)).toBe('npm run bench:post-hoc -- --set rfc');
+  });
+
+  it('a Schemathesis given as a relative path is made absolute, a bare name is left to PATH', () => {
+    expect(resolvedCommand('.venv-st/bin/schemathesis', '/work/x')).toBe('/work/x/.venv-st/bin/schemathesis');
+    expect(resolvedCommand('/opt/st/bin/schemathesis', '/work/x')).toBe('/opt/st/bin/schemathesis');
+    expect(resolvedCommand('schemathesis', '/work/x')).toBe('schemathesis');
   });
 });
