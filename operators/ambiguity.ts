@@ -23,7 +23,9 @@ export const ambiguityRules = [
     id: 'AMBIG-QUERY-TWICE',
     requirement: 'STD-AMBIG-QUERY-TWICE',
     section: 'RFC 3986 §3.4',
-    quote: 'The query component contains non-hierarchical data (the pairs and their order are the application’s)',
+    quote:
+      'The query component contains non-hierarchical data that, along with data in the path component ' +
+      '(Section 3.3), serves to identify a resource',
   },
   {
     id: 'AMBIG-MEMBER-TWICE',

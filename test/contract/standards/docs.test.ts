@@ -4,6 +4,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lintRules } from '../../../contract/standards/registry.ts';
 import { standardsFaults } from '../../../reference/faults-standards.ts';
+import { ambiguityRules } from '../../../operators/ambiguity.ts';
+import { relations } from '../../../operators/equivalences.ts';
+import { principalsRelation } from '../../../operators/principals.ts';
 
 const doc = readFileSync(resolve(import.meta.dirname, '../../../docs/standards.md'), 'utf8');
 const rowOf = (id: string) => doc.split('\n').find((line) => line.startsWith(`| \`${id}\` |`));
@@ -15,6 +18,15 @@ describe('docs/standards.md', () => {
       expect(row, `no row for ${rule.id}`).toBeDefined();
       for (const part of [rule.standard, rule.level, rule.requirement, rule.sentence.replaceAll('|', '\\|')])
         expect(row, `${rule.id}: ${part}`).toContain(part);
+    }
+  });
+
+  it('lists every relation of the equivalence, ambiguity and principals families with its section and sentence', () => {
+    for (const relation of [...relations, ...ambiguityRules, principalsRelation]) {
+      const row = rowOf(relation.id);
+      expect(row, `no row for ${relation.id}`).toBeDefined();
+      expect(row).toContain(relation.section);
+      expect(row).toContain(relation.quote.replaceAll('|', '\\|'));
     }
   });
 
