@@ -11,7 +11,7 @@ import { lintRules } from '../contract/standards/registry.ts';
 import type { LintRequirement } from '../contract/standards/rule.ts';
 import { type CheckTools, check } from '../harness/checks/check.ts';
 import type { Needs } from '../harness/checks/needs.ts';
-import { session } from '../harness/run/session.ts';
+import { runTallies } from '../harness/run/tallies.ts';
 import { awaitEmitted } from '../harness/seams/emitted-arrivals.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
 import { NOWHERE } from './data/hooks.ts';
@@ -20,8 +20,11 @@ import { describeFindings, lintOf } from './rules/standards.ts';
 /** The requirement's rules, their ids: a rule no message of the run was of the kind of is named in the verdict. */
 const rulesOf = (requirement: LintRequirement) =>
   lintRules.filter((rule) => rule.requirement === requirement).map((rule) => rule.id);
-const tallyOf = (requirement: LintRequirement) =>
-  lintOf(requirement, [session().api.lint, session().receiver?.lint], rulesOf(requirement));
+/** The requirement's tally over every exchange of the run, every worker's (harness/run/tallies.ts). */
+async function tallyOf(requirement: LintRequirement) {
+  const { api, receiver } = await runTallies();
+  return lintOf(requirement, [api, receiver], rulesOf(requirement));
+}
 
 /** A path of the contract and a method it does not document there: what draws a 405, if any. */
 function undocumentedMethod(): { path: string; method: string } {
@@ -165,9 +168,9 @@ describe('What the standards under the spec require of every message this run ex
       // plans one. A run of a few checks (--only) may send up to `c.requests`, through the throttle.
       { verifies: [c.requirement], requests: 0, ...(c.needs ? { needs: c.needs } : {}) },
       async (t) => {
-        const before = tallyOf(c.requirement);
+        const before = await tallyOf(c.requirement);
         if (before.applied === 0 || (c.sampled ?? []).some((rule) => before.idle.includes(rule))) await c.sample(t);
-        const { applied, broken, must, idle } = tallyOf(c.requirement);
+        const { applied, broken, must, idle } = await tallyOf(c.requirement);
         if (applied === 0 && c.vacuousHolds) {
           t.observe(c.requirement, `the run drew no ${c.kind}: nothing for the rule to bind`);
           return;
@@ -187,11 +190,11 @@ describe('What the standards under the spec require of every message this run ex
       requests: 0,
     },
     async (t) => {
-      const deliveries = () => lintOf('STD-WEBHOOK-HTTP-CLIENT', [t.receiver.lint]);
-      if (deliveries().applied === 0) await sampleDelivery(t);
-      const sender = deliveries();
+      const deliveries = async (requirement: LintRequirement) => lintOf(requirement, [(await runTallies()).receiver]);
+      if ((await deliveries('STD-WEBHOOK-HTTP-CLIENT')).applied === 0) await sampleDelivery(t);
+      const sender = await deliveries('STD-WEBHOOK-HTTP-CLIENT');
       if (sender.applied === 0) t.notVerifiable('no delivery reached the receiver, even from its own sample');
-      const json = lintOf('STD-JSON-TEXT', [t.receiver.lint]);
+      const json = await deliveries('STD-JSON-TEXT');
       t.observe('STD-WEBHOOK-HTTP-CLIENT', `${sender.applied} deliveries read, ${sender.broken} broke a rule`);
       t.verify(
         'STD-WEBHOOK-HTTP-CLIENT',
@@ -206,7 +209,7 @@ describe('What the standards under the spec require of every message this run ex
     'What the standards recommend (SHOULD) is recorded, never failed',
     { verifies: ['STD-SHOULD-OBSERVED'], requests: 0 },
     async (t) => {
-      const { applied, broken, should } = tallyOf('STD-SHOULD-OBSERVED');
+      const { applied, broken, should } = await tallyOf('STD-SHOULD-OBSERVED');
       const seen = broken === 0 ? `${applied} messages read, none leaves a recommendation undone` : undefined;
       t.observe('STD-SHOULD-OBSERVED', seen ?? describeFindings(should, broken, applied));
     },

@@ -69,3 +69,42 @@ export function createLintTally(): RunningTally {
     },
   };
 }
+
+/** A tally as plain data: what a test worker hands the run channel, and what is merged there. */
+export interface TallyRecord {
+  readonly applied: Readonly<Record<string, number>>;
+  readonly appliedRules: Readonly<Record<string, number>>;
+  readonly broken: Readonly<Record<string, number>>;
+  readonly examples: Readonly<Record<string, readonly Finding[]>>;
+}
+
+export function tallyRecord(tally: LintTally): TallyRecord {
+  return {
+    applied: Object.fromEntries(tally.applied),
+    appliedRules: Object.fromEntries(tally.appliedRules),
+    broken: Object.fromEntries(tally.broken),
+    examples: Object.fromEntries(tally.examples),
+  };
+}
+
+/** The tallies of several workers as one: counts added, the first FINDINGS_KEPT findings of each kept. */
+export function mergeTallies(records: readonly TallyRecord[]): LintTally {
+  const add = (pick: (r: TallyRecord) => Readonly<Record<string, number>>) => {
+    const sum = new Map<string, number>();
+    for (const record of records)
+      for (const [key, n] of Object.entries(pick(record))) sum.set(key, (sum.get(key) ?? 0) + n);
+    return sum;
+  };
+  const examples = new Map<LintRequirement, Finding[]>();
+  for (const record of records)
+    for (const [requirement, findings] of Object.entries(record.examples)) {
+      const kept = examples.get(requirement as LintRequirement) ?? [];
+      examples.set(requirement as LintRequirement, [...kept, ...findings].slice(0, FINDINGS_KEPT));
+    }
+  return {
+    applied: add((r) => r.applied) as Map<LintRequirement, number>,
+    appliedRules: add((r) => r.appliedRules),
+    broken: add((r) => r.broken) as Map<LintRequirement, number>,
+    examples,
+  };
+}

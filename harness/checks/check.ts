@@ -22,6 +22,7 @@ import { unverifiable, type AgentRole, type Needs } from './needs.ts';
 import type { RunTarget } from '../run/context.ts';
 import type { ReceiverClient } from '../seams/receiver-client.ts';
 import { session } from '../run/session.ts';
+import { shareTallies } from '../run/tallies.ts';
 import { describeTransport, detailOf, TransportFailure, transportKindOf } from '../http/transport.ts';
 import type { ProbeRotation } from '../scheduling/budget.ts';
 
@@ -324,6 +325,8 @@ async function runCheck(
     meta.rateLimited = statsAfter.rateLimited - statsBefore.rateLimited;
     meta.transportFailures = statsAfter.transportErrors - statsBefore.transportErrors;
     meta.retries = statsAfter.retries - statsBefore.retries;
+    // The judges of a parallel run read every worker's; a channel gone (the run ending) loses nothing of this check.
+    await shareTallies().catch(() => undefined);
     await pass.leave();
   }
 }

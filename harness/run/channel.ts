@@ -115,6 +115,21 @@ function watchRoutes(): { routes: Record<string, Route>; reset(): void } {
   };
 }
 
+/** Each test worker's latest tallies (./tallies.ts), by worker: a judge reads them all. */
+function talliesRoutes(): { routes: Record<string, Route>; reset(): void } {
+  const byWorker = new Map<string, unknown>();
+  return {
+    routes: {
+      '/tallies/put': (body) => {
+        byWorker.set(String(body.worker), body);
+        return null;
+      },
+      '/tallies/all': () => [...byWorker.values()],
+    },
+    reset: () => byWorker.clear(),
+  };
+}
+
 /** The check gate's calls: a wait the worker gave up (its timeout, the run stopped) leaves the queue. */
 function gateRoutes(gate: Gate): Record<string, Route> {
   const leaveWhenClosed = (id: string, closed: AbortSignal) => closed.addEventListener('abort', () => gate.leave(id));
@@ -240,6 +255,7 @@ export async function startRunChannel(options: RunChannelOptions = {}): Promise<
   const hooks = new HookJournal(options.hookFile);
   const clock = new ClockReadings();
   const watch = watchRoutes();
+  const tallies = talliesRoutes();
   const own = ownReferenceRoutes(options.ownReference);
   const routes: Record<string, Route> = {
     '/states/setup': (body) => {
@@ -265,6 +281,7 @@ export async function startRunChannel(options: RunChannelOptions = {}): Promise<
     },
     '/clock/readings': (body) => clock.of(String(body.url)),
     ...watch.routes,
+    ...tallies.routes,
     ...own.routes,
     ...(options.gate === undefined ? {} : gateRoutes(options.gate)),
   };
@@ -297,6 +314,7 @@ export async function startRunChannel(options: RunChannelOptions = {}): Promise<
     },
     async reset() {
       watch.reset();
+      tallies.reset();
       clock.clear();
       await own.closeAll();
     },
