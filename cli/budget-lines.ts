@@ -6,7 +6,6 @@
  */
 import type { RunReport } from '../harness/report/model.ts';
 import { FULL_SET_REQUESTS, secondsFor, type RunBudget } from '../harness/scheduling/budget.ts';
-import { relationLines } from './relation-lines.ts';
 
 export interface BudgetSettings {
   readonly budget: RunBudget;
@@ -27,9 +26,9 @@ export function budgetText({ budget, requestsPerMinute, rateWindowMs }: BudgetSe
 export function dryRunBudgetLines(report: Pick<RunReport, 'checks'>, settings: BudgetSettings): string[] {
   const planned = report.checks.reduce((sum, c) => sum + c.plannedRequests, 0);
   const full = report.checks.reduce((sum, c) => sum + (c.plannedRequestsAll ?? c.plannedRequests), 0);
-  const rotated = report.checks.filter((c) => c.probes !== undefined && !NEAR_MISS.test(c.name));
+  const rotated = report.checks.filter((c) => c.probes !== undefined && !FAMILIES[0].named.test(c.name));
   const outOfTurn = report.checks.filter(
-    (c) => /^not verifiable: request budget: /.test(c.skipReason ?? '') && !NEAR_MISS.test(c.name),
+    (c) => /^not verifiable: request budget: /.test(c.skipReason ?? '') && !FAMILIES[0].named.test(c.name),
   );
   const lines = [`request budget: ${budgetText(settings)}`];
   if (rotated.length === 0 && outOfTurn.length === 0) lines.push('  every probe and matrix cell is sent: no rotation');
@@ -39,7 +38,7 @@ export function dryRunBudgetLines(report: Pick<RunReport, 'checks'>, settings: B
         `later seeds: ${c.probes!.left.join('; ')}`,
     );
   for (const c of outOfTurn) lines.push(`  out of turn, later seeds send it: ${c.name}`);
-  lines.push(...nearMissLines(report.checks), ...relationLines(report.checks));
+  lines.push(...FAMILIES.flatMap((family) => familyLines(report.checks, family)));
   const at = (requests: number) => {
     const s = secondsFor(requests, settings.requestsPerMinute, settings.rateWindowMs);
     return settings.requestsPerMinute === undefined ? 'unthrottled' : `${Math.ceil(s)} s at this rate`;
@@ -51,21 +50,27 @@ export function dryRunBudgetLines(report: Pick<RunReport, 'checks'>, settings: B
   return lines;
 }
 
-/** Near-miss checks are named "near miss (<family>): …" (suites/near-misses-request.suite.ts). */
-const NEAR_MISS = /^near miss \(([^)]+)\): /;
+/** The request-sending families of a dry run: how their checks are named, and where they are documented. */
+const FAMILIES = [
+  { named: /^near miss \(([^)]+)\): /, heading: 'near-miss operators (docs/near-misses.md)' },
+  { named: /^relation \(([^)]+)\): /, heading: 'relations of the standards (docs/relations.md)' },
+] as const;
 
 /**
- * What the near-miss operators add, per family (docs/near-misses.md): the requests this
- * configuration plans at its budget, and those of the full set; each family's checks are named
- * "near miss (<family>): …". A family that sends no API request is left out.
+ * What a family of checks adds, per member family: the requests this configuration plans at its
+ * budget, and those of the full set; a family's checks are named "<kind> (<family>): …". A family
+ * that sends no API request is left out.
  */
-export function nearMissLines(checks: Pick<RunReport, 'checks'>['checks']): string[] {
+export function familyLines(
+  checks: Pick<RunReport, 'checks'>['checks'],
+  family: { readonly named: RegExp; readonly heading: string },
+): string[] {
   const families = new Map<string, { planned: number; full: number }>();
   for (const c of checks) {
-    const family = NEAR_MISS.exec(c.name)?.[1];
-    if (family === undefined) continue;
-    const seen = families.get(family) ?? { planned: 0, full: 0 };
-    families.set(family, {
+    const member = family.named.exec(c.name)?.[1];
+    if (member === undefined) continue;
+    const seen = families.get(member) ?? { planned: 0, full: 0 };
+    families.set(member, {
       planned: seen.planned + c.plannedRequests,
       full: seen.full + (c.plannedRequestsAll ?? c.plannedRequests),
     });
@@ -74,13 +79,15 @@ export function nearMissLines(checks: Pick<RunReport, 'checks'>['checks']): stri
   if (sending.length === 0) return [];
   const planned = sending.reduce((sum, [, f]) => sum + f.planned, 0);
   const full = sending.reduce((sum, [, f]) => sum + f.full, 0);
-  const each = sending.map(([family, f]) => `${family} ${f.planned} of ${f.full}`).join(', ');
+  const each = sending.map(([member, f]) => `${member} ${f.planned} of ${f.full}`).join(', ');
   return [
-    `  near-miss operators (docs/near-misses.md): ${planned} of the full set's ${full} requests at this budget ` +
-      `(${each})` +
+    `  ${family.heading}: ${planned} of the full set's ${full} requests at this budget (${each})` +
       (planned < full ? '; later seeds send the others, --all-probes or a budget covering the full set all' : ''),
   ];
 }
+
+/** What the near-miss operators add (docs/near-misses.md), per family. */
+export const nearMissLines = (checks: Pick<RunReport, 'checks'>['checks']) => familyLines(checks, FAMILIES[0]);
 
 /** After a run: the requirements passed on part of their probes, or nothing when none was. */
 export function partialPassLines(report: Pick<RunReport, 'requirements'>): string[] {

@@ -152,11 +152,25 @@ export function familyPart<T>(
   describe: (probe: T) => string,
 ): FamilyPart<T> {
   const { chosen } = familySlice(ranked, NEAR_MISS_PER_RUN[family]);
+  const ofFamily = `${chosen.length} of the ${ranked.length} ${family} near misses, ranked likeliest slip first`;
+  return partOf({ chosen, own, requirement, describe }, ofFamily, `${ofFamily} (${chosen.map(describe).join('; ')})`);
+}
+
+/**
+ * A check's part of the probes a family sends this run (`chosen`): what it sends, its turn, its
+ * rotation, and what it records, worded with `ofFamily` (and `ofFamilyNone` when it sends none).
+ * The near-miss families and the relation families (./relations.ts) share it.
+ */
+export function partOf<T>(
+  part: { chosen: readonly T[]; own: readonly T[]; requirement: RequirementId; describe: (probe: T) => string },
+  ofFamily: string,
+  ofFamilyNone: string,
+): FamilyPart<T> {
+  const { chosen, own, requirement, describe } = part;
   const sent = own.filter((p) => chosen.includes(p));
   const left = own.filter((p) => !chosen.includes(p));
   if (left.length === 0) return { sent, turn: { runs: true, note: '' }, probes: undefined, observe: () => {} };
   const seed = runSeed();
-  const ofFamily = `${chosen.length} of the ${ranked.length} ${family} near misses, ranked likeliest slip first`;
   const later =
     `later seeds send ${sent.length === 0 ? 'its' : 'its other'} ${left.length} ` +
     `(${left.map(describe).join('; ')})`;
@@ -165,9 +179,7 @@ export function familyPart<T>(
       sent,
       turn: {
         runs: false,
-        note:
-          `request budget: this run (seed ${seed}) sends ${ofFamily} (${chosen.map(describe).join('; ')}), ` +
-          `none of this check's; ${later}`,
+        note: `request budget: this run (seed ${seed}) sends ${ofFamilyNone}, none of this check's; ${later}`,
       },
       probes: undefined,
       observe: () => {},

@@ -20,7 +20,7 @@ import { session } from '../../harness/run/session.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
 import { queryString, type WireRequest } from '../../operators/equivalences.ts';
 import { FICTIONAL_E164 } from '../data/calls.ts';
-import { pastWindow } from './near-misses.ts';
+import { type FamilyPart, partOf, pastWindow } from './near-misses.ts';
 
 /**
  * How many of each family's ranked probes a remote run sends for each gate's worth of budget beyond
@@ -60,12 +60,7 @@ export const relationRequirements: Readonly<Record<string, RequirementId>> = {
 export const UNKNOWN_AGENT = '999999999999';
 
 /** One check's part of a family's ranked probes this run. */
-export interface RelationPart<T> {
-  readonly sent: readonly T[];
-  readonly turn: Turn;
-  readonly probes: ProbeRotation | undefined;
-  observe(t: CheckTools): void;
-}
+export type RelationPart<T> = FamilyPart<T>;
 
 /** A family's ranked probes this run: all within the budget, none at the gate, `perRun` per gate beyond it. */
 export function relationSlice<T>(
@@ -88,37 +83,11 @@ export function relationPart<T>(
   describe: (probe: T) => string,
 ): RelationPart<T> {
   const { chosen } = relationSlice(ranked, RELATIONS_PER_RUN[family]);
-  const sent = own.filter((p) => chosen.includes(p));
-  const left = own.filter((p) => !chosen.includes(p));
-  if (left.length === 0) return { sent, turn: { runs: true, note: '' }, probes: undefined, observe: () => {} };
-  const seed = runSeed();
   const ofFamily =
     chosen.length === 0
       ? `none of the ${ranked.length} ${family} probes (they give way at a budget under ${2 * GATE_REQUESTS} requests)`
       : `${chosen.length} of the ${ranked.length} ${family} probes, ranked likeliest slip first`;
-  const others = `${sent.length === 0 ? 'its' : 'its other'} ${left.length}`;
-  const later = `later seeds send ${others} (${left.map(describe).join('; ')})`;
-  if (sent.length === 0)
-    return {
-      sent,
-      turn: {
-        runs: false,
-        note: `request budget: this run (seed ${seed}) sends ${ofFamily}, none of this check's; ${later}`,
-      },
-      probes: undefined,
-      observe: () => {},
-    };
-  return {
-    sent,
-    turn: { runs: true, note: '' },
-    probes: { requirement, sent: sent.length, of: own.length, left: left.map(describe), leftRequests: left.length },
-    observe: (t) =>
-      t.observe(
-        requirement,
-        `request budget: this run (seed ${seed}) sends ${ofFamily}; this check sent ${sent.length} of its ` +
-          `${own.length} (${sent.map(describe).join('; ')}); ${later}`,
-      ),
-  };
+  return partOf({ chosen, own, requirement, describe }, ofFamily, ofFamily);
 }
 
 /** The valid request of an operation on the wire, with `token` (undefined: the token endpoint's form). */
