@@ -23,7 +23,9 @@ export const ambiguityRules = [
     id: 'AMBIG-QUERY-TWICE',
     requirement: 'STD-AMBIG-QUERY-TWICE',
     section: 'RFC 3986 §3.4',
-    quote: 'The query component contains non-hierarchical data (the pairs and their order are the application’s)',
+    quote:
+      'The query component contains non-hierarchical data that, along with data in the path component ..., ' +
+      'serves to identify a resource (it defines no meaning for a name given twice)',
   },
   {
     id: 'AMBIG-MEMBER-TWICE',
@@ -44,8 +46,10 @@ export const ambiguityRules = [
   {
     id: 'AMBIG-EMPTY',
     requirement: 'STD-AMBIG-EMPTY-VALUE',
-    section: 'RFC 8259 §3, RFC 3986 §3.4',
-    quote: 'A JSON value MUST be an object, array, number, or string, or one of the following three literal names',
+    section: 'RFC 8259 §3',
+    quote:
+      'A JSON value MUST be an object, array, number, or string, or one of the following three literal names: ' +
+      'false null true (null and "" are values, not absence)',
   },
   {
     id: 'AMBIG-OAUTH-REPEATED',
