@@ -46,8 +46,10 @@ export const ambiguityRules = [
   {
     id: 'AMBIG-EMPTY',
     requirement: 'STD-AMBIG-EMPTY-VALUE',
-    section: 'RFC 8259 §3, RFC 3986 §3.4',
-    quote: 'A JSON value MUST be an object, array, number, or string, or one of the following three literal names',
+    section: 'RFC 8259 §3',
+    quote:
+      'A JSON value MUST be an object, array, number, or string, or one of the following three literal names: ' +
+      'false null true (null and "" are values, not absence)',
   },
   {
     id: 'AMBIG-OAUTH-REPEATED',

@@ -816,8 +816,8 @@ export const faults = [
   {
     id: 'principals-cache-keyed-by-account',
     description:
-      "A read's answer is cached for a second under its URL and the token's account, served before the scope " +
-      'check: a token of the same account without read:balance gets the balance another token just read.',
+      "Reads are coalesced for 5 ms under their URL and the authenticated token's account, before the scope " +
+      'check: a token of the same account without read:balance asking at the same moment gets the balance.',
     violates: ['STD-PRINCIPALS-NO-MIX'],
   },
   {

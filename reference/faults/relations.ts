@@ -105,7 +105,7 @@ export default [
       read: (request, next) =>
         request.url.split('?', 1)[0]!.replace(/\/$/, '') === '/v1/hooks' &&
         isJsonContentType(request.headers['content-type']) &&
-        !/"target_url"\s*:\s*"https:\/\//.test(String(request.body ?? ''))
+        !/"target_url"\s*:\s*"https:\/\//i.test(String(request.body ?? ''))
           ? { ok: false as const, message: 'target_url must use https' }
           : next(request),
     },
@@ -130,8 +130,8 @@ export default [
         }
       },
     },
-    // A read's answer cached for a second under its URL and the token's account, before the scope check:
-    // another token of the same account gets it whatever its scopes.
+    // Reads coalesced for 5 ms under their URL and the token's account (authenticated, before the
+    // scope check): another token of the same account asking at the same moment gets the same answer.
     'principals-cache-keyed-by-account': {
       sharedAnswer: ({ method, url, account }) =>
         method === 'GET' && url.startsWith('/v1/') && account !== undefined ? `${account} ${url}` : undefined,

@@ -13,7 +13,7 @@ import type { ReferenceStore } from '../store.ts';
 export interface Shareable {
   readonly method: string;
   readonly url: string;
-  /** The account of the request's bearer token, if it names a known one. */
+  /** The account of the request's bearer token, if it names a token that authenticates (known, live). */
   readonly account: string | undefined;
 }
 
@@ -42,15 +42,33 @@ export function authorizationLines(request: { raw: object }): readonly LineRecor
   return linesOf.get(request.raw) ?? [];
 }
 
-/** How long a shared answer is served again, in ms (a fault's cache; none by default). */
-const SHARED_FOR_MS = 1_000;
+/**
+ * How long the first of a shared key holds its answer, in ms (a fault's single-flight; nothing is
+ * shared by default): requests with that key arriving meanwhile get the same answer.
+ */
+const HOLD_MS = 5;
+
+interface Flight {
+  /** The credentials of the request whose answer it is (shared only with others'). */
+  readonly by: string;
+  readonly answer: Promise<{ status: number; type: string; payload: string }>;
+  settle(answer: { status: number; type: string; payload: string }): void;
+}
 
 /** The hooks of the site: an answer shared under a key is served again, before authentication. */
 export function registerRequestSite(app: FastifyInstance, points: Points, store: ReferenceStore): void {
-  const shared = new Map<string, { at: number; status: number; type: string; payload: string }>();
+  // Requests in flight by key (a fault's single-flight): a repeat with the same token is a question of
+  // freshness, not of principals, so an answer is shared only with requests of other credentials.
+  const flights = new Map<string, Flight>();
+  const mine = new WeakMap<object, Flight>();
   const keyOf = (request: { method: string; url: string; headers: { authorization?: string } }) => {
     const token = /^bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
-    const account = token === undefined ? undefined : store.state.tokens.get(token)?.account;
+    const record = token === undefined ? undefined : store.state.tokens.get(token);
+    const live =
+      record !== undefined &&
+      !record.revoked &&
+      (record.expiresAt === undefined || record.expiresAt > store.tokenNow());
+    const account = live ? record.account : undefined;
     return points.of(requestSite).sharedAnswer({ method: request.method, url: request.url, account });
   };
   app.addHook('onRequest', (request, reply, done) => {
@@ -66,19 +84,37 @@ export function registerRequestSite(app: FastifyInstance, points: Points, store:
     }
     if (lines.length > 1) linesOf.set(request.raw, lines);
     const key = keyOf(request);
-    const hit = key === undefined ? undefined : shared.get(key);
-    if (hit === undefined || Date.now() - hit.at > SHARED_FOR_MS) return done();
-    reply.code(hit.status).type(hit.type).send(hit.payload);
+    if (key === undefined) return done();
+    const by = request.headers.authorization ?? '';
+    const flight = flights.get(key);
+    if (flight !== undefined && flight.by !== by) {
+      void flight.answer.then((hit) => reply.code(hit.status).type(hit.type).send(hit.payload));
+      return;
+    }
+    if (flight !== undefined) return done();
+    let settle: Flight['settle'] = () => {};
+    const answer = new Promise<{ status: number; type: string; payload: string }>((resolve) => {
+      settle = resolve;
+    });
+    const started: Flight = { by, answer, settle };
+    flights.set(key, started);
+    mine.set(request.raw, started);
+    done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    const key = keyOf(request);
-    if (key !== undefined && reply.statusCode < 300 && typeof payload === 'string')
-      shared.set(key, {
-        at: Date.now(),
-        status: reply.statusCode,
-        type: String(reply.getHeader('content-type') ?? 'application/json'),
-        payload,
-      });
-    done(null, payload);
+    const flight = mine.get(request.raw);
+    if (flight === undefined) return done(null, payload);
+    mine.delete(request.raw);
+    const answer = {
+      status: reply.statusCode,
+      type: String(reply.getHeader('content-type') ?? 'application/json'),
+      payload: typeof payload === 'string' ? payload : '',
+    };
+    // Held a moment, so the requests arriving meanwhile join it; then the key is free again.
+    setTimeout(() => {
+      flight.settle(answer);
+      for (const [key, f] of flights) if (f === flight) flights.delete(key);
+      done(null, payload);
+    }, HOLD_MS);
   });
 }
