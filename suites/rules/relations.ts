@@ -6,15 +6,9 @@
  * of the request budget (docs/relations.md "Budget").
  */
 import { randomUUID } from 'node:crypto';
-import type { CallRequest, CheckTools, Turn } from '../../harness/checks/check.ts';
+import type { CallRequest, CheckTools } from '../../harness/checks/check.ts';
 import type { Exchange } from '../../harness/http/client.ts';
-import {
-  GATE_REQUESTS,
-  rankedForRun,
-  type ProbeRotation,
-  type RankedSlice,
-  type RunBudget,
-} from '../../harness/scheduling/budget.ts';
+import { GATE_REQUESTS, rankedForRun, type RankedSlice, type RunBudget } from '../../harness/scheduling/budget.ts';
 import { runBudget, runSeed } from '../../harness/scheduling/rotation.ts';
 import { session } from '../../harness/run/session.ts';
 import type { RequirementId } from '../../requirements/catalogue.ts';
