@@ -26,8 +26,29 @@ export const wire = site('wire', {
 
 const OURS = /^\/_(control|reference)(\/|$)/;
 
-/** One hook: every answer of the target's own surface through the `wire` point. */
+/** RFC 9112 §3.2: Host = uri-host [ ":" port ]: no whitespace, no path, no userinfo. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+
+/**
+ * RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+ * request message that lacks a Host header field and to any request message that contains more
+ * than one Host header field line or a Host header field with an invalid field value." Node
+ * refuses a missing Host itself; two lines, or one that is no uri-host [":" port], are refused here.
+ */
+function hostProblem(rawHeaders: readonly string[]): string | undefined {
+  const hosts = rawHeaders.filter((_, i) => i % 2 === 0 && rawHeaders[i]!.toLowerCase() === 'host').length;
+  if (hosts > 1) return `${hosts} Host field lines`;
+  const value = rawHeaders[rawHeaders.findIndex((name, i) => i % 2 === 0 && name.toLowerCase() === 'host') + 1];
+  return value !== undefined && !HOST.test(value) ? 'a Host that is no uri-host [":" port]' : undefined;
+}
+
+/** One hook: every answer of the target's own surface through the `wire` point (and Host checked first). */
 export function registerWire(app: FastifyInstance, points: Points): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const problem = request.raw.httpVersion === '1.0' ? undefined : hostProblem(request.raw.rawHeaders);
+    if (problem === undefined) return done();
+    reply.code(400).send({ error: 'bad_request', message: `the request carries ${problem} (RFC 9112 §3.2)` });
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
     const path = request.url.split('?', 1)[0]!;
     if (OURS.test(path)) return done(null, payload);
