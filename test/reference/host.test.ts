@@ -36,7 +36,7 @@ describe('Host (RFC 9112 §3.2)', () => {
     expect(await statusWith('Host: a b/c\r\n')).toBe('HTTP/1.1 400 Bad Request');
   });
 
-  it('takes a well-formed Host, a name or an IPv6 literal with a port, to the route (401 without a token)', async () => {
+  it('takes a well-formed Host, a name or an IPv6 literal with a port, on to the route (401)', async () => {
     expect(await statusWith(`Host: ${new URL(server.baseUrl).host}\r\n`)).toBe('HTTP/1.1 401 Unauthorized');
     expect(await statusWith('Host: [::1]:80\r\n')).toBe('HTTP/1.1 401 Unauthorized');
   });
