@@ -39,6 +39,7 @@
  * their own nodes both (docs/load-distributed.md).
  */
 import { createAddressClient } from '../harness/http/address-client.ts';
+import { session } from '../harness/run/session.ts';
 import { describe } from 'vitest';
 import { limits } from '../contract/openapi.ts';
 import { secondAddressUnreachable } from '../harness/http/source-address.ts';
@@ -81,7 +82,8 @@ interface Client {
 }
 
 function client(baseUrl: string, address: string): Client {
-  const own = createAddressClient({ baseUrl, localAddress: address });
+  // The run's target: its answers (429s with Retry-After among them) are linted like the run client's.
+  const own = createAddressClient({ baseUrl, localAddress: address, read: (m) => session().api.lintOther(m) });
   return {
     address,
     async get(token, headers = {}) {

@@ -9,6 +9,8 @@
 import { Agent, request } from './undici.ts';
 import { isAddressUnavailable } from './source-address.ts';
 import { isSafeMethod, withTransportRetries } from './transport.ts';
+import { bodyFacts, type LintedMessage } from '../../contract/standards/message.ts';
+import { fieldLinesOf, lintedExchange } from './lint-message.ts';
 
 export interface AddressRequest {
   readonly method?: 'GET' | 'POST' | 'DELETE';
@@ -35,6 +37,11 @@ export interface AddressClient {
 
 export interface AddressClientOptions {
   readonly baseUrl: string;
+  /**
+   * Where every whole answer goes, as the protocol lint reads it, when `baseUrl` is the run's
+   * target (the per-IP clients): its answers are the target's too. Not for a reference of the check's own.
+   */
+  readonly read?: (message: LintedMessage) => void;
   /** A loopback source address (127.0.0.2…); IPv4 connections then. */
   readonly localAddress?: string;
   readonly connections?: number;
@@ -61,7 +68,15 @@ export function createAddressClient(options: AddressClientOptions): AddressClien
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers))
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    return { status: response.statusCode, headers, body: await response.body.text() };
+    const octets = Buffer.from(await response.body.arrayBuffer());
+    const wire = { status: response.statusCode, fields: fieldLinesOf(response.headers), body: bodyFacts(octets) };
+    const sent = {
+      url: new URL(`${options.baseUrl}${req.path}`),
+      method: req.method ?? 'GET',
+      headers: req.headers ?? {},
+    };
+    options.read?.(lintedExchange(options.baseUrl, sent, wire));
+    return { status: response.statusCode, headers, body: octets.toString('utf8') };
   };
   return {
     address: options.localAddress,

@@ -12,7 +12,7 @@ import { createRedactor, type Redactor } from './redact.ts';
 import { createThrottle, retryAfterMs, type Throttle } from './throttle.ts';
 import { createWarmConnections, type WarmConnections } from './warm.ts';
 import { rawExchange, type RawRequest } from './raw.ts';
-import { bodyFacts, type BodyFacts } from '../../contract/standards/message.ts';
+import { bodyFacts, type BodyFacts, type LintedMessage } from '../../contract/standards/message.ts';
 import { createLintTally, lintMessage, type LintTally, type RunningTally } from '../../contract/standards/lint.ts';
 import { fieldLinesOf, lintedExchange } from './lint-message.ts';
 import { createOneTimeWatch, type OneTimeWatch } from './one-time-watch.ts';
@@ -192,6 +192,8 @@ export interface ApiClient {
   readonly lint: LintTally;
   /** The values the contract returns once, and where the target said them again. */
   readonly oneTime: OneTimeWatch;
+  /** An answer of the target another transport of the run received (the per-IP clients), into the lint's tally. */
+  lintOther(message: LintedMessage): void;
   readonly redact: Redactor;
   close(): Promise<void>;
 }
@@ -447,6 +449,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     rateLimitEvents: rateLog.events,
     lint,
     oneTime: watch,
+    lintOther: (message) => lint.add(lintMessage(message)),
     redact,
     async close() {
       await agent.close();
