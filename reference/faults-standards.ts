@@ -91,6 +91,13 @@ export const standardsFaults = [
     violates: ['STD-OAUTH-ERROR-ANSWER'],
   },
   {
+    id: 'std-head-length-zero',
+    description:
+      'A HEAD answer carries Content-Length: 0, the length of what it sent, not of what GET would have sent ' +
+      '(RFC 9110 §8.6).',
+    violates: ['STD-REL-HEAD'],
+  },
+  {
     id: 'std-token-401-no-challenge',
     description:
       'A 401 invalid_client of the token endpoint carries no WWW-Authenticate, even when the client used HTTP Basic.',

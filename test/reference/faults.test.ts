@@ -108,6 +108,8 @@ const standardsProbes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     const r = await wire('DELETE', `${s.baseUrl}/hooks/${h.id}`, { authorization: `Bearer ${tk(s).all}` });
     return r.status === 204 && r.headers['transfer-encoding'] !== undefined;
   },
+  'std-head-length-zero': async (s) =>
+    (await wire('HEAD', `${s.baseUrl}/me`, { authorization: `Bearer ${tk(s).all}` })).headers['content-length'] === '0',
   'std-json-bom': async (s) => (await wire('GET', `${s.baseUrl}/me`)).octets[0] === 0xef,
   'std-token-expires-in-string': async (s) =>
     typeof JSON.parse((await tokenRequest(s, s.fixtures.oauth.clientSecret)).octets.toString()).expires_in === 'string',
