@@ -11,6 +11,7 @@ import { session } from '../harness/run/session.ts';
 import { probeRotation, probesForRun, probesPlanned, turnBeyondGate } from '../harness/scheduling/rotation.ts';
 import { openapi } from '../contract/openapi.ts';
 import { issuedTokenProbes } from '../operators/issued-tokens.ts';
+import { basicAuthorization } from './rules/oauth.ts';
 
 /**
  * Remotely the two give way at the gate-sized budget (AUTH-UNKNOWN-TOKEN has its checks in every
@@ -67,7 +68,7 @@ describe('Near misses of the tokens the target issues', () => {
         method: 'POST',
         path: `${t.target.authUrl}/oauth/token`,
         form: { grant_type: 'client_credentials' },
-        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        authorization: basicAuthorization(clientId, clientSecret),
       });
       const issued = (exchange.json as { access_token?: unknown } | undefined)?.access_token;
       if (exchange.status !== 200 || typeof issued !== 'string')

@@ -15,6 +15,7 @@ import { runTallies } from '../harness/run/tallies.ts';
 import { awaitEmitted } from '../harness/seams/emitted-arrivals.ts';
 import { subscribe } from '../harness/seams/subscriptions.ts';
 import { NOWHERE } from './data/hooks.ts';
+import { basicAuthorization } from './rules/oauth.ts';
 import { describeFindings, lintOf } from './rules/standards.ts';
 
 /** The requirement's rules, their ids: a rule no message of the run was of the kind of is named in the verdict. */
@@ -43,6 +44,15 @@ async function sampleAnswers(t: CheckTools): Promise<void> {
 
 const tokenUrl = (t: CheckTools) => `${t.target.authUrl}/oauth/token`;
 
+/** A client_credentials grant by the configured client over HTTP Basic, with `secret`. */
+const basicGrant = (t: CheckTools, secret: string) =>
+  t.call({
+    method: 'POST',
+    path: tokenUrl(t),
+    form: { grant_type: 'client_credentials' },
+    authorization: basicAuthorization(t.target.oauth!.clientId, secret),
+  });
+
 interface LintCheck {
   readonly title: string;
   readonly requirement: LintRequirement;
@@ -68,13 +78,7 @@ const lintChecks: readonly LintCheck[] = [
     async sample(t) {
       await t.call({ method: 'GET', path: '/me' });
       if (t.target.oauth !== undefined && t.target.authUrl !== undefined) {
-        const basic = `Basic ${Buffer.from(`${t.target.oauth.clientId}:not-the-secret`).toString('base64')}`;
-        await t.call({
-          method: 'POST',
-          path: tokenUrl(t),
-          form: { grant_type: 'client_credentials' },
-          authorization: basic,
-        });
+        await basicGrant(t, 'not-the-secret');
       }
     },
   },
@@ -129,14 +133,7 @@ const lintChecks: readonly LintCheck[] = [
     requests: 1,
     kind: 'token answers',
     async sample(t) {
-      const { clientId, clientSecret } = t.target.oauth!;
-      const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
-      await t.call({
-        method: 'POST',
-        path: tokenUrl(t),
-        form: { grant_type: 'client_credentials' },
-        authorization: basic,
-      });
+      await basicGrant(t, t.target.oauth!.clientSecret);
     },
   },
   {

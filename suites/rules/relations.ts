@@ -5,6 +5,7 @@
  * a fictional number, an id nobody issued), the comparison of two answers, and each family's share
  * of the request budget (docs/relations.md "Budget").
  */
+import { basicAuthorization } from './oauth.ts';
 import { randomUUID } from 'node:crypto';
 import type { CallRequest, CheckTools } from '../../harness/checks/check.ts';
 import type { Exchange } from '../../harness/http/client.ts';
@@ -133,8 +134,6 @@ export function validRequest(t: CheckTools, operation: string, token: string): W
  */
 export function validTokenRequest(t: CheckTools, endpoint: string): WireRequest {
   const client = t.target.oauth!;
-  const encode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-  const basic = Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64');
   const scopes: Record<string, string> =
     client.scopes === undefined || client.scopes.length === 0 ? {} : { scope: client.scopes.join(' ') };
   return {
@@ -142,7 +141,7 @@ export function validTokenRequest(t: CheckTools, endpoint: string): WireRequest 
     path: endpoint.replace('{auth_url}', t.target.authUrl ?? ''),
     query: [],
     headers: [
-      ['Authorization', `Basic ${basic}`],
+      ['Authorization', basicAuthorization(client.clientId, client.clientSecret)],
       ['Content-Type', 'application/x-www-form-urlencoded'],
     ],
     body: new URLSearchParams({ grant_type: 'client_credentials', ...scopes }).toString(),
