@@ -26,6 +26,7 @@ import {
   callOf,
   describe as describeAnswer,
   differs,
+  headProblem,
   relationPart,
   relationRequirements,
   rememberToken,
@@ -41,23 +42,6 @@ const requirementOf = (probe: EquivalenceProbe): RequirementId => {
   if (id === undefined) throw new Error(`no requirement for ${probe.relation.id} (suites/rules/relations.ts)`);
   return id;
 };
-
-/**
- * HEAD against GET (RFC 9110 §9.3.2, §8.6): GET's status, no content, and a Content-Length, when
- * sent, that is GET's content's octets ("a server MUST NOT send Content-Length in such a response
- * unless its field value equals the decimal number of octets that would have been sent in the
- * content of a response if the same request had used the GET method"); a live read (`shape`)
- * may change length between the two, so its length is not compared.
- */
-export function headProblem(got: Exchange, get: Exchange, body: 'none' | 'value' | 'shape'): string | undefined {
-  if (got.status !== get.status) return `expected GET's status (${describeAnswer(get)}), got ${got.status}`;
-  if (got.rawBody !== '') return `HEAD carried ${got.rawBody.length} bytes of content`;
-  const length = got.responseHeaders['content-length'];
-  const octets = Buffer.byteLength(get.rawBody);
-  return body === 'value' && length !== undefined && Number(length) !== octets
-    ? `HEAD's Content-Length: ${length}, GET's content is ${octets} octets`
-    : undefined;
-}
 
 /** Sends one probe and judges it against the valid request's answer. */
 async function judgeProbe(
