@@ -23,13 +23,15 @@
  *   python3 -m venv .venv-st && .venv-st/bin/pip install schemathesis==4.32.5
  * and pass `--schemathesis .venv-st/bin/schemathesis` (default: `schemathesis` on PATH).
  *
- *   npm run bench:post-hoc [-- --set post-hoc|rfc] [-- --only id,id] [-- --concurrency 2] [-- --seed 1]
+ *   npm run bench:post-hoc [-- --set post-hoc|rfc|rfc2] [-- --only id,id] [-- --concurrency 2] [-- --seed 1]
  *                          [-- --examples 100] [-- --schemathesis <command>] [-- --no-schemathesis]
  *                          [-- --keep <dir>]
  *
  * `--set` picks the list: `post-hoc` (the default, reference/post-hoc-faults.ts, written from the
- * spec's sentences) or `rfc` (reference/post-hoc-faults-rfc.ts, written from the MUSTs of the
- * standards the spec stands on); each set has its own section of bench/RESULTS.md and its own row.
+ * spec's sentences), `rfc` (reference/post-hoc-faults-rfc.ts, written from the MUSTs of the
+ * standards the spec stands on) or `rfc2` (reference/post-hoc-faults-rfc2.ts, more of those, written
+ * after the protocol lint and the relations landed); each set has its own section of
+ * bench/RESULTS.md and its own row.
  *
  * About four minutes per fault (the webhook watch holds a run for its 180 s), two at once by
  * default; every process on loopback, every run under a time limit. The figure goes to
@@ -46,6 +48,7 @@ import { type RemoteReference, remoteRunEnvironment, startRemoteReference } from
 import type { RunReport } from '../harness/report/model.ts';
 import { postHocFaults, type PostHocFault } from '../reference/post-hoc-faults.ts';
 import { rfcPostHocFaults } from '../reference/post-hoc-faults-rfc.ts';
+import { rfc2PostHocFaults } from '../reference/post-hoc-faults-rfc2.ts';
 import { RESULTS_FILE, recordResult } from './results.ts';
 
 /** The stand-in's documented window: the spec's 100 requests per 2.5 s. */
@@ -248,10 +251,12 @@ export const POST_HOC_START = '<!-- post-hoc faults: written by bench/post-hoc.t
 export const POST_HOC_END = '<!-- end of post-hoc faults -->';
 export const RFC_START = '<!-- post-hoc rfc faults: written by bench/post-hoc.ts -->';
 export const RFC_END = '<!-- end of post-hoc rfc faults -->';
+export const RFC2_START = '<!-- post-hoc rfc2 faults: written by bench/post-hoc.ts -->';
+export const RFC2_END = '<!-- end of post-hoc rfc2 faults -->';
 
 /** A list of faults the bench measures, and where and how its figures are written. */
 export interface PostHocSet {
-  readonly name: 'post-hoc' | 'rfc';
+  readonly name: 'post-hoc' | 'rfc' | 'rfc2';
   readonly faults: ReadonlyArray<PostHocVerdict['fault']>;
   readonly start: string;
   readonly end: string;
@@ -310,6 +315,24 @@ export const postHocSets: Readonly<Record<PostHocSet['name'], PostHocSet>> = {
       'post-hoc faults from the standards (RFC 9110/9112/8259/6749/6750/8414/3339 MUSTs, the webhook sender ' +
       'included): caught in one full run each (a second reference process, every fixture, `CONTROL_URL`, ' +
       '`--all-probes --with-load`), beside Schemathesis 4.x `--checks all`; per fault in the RFC table below',
+  },
+  rfc2: {
+    name: 'rfc2',
+    faults: rfc2PostHocFaults,
+    start: RFC2_START,
+    end: RFC2_END,
+    title: 'Post-hoc faults from the standards, third set (rfc2): caught in one run each',
+    intro: [
+      'A third held-out set, written after issue 45 built the protocol lint, the relations and the',
+      '"every element of a kind" operators, from the MUSTs of RFC 9110, 9112, 6749, 8414 and 9562 and the',
+      'webhook sender as an HTTP client (`reference/post-hoc-faults-rfc2.ts`: each names its section and',
+      `quotes its sentence). The suite was not changed for them. ${HOW}`,
+    ],
+    standards: true,
+    goal:
+      'post-hoc faults from the standards, third set (RFC 9110/9112/6749/8414/9562 MUSTs, written after issue ' +
+      "45's build): caught in one full run each (a second reference process, every fixture, `CONTROL_URL`, " +
+      '`--all-probes --with-load`), beside Schemathesis 4.x `--checks all`; per fault in the rfc2 table below',
   },
 };
 
@@ -375,7 +398,8 @@ export function resolvedCommand(command: string, cwd: string = process.cwd()): s
 
 /** The set `--set` names. Pure. */
 export function postHocSetNamed(name: string): PostHocSet {
-  if (name !== 'post-hoc' && name !== 'rfc') throw new Error(`--set must be post-hoc or rfc, got "${name}"`);
+  if (name !== 'post-hoc' && name !== 'rfc' && name !== 'rfc2')
+    throw new Error(`--set must be post-hoc, rfc or rfc2, got "${name}"`);
   return postHocSets[name];
 }
 

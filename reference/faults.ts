@@ -13,6 +13,7 @@ import { standardsFaults } from './faults-standards.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { postHocFaultIds, type PostHocFaultId } from './post-hoc-faults.ts';
 import { rfcPostHocFaultIds, type RfcPostHocFaultId } from './post-hoc-faults-rfc.ts';
+import { rfc2PostHocFaultIds, type Rfc2PostHocFaultId } from './post-hoc-faults-rfc2.ts';
 
 export interface Fault {
   readonly id: string;
@@ -856,10 +857,11 @@ export type FaultId = (typeof faults)[number]['id'];
 
 const selfProof = new Set<string>(faults.map((f) => f.id));
 /**
- * Every id a FaultSet takes: the self-proof catalogue and the two post-hoc measurements
- * (./post-hoc-faults.ts, ./post-hoc-faults-rfc.ts).
+ * Every id a FaultSet takes: the self-proof catalogue and the three post-hoc measurements
+ * (./post-hoc-faults.ts, ./post-hoc-faults-rfc.ts, ./post-hoc-faults-rfc2.ts).
  */
-const known = new Set<string>([...selfProof, ...postHocFaultIds, ...rfcPostHocFaultIds]);
+const postHoc: readonly string[] = [...postHocFaultIds, ...rfcPostHocFaultIds, ...rfc2PostHocFaultIds];
+const known = new Set<string>([...selfProof, ...postHoc]);
 
 /** An id of the self-proof catalogue (`faults`). */
 export function isFaultId(id: string): id is FaultId {
@@ -880,7 +882,7 @@ export class FaultSet {
     this.enable(ids);
   }
 
-  has(id: FaultId | PostHocFaultId | RfcPostHocFaultId): boolean {
+  has(id: FaultId | PostHocFaultId | RfcPostHocFaultId | Rfc2PostHocFaultId): boolean {
     return this.#on.has(id);
   }
 
@@ -912,8 +914,8 @@ export class FaultSet {
     this.#version++;
   }
 
-  list(): Array<FaultId | PostHocFaultId | RfcPostHocFaultId> {
-    return [...faults.map((f) => f.id), ...postHocFaultIds, ...rfcPostHocFaultIds].filter((id) => this.#on.has(id));
+  list(): string[] {
+    return [...faults.map((f) => f.id), ...postHoc].filter((id) => this.#on.has(id));
   }
 }
 

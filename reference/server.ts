@@ -54,6 +54,7 @@ import type { RouteOptions } from './routes/options.ts';
 import { variantBends } from './variants/index.ts';
 import { postHocAttemptSlips, registerPostHocSlips } from './post-hoc-slips.ts';
 import { registerRfcSlips, rfcAttemptSlips } from './post-hoc-slips-rfc.ts';
+import { registerRfc2Slips, rfc2AttemptSlips } from './post-hoc-slips-rfc2.ts';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -189,7 +190,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     callDurationMs: options.callDurationMs ?? 300,
     ...(options.trustedCaPem !== undefined ? { trustedCaPem: options.trustedCaPem } : {}),
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
-    attemptSlips: rfcAttemptSlips(faults, postHocAttemptSlips(faults)),
+    attemptSlips: rfc2AttemptSlips(faults, rfcAttemptSlips(faults, postHocAttemptSlips(faults))),
   });
   const rate =
     options.rateLimit === false
@@ -217,6 +218,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   // Before the rate limiter: ph-rate-limit-after-auth answers an unauthenticated request first.
   registerPostHocSlips(app, store);
   registerRfcSlips(app, store);
+  registerRfc2Slips(app, store);
 
   const limiter =
     rate === undefined ? undefined : registerRateLimit(app, points, { ...rate, now: rate.now ?? Date.now });

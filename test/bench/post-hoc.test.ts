@@ -112,7 +112,9 @@ describe('bench/post-hoc.ts', () => {
   it('--set names a list, and the row of each set has its own command', () => {
     expect(postHocSetNamed('post-hoc').faults.length).toBeGreaterThanOrEqual(15);
     expect(postHocSetNamed('rfc').faults.every((f) => f.id.startsWith('rfc-'))).toBe(true);
-    expect(() => postHocSetNamed('all')).toThrow(/post-hoc or rfc/);
+    expect(postHocSetNamed('rfc2').faults.every((f) => f.id.startsWith('rfc2-'))).toBe(true);
+    expect(postHocSetNamed('rfc2').start).not.toBe(postHocSetNamed('rfc').start);
+    expect(() => postHocSetNamed('all')).toThrow(/post-hoc, rfc or rfc2/);
     expect(benchCommand('post-hoc', 'schemathesis')).toBe('npm run bench:post-hoc');
     expect(benchCommand('rfc', '.venv-st/bin/schemathesis')).toBe(
       'npm run bench:post-hoc -- --set rfc --schemathesis <path>',
