@@ -1,6 +1,6 @@
 /**
  * The third held-out set of post-hoc faults, written after the protocol lint, the relations and
- * the "every element of a kind" operators landed (issue 45), from the MUST-level requirements of
+ * the "every element of a kind" operators landed, from the MUST-level requirements of
  * the standards the spec stands on: RFC 9110 and RFC 9112 (HTTP), RFC 6749 (OAuth 2.0), RFC 8414
  * (its metadata), RFC 9562 (UUIDs) and the webhook sender as an HTTP client. Each is a plausible
  * slip of a real implementer (a framework feature switched on, a header copied from elsewhere,

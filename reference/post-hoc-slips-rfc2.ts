@@ -60,7 +60,7 @@ function onRequest(on: On, request: FastifyRequest, reply: FastifyReply): boolea
   return false;
 }
 
-/** The token request as the slipped endpoint reads it: scope merged or dropped, Basic unread beside body credentials. */
+/** The token request as the slipped endpoint reads it: scope merged or dropped, Basic unread beside the body's. */
 function tokenRequest(on: On, request: FastifyRequest): void {
   if (typeof request.body !== 'string') return;
   const params = new URLSearchParams(request.body);

@@ -100,7 +100,8 @@ async function onOneConnection(s: S, requests: readonly string[]): Promise<strin
   });
 }
 const get = (s: S, version: string, extra = '') =>
-  `GET /v1/me HTTP/${version}\r\nHost: ${new URL(s.authUrl).host}\r\nAuthorization: Bearer ${tk(s).all}\r\n${extra}\r\n`;
+  `GET /v1/me HTTP/${version}\r\nHost: ${new URL(s.authUrl).host}\r\n` +
+  `Authorization: Bearer ${tk(s).all}\r\n${extra}\r\n`;
 /** The final answer's status line and header lines, lower-cased. */
 const finalHead = (text: string) => {
   const start = text.search(/HTTP\/1\.[01] [2-5][0-9]{2}/);
