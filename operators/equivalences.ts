@@ -7,7 +7,8 @@
  * Which relations apply to an operation is read from openapi.json: its security scheme (the
  * Authorization header it reads), its request body's media type (Content-Type, the JSON members),
  * its query and path parameters, its method (HEAD for a GET), a member of format uri; the token
- * endpoint from the oauth2 scheme's client-credentials flow. Pure.
+ * endpoint from the oauth2 scheme's client-credentials flow. A probe compares with the valid request,
+ * or with another request made from it (`base`: the request refused for want of a token). Pure.
  */
 import { elementsOf, operationsOf, resolve, type Document, type Operation, type Schema } from './document.ts';
 import { rankedBy } from './operator.ts';
@@ -157,6 +158,19 @@ export const relations: readonly Relation[] = [
     appliesTo: 'the token endpoint: the form parameters in reverse order',
   },
   {
+    id: 'REL-PRECONDITION-AFTER-CHECKS',
+    section: 'RFC 9110 §13.2.1',
+    quote:
+      'A server MUST ignore all received preconditions if its response to the same request without those ' +
+      'conditions, prior to processing the request content, would have been a status code other than a 2xx ' +
+      '(Successful) or 412 (Precondition Failed)',
+    expect: 'same',
+    appliesTo:
+      'every operation secured by an http bearer scheme, sent without its token (refused): with each precondition ' +
+      'of RFC 9110 §13.1 that a current representation makes false (If-None-Match: *, If-Match, ' +
+      'If-Unmodified-Since) it gets the same refusal',
+  },
+  {
     id: 'REL-URI-SCHEME-CASE',
     section: 'RFC 3986 §3.1',
     quote: 'An implementation should accept uppercase letters as equivalent to lowercase in scheme names',
@@ -179,6 +193,11 @@ export interface EquivalenceProbe {
   /** What the rewriting is, e.g. "AUTHORIZATION: the field name in upper case". */
   readonly what: string;
   readonly rewrite: (request: WireRequest) => WireRequest;
+  /**
+   * The request the rewritten one is compared with, made from the valid request (default: the valid
+   * request itself); `rewrite` is applied to it. Probes of one operation share it by identity.
+   */
+  readonly base?: (request: WireRequest) => WireRequest;
 }
 
 // ── The rewritings: pure functions of a request on the wire ──
@@ -329,6 +348,32 @@ function authorizationProbes(operation: string): EquivalenceProbe[] {
       mapHeader(r, 'authorization', (v) => ` \t${v}\t `),
     ),
   ];
+}
+
+/** The valid request without its Authorization: what every bearer-secured operation refuses. */
+const withoutToken = (r: WireRequest): WireRequest => ({
+  ...r,
+  headers: r.headers.filter(([name]) => name.toLowerCase() !== 'authorization'),
+});
+
+/**
+ * RFC 9110 §13.1's preconditions, each with a value a current representation makes false: a server
+ * that evaluated it would answer 304 or 412; on a request refused before it (no token) it must not.
+ */
+const FALSE_PRECONDITIONS: ReadonlyArray<readonly [string, string]> = [
+  ['If-None-Match', '*'],
+  ['If-Match', '"occ-no-such-entity-tag"'],
+  ['If-Unmodified-Since', 'Thu, 01 Jan 1970 00:00:00 GMT'],
+];
+
+function preconditionProbes(operation: string): EquivalenceProbe[] {
+  return FALSE_PRECONDITIONS.map(([name, value]) => ({
+    relation: relation('REL-PRECONDITION-AFTER-CHECKS'),
+    operation,
+    what: `no token, ${name}: ${value}`,
+    base: withoutToken,
+    rewrite: (r: WireRequest) => ({ ...r, headers: [...r.headers, [name, value] as const] }),
+  }));
 }
 
 function bodyProbes(doc: Document, operation: Operation, raw: RawOperation): EquivalenceProbe[] {
@@ -535,6 +580,7 @@ export function equivalenceProbes(doc: Document): EquivalenceProbe[] {
   return [
     ...operationsOf(doc).flatMap((operation) => [
       ...(readsBearer(doc, operation) ? authorizationProbes(operation.key) : []),
+      ...(readsBearer(doc, operation) ? preconditionProbes(operation.key) : []),
       ...bodyProbes(doc, operation, rawOf(doc, operation)),
       ...parameterProbes(doc, operation),
       ...literalSegmentProbe(operation),
@@ -547,8 +593,9 @@ export function equivalenceProbes(doc: Document): EquivalenceProbe[] {
 /**
  * Ranked likeliest slip first, for the request budget (docs/relations.md): a scheme compared
  * case-sensitively or split on one space (hand-written auth middleware), HEAD not routed, a
- * media type compared exactly, a percent-encoding not decoded, the token endpoint's empty
- * parameter, then the rest; on each, the operations in the document's order.
+ * media type compared exactly, a percent-encoding not decoded, a conditional-request layer in
+ * front of authentication, the token endpoint's empty parameter, then the rest; on each, the
+ * operations in the document's order.
  */
 const RANK = [
   'REL-AUTH-SCHEME-CASE',
@@ -556,6 +603,7 @@ const RANK = [
   'REL-HEAD-IS-GET',
   'REL-MEDIA-TYPE-PARAMETER',
   'REL-PERCENT-UNRESERVED',
+  'REL-PRECONDITION-AFTER-CHECKS',
   'REL-OAUTH-EMPTY-PARAMETER',
   'REL-MEDIA-TYPE-CASE',
   'REL-JSON-ESCAPE',

@@ -91,6 +91,32 @@ export const standardsFaults = [
     violates: ['STD-OAUTH-ERROR-ANSWER'],
   },
   {
+    id: 'std-host-lines-unchecked',
+    description:
+      'Two Host lines, or a Host that is no uri-host [":" port], are taken (the first line read) instead of ' +
+      'refused 400 (RFC 9112 §3.2).',
+    violates: ['STD-HTTP-HOST'],
+  },
+  {
+    id: 'std-continue-to-http10',
+    description:
+      'Every API answer is preceded by an interim "100 Continue", to an HTTP/1.0 client too (RFC 9110 §15.2).',
+    violates: ['STD-HTTP-VERSION'],
+  },
+  {
+    id: 'std-chunked-to-http10',
+    description:
+      'GET /agents is sent chunked with a Server-Timing trailer, to an HTTP/1.0 request too (RFC 9112 §6.1).',
+    violates: ['STD-HTTP-VERSION'],
+  },
+  {
+    id: 'std-keep-alive-forced',
+    description:
+      'Every API answer says "Connection: keep-alive" and the connection stays open after a request that said ' +
+      '"close" (RFC 9112 §9.6).',
+    violates: ['STD-HTTP-CLOSE'],
+  },
+  {
     id: 'std-head-length-zero',
     description:
       'A HEAD answer carries Content-Length: 0, the length of what it sent, not of what GET would have sent ' +

@@ -805,6 +805,13 @@ export const faults = [
     violates: ['STD-REL-RESERVED-DIFFERENT'],
   },
   {
+    id: 'rel-if-match-412-before-auth',
+    description:
+      'A conditional-request layer in front of authentication: a POST or DELETE carrying If-Match is ' +
+      '412 Precondition Failed before its token is read, so a request with no token gets 412, not 401.',
+    violates: ['STD-REL-PRECONDITION'],
+  },
+  {
     id: 'rel-head-not-routed',
     description: 'HEAD is routed only where declared: HEAD on every GET operation is 404.',
     violates: ['STD-REL-HEAD'],

@@ -22,6 +22,9 @@ export interface Outgoing {
 export const wire = site('wire', {
   /** The content that goes out; the reply's fields may be set or removed. */
   answer: ({ payload }: Outgoing): unknown => payload,
+  /** Why a request's Host lines get 400 (RFC 9112 §3.2), or undefined; HTTP/1.0 needs no Host. */
+  hostProblem: ({ rawHeaders, version }: { rawHeaders: readonly string[]; version: string }): string | undefined =>
+    version === '1.0' ? undefined : hostProblem(rawHeaders),
 });
 
 const OURS = /^\/_(control|reference)(\/|$)/;
@@ -45,7 +48,10 @@ function hostProblem(rawHeaders: readonly string[]): string | undefined {
 /** One hook: every answer of the target's own surface through the `wire` point (and Host checked first). */
 export function registerWire(app: FastifyInstance, points: Points): void {
   app.addHook('onRequest', (request, reply, done) => {
-    const problem = request.raw.httpVersion === '1.0' ? undefined : hostProblem(request.raw.rawHeaders);
+    const problem = points.of(wire).hostProblem({
+      rawHeaders: request.raw.rawHeaders,
+      version: request.raw.httpVersion,
+    });
     if (problem === undefined) return done();
     reply.code(400).send({ error: 'bad_request', message: `the request carries ${problem} (RFC 9112 §3.2)` });
   });

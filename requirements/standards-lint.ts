@@ -9,6 +9,33 @@
  */
 export const standardsLintRequirements = [
   {
+    id: 'STD-HTTP-HOST',
+    section: 'Standards › RFC 9112',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A request with two Host lines, a Host that is no uri-host [":" port], or (HTTP/1.1) no Host gets 400 ' +
+      '(RFC 9112 §3.2); sent on a socket of its own (operators/connection.ts).',
+  },
+  {
+    id: 'STD-HTTP-VERSION',
+    section: 'Standards › RFC 9112, RFC 9110',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'The answer to an HTTP/1.0 request of every GET operation carries no Transfer-Encoding (RFC 9112 §6.1) and ' +
+      'comes with no interim 1xx answer before it (RFC 9110 §15.2).',
+  },
+  {
+    id: 'STD-HTTP-CLOSE',
+    section: 'Standards › RFC 9112',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'After the answer to a request carrying "Connection: close" the server closes the connection (RFC 9112 ' +
+      '§9.6): left open, the request written on it again gets no answer.',
+  },
+  {
     id: 'STD-HTTP-AUTH-CHALLENGE',
     section: 'Standards › RFC 9110, RFC 6750, RFC 6749',
     level: 'MUST',

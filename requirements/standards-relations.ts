@@ -92,6 +92,18 @@ export const standardsRelations = [
       'methods GET and HEAD").',
   },
   {
+    id: 'STD-REL-PRECONDITION',
+    section: 'Authentication (RFC 9110 §13.2.1)',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A request every operation refuses (no token: 401) gets the same refusal with a precondition added that ' +
+      'a current representation makes false (If-None-Match: *, If-Match, If-Unmodified-Since): RFC 9110 ' +
+      '§13.2.1, "A server MUST ignore all received preconditions if its response to the same request without ' +
+      'those conditions, prior to processing the request content, would have been a status code other than ' +
+      'a 2xx (Successful) or 412 (Precondition Failed)".',
+  },
+  {
     id: 'STD-REL-OAUTH-FORM',
     section: 'Authentication (RFC 6749 §3.1)',
     level: 'MUST',

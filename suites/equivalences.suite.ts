@@ -73,6 +73,10 @@ async function judgeProbe(
   t.verify(requirement, problem === undefined, `${what}: ${problem ?? ''}`);
 }
 
+/** Requests a list of probes costs besides their own: the valid request, and each base request once. */
+const extraRequests = (probes: readonly EquivalenceProbe[]) =>
+  1 + new Set(probes.flatMap((p) => (p.base === undefined ? [] : [p.base]))).size;
+
 function equivalenceCheck(operation: string, probes: readonly EquivalenceProbe[], endpoint?: string): void {
   const verifies = [...new Set(probes.map(requirementOf))] as [RequirementId, ...RequirementId[]];
   const describeProbe = (p: EquivalenceProbe) => `${p.operation} ${p.what}`;
@@ -85,8 +89,8 @@ function equivalenceCheck(operation: string, probes: readonly EquivalenceProbe[]
     {
       verifies,
       needs: endpoint === undefined ? { tokens: ['all'] } : { oauth: true },
-      requests: part.sent.length === 0 ? 0 : part.sent.length + 1,
-      requestsAll: probes.length + 1,
+      requests: part.sent.length === 0 ? 0 : part.sent.length + extraRequests(part.sent),
+      requestsAll: probes.length + extraRequests(probes),
       turn: part.turn,
       probes: part.probes,
       unwatchedSubscriptions: true,
@@ -100,7 +104,26 @@ function equivalenceCheck(operation: string, probes: readonly EquivalenceProbe[]
       rememberToken(answer);
       if ((answer.status ?? 0) >= 500 || (endpoint !== undefined && answer.status !== 200))
         return t.notVerifiable(`the valid request of ${operation} answered ${describeAnswer(answer)}`);
-      for (const probe of part.sent) await judgeProbe(t, probe, { request, answer }, body);
+      const bases = new Map<EquivalenceProbe['base'], { request: typeof request; answer: Exchange }>();
+      for (const probe of part.sent) {
+        if (probe.base === undefined) {
+          await judgeProbe(t, probe, { request, answer }, body);
+          continue;
+        }
+        let base = bases.get(probe.base);
+        if (base === undefined) {
+          const made = probe.base(request);
+          base = { request: made, answer: await t.call({ ...callOf(made), validate: false }) };
+          bases.set(probe.base, base);
+        }
+        const refused = (base.answer.status ?? 0) >= 300 && base.answer.status !== 412;
+        if (refused) await judgeProbe(t, probe, base, 'none');
+        else
+          t.observe(
+            requirementOf(probe),
+            `${probe.operation}, ${probe.what}: its base answered ${describeAnswer(base.answer)}`,
+          );
+      }
     },
   );
 }

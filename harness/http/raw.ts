@@ -10,6 +10,7 @@
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { wireAnswers } from '../../contract/standards/wire-answers.ts';
 import { describeTransport, detailOf, TransportFailure, transportKindOf } from './transport.ts';
 
 export interface RawRequest {
@@ -18,6 +19,16 @@ export interface RawRequest {
   readonly url: string;
   readonly headers?: Record<string, string>;
   readonly timeoutMs?: number;
+  /** The request line's version (default "1.1"). */
+  readonly version?: '1.0' | '1.1';
+  /** The Host field lines sent, in order (default: one, the URL's authority; [] sends none). */
+  readonly hosts?: readonly string[];
+  /**
+   * RFC 9112 §9.6: once a whole answer came and the server has not closed the connection within
+   * this many ms, the same request is written on it again, so a connection kept open shows by a
+   * second answer (answers counted by contract/standards/wire-answers.ts).
+   */
+  readonly askAgainAfterMs?: number;
 }
 
 /** The bytes of the answer, up to 1 MiB, or an Error naming why none came. */
@@ -26,9 +37,11 @@ export function rawExchange(request: RawRequest): Promise<Buffer> {
   const https = url.protocol === 'https:';
   const port = Number(url.port || (https ? 443 : 80));
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const hosts = request.hosts ?? [url.host];
   const head =
-    `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n` +
-    `host: ${url.host}\r\nconnection: close\r\n` +
+    `${request.method} ${url.pathname}${url.search} HTTP/${request.version ?? '1.1'}\r\n` +
+    hosts.map((host) => `host: ${host}\r\n`).join('') +
+    'connection: close\r\n' +
     Object.entries(request.headers ?? {})
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('') +
@@ -44,11 +57,23 @@ export function rawExchange(request: RawRequest): Promise<Buffer> {
       ),
     );
     socket.once(https ? 'secureConnect' : 'connect', () => socket.write(head));
+    let asked = false;
+    let again: NodeJS.Timeout | undefined;
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= 1 << 20) chunks.push(chunk);
       else socket.destroy();
+      if (request.askAgainAfterMs === undefined) return;
+      const finals = wireAnswers(Buffer.concat(chunks), request.method, false).finals.length;
+      // The second answer is the evidence; the connection it came on may stay open, so it is ended here.
+      if (asked && finals >= 2) socket.destroy();
+      if (asked || again !== undefined || finals === 0) return;
+      again = setTimeout(() => {
+        asked = true;
+        if (!socket.destroyed) socket.write(head);
+      }, request.askAgainAfterMs);
     });
+    socket.once('close', () => clearTimeout(again));
     socket.once('error', (error) => {
       const kind = transportKindOf(error);
       reject(kind === undefined ? error : new TransportFailure(kind, describeTransport(kind, detailOf(error))));

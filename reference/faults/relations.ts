@@ -111,6 +111,14 @@ export default [
     },
   }),
   ...faultsAt(requestSite, {
+    // An optimistic-concurrency layer in front of authentication: an If-Match on a write that names no
+    // current entity tag is 412 before any token is read.
+    'rel-if-match-412-before-auth': {
+      precondition: (input, next) =>
+        input.method !== 'GET' && input.method !== 'HEAD' && input.headers['if-match'] !== undefined
+          ? 412
+          : next(input),
+    },
     // A router matching the path as received: /v1/%6De is no route.
     'rel-path-matched-undecoded': {
       url: (input, next) => {

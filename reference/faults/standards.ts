@@ -115,4 +115,22 @@ export default faultsAt(wire, {
     },
   },
   'std-token-401-no-challenge': { answer: fields(clientRefused, (reply) => reply.removeHeader('www-authenticate')) },
+  // A map of header lines that keeps the first of each name: two Host lines, or a bad one, pass.
+  'std-host-lines-unchecked': { hostProblem: () => undefined },
+  // A "100 Continue" written before every API answer, whatever the client's version.
+  'std-continue-to-http10': {
+    answer: (o, next) => {
+      if (isApi(o) && !o.reply.raw.headersSent) o.reply.raw.writeContinue();
+      return next(o);
+    },
+  },
+  // GET /agents streamed with a Server-Timing trailer: chunked, whatever the request's version.
+  'std-chunked-to-http10': {
+    answer: fields(
+      (o) => o.method === 'GET' && o.path === '/v1/agents' && o.reply.statusCode === 200,
+      (reply) => reply.trailer('server-timing', (_reply, _payload, done) => done(null, 'db;dur=1')),
+    ),
+  },
+  // "Connection: keep-alive" set on every API answer, over the client's "close".
+  'std-keep-alive-forced': { answer: fields(isApi, (reply) => reply.header('connection', 'keep-alive')) },
 });

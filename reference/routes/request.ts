@@ -3,7 +3,8 @@
  * operation shares (docs/relations.md). Conformant behaviour changes nothing:
  * - `url`: the URL the router matches is the one received (the router decodes a percent-encoded
  *   unreserved character and keeps a reserved one as data, RFC 3986 §2.2, §2.3);
- * - `sharedAnswer`: no answer is ever shared between two requests (undefined: none is cached).
+ * - `sharedAnswer`: no answer is ever shared between two requests (undefined: none is cached);
+ * - `precondition`: no precondition is answered before the route's checks.
  */
 import type { FastifyInstance } from 'fastify';
 import { site, type Points } from '../points.ts';
@@ -22,6 +23,12 @@ export const requestSite = site('request', {
   url: ({ url }: { method: string; url: string }): string => url,
   /** The key under which the answer is shared with other requests; undefined: never shared. */
   sharedAnswer: (_request: Shareable): string | undefined => undefined,
+  /**
+   * A status answered at once, before authentication, from the request's precondition fields
+   * (RFC 9110 §13.1); undefined: none. The reference evaluates no precondition (it sends no
+   * validator), and RFC 9110 §13.2.1 lets a server evaluate them only after its normal checks.
+   */
+  precondition: (_request: { method: string; headers: Record<string, unknown> }): number | undefined => undefined,
 });
 
 /** Fastify's rewriteUrl option: the URL the router matches (`url` point). */
@@ -72,6 +79,11 @@ export function registerRequestSite(app: FastifyInstance, points: Points, store:
     return points.of(requestSite).sharedAnswer({ method: request.method, url: request.url, account });
   };
   app.addHook('onRequest', (request, reply, done) => {
+    const early = points.of(requestSite).precondition({ method: request.method, headers: request.headers });
+    if (early !== undefined) {
+      reply.code(early).send(early === 304 ? undefined : { error: 'precondition_failed', message: 'precondition' });
+      return;
+    }
     const raw = request.raw.rawHeaders;
     const lines: LineRecord[] = [];
     for (let i = 0; i < raw.length; i += 2) {

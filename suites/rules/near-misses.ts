@@ -19,6 +19,7 @@ import type { IdentifierProbe } from '../../operators/identifiers.ts';
 import type { ValueProbe } from '../../operators/operator.ts';
 import { exemplar } from '../../operators/exemplar.ts';
 import { inertFields, refusalProbes } from '../../operators/effects.ts';
+import { type ConnectionProbe, connectionProbes } from '../../operators/connection.ts';
 import { bodilessAnswers } from '../../operators/framing.ts';
 import { oneTimeValues } from '../../operators/one-time-values.ts';
 import { allQuantityProbes, type QuantityProbe } from '../../operators/quantities.ts';
@@ -92,8 +93,12 @@ export function behaviourChecks(): string[] {
     ...[...new Set(inertFields().map((f) => f.element.operation.key))].map((op) => `the inert fields of ${op}`),
     ...doubles.filter((p) => p.kind === 'create').map((p) => `the double of ${p.operation}`),
     ...bodilessAnswers().map((a) => `the bytes of ${a.method} ${a.path} ${a.status}`),
+    ...connectionProbes(openapi as unknown as Document).map(connectionMember),
   ];
 }
+
+/** A connection probe's member of behaviourChecks() (suites/connection.suite.ts). */
+export const connectionMember = (p: ConnectionProbe) => `the connection probe ${p.id} of ${p.operation}`;
 
 /** Every duration a target states that the spec (or OAuth 2.0, which it names) makes binding. */
 export const bindingDurations = (): StatedDuration[] => statedDurations.filter((d) => d.binding);

@@ -49,6 +49,7 @@ export const relationRequirements: Readonly<Record<string, RequirementId>> = {
   'REL-OAUTH-EMPTY-PARAMETER': 'STD-REL-OAUTH-FORM',
   'REL-OAUTH-PARAMETER-ORDER': 'STD-REL-OAUTH-FORM',
   'REL-URI-SCHEME-CASE': 'STD-REL-URI-SCHEME-CASE',
+  'REL-PRECONDITION-AFTER-CHECKS': 'STD-REL-PRECONDITION',
 };
 
 /** An agent id no account has (a valid numeric id): POST /calls answers 404 and never dials. */

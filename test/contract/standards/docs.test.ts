@@ -6,6 +6,9 @@ import { lintRules } from '../../../contract/standards/registry.ts';
 import { standardsFaults } from '../../../reference/faults-standards.ts';
 import { ambiguityRules } from '../../../operators/ambiguity.ts';
 import { relations } from '../../../operators/equivalences.ts';
+import { connectionProbes } from '../../../operators/connection.ts';
+import type { Document } from '../../../operators/document.ts';
+import { openapi } from '../../../contract/openapi.ts';
 import { principalsRelation } from '../../../operators/principals.ts';
 
 const doc = readFileSync(resolve(import.meta.dirname, '../../../docs/standards.md'), 'utf8');
@@ -30,9 +33,18 @@ describe('docs/standards.md', () => {
     }
   });
 
+  it('lists every connection probe with its section and sentence', () => {
+    for (const probe of connectionProbes(openapi as unknown as Document)) {
+      const row = rowOf(probe.id);
+      expect(row, `no row for ${probe.id}`).toBeDefined();
+      expect(row).toContain(probe.section);
+    }
+    expect(doc).toContain(connectionProbes(openapi as unknown as Document).find((p) => p.id === 'WIRE-CLOSE')!.quote);
+  });
+
   it('names no rule the registry lacks, and every fault of the standards with the rule it breaks', () => {
     const named = [...doc.matchAll(/`(LINT-[A-Z0-9-]+)`/g)].map((m) => m[1]!);
     expect(named.filter((id) => !lintRules.some((r) => r.id === id))).toEqual([]);
-    for (const fault of standardsFaults) expect(rowOf(fault.id), fault.id).toMatch(/`(LINT|REL)-[A-Z0-9-]+`/);
+    for (const fault of standardsFaults) expect(rowOf(fault.id), fault.id).toMatch(/`(LINT|REL|WIRE)-[A-Z0-9-]+`/);
   });
 });
