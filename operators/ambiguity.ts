@@ -59,6 +59,14 @@ export const ambiguityRules = [
       'Request and response parameters MUST NOT be included more than once; invalid_request: ... repeats a ' +
       'parameter',
   },
+  {
+    id: 'AMBIG-OAUTH-TWO-METHODS',
+    requirement: 'STD-AMBIG-OAUTH-TWO-METHODS',
+    section: 'RFC 6749 §2.3, §5.2',
+    quote:
+      'The client MUST NOT use more than one authentication method in each request; invalid_request: ... ' +
+      'utilizes more than one mechanism for authenticating the client',
+  },
 ] as const;
 
 export type AmbiguityRuleId = (typeof ambiguityRules)[number]['id'];
@@ -80,6 +88,8 @@ export type AmbiguityProbe =
       readonly lines: readonly [Line, Line];
       readonly what: string;
     }
+  /** The client authenticated twice: HTTP Basic with a wrong secret, and the right id and secret in the body. */
+  | { readonly rule: 'AMBIG-OAUTH-TWO-METHODS'; readonly endpoint: string; readonly what: string }
   /** A token-request parameter repeated, with its own value or another. */
   | {
       readonly rule: 'AMBIG-OAUTH-REPEATED';
@@ -158,12 +168,18 @@ export function ambiguityProbes(doc: Document): AmbiguityProbe[] {
       })),
     ),
   );
-  return [...twice, ...empty, ...headers, ...oauth];
+  const methods = tokenEndpoints(doc).map((endpoint) => ({
+    rule: 'AMBIG-OAUTH-TWO-METHODS' as const,
+    endpoint,
+    what: 'HTTP Basic with a wrong secret beside the right client_id and client_secret in the body',
+  }));
+  return [...twice, ...empty, ...headers, ...oauth, ...methods];
 }
 
 /** The operation a probe asks ("POST {auth_url}/oauth/token" for the token endpoint). */
 export function operationOf(probe: AmbiguityProbe): string {
-  if (probe.rule === 'AMBIG-OAUTH-REPEATED') return `POST ${probe.endpoint}`;
+  if (probe.rule === 'AMBIG-OAUTH-REPEATED' || probe.rule === 'AMBIG-OAUTH-TWO-METHODS')
+    return `POST ${probe.endpoint}`;
   return probe.rule === 'AMBIG-HEADER-TWICE' ? probe.operation.key : probe.element.operation.key;
 }
 
@@ -171,10 +187,17 @@ export function operationOf(probe: AmbiguityProbe): string {
  * Ranked likeliest slip first: a query parameter twice (frameworks disagree: the first, the last,
  * an array, a join), a valid then an invalid value before the reverse (a validator reading the
  * first and a handler the last), an empty query value (`limit=` read as 0, "no limit"), two
- * Authorization lines of two principals, a repeated token parameter, then JSON members; on each,
+ * Authorization lines of two principals, a repeated token parameter, a client authenticated two ways,
+ * then JSON members; on each,
  * the operations in the document's order.
  */
-const RANK: readonly string[] = ['AMBIG-QUERY-TWICE', 'AMBIG-EMPTY', 'AMBIG-HEADER-TWICE', 'AMBIG-OAUTH-REPEATED'];
+const RANK: readonly string[] = [
+  'AMBIG-QUERY-TWICE',
+  'AMBIG-EMPTY',
+  'AMBIG-HEADER-TWICE',
+  'AMBIG-OAUTH-REPEATED',
+  'AMBIG-OAUTH-TWO-METHODS',
+];
 
 export function rankAmbiguity(probes: readonly AmbiguityProbe[]): AmbiguityProbe[] {
   const operations = [...new Set(probes.map(operationOf))];

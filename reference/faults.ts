@@ -853,6 +853,13 @@ export const faults = [
     violates: ['STD-AMBIG-HEADER-TWICE'],
   },
   {
+    id: 'ambig-oauth-body-credentials-win',
+    description:
+      'A token request authenticating the client two ways is read by its body credentials alone: HTTP Basic ' +
+      'with a wrong secret beside the right body credentials gets a token.',
+    violates: ['STD-AMBIG-OAUTH-TWO-METHODS'],
+  },
+  {
     id: 'ambig-oauth-repeated-first-wins',
     description:
       'The token endpoint takes the first value of a repeated parameter instead of refusing it 400 invalid_request.',

@@ -175,6 +175,17 @@ export const standardsRelations = [
       'A token request repeating a parameter is refused 400 invalid_request (RFC 6749 §3.1: "Request and ' +
       'response parameters MUST NOT be included more than once"; §5.2 invalid_request: "repeats a parameter").',
   },
+  {
+    id: 'STD-AMBIG-OAUTH-TWO-METHODS',
+    section: 'Authentication (RFC 6749 §2.3, §5.2)',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A token request authenticating the client two ways, HTTP Basic with a wrong secret and the right id and ' +
+      'secret in the body, is refused, never answered with a token (RFC 6749 §2.3: "The client MUST NOT use more ' +
+      'than one authentication method in each request"; §5.2 invalid_request: "utilizes more than one mechanism ' +
+      'for authenticating the client").',
+  },
   // ── Two principals ──
   {
     id: 'STD-PRINCIPALS-NO-MIX',

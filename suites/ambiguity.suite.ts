@@ -28,6 +28,7 @@ import { exemplar } from '../operators/exemplar.ts';
 import { principalProbes } from '../operators/principals.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
 import { cleanUpCreated, pastWindow } from './rules/near-misses.ts';
+import { basicAuthorization } from './rules/oauth.ts';
 import {
   callOf,
   describe as describeAnswer,
@@ -51,6 +52,7 @@ const REQUIREMENTS: Readonly<Record<AmbiguityProbe['rule'], RequirementId>> = {
   'AMBIG-HEADER-TWICE': 'STD-AMBIG-HEADER-TWICE',
   'AMBIG-EMPTY': 'STD-AMBIG-EMPTY-VALUE',
   'AMBIG-OAUTH-REPEATED': 'STD-AMBIG-OAUTH-REPEATED',
+  'AMBIG-OAUTH-TWO-METHODS': 'STD-AMBIG-OAUTH-TWO-METHODS',
 };
 
 /** A thirty-day window ending two hours ago: more records than the maximum limit in the reference. */
@@ -233,6 +235,32 @@ async function oauthProbe(t: CheckTools, probe: AmbiguityProbe): Promise<void> {
   );
 }
 
+/**
+ * A client authenticated two ways, one failing: Basic with a wrong secret, the body's id and secret
+ * right. Refused (400 invalid_request, or 401 invalid_client for the failing one) whatever the
+ * server makes of two methods; a token means it let a failing credential pass unread.
+ */
+async function twoMethodsProbe(t: CheckTools, probe: AmbiguityProbe): Promise<void> {
+  if (probe.rule !== 'AMBIG-OAUTH-TWO-METHODS') return;
+  const client = t.target.oauth!;
+  const base = validTokenRequest(t, probe.endpoint);
+  const headers = base.headers.map(([name, value]): readonly [string, string] =>
+    name.toLowerCase() === 'authorization'
+      ? [name, basicAuthorization(client.clientId, `${client.clientSecret}x`)]
+      : [name, value],
+  );
+  const form = new URLSearchParams(base.body ?? '');
+  form.set('client_id', client.clientId);
+  form.set('client_secret', client.clientSecret);
+  const got = await t.call(callOf({ ...base, headers, body: form.toString() }));
+  rememberToken(got);
+  t.verify(
+    'STD-AMBIG-OAUTH-TWO-METHODS',
+    (got.status ?? 0) >= 400 && (got.status ?? 0) < 500,
+    `${probe.rule} (RFC 6749 §2.3, §5.2): ${probe.what}: expected a refusal, got ${describeAnswer(got)}`,
+  );
+}
+
 /** Requests a check's probes take: each, and each single reading they compare against once. */
 function requestsOf(probes: readonly AmbiguityProbe[]): number {
   const singles = new Set<string>();
@@ -249,7 +277,7 @@ function requestsOf(probes: readonly AmbiguityProbe[]): number {
 
 /** The group a probe is checked in: one input of one operation, an operation's header, the token endpoint. */
 const groupOf = (p: AmbiguityProbe): string =>
-  p.rule === 'AMBIG-OAUTH-REPEATED'
+  p.rule === 'AMBIG-OAUTH-REPEATED' || p.rule === 'AMBIG-OAUTH-TWO-METHODS'
     ? `POST ${p.endpoint} form`
     : p.rule === 'AMBIG-HEADER-TWICE'
       ? `${p.operation.key} Authorization`
@@ -263,7 +291,7 @@ function ambiguityCheck(group: string, probes: readonly AmbiguityProbe[]): void 
     'STD-AMBIG-EMPTY-READING',
   ];
   const part = relationPart('ambiguity', ranked, probes, verifies[0]!, (p) => `${group} ${p.what}`);
-  const oauth = probes.some((p) => p.rule === 'AMBIG-OAUTH-REPEATED');
+  const oauth = probes.some((p) => p.rule === 'AMBIG-OAUTH-REPEATED' || p.rule === 'AMBIG-OAUTH-TWO-METHODS');
   const tokens: TokenName[] = probes.some((p) => p.rule === 'AMBIG-HEADER-TWICE')
     ? ['all', 'noDialer', 'none', 'read:balance', 'read:cdrs']
     : ['all'];
@@ -286,6 +314,7 @@ function ambiguityCheck(group: string, probes: readonly AmbiguityProbe[]): void 
         await valueProbe(t, probe, single);
         await headerProbe(t, probe, single);
         await oauthProbe(t, probe);
+        await twoMethodsProbe(t, probe);
       }
     },
   );

@@ -153,6 +153,8 @@ export default [
   ...faultsAt(oauth, {
     // `scope=` read as asking for no scope at all.
     'rel-oauth-empty-scope-refused': { omitted: (value) => value === null },
+    // Body credentials read first: the Authorization header is not looked at when the body has them.
+    'ambig-oauth-body-credentials-win': { bothMethods: ({ body }) => body },
     // URLSearchParams.get: a repeated parameter's first value, no refusal.
     'ambig-oauth-repeated-first-wins': { repeatedRefused: () => false },
   }),

@@ -42,7 +42,13 @@ function oauthError(reply: FastifyReply, status: number, error: string, descript
   return reply.code(status).send({ error, error_description: description });
 }
 
-function decodeBasic(header: string): { id: string; secret: string } | undefined {
+/** A client's id and secret as a request gave them. */
+export interface Credentials {
+  readonly id: string;
+  readonly secret: string;
+}
+
+function decodeBasic(header: string): Credentials | undefined {
   const m = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(header);
   if (!m) return undefined;
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
@@ -91,6 +97,11 @@ export const oauth = site('OAuth', {
    * sent without a value MUST be treated as if they were omitted from the request").
    */
   omitted: (value: string | null): boolean => value === null || value === '',
+  /**
+   * The credentials a request authenticating the client two ways is read with; undefined: refused 400
+   * invalid_request (RFC 6749 §2.3: "The client MUST NOT use more than one authentication method").
+   */
+  bothMethods: (_given: { basic: Credentials | undefined; body: Credentials }): Credentials | undefined => undefined,
   /** A parameter given more than once is refused (RFC 6749 §3.1: "MUST NOT be included more than once"). */
   repeatedRefused: (_name: string): boolean => true,
   grant: ({ asked, registered }: ScopeRequest): Grant => {
@@ -127,11 +138,15 @@ export async function oauthRoute(
     const bodyId = param('client_id');
     const bodySecret = param('client_secret');
     const usedBasic = authorization !== undefined;
+    let credentials: Credentials | undefined;
     if (usedBasic && (bodyId !== null || bodySecret !== null)) {
-      return oauthError(reply, 400, 'invalid_request', 'use one client authentication method, not both');
-    }
-    let credentials: { id: string; secret: string } | undefined;
-    if (usedBasic) credentials = decodeBasic(authorization);
+      credentials = at.bothMethods({
+        basic: decodeBasic(authorization),
+        body: { id: bodyId ?? '', secret: bodySecret ?? '' },
+      });
+      if (credentials === undefined)
+        return oauthError(reply, 400, 'invalid_request', 'use one client authentication method, not both');
+    } else if (usedBasic) credentials = decodeBasic(authorization);
     else if (bodyId !== null && bodySecret !== null && at.authMethods().includes('client_secret_post'))
       credentials = { id: bodyId, secret: bodySecret };
     const client = store.state.oauthClient;

@@ -93,5 +93,16 @@ export const relationFaultProbes: Partial<Record<FaultId, (s: S) => Promise<bool
     return twice.status === 200 && twice.rawBody !== alone.rawBody;
   },
   'ambig-oauth-repeated-first-wins': async (s) => (await grant(s, '&grant_type=client_credentials')).status === 200,
+  'ambig-oauth-body-credentials-win': async (s) => {
+    const wrong = Buffer.from(`${s.fixtures.oauth.clientId}:wrong`).toString('base64');
+    const body = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: s.fixtures.oauth.clientId,
+      client_secret: s.fixtures.oauth.clientSecret,
+    }).toString();
+    const contentType = 'application/x-www-form-urlencoded';
+    const headers = { authorization: `Basic ${wrong}` };
+    return (await http('POST', `${s.authUrl}/oauth/token`, { body, contentType, headers })).status === 200;
+  },
   'rel-oauth-empty-scope-refused': async (s) => (await grant(s, '&scope=')).status === 400,
 };
