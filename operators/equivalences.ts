@@ -41,6 +41,8 @@ export interface Relation {
   readonly expect: Expect;
   /** Which requests it applies to, in words (docs/relations.md). */
   readonly appliesTo: string;
+  /** Whether the answer's media type is compared too (the relation is about the answer's form). */
+  readonly mediaType?: boolean;
 }
 
 export const relations: readonly Relation[] = [
@@ -169,6 +171,19 @@ export const relations: readonly Relation[] = [
       'every operation secured by an http bearer scheme, sent without its token (refused): with each precondition ' +
       'of RFC 9110 §13.1 that a current representation makes false (If-None-Match: *, If-Match, ' +
       'If-Unmodified-Since) it gets the same refusal',
+  },
+  {
+    id: 'REL-ACCEPT-ANY',
+    section: 'RFC 9110 §12.5.1',
+    quote:
+      'The asterisk "*" character is used to group media types into ranges, with "*/*" indicating all media types ' +
+      '... A request without any Accept header field implies that the user agent will accept any media type in ' +
+      'response.',
+    expect: 'same',
+    mediaType: true,
+    appliesTo:
+      'every operation and the token endpoint: `Accept: */*` in place of `application/json` gets the same answer, ' +
+      'in the same media type (the contract has one: JSON, RFC 6749 §5.1 for the token endpoint)',
   },
   {
     id: 'REL-URI-SCHEME-CASE',
@@ -349,6 +364,14 @@ function authorizationProbes(operation: string): EquivalenceProbe[] {
     ),
   ];
 }
+
+/** The valid request accepting any media type, as curl and most libraries send it. */
+const acceptAny = (operation: string): EquivalenceProbe => ({
+  relation: relation('REL-ACCEPT-ANY'),
+  operation,
+  what: 'Accept: */*',
+  rewrite: (r) => ({ ...r, headers: [...r.headers.filter(([n]) => n.toLowerCase() !== 'accept'), ['accept', '*/*']] }),
+});
 
 /** The valid request without its Authorization: what every bearer-secured operation refuses. */
 const withoutToken = (r: WireRequest): WireRequest => ({
@@ -571,6 +594,7 @@ function tokenEndpointProbes(doc: Document): EquivalenceProbe[] {
         what: 'the form parameters in reverse order',
         rewrite: form((pairs) => [...pairs].reverse()),
       },
+      acceptAny(operation),
     ];
   });
 }
@@ -585,6 +609,7 @@ export function equivalenceProbes(doc: Document): EquivalenceProbe[] {
       ...parameterProbes(doc, operation),
       ...literalSegmentProbe(operation),
       ...getProbes(operation),
+      acceptAny(operation.key),
     ]),
     ...tokenEndpointProbes(doc),
   ];
@@ -605,6 +630,7 @@ const RANK = [
   'REL-PERCENT-UNRESERVED',
   'REL-PRECONDITION-AFTER-CHECKS',
   'REL-OAUTH-EMPTY-PARAMETER',
+  'REL-ACCEPT-ANY',
   'REL-MEDIA-TYPE-CASE',
   'REL-JSON-ESCAPE',
   'REL-FIELD-NAME-CASE',

@@ -117,6 +117,13 @@ export const standardsFaults = [
     violates: ['STD-HTTP-CLOSE'],
   },
   {
+    id: 'std-delivery-te-alone',
+    description:
+      'Deliveries carry "TE: trailers" (header lines copied from an HTTP/2 client) with no Connection naming TE ' +
+      '(RFC 9110 §10.1.4).',
+    violates: ['STD-WEBHOOK-HTTP-CLIENT'],
+  },
+  {
     id: 'std-head-length-zero',
     description:
       'A HEAD answer carries Content-Length: 0, the length of what it sent, not of what GET would have sent ' +

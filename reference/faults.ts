@@ -805,6 +805,13 @@ export const faults = [
     violates: ['STD-REL-RESERVED-DIFFERENT'],
   },
   {
+    id: 'rel-accept-exact-match-406',
+    description:
+      "Content negotiation by exact match: an API request whose Accept does not name application/json (curl's " +
+      '`*/*`) gets 406 Not Acceptable.',
+    violates: ['STD-REL-ACCEPT-ANY'],
+  },
+  {
     id: 'rel-if-match-412-before-auth',
     description:
       'A conditional-request layer in front of authentication: a POST or DELETE carrying If-Match is ' +

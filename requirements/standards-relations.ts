@@ -92,6 +92,17 @@ export const standardsRelations = [
       'methods GET and HEAD").',
   },
   {
+    id: 'STD-REL-ACCEPT-ANY',
+    section: 'Endpoints (RFC 9110 §12.5.1, RFC 6749 §5.1)',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'Every operation and the token endpoint answer a request accepting any media type (`Accept: */*`, as curl ' +
+      'sends) as they answer one accepting application/json, in the same media type: the contract has one, JSON ' +
+      '("All requests and responses are JSON"; RFC 6749 §5.1: the token answer uses "the application/json media ' +
+      'type").',
+  },
+  {
     id: 'STD-REL-PRECONDITION',
     section: 'Authentication (RFC 9110 §13.2.1)',
     level: 'MUST',

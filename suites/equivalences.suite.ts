@@ -70,7 +70,16 @@ async function judgeProbe(
     );
     return;
   }
-  t.verify(requirement, problem === undefined, `${what}: ${problem ?? ''}`);
+  const media = probe.relation.mediaType ? mediaProblem(got, valid.answer) : undefined;
+  t.verify(requirement, problem === undefined && media === undefined, `${what}: ${problem ?? media ?? ''}`);
+}
+
+const mediaOf = (e: Exchange) => (e.responseHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+/** The answer's media type against the valid request's, when the relation is about the answer's form. */
+function mediaProblem(got: Exchange, valid: Exchange): string | undefined {
+  return mediaOf(got) === mediaOf(valid)
+    ? undefined
+    : `answered ${mediaOf(got) || 'no Content-Type'}, the valid request ${mediaOf(valid) || 'no Content-Type'}`;
 }
 
 /** Requests a list of probes costs besides their own: the valid request, and each base request once. */

@@ -46,6 +46,30 @@ export const deliveryFields: LintRule = {
   },
 };
 
+/** Fields that speak only to the next hop, and the connection option their sender must name (RFC 9110 §7.6.1). */
+const HOP_FIELDS = ['te', 'upgrade'] as const;
+
+export const deliveryConnectionOptions: LintRule = {
+  id: 'LINT-9110-CONNECTION-OPTIONS',
+  requirement: 'STD-WEBHOOK-HTTP-CLIENT',
+  level: 'MUST',
+  standard: 'RFC 9110 §10.1.4, §7.8',
+  sentence:
+    'A sender of TE MUST also send a "TE" connection option within the Connection header field (Section 7.6.1) ' +
+    'to inform intermediaries not to forward this field. / A sender of Upgrade MUST also send an "Upgrade" ' +
+    'connection option in the Connection header field (Section 7.6.1) to inform intermediaries not to forward ' +
+    'this field.',
+  appliesTo: 'every webhook delivery that carries TE or Upgrade',
+  applies: delivery,
+  problem: (m) => {
+    const options = (field(m, 'connection') ?? '').split(',').map((o) => o.trim().toLowerCase());
+    const unnamed = HOP_FIELDS.filter((name) => field(m, name) !== undefined && !options.includes(name));
+    return unnamed.length === 0
+      ? undefined
+      : `${unnamed.map((n) => (n === 'te' ? 'TE' : 'Upgrade')).join(' and ')} without its Connection option`;
+  },
+};
+
 export const deliveryUserAgent: LintRule = {
   id: 'LINT-9110-USER-AGENT',
   requirement: 'STD-SHOULD-OBSERVED',

@@ -37,6 +37,8 @@ const byFault: { readonly [id in FaultId]?: Overrides<typeof delivery.defaults> 
   },
   // "UTF-8 with BOM" serialisation, signed as sent (../faults-standards.ts).
   'std-delivery-bom': { body: (attempt, next) => `\uFEFF${next(attempt)}` },
+  // Header lines copied from an HTTP/2 client: "te: trailers", and no Connection naming it.
+  'std-delivery-te-alone': { headers: (attempt, next) => ({ ...next(attempt), te: 'trailers' }) },
   'nm-failure-counter-not-reset': { successResets: () => false },
   // "The receiver answered, so it is up": a 4xx ends the delivery and starts the count again.
   'nm-4xx-restarts-failure-count': {

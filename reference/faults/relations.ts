@@ -111,6 +111,15 @@ export default [
     },
   }),
   ...faultsAt(requestSite, {
+    // Content negotiation by exact match: an Accept that does not name application/json is 406.
+    'rel-accept-exact-match-406': {
+      acceptable: (input, next) =>
+        !input.url.startsWith('/v1/') ||
+        input.accept === undefined ||
+        input.accept.split(',').some((range) => range.split(';', 1)[0]!.trim().toLowerCase() === 'application/json')
+          ? next(input)
+          : false,
+    },
     // An optimistic-concurrency layer in front of authentication: an If-Match on a write that names no
     // current entity tag is 412 before any token is read.
     'rel-if-match-412-before-auth': {

@@ -4,7 +4,8 @@
  * - `url`: the URL the router matches is the one received (the router decodes a percent-encoded
  *   unreserved character and keeps a reserved one as data, RFC 3986 §2.2, §2.3);
  * - `sharedAnswer`: no answer is ever shared between two requests (undefined: none is cached);
- * - `precondition`: no precondition is answered before the route's checks.
+ * - `precondition`: no precondition is answered before the route's checks;
+ * - `acceptable`: every Accept admits the JSON answer (any range, a list, weights): nothing is 406.
  */
 import type { FastifyInstance } from 'fastify';
 import { site, type Points } from '../points.ts';
@@ -29,6 +30,8 @@ export const requestSite = site('request', {
    * validator), and RFC 9110 §13.2.1 lets a server evaluate them only after its normal checks.
    */
   precondition: (_request: { method: string; headers: Record<string, unknown> }): number | undefined => undefined,
+  /** Whether a request's Accept admits the answer (JSON): any Accept does, the reference never answers 406. */
+  acceptable: (_request: { url: string; accept: string | undefined }): boolean => true,
 });
 
 /** Fastify's rewriteUrl option: the URL the router matches (`url` point). */
@@ -79,6 +82,10 @@ export function registerRequestSite(app: FastifyInstance, points: Points, store:
     return points.of(requestSite).sharedAnswer({ method: request.method, url: request.url, account });
   };
   app.addHook('onRequest', (request, reply, done) => {
+    if (!points.of(requestSite).acceptable({ url: request.url, accept: request.headers.accept })) {
+      reply.code(406).send({ error: 'not_acceptable', message: 'only application/json is served' });
+      return;
+    }
     const early = points.of(requestSite).precondition({ method: request.method, headers: request.headers });
     if (early !== undefined) {
       reply.code(early).send(early === 304 ? undefined : { error: 'precondition_failed', message: 'precondition' });

@@ -50,6 +50,7 @@ export const relationRequirements: Readonly<Record<string, RequirementId>> = {
   'REL-OAUTH-PARAMETER-ORDER': 'STD-REL-OAUTH-FORM',
   'REL-URI-SCHEME-CASE': 'STD-REL-URI-SCHEME-CASE',
   'REL-PRECONDITION-AFTER-CHECKS': 'STD-REL-PRECONDITION',
+  'REL-ACCEPT-ANY': 'STD-REL-ACCEPT-ANY',
 };
 
 /** An agent id no account has (a valid numeric id): POST /calls answers 404 and never dials. */

@@ -610,6 +610,16 @@ describe('faults change the behaviour they name', () => {
     expect(sig.v1).toBe(hmac(sub.secret, `${sig.t}.${d.rawBody}`));
   });
 
+  it('std-delivery-te-alone: the delivery carries TE and no Connection naming it', async () => {
+    const { dispatcher } = setup({ faults: ['std-delivery-te-alone'] });
+    const { path, sub } = hook([{ status: 200 }]);
+    const r = dispatcher.dispatch(sub, event());
+    await until(settled(r), 'settled');
+    const headers = (receiver.deliveries(path)[0] as Delivery).headers;
+    expect(headers.te).toBe('trailers');
+    expect(headers.connection ?? '').not.toMatch(/\bte\b/i);
+  });
+
   it('retries-new-event-id: the retry carries a different eventId', async () => {
     const { dispatcher } = setup({ faults: ['retries-new-event-id'] });
     const { path, sub } = hook([{ status: 500, times: 1 }, { status: 200 }]);

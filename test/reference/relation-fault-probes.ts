@@ -59,6 +59,8 @@ export const relationFaultProbes: Partial<Record<FaultId, (s: S) => Promise<bool
   'rel-reserved-decoded-before-routing': async (s) =>
     (await api(s, 'GET', '/me%3F', { token: s.fixtures.tokens.all })).status === 200,
   'rel-head-not-routed': async (s) => (await api(s, 'HEAD', '/me', { token: s.fixtures.tokens.all })).status === 404,
+  'rel-accept-exact-match-406': async (s) =>
+    (await api(s, 'GET', '/me', { token: s.fixtures.tokens.all, headers: { accept: '*/*' } })).status === 406,
   'rel-if-match-412-before-auth': async (s) =>
     (
       await api(s, 'DELETE', `/hooks/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, {

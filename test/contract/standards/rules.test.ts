@@ -120,6 +120,10 @@ const cases: Record<string, [LintedMessage, LintedMessage]> = {
     basicRefusal([['www-authenticate', 'Bearer realm="oauth"']]),
   ],
   'LINT-9112-HOST': [delivery(deliveryFields), delivery(deliveryFields.filter(([n]) => n !== 'host'))],
+  'LINT-9110-CONNECTION-OPTIONS': [
+    delivery([...deliveryFields, ['te', 'trailers'], ['connection', 'keep-alive, TE']]),
+    delivery([...deliveryFields, ['te', 'trailers'], ['connection', 'keep-alive']]),
+  ],
   'LINT-9110-DELIVERY-FIELDS': [
     delivery(deliveryFields),
     delivery([...deliveryFields.filter(([n]) => n !== 'content-type'), ['content-type', 'json']]),
