@@ -38,7 +38,7 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$
  * than one Host header field line or a Host header field with an invalid field value." Node
  * refuses a missing Host itself; two lines, or one that is no uri-host [":" port], are refused here.
  */
-function hostProblem(rawHeaders: readonly string[]): string | undefined {
+export function hostProblem(rawHeaders: readonly string[]): string | undefined {
   const hosts = rawHeaders.filter((_, i) => i % 2 === 0 && rawHeaders[i]!.toLowerCase() === 'host').length;
   if (hosts > 1) return `${hosts} Host field lines`;
   const value = rawHeaders[rawHeaders.findIndex((name, i) => i % 2 === 0 && name.toLowerCase() === 'host') + 1];

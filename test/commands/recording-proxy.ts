@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { hostProblem } from '../../reference/wire.ts';
 
 export interface ProxiedRequest {
   readonly method: string;
@@ -62,6 +63,12 @@ export async function startRecordingProxy(
   const handedOut = new Set<string>();
   let origin = '';
   const server = createServer((req, res) => {
+    // A server in front is bound by RFC 9112 §3.2 as the target is: two Host lines or a bad one are its 400.
+    const host = req.httpVersion === '1.0' ? undefined : hostProblem(req.rawHeaders);
+    if (host !== undefined) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end(`proxy: ${host}`);
+      return;
+    }
     void (async () => {
       const incoming: ProxiedRequest = {
         method: req.method ?? 'GET',
