@@ -74,6 +74,17 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The JSON object a serialised payload holds, or undefined (not a string, not JSON, not an object). */
+export function parsedObject(payload: unknown): Record<string, unknown> | undefined {
+  if (typeof payload !== 'string') return undefined;
+  try {
+    const value = JSON.parse(payload) as unknown;
+    return isPlainObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A query parameter given once, as a string; `undefined` when absent; `null` when repeated. */
 export function singleQuery(query: unknown, name: string): string | undefined | null {
   const value = (query as Record<string, unknown> | undefined)?.[name];

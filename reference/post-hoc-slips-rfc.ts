@@ -11,6 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SIGNATURE_HEADER, signPayload } from '../contract/signature.ts';
 import type { FaultSet } from './faults.ts';
+import { parsedObject } from './http.ts';
 import { rfcPostHocFaultIds, type RfcPostHocFaultId } from './post-hoc-faults-rfc.ts';
 import type { ReferenceStore } from './store.ts';
 import type { AttemptSlips } from './webhooks/dispatcher.ts';
@@ -36,18 +37,6 @@ const GET_ROUTES = new Set([
 const METADATA_ROUTE = '/.well-known/oauth-authorization-server';
 /** The token request parameters the endpoint knows (RFC 6749 §4.4.2, §2.3.1). */
 const TOKEN_PARAMETERS = new Set(['grant_type', 'scope', 'client_id', 'client_secret']);
-
-function parsed(text: unknown): Record<string, unknown> | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The Authorization header as the slipped API middleware reads it (rfc-header-name-case-sensitive, rfc-bearer-*). */
 function slipAuthorization(on: On, request: FastifyRequest): void {
@@ -109,7 +98,7 @@ function preHandler(faults: FaultSet, request: FastifyRequest, reply: FastifyRep
 
 /** POST /oauth/token answers: the member, the code, the description, the challenge. */
 function tokenAnswer(on: On, request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
-  const body = parsed(payload);
+  const body = parsedObject(payload);
   if (body === undefined) return payload;
   if (reply.statusCode === 200) {
     if (!on('rfc-oauth-token-type-missing')) return payload;
@@ -169,7 +158,7 @@ function onSend(faults: FaultSet, request: FastifyRequest, reply: FastifyReply, 
   if (request.method === 'POST' && url === '/oauth/token') return tokenAnswer(on, request, reply, payload);
   if (url === METADATA_ROUTE && reply.statusCode === 200) {
     if (on('rfc-metadata-octet-stream')) reply.header('content-type', 'application/octet-stream');
-    const doc = parsed(payload);
+    const doc = parsedObject(payload);
     if (on('rfc-metadata-issuer-trailing-slash') && typeof doc?.issuer === 'string')
       return JSON.stringify({ ...doc, issuer: `${doc.issuer}/` });
   }

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FaultSet } from './faults.ts';
+import { parsedObject } from './http.ts';
 import { rfc2PostHocFaultIds, type Rfc2PostHocFaultId } from './post-hoc-faults-rfc2.ts';
 import type { ReferenceStore } from './store.ts';
 import type { AttemptSlips } from './webhooks/dispatcher.ts';
@@ -85,21 +86,9 @@ function preHandler(on: On, request: FastifyRequest): void {
     if (!TAKEN_MEDIA_TYPES.has(type)) request.body = '<refused: not one of the two media types taken>';
 }
 
-function parsed(payload: unknown): Record<string, unknown> | undefined {
-  if (typeof payload !== 'string') return undefined;
-  try {
-    const value = JSON.parse(payload) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** POST /oauth/token answers: `scope` never said; form-encoded unless Accept names application/json. */
 function tokenAnswer(on: On, request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
-  let body = parsed(payload);
+  let body = parsedObject(payload);
   if (body === undefined) return payload;
   if (on('rfc2-token-scope-ignored-unreported') && reply.statusCode === 200) {
     const { scope: _unsaid, ...rest } = body;
@@ -118,7 +107,7 @@ function onSend(on: On, request: FastifyRequest, reply: FastifyReply, payload: u
     reply.trailer('server-timing', (_reply, _payload, done) => done(null, 'app;dur=1'));
   if (request.method === 'POST' && url === '/oauth/token') return tokenAnswer(on, request, reply, payload);
   if (url === '/.well-known/oauth-authorization-server' && on('rfc2-metadata-grant-types-omitted')) {
-    const doc = parsed(payload);
+    const doc = parsedObject(payload);
     if (doc === undefined || reply.statusCode !== 200) return payload;
     const { grant_types_supported: _omitted, ...rest } = doc;
     return JSON.stringify(rest);

@@ -7,11 +7,9 @@
  * byte order mark, two framings, a request-target in absolute form) is read off a raw socket;
  * deliveries are read by an HTTPS server of this file that keeps the raw header lines and bytes.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { faults, FaultSet, unknownFaultIds } from '../../reference/faults.ts';
@@ -19,10 +17,9 @@ import { postHocFaults } from '../../reference/post-hoc-faults.ts';
 import { rfcPostHocFaults, type RfcPostHocFaultId } from '../../reference/post-hoc-faults-rfc.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
+import { expectWellFormedSet } from './post-hoc-sets.ts';
 import { api, control, http, postJson, reset } from './helpers.ts';
 import type { Res } from './helpers.ts';
-
-const specPath = resolve(import.meta.dirname, '../..', '../shared/spec/outbound-calling-api-v1.md');
 
 /** What a delivery brought: its raw header lines (names as sent) and its body bytes. */
 interface Arrival {
@@ -213,19 +210,11 @@ const probes: Record<RfcPostHocFaultId, (s: S) => Promise<boolean>> = {
 
 describe('the RFC set of post-hoc faults', () => {
   it('has 22 faults or more, unique rfc- ids apart from both other lists, each a sentence of the spec', () => {
-    if (!existsSync(specPath)) throw new Error(`the spec is missing at ${specPath}: put shared/ beside the clone`);
-    const spec = readFileSync(specPath, 'utf8');
-    const others = new Set<string>([...faults.map((f) => f.id), ...postHocFaults.map((f) => f.id)]);
-    expect(rfcPostHocFaults.length).toBeGreaterThanOrEqual(22);
-    expect(new Set(rfcPostHocFaults.map((f) => f.id)).size).toBe(rfcPostHocFaults.length);
-    for (const fault of rfcPostHocFaults) {
-      expect(fault.id, fault.id).toMatch(/^rfc-[a-z0-9-]+$/);
-      expect(others.has(fault.id), `${fault.id} is in another list`).toBe(false);
-      expect(spec.includes(fault.breaks), `${fault.id}: "${fault.breaks}" is not in the spec`).toBe(true);
-      expect(fault.standard, fault.id).toMatch(/^RFC [0-9]{4} §[0-9]/);
-      for (const text of [fault.class, fault.description, fault.nearest, fault.sentence])
-        expect(text.length, fault.id).toBeGreaterThan(8);
-    }
+    expectWellFormedSet(rfcPostHocFaults, {
+      prefix: 'rfc',
+      others: new Set<string>([...faults.map((f) => f.id), ...postHocFaults.map((f) => f.id)]),
+      min: 22,
+    });
   });
 
   it('spreads over the standards: HTTP 8 or more, JSON 3, OAuth and bearer 5, the webhook sender 3', () => {

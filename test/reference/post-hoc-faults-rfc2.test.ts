@@ -5,11 +5,9 @@
  * a client library hides (an interim answer, the framing of an HTTP/1.0 exchange, a connection
  * kept open, two Host lines) is read off a raw socket; deliveries by an HTTPS server of this file.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
 import { faults, FaultSet, unknownFaultIds } from '../../reference/faults.ts';
@@ -18,10 +16,9 @@ import { rfcPostHocFaults } from '../../reference/post-hoc-faults-rfc.ts';
 import { rfc2PostHocFaults, type Rfc2PostHocFaultId } from '../../reference/post-hoc-faults-rfc2.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
+import { expectWellFormedSet } from './post-hoc-sets.ts';
 import { api, control, http, postJson, reset } from './helpers.ts';
 import type { Res } from './helpers.ts';
-
-const specPath = resolve(import.meta.dirname, '../..', '../shared/spec/outbound-calling-api-v1.md');
 
 let server: ReferenceServer;
 let hooks: Server;
@@ -181,19 +178,11 @@ const probes: Record<Rfc2PostHocFaultId, (s: S) => Promise<boolean>> = {
 
 describe('the third post-hoc set (rfc2)', () => {
   it('has 10 faults or more, unique rfc2- ids apart from every other list, each a sentence of the spec', () => {
-    if (!existsSync(specPath)) throw new Error(`the spec is missing at ${specPath}: put shared/ beside the clone`);
-    const spec = readFileSync(specPath, 'utf8');
-    const others = new Set<string>([...faults, ...postHocFaults, ...rfcPostHocFaults].map((f) => f.id));
-    expect(rfc2PostHocFaults.length).toBeGreaterThanOrEqual(10);
-    expect(new Set(rfc2PostHocFaults.map((f) => f.id)).size).toBe(rfc2PostHocFaults.length);
-    for (const fault of rfc2PostHocFaults) {
-      expect(fault.id, fault.id).toMatch(/^rfc2-[a-z0-9-]+$/);
-      expect(others.has(fault.id), `${fault.id} is in another list`).toBe(false);
-      expect(spec.includes(fault.breaks), `${fault.id}: "${fault.breaks}" is not in the spec`).toBe(true);
-      expect(fault.standard, fault.id).toMatch(/^RFC [0-9]{4} §[0-9]/);
-      for (const text of [fault.class, fault.description, fault.nearest, fault.sentence])
-        expect(text.length, fault.id).toBeGreaterThan(8);
-    }
+    expectWellFormedSet(rfc2PostHocFaults, {
+      prefix: 'rfc2',
+      others: new Set<string>([...faults, ...postHocFaults, ...rfcPostHocFaults].map((f) => f.id)),
+      min: 10,
+    });
   });
 
   it('the fault switches take them, and a reference started with one has it on at once', async () => {
