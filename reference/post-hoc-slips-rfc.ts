@@ -25,7 +25,7 @@ function anyOn(faults: FaultSet): boolean {
 /** The /v1 routes that require a bearer token. */
 const SECURED = new Set(['/v1/me', '/v1/balance', '/v1/cdrs', '/v1/agents', '/v1/calls', '/v1/hooks', '/v1/hooks/:id']);
 /** The routes a GET serves (and so a HEAD). */
-const GET_ROUTES = new Set([
+export const GET_ROUTES = new Set([
   '/v1/me',
   '/v1/balance',
   '/v1/cdrs',

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FaultSet } from './faults.ts';
 import { parsedObject } from './http.ts';
+import { GET_ROUTES } from './post-hoc-slips-rfc.ts';
 import { rfc2PostHocFaultIds, type Rfc2PostHocFaultId } from './post-hoc-faults-rfc2.ts';
 import type { ReferenceStore } from './store.ts';
 import type { AttemptSlips } from './webhooks/dispatcher.ts';
@@ -20,16 +21,6 @@ function anyOn(faults: FaultSet): boolean {
   return rfc2PostHocFaultIds.some((id) => faults.has(id));
 }
 
-/** The documented paths a GET serves. */
-const GET_ROUTES = new Set([
-  '/v1/me',
-  '/v1/balance',
-  '/v1/cdrs',
-  '/v1/agents',
-  '/v1/openapi.json',
-  '/v1/docs',
-  '/.well-known/oauth-authorization-server',
-]);
 /** The JSON bodies of the API. */
 const JSON_POSTS = new Set(['POST /v1/calls', 'POST /v1/hooks']);
 /** The only two Content-Type values the slipped body check takes (compared in lower case). */

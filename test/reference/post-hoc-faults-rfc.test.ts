@@ -17,7 +17,7 @@ import { postHocFaults } from '../../reference/post-hoc-faults.ts';
 import { rfcPostHocFaults, type RfcPostHocFaultId } from '../../reference/post-hoc-faults-rfc.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
-import { expectWellFormedSet } from './post-hoc-sets.ts';
+import { expectWellFormedSet, firstDelivery } from './post-hoc-sets.ts';
 import { api, control, http, postJson, reset } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
@@ -106,14 +106,7 @@ let seq = 0;
 /** One dnc.added delivery to a fresh hook of this file's HTTPS server, as it arrived. */
 async function delivered(s: S): Promise<Arrival> {
   const path = `/rfc/${++seq}`;
-  const target = `https://127.0.0.1:${hooksPort}${path}`;
-  const res = await postJson(s, '/hooks', tk(s).all, { event: 'dnc.added', target_url: target });
-  expect(res.status, res.rawBody).toBe(200);
-  await control(s, 'POST', '/events', { event: 'dnc.added' });
-  await control(s, 'POST', '/idle');
-  const got = arrivals.get(path) ?? [];
-  expect(got.length).toBeGreaterThan(0);
-  return got[0]!;
+  return firstDelivery(s, `https://127.0.0.1:${hooksPort}${path}`, () => arrivals.get(path) ?? []);
 }
 const headerLines = (a: Arrival, name: string) =>
   a.rawHeaders.flatMap((n, i) => (i % 2 === 0 && n.toLowerCase() === name ? [a.rawHeaders[i + 1]!] : []));

@@ -16,7 +16,7 @@ import { rfcPostHocFaults } from '../../reference/post-hoc-faults-rfc.ts';
 import { rfc2PostHocFaults, type Rfc2PostHocFaultId } from '../../reference/post-hoc-faults-rfc2.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
-import { expectWellFormedSet } from './post-hoc-sets.ts';
+import { expectWellFormedSet, firstDelivery } from './post-hoc-sets.ts';
 import { api, control, http, postJson, reset } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
@@ -118,16 +118,7 @@ let seq = 0;
 /** The raw header lines of one dnc.added delivery to a fresh hook of this file's HTTPS server. */
 async function delivered(s: S): Promise<string[]> {
   const path = `/rfc2/${++seq}`;
-  const res = await postJson(s, '/hooks', tk(s).all, {
-    event: 'dnc.added',
-    target_url: `https://127.0.0.1:${hooksPort}${path}`,
-  });
-  expect(res.status, res.rawBody).toBe(200);
-  await control(s, 'POST', '/events', { event: 'dnc.added' });
-  await control(s, 'POST', '/idle');
-  const got = arrivals.get(path) ?? [];
-  expect(got.length).toBeGreaterThan(0);
-  return got[0]!;
+  return firstDelivery(s, `https://127.0.0.1:${hooksPort}${path}`, () => arrivals.get(path) ?? []);
 }
 
 /** For each fault: does the deviation show? */

@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect } from 'vitest';
 import type { RfcPostHocFault } from '../../reference/post-hoc-faults-rfc.ts';
+import type { ReferenceServer } from '../../reference/server.ts';
+import { control, postJson } from './helpers.ts';
 
 const specPath = resolve(import.meta.dirname, '../..', '../shared/spec/outbound-calling-api-v1.md');
 
@@ -26,4 +28,15 @@ export function expectWellFormedSet(
     for (const text of [fault.class, fault.description, fault.nearest, fault.sentence])
       expect(text.length, fault.id).toBeGreaterThan(8);
   }
+}
+
+/** Subscribes `target` to dnc.added, has one emitted and the deliveries settle: the first that `arrived` lists. */
+export async function firstDelivery<T>(s: ReferenceServer, target: string, arrived: () => readonly T[]): Promise<T> {
+  const res = await postJson(s, '/hooks', s.fixtures.tokens.all, { event: 'dnc.added', target_url: target });
+  expect(res.status, res.rawBody).toBe(200);
+  await control(s, 'POST', '/events', { event: 'dnc.added' });
+  await control(s, 'POST', '/idle');
+  const got = arrived();
+  expect(got.length).toBeGreaterThan(0);
+  return got[0]!;
 }
