@@ -18,7 +18,7 @@ import { rfcPostHocFaults, type RfcPostHocFaultId } from '../../reference/post-h
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import { expectWellFormedSet, firstDelivery } from './post-hoc-sets.ts';
-import { api, control, http, postJson, reset } from './helpers.ts';
+import { api, http, postJson, reset } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
 /** What a delivery brought: its raw header lines (names as sent) and its body bytes. */

@@ -17,7 +17,7 @@ import { rfc2PostHocFaults, type Rfc2PostHocFaultId } from '../../reference/post
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import { expectWellFormedSet, firstDelivery } from './post-hoc-sets.ts';
-import { api, control, http, postJson, reset } from './helpers.ts';
+import { api, http, postJson, reset } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
 let server: ReferenceServer;
