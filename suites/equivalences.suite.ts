@@ -51,7 +51,9 @@ async function judgeProbe(
   body: 'none' | 'value' | 'shape',
 ): Promise<void> {
   const rewritten = probe.rewrite(valid.request);
-  const got = await t.call({ ...callOf(rewritten), validate: rewritten.method === valid.request.method });
+  // A probe against a base request is judged by the comparison alone, so its verdict names its own requirement.
+  const validate = rewritten.method === valid.request.method && probe.base === undefined;
+  const got = await t.call({ ...callOf(rewritten), validate });
   await cleanUpCreated(t, got);
   rememberToken(got);
   const what = `${probe.relation.id} (${probe.relation.section}): ${probe.operation}, ${probe.what}`;
