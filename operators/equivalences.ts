@@ -173,6 +173,13 @@ export const relations: readonly Relation[] = [
       'If-Unmodified-Since) it gets the same refusal',
   },
   {
+    id: 'REL-OAUTH-UNKNOWN-PARAMETER',
+    section: 'RFC 6749 §3.2',
+    quote: 'The authorization server MUST ignore unrecognized request parameters.',
+    expect: 'same',
+    appliesTo: 'the token endpoint of every oauth2 client-credentials flow: a parameter it cannot know added',
+  },
+  {
     id: 'REL-ACCEPT-ANY',
     section: 'RFC 9110 §12.5.1',
     quote:
@@ -594,6 +601,12 @@ function tokenEndpointProbes(doc: Document): EquivalenceProbe[] {
         what: 'the form parameters in reverse order',
         rewrite: form((pairs) => [...pairs].reverse()),
       },
+      {
+        relation: relation('REL-OAUTH-UNKNOWN-PARAMETER'),
+        operation,
+        what: 'occ_unrecognized=1 added to the form',
+        rewrite: form((pairs) => [...pairs, ['occ_unrecognized', '1']]),
+      },
       acceptAny(operation),
     ];
   });
@@ -630,6 +643,7 @@ const RANK = [
   'REL-PERCENT-UNRESERVED',
   'REL-PRECONDITION-AFTER-CHECKS',
   'REL-OAUTH-EMPTY-PARAMETER',
+  'REL-OAUTH-UNKNOWN-PARAMETER',
   'REL-ACCEPT-ANY',
   'REL-MEDIA-TYPE-CASE',
   'REL-JSON-ESCAPE',

@@ -117,6 +117,13 @@ export const faults = [
     violates: ['AUTH-OAUTH-METADATA-TOKEN-ENDPOINT'],
   },
   {
+    id: 'oauth-metadata-octet-stream',
+    description:
+      'The RFC 8414 metadata is served as application/octet-stream (its bytes JSON): RFC 8414 §3.2 says ' +
+      'application/json.',
+    violates: ['AUTH-OAUTH-DISCOVERY'],
+  },
+  {
     id: 'oauth-token-widened',
     description:
       'The token endpoint checks a requested scope against every scope the service knows instead of ' +
@@ -810,6 +817,13 @@ export const faults = [
       "Content negotiation by exact match: an API request whose Accept does not name application/json (curl's " +
       '`*/*`) gets 406 Not Acceptable.',
     violates: ['STD-REL-ACCEPT-ANY'],
+  },
+  {
+    id: 'rel-oauth-unknown-parameter-refused',
+    description:
+      'The token endpoint refuses a parameter it does not know (400 invalid_request) instead of ignoring it ' +
+      '(RFC 6749 §3.2).',
+    violates: ['STD-REL-OAUTH-FORM'],
   },
   {
     id: 'rel-if-match-412-before-auth',

@@ -753,7 +753,7 @@ export const requirements = [
     checks: ['suite'],
     text:
       'The auth host serves RFC 8414 metadata naming its issuer, ' +
-      'its token endpoint and the client_credentials grant.',
+      'its token endpoint and the client_credentials grant, as application/json (RFC 8414 §3.2).',
   },
   {
     id: 'AUTH-OAUTH-METADATA-TOKEN-ENDPOINT',

@@ -116,13 +116,14 @@ export const standardsRelations = [
   },
   {
     id: 'STD-REL-OAUTH-FORM',
-    section: 'Authentication (RFC 6749 §3.1)',
+    section: 'Authentication (RFC 6749 §3.1, §3.2)',
     level: 'MUST',
     checks: ['suite'],
     text:
       'At the token endpoint a parameter sent without a value is as if omitted (RFC 6749 §3.1: "Parameters sent ' +
-      'without a value MUST be treated as if they were omitted from the request"), and the order of the form\'s ' +
-      'parameters changes nothing.',
+      'without a value MUST be treated as if they were omitted from the request"), a parameter it does not know ' +
+      'is ignored (§3.2: "The authorization server MUST ignore unrecognized request parameters"), and the order ' +
+      "of the form's parameters changes nothing.",
   },
   {
     id: 'STD-REL-URI-SCHEME-CASE',

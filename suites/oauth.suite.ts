@@ -3,6 +3,7 @@ import { check, type CheckTools } from '../harness/checks/check.ts';
 import { session } from '../harness/run/session.ts';
 import { codeOf } from '../harness/checks/verdicts.ts';
 import { operations, scopes } from '../contract/openapi.ts';
+import { isJsonMediaType } from '../contract/standards/message.ts';
 import { harmlessRequest } from './data/harmless-requests.ts';
 import { secondProofTurn } from './data/second-proofs.ts';
 import {
@@ -68,7 +69,11 @@ describe('OAuth 2.0 client_credentials', () => {
     async (t) => {
       const exchange = await metadataOf(t);
       t.expectStatus(exchange, 200);
-      const problems = discoveryProblems(exchange.json, t.target.authUrl!);
+      const type = exchange.responseHeaders['content-type'];
+      const problems = [
+        ...(isJsonMediaType(type) ? [] : [`served as ${type ?? 'no Content-Type'}, not application/json (§3.2)`]),
+        ...discoveryProblems(exchange.json, t.target.authUrl!),
+      ];
       t.verify(
         'AUTH-OAUTH-DISCOVERY',
         problems.length === 0,

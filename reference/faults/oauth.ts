@@ -25,4 +25,8 @@ export default faultsAt(oauth, {
   },
   // no-cache for no-store: a cache may still store the answer (it only revalidates).
   'oauth-token-answer-no-cache': { tokenCacheControl: () => 'no-cache' },
+  // The metadata served as a file download: its bytes are JSON, its media type is not.
+  'oauth-metadata-octet-stream': { metadataMediaType: () => 'application/octet-stream' },
+  // A closed parameter list: a token request with a parameter it does not know is invalid_request.
+  'rel-oauth-unknown-parameter-refused': { unknownRefused: () => true },
 });

@@ -29,6 +29,9 @@ import { scopes as allScopes } from '../../contract/openapi.ts';
 import { site } from '../points.ts';
 import type { RouteOptions } from './options.ts';
 
+/** The token request parameters the endpoint knows (RFC 6749 §4.4.2, §2.3.1, §3.3). */
+const TOKEN_PARAMETERS = new Set(['grant_type', 'scope', 'client_id', 'client_secret']);
+
 export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -85,6 +88,10 @@ export const oauth = site('OAuth', {
     scopes_supported: allScopes,
     response_types_supported: [],
   }),
+  /** The metadata's media type (RFC 8414 §3.2: "a JSON object using the "application/json" content type"). */
+  metadataMediaType: (): string => 'application/json; charset=utf-8',
+  /** A token request parameter the endpoint does not know is ignored (RFC 6749 §3.2); true: refused. */
+  unknownRefused: (_name: string): boolean => false,
   secretMatches: ({ given, registered }: { given: string; registered: string }): boolean =>
     safeEqual(given, registered),
   /** A scope asked for beyond the client's registration is refused with invalid_scope; otherwise granted as asked. */
@@ -117,7 +124,8 @@ export async function oauthRoute(
 ): Promise<void> {
   app.get('/.well-known/oauth-authorization-server', (_request, reply) => {
     const at = points.of(oauth);
-    return reply.send(at.metadata({ issuer: origin(), authMethods: at.authMethods() }));
+    reply.type(at.metadataMediaType());
+    return reply.send(JSON.stringify(at.metadata({ issuer: origin(), authMethods: at.authMethods() })));
   });
 
   app.post('/oauth/token', (request, reply) => {
@@ -133,6 +141,8 @@ export async function oauthRoute(
         return oauthError(reply, 400, 'invalid_request', `parameter ${key} is repeated`);
       seen.add(key);
     }
+    const unknown = [...seen].find((key) => !TOKEN_PARAMETERS.has(key) && at.unknownRefused(key));
+    if (unknown !== undefined) return oauthError(reply, 400, 'invalid_request', `unknown parameter ${unknown}`);
     const param = (name: string): string | null => (at.omitted(params.get(name)) ? null : params.get(name));
     const authorization = request.headers.authorization;
     const bodyId = param('client_id');

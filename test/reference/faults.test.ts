@@ -170,6 +170,10 @@ const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'oauth-metadata-token-endpoint-elsewhere': async (s) =>
     json(await http('GET', `${s.authUrl}/.well-known/oauth-authorization-server`)).token_endpoint !==
     `${s.authUrl}/oauth/token`,
+  'oauth-metadata-octet-stream': async (s) =>
+    !(await http('GET', `${s.authUrl}/.well-known/oauth-authorization-server`)).headers['content-type']?.startsWith(
+      'application/json',
+    ),
   'oauth-token-answer-no-cache': async (s) =>
     (await oauthGrant(s, 'read:balance')).headers['cache-control'] !== 'no-store',
   // Issued, then half its stated lifetime later on the reference's clock: refused.

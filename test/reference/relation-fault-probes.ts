@@ -107,4 +107,5 @@ export const relationFaultProbes: Partial<Record<FaultId, (s: S) => Promise<bool
     return (await http('POST', `${s.authUrl}/oauth/token`, { body, contentType, headers })).status === 200;
   },
   'rel-oauth-empty-scope-refused': async (s) => (await grant(s, '&scope=')).status === 400,
+  'rel-oauth-unknown-parameter-refused': async (s) => (await grant(s, '&occ_unrecognized=1')).status === 400,
 };
