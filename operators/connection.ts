@@ -1,11 +1,11 @@
 /**
- * What every HTTP/1.1 server must do with a request's Host, its protocol version and its "close"
- * option, whatever the operation (RFC 9112 §3.2, §6.1, §9.6; RFC 9110 §15.2): no client library
+ * What every HTTP/1.1 server must do with a request's Host, its target's form, its protocol version
+ * and its "close" option, whatever the operation (RFC 9112 §3.2, §6.1, §9.6; RFC 9110 §15.2): no client library
  * sends two Host lines or an HTTP/1.0 request, and none shows a 1xx it skipped or a connection it
  * left open, so each probe goes on a socket of its own (harness/http/raw.ts) and is read off its
  * bytes (contract/standards/wire-answers.ts). Derived from openapi.json: the version rules apply
  * to every GET operation without path parameters (each answer's framing is its route's), the
- * server-wide rules (Host, close) to the first of them secured by a bearer scheme. Pure.
+ * server-wide rules (Host, absolute-form, close) to the first of them secured by a bearer scheme. Pure.
  */
 import type { WireAnswers } from '../contract/standards/wire-answers.ts';
 import { operationsOf, type Document } from './document.ts';
@@ -18,6 +18,8 @@ export interface ConnectionSend {
   readonly hosts: 'authority' | 'none' | 'twice' | 'invalid';
   /** Whether, the answer whole and the connection still open, the request is written again on it. */
   readonly askAgain: boolean;
+  /** Whether the request-target is the whole URL (absolute-form) rather than the path (origin-form). */
+  readonly absoluteForm?: boolean;
 }
 
 export interface ConnectionProbe {
@@ -45,6 +47,10 @@ const NO_1XX_TO_10 = 'a server MUST NOT send a 1xx response to an HTTP/1.0 clien
 const CLOSE =
   'A server that receives a "close" connection option MUST initiate closure of the connection (see below) after ' +
   'it sends the final response to the request that contained the "close" connection option.';
+
+const ABSOLUTE =
+  'A server MUST accept the absolute-form in requests even though most HTTP/1.1 clients will only send the ' +
+  'absolute-form to a proxy.';
 
 const first = (a: WireAnswers) => a.finals[0]!;
 const refused400 = (a: WireAnswers) => (first(a).status === 400 ? undefined : `answered ${first(a).status}, not 400`);
@@ -90,6 +96,18 @@ export function connectionProbes(doc: Document): ConnectionProbe[] {
       ? []
       : [
           ...hostProbes(secured.key),
+          {
+            id: 'WIRE-ABSOLUTE-FORM',
+            section: 'RFC 9112 §3.2.2',
+            quote: ABSOLUTE,
+            operation: secured.key,
+            what: 'the request-target in absolute-form (the whole URL), the valid token',
+            send: { version: '1.1' as const, hosts: 'authority' as const, askAgain: false, absoluteForm: true },
+            judge: (a: WireAnswers) =>
+              first(a).status >= 200 && first(a).status < 300
+                ? undefined
+                : `answered ${first(a).status}; the same request in origin-form is a 2xx`,
+          },
           {
             id: 'WIRE-CLOSE',
             section: 'RFC 9112 §9.6',

@@ -110,6 +110,11 @@ export const standardsFaults = [
     violates: ['STD-HTTP-VERSION'],
   },
   {
+    id: 'std-absolute-form-404',
+    description: 'A request whose target is the whole URL (absolute-form) finds no route: 404 (RFC 9112 §3.2.2).',
+    violates: ['STD-HTTP-REQUEST-TARGET'],
+  },
+  {
     id: 'std-keep-alive-forced',
     description:
       'Every API answer says "Connection: keep-alive" and the connection stays open after a request that said ' +

@@ -18,6 +18,15 @@ export const standardsLintRequirements = [
       '(RFC 9112 §3.2); sent on a socket of its own (operators/connection.ts).',
   },
   {
+    id: 'STD-HTTP-REQUEST-TARGET',
+    section: 'Standards › RFC 9112',
+    level: 'MUST',
+    checks: ['suite'],
+    text:
+      'A request whose target is in absolute-form (the whole URL) is answered as the same request in origin-form ' +
+      '(RFC 9112 §3.2.2: "A server MUST accept the absolute-form in requests").',
+  },
+  {
     id: 'STD-HTTP-VERSION',
     section: 'Standards › RFC 9112, RFC 9110',
     level: 'MUST',

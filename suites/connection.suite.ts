@@ -19,6 +19,7 @@ const requirementOf: Readonly<Record<string, RequirementId>> = {
   'WIRE-HOST-INVALID': 'STD-HTTP-HOST',
   'WIRE-HOST-MISSING': 'STD-HTTP-HOST',
   'WIRE-CLOSE': 'STD-HTTP-CLOSE',
+  'WIRE-ABSOLUTE-FORM': 'STD-HTTP-REQUEST-TARGET',
   'WIRE-HTTP10': 'STD-HTTP-VERSION',
 };
 const requirement = (probe: ConnectionProbe): RequirementId => {
@@ -57,6 +58,7 @@ describe('Protocol: Host, version and connection, read off the wire', () => {
           version: probe.send.version,
           ...(hosts === undefined ? {} : { hosts }),
           ...(probe.send.askAgain ? { askAgainAfterMs: CLOSE_GRACE_MS } : {}),
+          ...(probe.send.absoluteForm ? { absoluteForm: true } : {}),
         });
         const answers = wireAnswers(bytes, 'GET', true);
         if (answers.finals.length === 0)

@@ -21,6 +21,8 @@ export interface RawRequest {
   readonly timeoutMs?: number;
   /** The request line's version (default "1.1"). */
   readonly version?: '1.0' | '1.1';
+  /** The request-target in absolute-form (RFC 9112 §3.2.2: the whole URL) instead of origin-form. */
+  readonly absoluteForm?: boolean;
   /** The Host field lines sent, in order (default: one, the URL's authority; [] sends none). */
   readonly hosts?: readonly string[];
   /**
@@ -39,7 +41,8 @@ export function rawExchange(request: RawRequest): Promise<Buffer> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const hosts = request.hosts ?? [url.host];
   const head =
-    `${request.method} ${url.pathname}${url.search} HTTP/${request.version ?? '1.1'}\r\n` +
+    `${request.method} ${request.absoluteForm ? url.origin : ''}${url.pathname}${url.search} ` +
+    `HTTP/${request.version ?? '1.1'}\r\n` +
     hosts.map((host) => `host: ${host}\r\n`).join('') +
     'connection: close\r\n' +
     Object.entries(request.headers ?? {})

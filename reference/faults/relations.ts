@@ -111,6 +111,10 @@ export default [
     },
   }),
   ...faultsAt(requestSite, {
+    // A guard that reads the raw request-target and expects a "/": a whole URL finds no route.
+    'std-absolute-form-404': {
+      url: (input, next) => (input.url.startsWith('/') ? next(input) : '/v1/_absolute-form'),
+    },
     // Content negotiation by exact match: an Accept that does not name application/json is 406.
     'rel-accept-exact-match-406': {
       acceptable: (input, next) =>

@@ -72,7 +72,10 @@ export async function startRecordingProxy(
     void (async () => {
       const incoming: ProxiedRequest = {
         method: req.method ?? 'GET',
-        path: req.url ?? '/',
+        // A server accepts the absolute-form too (RFC 9112 §3.2.2): it forwards its path and query.
+        path: (req.url ?? '/').startsWith('/')
+          ? (req.url ?? '/')
+          : new URL(req.url!).pathname + new URL(req.url!).search,
         headers: Object.fromEntries(
           Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
         ),

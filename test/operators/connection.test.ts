@@ -14,7 +14,7 @@ describe('connection probes', () => {
     const probes = connectionProbes(doc);
     const gets = Object.entries(doc.paths).filter(([path, item]) => 'get' in item && !path.includes('{'));
     expect(probes.filter((p) => p.id === 'WIRE-HTTP10')).toHaveLength(gets.length);
-    for (const id of ['WIRE-HOST-TWICE', 'WIRE-HOST-INVALID', 'WIRE-HOST-MISSING', 'WIRE-CLOSE'])
+    for (const id of ['WIRE-HOST-TWICE', 'WIRE-HOST-INVALID', 'WIRE-HOST-MISSING', 'WIRE-ABSOLUTE-FORM', 'WIRE-CLOSE'])
       expect(
         probes.filter((p) => p.id === id),
         id,

@@ -71,7 +71,11 @@ const window = async (s: S, spanMs: number, extra = '') => {
 /** For each server-side fault: does the deviation show? */
 /** An answer's status, field lines (a repeated name kept as an array) and first octets. */
 /** The answers to GET `path` sent on a socket of its own with `options` (the Host, the version, asked again). */
-async function onSocket(s: S, path: string, options: Pick<RawRequest, 'hosts' | 'version' | 'askAgainAfterMs'>) {
+async function onSocket(
+  s: S,
+  path: string,
+  options: Pick<RawRequest, 'hosts' | 'version' | 'askAgainAfterMs' | 'absoluteForm'>,
+) {
   const headers = { authorization: `Bearer ${tk(s).all}` };
   return wireAnswers(
     await rawExchange({ method: 'GET', url: `${s.baseUrl}${path}`, headers, ...options }),
@@ -134,6 +138,7 @@ const standardsProbes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   'std-continue-to-http10': async (s) => (await onSocket(s, '/me', { version: '1.0' })).interim.length > 0,
   'std-chunked-to-http10': async (s) =>
     (await onSocket(s, '/agents', { version: '1.0' })).finals[0]!.fields.some(([n]) => n === 'transfer-encoding'),
+  'std-absolute-form-404': async (s) => (await onSocket(s, '/me', { absoluteForm: true })).finals[0]?.status === 404,
   'std-keep-alive-forced': async (s) => (await onSocket(s, '/me', { askAgainAfterMs: 300 })).finals.length > 1,
 };
 
