@@ -22,9 +22,9 @@ export interface Outgoing {
 export const wire = site('wire', {
   /** The content that goes out; the reply's fields may be set or removed. */
   answer: ({ payload }: Outgoing): unknown => payload,
-  /** Why a request's Host lines get 400 (RFC 9112 §3.2), or undefined; HTTP/1.0 needs no Host. */
+  /** Why a request's Host lines get 400 (RFC 9112 §3.2), or undefined. */
   hostProblem: ({ rawHeaders, version }: { rawHeaders: readonly string[]; version: string }): string | undefined =>
-    version === '1.0' ? undefined : hostProblem(rawHeaders),
+    hostProblem(rawHeaders, version),
 });
 
 const OURS = /^\/_(control|reference)(\/|$)/;
@@ -38,7 +38,9 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$
  * than one Host header field line or a Host header field with an invalid field value." Node
  * refuses a missing Host itself; two lines, or one that is no uri-host [":" port], are refused here.
  */
-export function hostProblem(rawHeaders: readonly string[]): string | undefined {
+export function hostProblem(rawHeaders: readonly string[], version: string): string | undefined {
+  // The sentence binds HTTP/1.1 requests; an HTTP/1.0 one may come without Host or as it was written.
+  if (version === '1.0') return undefined;
   const hosts = rawHeaders.filter((_, i) => i % 2 === 0 && rawHeaders[i]!.toLowerCase() === 'host').length;
   if (hosts > 1) return `${hosts} Host field lines`;
   const value = rawHeaders[rawHeaders.findIndex((name, i) => i % 2 === 0 && name.toLowerCase() === 'host') + 1];

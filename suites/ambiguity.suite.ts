@@ -23,7 +23,7 @@ import {
   type Value,
 } from '../operators/ambiguity.ts';
 import type { Document, Element, Operation } from '../operators/document.ts';
-import { liveBody } from '../operators/equivalences.ts';
+import { liveBody, mapHeader } from '../operators/equivalences.ts';
 import { exemplar } from '../operators/exemplar.ts';
 import { principalProbes } from '../operators/principals.ts';
 import type { RequirementId } from '../requirements/catalogue.ts';
@@ -244,15 +244,13 @@ async function twoMethodsProbe(t: CheckTools, probe: AmbiguityProbe): Promise<vo
   if (probe.rule !== 'AMBIG-OAUTH-TWO-METHODS') return;
   const client = t.target.oauth!;
   const base = validTokenRequest(t, probe.endpoint);
-  const headers = base.headers.map(([name, value]): readonly [string, string] =>
-    name.toLowerCase() === 'authorization'
-      ? [name, basicAuthorization(client.clientId, `${client.clientSecret}x`)]
-      : [name, value],
+  const wrongBasic = mapHeader(base, 'authorization', () =>
+    basicAuthorization(client.clientId, `${client.clientSecret}x`),
   );
   const form = new URLSearchParams(base.body ?? '');
   form.set('client_id', client.clientId);
   form.set('client_secret', client.clientSecret);
-  const got = await t.call(callOf({ ...base, headers, body: form.toString() }));
+  const got = await t.call(callOf({ ...wrongBasic, body: form.toString() }));
   rememberToken(got);
   t.verify(
     'STD-AMBIG-OAUTH-TWO-METHODS',

@@ -66,11 +66,12 @@ export function rawExchange(request: RawRequest): Promise<Buffer> {
       size += chunk.length;
       if (size <= 1 << 20) chunks.push(chunk);
       else socket.destroy();
-      if (request.askAgainAfterMs === undefined) return;
+      // Read for answers only while one is awaited: the first (then the grace starts), or the second.
+      if (request.askAgainAfterMs === undefined || (again !== undefined && !asked)) return;
       const finals = wireAnswers(Buffer.concat(chunks), request.method, false).finals.length;
       // The second answer is the evidence; the connection it came on may stay open, so it is ended here.
       if (asked && finals >= 2) socket.destroy();
-      if (asked || again !== undefined || finals === 0) return;
+      if (asked || finals === 0) return;
       again = setTimeout(() => {
         asked = true;
         if (!socket.destroyed) socket.write(head);

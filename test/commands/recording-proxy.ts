@@ -31,6 +31,13 @@ export interface RecordingProxy {
 
 const credentialFields = ['access_token', 'refresh_token', 'secret'];
 
+/** A server accepts the absolute-form too (RFC 9112 §3.2.2): the path and query it forwards. */
+function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const url = new URL(target);
+  return url.pathname + url.search;
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -64,7 +71,7 @@ export async function startRecordingProxy(
   let origin = '';
   const server = createServer((req, res) => {
     // A server in front is bound by RFC 9112 §3.2 as the target is: two Host lines or a bad one are its 400.
-    const host = req.httpVersion === '1.0' ? undefined : hostProblem(req.rawHeaders);
+    const host = hostProblem(req.rawHeaders, req.httpVersion);
     if (host !== undefined) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end(`proxy: ${host}`);
       return;
@@ -72,10 +79,7 @@ export async function startRecordingProxy(
     void (async () => {
       const incoming: ProxiedRequest = {
         method: req.method ?? 'GET',
-        // A server accepts the absolute-form too (RFC 9112 §3.2.2): it forwards its path and query.
-        path: (req.url ?? '/').startsWith('/')
-          ? (req.url ?? '/')
-          : new URL(req.url!).pathname + new URL(req.url!).search,
+        path: originForm(req.url ?? '/'),
         headers: Object.fromEntries(
           Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
         ),

@@ -13,10 +13,9 @@ import { isRequirementId } from '../../requirements/catalogue.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import { DISPATCHER_FAULT_IDS } from '../../reference/faults/delivery.ts';
-import { rawExchange, type RawRequest } from '../../harness/http/raw.ts';
-import { wireAnswers } from '../../contract/standards/wire-answers.ts';
+import { rawExchange } from '../../harness/http/raw.ts';
 import { parseRaw } from '../../operators/framing.ts';
-import { api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
+import { answersOnSocket, api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
 import type { Res } from './helpers.ts';
 import { relationFaultProbes } from './relation-fault-probes.ts';
 
@@ -68,22 +67,7 @@ const window = async (s: S, spanMs: number, extra = '') => {
   return `?from=${iso(till - spanMs)}&till=${iso(till)}${extra}`;
 };
 
-/** For each server-side fault: does the deviation show? */
 /** An answer's status, field lines (a repeated name kept as an array) and first octets. */
-/** The answers to GET `path` sent on a socket of its own with `options` (the Host, the version, asked again). */
-async function onSocket(
-  s: S,
-  path: string,
-  options: Pick<RawRequest, 'hosts' | 'version' | 'askAgainAfterMs' | 'absoluteForm'>,
-) {
-  const headers = { authorization: `Bearer ${tk(s).all}` };
-  return wireAnswers(
-    await rawExchange({ method: 'GET', url: `${s.baseUrl}${path}`, headers, ...options }),
-    'GET',
-    true,
-  );
-}
-
 async function wire(method: string, url: string, headers: Record<string, string> = {}, body?: string) {
   const r = await request(url, { method: method as 'GET', headers, body });
   const octets = Buffer.from(await r.body.arrayBuffer());
@@ -134,14 +118,19 @@ const standardsProbes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
     String(JSON.parse((await tokenRequest(s, 'wrong')).octets.toString()).error_description).includes('"'),
   'std-token-401-no-challenge': async (s) => (await tokenRequest(s, 'wrong')).headers['www-authenticate'] === undefined,
   'std-host-lines-unchecked': async (s) =>
-    (await onSocket(s, '/me', { hosts: [new URL(s.baseUrl).host, new URL(s.baseUrl).host] })).finals[0]?.status !== 400,
-  'std-continue-to-http10': async (s) => (await onSocket(s, '/me', { version: '1.0' })).interim.length > 0,
+    (await answersOnSocket(s, '/me', { hosts: [new URL(s.baseUrl).host, new URL(s.baseUrl).host] })).finals[0]
+      ?.status !== 400,
+  'std-continue-to-http10': async (s) => (await answersOnSocket(s, '/me', { version: '1.0' })).interim.length > 0,
   'std-chunked-to-http10': async (s) =>
-    (await onSocket(s, '/agents', { version: '1.0' })).finals[0]!.fields.some(([n]) => n === 'transfer-encoding'),
-  'std-absolute-form-404': async (s) => (await onSocket(s, '/me', { absoluteForm: true })).finals[0]?.status === 404,
-  'std-keep-alive-forced': async (s) => (await onSocket(s, '/me', { askAgainAfterMs: 300 })).finals.length > 1,
+    (await answersOnSocket(s, '/agents', { version: '1.0' })).finals[0]!.fields.some(
+      ([n]) => n === 'transfer-encoding',
+    ),
+  'std-absolute-form-404': async (s) =>
+    (await answersOnSocket(s, '/me', { absoluteForm: true })).finals[0]?.status === 404,
+  'std-keep-alive-forced': async (s) => (await answersOnSocket(s, '/me', { askAgainAfterMs: 300 })).finals.length > 1,
 };
 
+/** For each server-side fault: does the deviation show? */
 const probes: Partial<Record<FaultId, (s: S) => Promise<boolean>>> = {
   ...standardsProbes,
   'me-wrong-status': async (s) => (await api(s, 'GET', '/me', { token: tk(s).all })).status !== 200,

@@ -3,6 +3,8 @@ import { request } from 'undici';
 import { expect } from 'vitest';
 import { createContract, matchPathTemplate } from '../../contract/validator.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
+import { rawExchange, type RawRequest } from '../../harness/http/raw.ts';
+import { wireAnswers, type WireAnswers } from '../../contract/standards/wire-answers.ts';
 import { suiteCacheDirectory } from '../../harness/config/settings.ts';
 
 export const contract = createContract({ cacheDirectory: suiteCacheDirectory(process.env) });
@@ -97,3 +99,17 @@ export async function setFaults(server: ReferenceServer, enable: string[]): Prom
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The answers to GET `path` (under baseUrl) with the `all` token, sent on a socket of its own
+ * (harness/http/raw.ts) with `options`: the Host lines, the version, the target's form, asked again.
+ */
+export async function answersOnSocket(
+  server: ReferenceServer,
+  path: string,
+  options: Pick<RawRequest, 'hosts' | 'version' | 'askAgainAfterMs' | 'absoluteForm' | 'headers'> = {},
+): Promise<WireAnswers> {
+  const headers = { authorization: `Bearer ${server.fixtures.tokens.all}`, ...options.headers };
+  const bytes = await rawExchange({ method: 'GET', url: `${server.baseUrl}${path}`, ...options, headers });
+  return wireAnswers(bytes, 'GET', true);
+}

@@ -3,10 +3,10 @@
  * from every other list, each names a sentence of the spec and a section of a standard, and each
  * changes the behaviour it names: not with it off, yes with it on (through the control API). What
  * a client library hides (an interim answer, the framing of an HTTP/1.0 exchange, a connection
- * kept open, two Host lines) is read off a raw socket; deliveries by an HTTPS server of this file.
+ * kept open, two Host lines) is read off a socket of its own (answersOnSocket); deliveries by an
+ * HTTPS server of this file.
  */
 import { createServer, type Server } from 'node:https';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTlsMaterial } from '../../harness/webhooks/receiver.ts';
@@ -17,7 +17,7 @@ import { rfc2PostHocFaults, type Rfc2PostHocFaultId } from '../../reference/post
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import { expectWellFormedSet, firstDelivery } from './post-hoc-sets.ts';
-import { api, http, postJson, reset } from './helpers.ts';
+import { answersOnSocket, api, http, postJson, reset } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
 let server: ReferenceServer;
@@ -49,62 +49,6 @@ const tk = (s: S) => s.fixtures.tokens;
 const json = (r: Res) => r.json as Record<string, unknown>;
 const UNREACHABLE = 'https://127.0.0.1:1/never';
 
-/** How many final answers `text` holds whole, interim (1xx) ones skipped. */
-function wholeAnswers(text: string): number {
-  let at = 0;
-  let n = 0;
-  for (;;) {
-    const end = text.indexOf('\r\n\r\n', at);
-    if (end === -1) return n;
-    const head = text.slice(at, end).toLowerCase();
-    let next = end + 4;
-    const length = /\r\ncontent-length: *([0-9]+)/.exec(head);
-    if (/^http\/1\.[01] 1/.test(head)) next = end + 4;
-    else if (length) next += Number(length[1]);
-    else if (/\r\ntransfer-encoding: *chunked/.test(head)) {
-      const last = text.indexOf('\r\n0\r\n', end);
-      const close = last === -1 ? -1 : text.indexOf('\r\n\r\n', last + 2);
-      if (close === -1) return n;
-      next = close + 4;
-    } else return n;
-    if (next > text.length) return n;
-    if (!/^http\/1\.[01] 1/.test(head)) n++;
-    at = next;
-  }
-}
-
-/**
- * Writes `requests` on one connection, each after the previous answer's last byte, and gives
- * every byte read until the server closes it (or every answer came): after `Connection: close`
- * the next request must go unanswered.
- */
-async function onOneConnection(s: S, requests: readonly string[]): Promise<string> {
-  const { port } = new URL(s.authUrl);
-  return new Promise<string>((done, fail) => {
-    let text = '';
-    let sent = 0;
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(requests[sent++]!));
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('latin1');
-      if (wholeAnswers(text) < sent) return;
-      if (sent < requests.length) socket.write(requests[sent++]!);
-      else socket.end();
-    });
-    socket.on('close', () => done(text));
-    socket.on('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? done(text) : fail(error),
-    );
-  });
-}
-const get = (s: S, version: string, extra = '') =>
-  `GET /v1/me HTTP/${version}\r\nHost: ${new URL(s.authUrl).host}\r\n` +
-  `Authorization: Bearer ${tk(s).all}\r\n${extra}\r\n`;
-/** The final answer's status line and header lines, lower-cased. */
-const finalHead = (text: string) => {
-  const start = text.search(/HTTP\/1\.[01] [2-5][0-9]{2}/);
-  return text.slice(start, text.indexOf('\r\n\r\n', start)).toLowerCase();
-};
-
 const FORM = 'application/x-www-form-urlencoded';
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 /** A client_secret_post token request of `body` (a form) with `headers`. */
@@ -123,18 +67,16 @@ async function delivered(s: S): Promise<string[]> {
 
 /** For each fault: does the deviation show? */
 const probes: Record<Rfc2PostHocFaultId, (s: S) => Promise<boolean>> = {
-  'rfc2-early-hints-to-http10': async (s) => /^HTTP\/1\.[01] 1/m.test(await onOneConnection(s, [get(s, '1.0')])),
+  'rfc2-early-hints-to-http10': async (s) => (await answersOnSocket(s, '/me', { version: '1.0' })).interim.length > 0,
   'rfc2-trailer-to-http10': async (s) =>
-    /^transfer-encoding:/m.test(finalHead(await onOneConnection(s, [get(s, '1.0')]))),
+    (await answersOnSocket(s, '/me', { version: '1.0' })).finals[0]!.fields.some(([n]) => n === 'transfer-encoding'),
   'rfc2-host-repeated-first-taken': async (s) =>
-    !finalHead(await onOneConnection(s, [get(s, '1.1', 'Host: other.example\r\nConnection: close\r\n')])).startsWith(
-      'http/1.1 400',
-    ),
+    (await answersOnSocket(s, '/me', { hosts: [new URL(s.baseUrl).host, 'other.example'] })).finals[0]!.status !== 400,
   'rfc2-connection-close-ignored': async (s) => {
-    const text = await onOneConnection(s, [get(s, '1.1', 'Connection: close\r\n'), get(s, '1.1')]);
-    expect(text).toMatch(/^HTTP\/1\.1 200/);
-    // Kept open, the connection answers the next request (Node's parser refuses it: 400), closed it cannot.
-    return wholeAnswers(text) > 1;
+    const answers = await answersOnSocket(s, '/me', { askAgainAfterMs: 300 });
+    expect(answers.finals[0]!.status).toBe(200);
+    // Kept open, the connection answers the request written again (Node's parser refuses it: 400); closed it cannot.
+    return answers.finals.length > 1;
   },
   'rfc2-precondition-before-auth': async (s) =>
     (await api(s, 'GET', '/me', { headers: { 'if-none-match': '*' } })).status !== 401,
