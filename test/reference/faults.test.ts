@@ -15,7 +15,8 @@ import type { ReferenceServer } from '../../reference/server.ts';
 import { DISPATCHER_FAULT_IDS } from '../../reference/faults/delivery.ts';
 import { rawExchange } from '../../harness/http/raw.ts';
 import { parseRaw } from '../../operators/framing.ts';
-import { answersOnSocket, api, contract, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
+import { answersOnSocket, api, contract, control, http, iso, postJson } from './helpers.ts';
+import { itChangesWhatItNames } from './post-hoc-sets.ts';
 import type { Res } from './helpers.ts';
 import { relationFaultProbes } from './relation-fault-probes.ts';
 
@@ -589,15 +590,5 @@ describe('catalogue', () => {
 });
 
 describe('each fault changes the behaviour it names', () => {
-  for (const [id, probe] of Object.entries(probes) as Array<[FaultId, (s: S) => Promise<boolean>]>) {
-    it(id, async () => {
-      const s = rateFaults.has(id) ? limited : server;
-      await reset(s);
-      expect(await probe(s), `${id}: deviation seen with the fault off`).toBe(false);
-      await reset(s);
-      await setFaults(s, [id]);
-      expect(await probe(s), `${id}: no deviation with the fault on`).toBe(true);
-      await reset(s);
-    });
-  }
+  itChangesWhatItNames(probes, (id) => (rateFaults.has(id) ? limited : server));
 });

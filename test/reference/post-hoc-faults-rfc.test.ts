@@ -17,8 +17,8 @@ import { postHocFaults } from '../../reference/post-hoc-faults.ts';
 import { rfcPostHocFaults, type RfcPostHocFaultId } from '../../reference/post-hoc-faults-rfc.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
-import { expectWellFormedSet, firstDelivery } from './post-hoc-sets.ts';
-import { api, http, postJson, reset } from './helpers.ts';
+import { expectWellFormedSet, firstDelivery, itChangesWhatItNames } from './post-hoc-sets.ts';
+import { api, http, postJson } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
 /** What a delivery brought: its raw header lines (names as sent) and its body bytes. */
@@ -237,14 +237,5 @@ describe('the RFC set of post-hoc faults', () => {
 });
 
 describe('each fault of the RFC set changes the behaviour it names', () => {
-  for (const [id, probe] of Object.entries(probes) as Array<[RfcPostHocFaultId, (s: S) => Promise<boolean>]>) {
-    it(id, async () => {
-      const s = id === 'rfc-retry-after-fraction' ? limited : server;
-      await reset(s, []);
-      expect(await probe(s), `${id}: deviation seen with the fault off`).toBe(false);
-      await reset(s, [id]);
-      expect(await probe(s), `${id}: no deviation with the fault on`).toBe(true);
-      await reset(s, []);
-    });
-  }
+  itChangesWhatItNames(probes, (id) => (id === 'rfc-retry-after-fraction' ? limited : server));
 });

@@ -16,8 +16,8 @@ import { rfcPostHocFaults } from '../../reference/post-hoc-faults-rfc.ts';
 import { rfc2PostHocFaults, type Rfc2PostHocFaultId } from '../../reference/post-hoc-faults-rfc2.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
-import { expectWellFormedSet, firstDelivery } from './post-hoc-sets.ts';
-import { answersOnSocket, api, http, postJson, reset } from './helpers.ts';
+import { expectWellFormedSet, firstDelivery, itChangesWhatItNames } from './post-hoc-sets.ts';
+import { answersOnSocket, api, http, postJson } from './helpers.ts';
 import type { Res } from './helpers.ts';
 
 let server: ReferenceServer;
@@ -134,13 +134,5 @@ describe('the third post-hoc set (rfc2)', () => {
 });
 
 describe('each fault of the third set changes the behaviour it names', () => {
-  for (const [id, probe] of Object.entries(probes) as Array<[Rfc2PostHocFaultId, (s: S) => Promise<boolean>]>) {
-    it(id, async () => {
-      await reset(server, []);
-      expect(await probe(server), `${id}: deviation seen with the fault off`).toBe(false);
-      await reset(server, [id]);
-      expect(await probe(server), `${id}: no deviation with the fault on`).toBe(true);
-      await reset(server, []);
-    });
-  }
+  itChangesWhatItNames(probes, () => server);
 });

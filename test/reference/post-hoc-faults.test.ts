@@ -18,6 +18,7 @@ import { startReferenceServer } from '../../reference/server.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
 import type { Subscription } from '../../reference/webhooks/dispatcher.ts';
 import { api, control, http, iso, postJson, reset, setFaults } from './helpers.ts';
+import { itChangesWhatItNames } from './post-hoc-sets.ts';
 import type { Res } from './helpers.ts';
 
 const specPath = resolve(import.meta.dirname, '../..', '../shared/spec/outbound-calling-api-v1.md');
@@ -238,16 +239,7 @@ describe('with none of them on, the reference is unchanged', () => {
 });
 
 describe('each post-hoc fault changes the behaviour it names', () => {
-  for (const [id, probe] of Object.entries(probes) as Array<[PostHocFaultId, (s: S) => Promise<boolean>]>) {
-    it(id, async () => {
-      const s = id === 'ph-rate-limit-after-auth' ? limited : server;
-      await reset(s, []);
-      expect(await probe(s), `${id}: deviation seen with the fault off`).toBe(false);
-      await reset(s, [id]);
-      expect(await probe(s), `${id}: no deviation with the fault on`).toBe(true);
-      await reset(s, []);
-    });
-  }
+  itChangesWhatItNames(probes, (id) => (id === 'ph-rate-limit-after-auth' ? limited : server));
 
   it('uuidV7 writes version 7 and variant 10 around the time', () => {
     const id = uuidV7(0x0190_1234_5678, new Uint8Array(10).fill(0xff));

@@ -1,10 +1,10 @@
-/** What every held-out set of post-hoc faults from the standards must be: the shared assertions of their tests. */
+/** What the reference's fault lists must be and do: the assertions their tests share. */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import type { RfcPostHocFault } from '../../reference/post-hoc-faults-rfc.ts';
 import type { ReferenceServer } from '../../reference/server.ts';
-import { control, postJson } from './helpers.ts';
+import { control, postJson, reset } from './helpers.ts';
 
 const specPath = resolve(import.meta.dirname, '../..', '../shared/spec/outbound-calling-api-v1.md');
 
@@ -39,4 +39,24 @@ export async function firstDelivery<T>(s: ReferenceServer, target: string, arriv
   const got = arrived();
   expect(got.length).toBeGreaterThan(0);
   return got[0]!;
+}
+
+/**
+ * One `it` per fault: its probe sees no deviation with the fault off and sees it with the fault on
+ * (switched through the control API), on the server `serverOf` names for it.
+ */
+export function itChangesWhatItNames<Id extends string>(
+  probes: Readonly<Partial<Record<Id, (s: ReferenceServer) => Promise<boolean>>>>,
+  serverOf: (id: Id) => ReferenceServer,
+): void {
+  for (const [id, probe] of Object.entries(probes) as Array<[Id, (s: ReferenceServer) => Promise<boolean>]>) {
+    it(id, async () => {
+      const s = serverOf(id);
+      await reset(s, []);
+      expect(await probe(s), `${id}: deviation seen with the fault off`).toBe(false);
+      await reset(s, [id]);
+      expect(await probe(s), `${id}: no deviation with the fault on`).toBe(true);
+      await reset(s, []);
+    });
+  }
 }
